@@ -1,0 +1,92 @@
+"""Reading Catch2 v2's XML reporter output, which may be cut short: a crash or a kill
+leaves a prefix, and every test case that finished in that prefix still counts."""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+
+from .records import Status, TestCaseResult
+
+_TAG = re.compile(r"\[([^\]]+)\]")
+
+
+@dataclass
+class CatchRun:
+    cases: list[TestCaseResult] = field(default_factory=list)
+    complete: bool = False      # the closing </Catch> arrived
+    unreadable: str | None = None  # why parsing stopped early, if it did
+
+
+def _text(elem: ET.Element | None) -> str:
+    return (elem.text or "").strip() if elem is not None else ""
+
+
+def _failure_lines(case: ET.Element) -> list[str]:
+    lines = []
+    for el in case.iter():
+        where = f"{el.get('filename', '?').rsplit('/', 1)[-1]}:{el.get('line', '?')}"
+        if el.tag == "Expression" and el.get("success") == "false":
+            text = f"{where}: {el.get('type', 'CHECK')}( {_text(el.find('Original'))} )"
+            expanded = _text(el.find("Expanded"))
+            if expanded and expanded != _text(el.find("Original")):
+                text += f"\nwith expansion:\n  {expanded}"
+            for sub in el.findall("Exception"):
+                text += f"\ndue to unexpected exception: {_text(sub)}"
+            lines.append(text)
+        elif el.tag == "Exception" and el not in _nested_exceptions(case):
+            lines.append(f"{where}: unexpected exception: {_text(el)}")
+        elif el.tag == "FatalErrorCondition":
+            lines.append(f"{where}: fatal error condition: {_text(el)}")
+        elif el.tag == "Failure":
+            lines.append(f"{where}: explicit failure: {_text(el)}")
+    return lines
+
+
+def _nested_exceptions(case: ET.Element) -> set[ET.Element]:
+    return {sub for expr in case.iter("Expression") for sub in expr.findall("Exception")}
+
+
+def _case_result(case: ET.Element) -> TestCaseResult:
+    overall = case.find("OverallResult")
+    passed = overall is not None and overall.get("success") == "true"
+    output = ""
+    if overall is not None:
+        output = "\n".join(t for t in (_text(overall.find("StdOut")), _text(overall.find("StdErr"))) if t)
+    message = "\n".join(_failure_lines(case)) if not passed else None
+    return TestCaseResult(
+        name=case.get("name", "?"),
+        status=Status.passed if passed else Status.failed,
+        tags=_TAG.findall(case.get("tags", "")),
+        message=message or (None if passed else "failed"),
+        output=output or None,
+    )
+
+
+def parse_catch2_xml(data: bytes) -> CatchRun:
+    run = CatchRun()
+    if not data.strip():
+        run.unreadable = "no output from the test binary's reporter"
+        return run
+    parser = ET.XMLPullParser(events=("end",))
+    try:
+        parser.feed(data)
+        for _, elem in parser.read_events():
+            if elem.tag == "TestCase":
+                run.cases.append(_case_result(elem))
+                elem.clear()
+            elif elem.tag == "Catch":
+                run.complete = True
+        parser.close()
+    except ET.ParseError as exc:
+        if not run.complete:
+            run.unreadable = f"reporter output cut short or malformed ({exc})"
+        # Events read before the error are already in run.cases.
+        try:
+            for _, elem in parser.read_events():
+                if elem.tag == "TestCase":
+                    run.cases.append(_case_result(elem))
+        except ET.ParseError:
+            pass
+    return run

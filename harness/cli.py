@@ -1,0 +1,130 @@
+"""The `harness` command. Thin: each command turns its options into arguments of one
+function that tests call directly, and maps typed errors to exit codes (2 for bad input
+with one line, 1 when the work itself failed)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from functools import wraps
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+
+from .errors import BadInput, HarnessError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__.split("\n\n")[0])
+image_app = typer.Typer(no_args_is_help=True, help="The C++ sandbox image.")
+sandbox_app = typer.Typer(no_args_is_help=True, help="The sandbox: engine, image, backends.")
+app.add_typer(image_app, name="image")
+app.add_typer(sandbox_app, name="sandbox")
+
+console = Console()
+err = Console(stderr=True)
+
+
+def fail(message: str, code: int = 2) -> None:
+    err.print(f"error: {message}", markup=False, highlight=False, soft_wrap=True)
+    raise typer.Exit(code)
+
+
+def handled(fn):
+    """Bad input and infrastructure errors end as one line and an exit code, never a
+    traceback."""
+
+    @wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except BadInput as exc:
+            fail(str(exc), 2)
+        except HarnessError as exc:
+            fail(str(exc), 1)
+        except KeyboardInterrupt:
+            fail("interrupted", 130)
+
+    return wrapper
+
+
+@image_app.command("build")
+@handled
+def image_build(force: bool = typer.Option(False, help="rebuild even if the content tag exists")):
+    """Build the toolchain image (offline base via debootstrap when no registry answers)."""
+    from .sandbox.image import build_image
+
+    info = build_image(force=force, log=lambda m: err.print(m, markup=False, highlight=False))
+    if info.path == "present":
+        console.print(f"{info.tag} present ({info.image_id[:19]}); nothing to build")
+    else:
+        console.print(f"built {info.tag} ({info.image_id[:19]}) on the {info.path} in {info.seconds:.0f} s")
+
+
+@image_app.command("tag")
+@handled
+def image_tag_cmd():
+    """Print the content tag the current build context would have."""
+    from .sandbox.image import image_tag
+
+    console.print(image_tag())
+
+
+@sandbox_app.command("up")
+@handled
+def sandbox_up(
+    fallback: bool = typer.Option(True, help="when Docker cannot be had, say so and exit 0 (local backend)"),
+):
+    """Make the Docker sandbox usable: start (as root, install) the engine, build the image.
+    Falls back to the local backend with a notice when that is impossible."""
+    from .errors import SandboxUnavailable
+    from .sandbox.engine import ensure_engine
+    from .sandbox.image import build_image
+
+    log = lambda m: err.print(m, markup=False, highlight=False)  # noqa: E731
+    try:
+        how = ensure_engine(log=log)
+        log(f"docker engine: {how}")
+        info = build_image(log=log)
+        console.print(f"sandbox ready: docker, image {info.tag} ({info.path})")
+    except SandboxUnavailable as exc:
+        if not fallback:
+            raise
+        from .sandbox.local import LocalSandbox
+
+        console.print(f"notice: Docker sandbox unavailable ({exc}); falling back to {LocalSandbox().isolation}")
+
+
+@app.command("test")
+@handled
+def test_cmd(
+    task_dir: Path = typer.Argument(..., help="an Exercism-layout task folder"),
+    solution: Optional[Path] = typer.Option(None, help="folder holding the solution files (default: the task folder)"),
+    reference: bool = typer.Option(False, help="test the task's own reference solution"),
+    sandbox: str = typer.Option("auto", help="docker, local, or auto"),
+    as_json: bool = typer.Option(False, "--json", help="print the TestReport as JSON"),
+):
+    """Build and test one solution in the sandbox and print the report."""
+    from .report_view import print_test_report
+    from .sandbox import make_sandbox
+    from .task import load_task
+    from .testrun import run_tests
+
+    task = load_task(task_dir)
+    if reference and solution is not None:
+        raise BadInput("--reference and --solution exclude each other")
+    if solution is not None and not solution.is_dir():
+        raise BadInput(f"{solution}: not a folder")
+    workspace = task.reference_files() if reference else (solution or task.path)
+    box = make_sandbox(sandbox, notice=lambda m: err.print(m, markup=False, highlight=False))
+    with box.session(f"test {task.slug}") as session:
+        report = run_tests(task, workspace, session)
+    if as_json:
+        sys.stdout.write(report.model_dump_json(indent=2) + "\n")
+    else:
+        print_test_report(console, task.slug, report)
+    raise typer.Exit(0 if report.passed else 1)
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,39 @@
+"""Typed errors. The split that matters: bad input (exit 2, one line), infrastructure
+failures (retried, never counted against a model), and everything a model did wrong, which
+is not an exception at all but an outcome recorded on the trial."""
+
+from __future__ import annotations
+
+from enum import Enum
+
+
+class HarnessError(Exception):
+    """Base of every error the harness raises on purpose."""
+
+
+class BadInput(HarnessError):
+    """The user gave something unusable. The CLI prints the message on one line, exit 2."""
+
+
+class InfraKind(str, Enum):
+    sandbox = "sandbox"          # engine down, container died, image missing
+    provider = "provider"        # model endpoint: timeout, 429, 5xx, connection refused
+    agent = "agent"              # the agent process crashed for reasons of its own
+    disk = "disk"                # no space, unwritable run folder
+    interrupted = "interrupted"  # the user stopped the run
+
+
+class InfraError(HarnessError):
+    """Something outside the model failed. A trial that ends in one is not done."""
+
+    def __init__(self, kind: InfraKind, message: str):
+        super().__init__(message)
+        self.kind = kind
+
+    def __str__(self) -> str:
+        return f"{self.kind.value}: {super().__str__()}"
+
+
+class SandboxUnavailable(InfraError):
+    def __init__(self, message: str):
+        super().__init__(InfraKind.sandbox, message)

@@ -1,0 +1,148 @@
+"""The sandbox boundary: where untrusted, model-written C++ is built and run.
+
+A `Sandbox` opens `SandboxSession`s. A session owns a host-side staging folder (the copy of
+the workspace the sandbox sees, read-only from inside), a build tree that survives between
+rounds of the session (so an unchanged test unit is not recompiled), and a scratch folder
+for the test binary. Commands run as one of two roles: the builder may write the build
+tree; the runner, which executes candidate code, may write only its scratch."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import tempfile
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+from typing import Mapping
+
+from pydantic import BaseModel, Field
+
+
+class SandboxLimits(BaseModel):
+    memory_mb: int = Field(2048, gt=0, description="memory limit; swap is set equal, so none")
+    pids: int = Field(256, gt=0, description="process and thread limit")
+    cpus: float = Field(1.0, gt=0)
+    timeout_s: float = Field(60.0, gt=0, description="wall clock for one run of the test binary")
+    build_timeout_s: float = Field(180.0, gt=0, description="wall clock for configure plus build")
+    output_cap_bytes: int = Field(1 << 20, gt=0, description="captured output beyond this is dropped")
+    scratch_mb: int = Field(512, gt=0, description="size of each tmpfs (build tree, scratch)")
+
+
+class Role(str, Enum):
+    builder = "builder"
+    runner = "runner"
+
+
+@dataclass
+class ExecResult:
+    exit_code: int | None  # None when killed by the harness (timeout)
+    output: bytes
+    truncated: bool
+    timed_out: bool
+    seconds: float
+
+
+class CappedBuffer:
+    """Keeps the first `cap` bytes of a stream and counts the rest, so a program that
+    prints without end costs memory once, not forever."""
+
+    def __init__(self, cap: int):
+        self.cap = cap
+        self.parts: list[bytes] = []
+        self.size = 0
+        self.dropped = 0
+
+    def write(self, data: bytes) -> None:
+        room = self.cap - self.size
+        if room > 0:
+            keep = data[:room]
+            self.parts.append(keep)
+            self.size += len(keep)
+            self.dropped += len(data) - len(keep)
+        else:
+            self.dropped += len(data)
+
+    def value(self) -> bytes:
+        return b"".join(self.parts)
+
+    @property
+    def truncated(self) -> bool:
+        return self.dropped > 0
+
+
+class SandboxSession(ABC):
+    """One sandbox for a sequence of test runs (the rounds of a trial, or a batch of
+    candidates). Paths are as seen from inside the sandbox."""
+
+    src_root: str      # staged sources, read-only inside
+    build_root: str    # survives between runs of this session, writable by the builder
+    scratch_root: str  # the runner's only writable place, emptied before each run
+    test_main: str | None  # precompiled harness test main, or None to build from source
+
+    def __init__(self, limits: SandboxLimits):
+        self.limits = limits
+        self.staging = Path(tempfile.mkdtemp(prefix="harness-stage-"))
+        os.chmod(self.staging, 0o755)
+        # What has been configured in the build tree, keyed by whoever configured it;
+        # forgotten whenever the build tree is lost (a restart after a timeout).
+        self.configured: dict[str, str] = {}
+
+    def stage(self, subdir: str, files: Mapping[str, bytes]) -> None:
+        """Make `staging/subdir` hold exactly `files`. Unchanged files keep their
+        modification time, which is what lets make skip an unchanged test unit."""
+        root = self.staging / subdir
+        root.mkdir(parents=True, exist_ok=True)
+        os.chmod(root, 0o755)
+        wanted = set(files)
+        for path in sorted(root.rglob("*"), reverse=True):
+            rel = path.relative_to(root).as_posix()
+            if path.is_file() and rel not in wanted:
+                path.unlink()
+            elif path.is_dir() and not any(w.startswith(rel + "/") for w in wanted):
+                shutil.rmtree(path)
+        for rel, data in files.items():
+            dest = root / rel
+            if dest.is_file() and dest.read_bytes() == data:
+                continue
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            for parent in dest.relative_to(root).parents:
+                os.chmod(root / parent, 0o755)
+            dest.write_bytes(data)
+            os.chmod(dest, stat.S_IRUSR | stat.S_IWUSR | stat.S_IRGRP | stat.S_IROTH)
+
+    def build_tree_lost(self) -> None:
+        self.configured.clear()
+
+    @abstractmethod
+    def exec(self, argv: list[str], *, role: Role, timeout_s: float) -> ExecResult:
+        """Run a command inside; stdout and stderr together, capped. On timeout the
+        command (and for Docker, the container) is killed and the build tree is lost."""
+
+    @abstractmethod
+    def _close(self) -> None: ...
+
+    def close(self) -> None:
+        try:
+            self._close()
+        finally:
+            shutil.rmtree(self.staging, ignore_errors=True)
+
+    def __enter__(self) -> "SandboxSession":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+class Sandbox(ABC):
+    backend: str
+    isolation: str  # one line: what actually confines the code
+
+    def __init__(self, limits: SandboxLimits | None = None):
+        self.limits = limits or SandboxLimits()
+
+    @abstractmethod
+    def session(self, label: str = "") -> SandboxSession: ...

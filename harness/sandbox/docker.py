@@ -1,0 +1,176 @@
+"""The Docker backend: one container per session, no network, read-only root, tmpfs for
+the build tree and scratch, memory, CPU and process limits, no capabilities, unprivileged
+users. Containers carry labels naming the harness process, so any left behind by a killed
+harness are reaped the next time a Docker sandbox is made."""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+import uuid
+
+from ..errors import SandboxUnavailable
+from .base import CappedBuffer, ExecResult, Role, Sandbox, SandboxLimits, SandboxSession
+
+LABEL = "harness.sandbox"
+_UIDS = {Role.builder: "1001:1001", Role.runner: "1002:1002"}
+
+
+def _client():
+    import docker
+
+    try:
+        client = docker.from_env(timeout=120)
+        client.ping()
+        return client
+    except Exception as exc:
+        raise SandboxUnavailable(f"no Docker engine reachable ({exc.__class__.__name__})") from None
+
+
+def reap_orphans(client) -> int:
+    """Remove sandbox containers whose harness process on this host is gone."""
+    removed = 0
+    host = socket.gethostname()
+    for c in client.containers.list(all=True, filters={"label": LABEL}):
+        labels = c.labels
+        if labels.get("harness.host") != host:
+            continue
+        try:
+            pid = int(labels.get("harness.pid", "0"))
+            os.kill(pid, 0)
+            continue  # its owner is alive
+        except (ValueError, ProcessLookupError):
+            pass
+        except PermissionError:
+            continue
+        try:
+            c.remove(force=True)
+            removed += 1
+        except Exception:
+            pass
+    return removed
+
+
+class DockerSession(SandboxSession):
+    src_root = "/src"
+    build_root = "/build"
+    scratch_root = "/scratch"
+
+    def __init__(self, sandbox: "DockerSandbox", label: str):
+        super().__init__(sandbox.limits)
+        self.sandbox = sandbox
+        self.label = label
+        self.test_main = "/opt/harness/lib/test_main.o"
+        self.container = None
+        self._start()
+
+    def _start(self) -> None:
+        import docker
+
+        lim = self.limits
+        mb = lim.scratch_mb
+        try:
+            self.container = self.sandbox.client.containers.run(
+                self.sandbox.image,
+                command=["sleep", "infinity"],
+                name=f"harness-{uuid.uuid4().hex[:12]}",
+                detach=True,
+                user=_UIDS[Role.runner],
+                network_mode="none",
+                read_only=True,
+                tmpfs={
+                    "/build": f"rw,exec,nosuid,nodev,size={mb}m,uid=1001,gid=1001,mode=0755",
+                    "/scratch": f"rw,exec,nosuid,nodev,size={mb}m,uid=1002,gid=1002,mode=0700",
+                    "/tmp": f"rw,nosuid,nodev,size={mb}m,mode=1777",
+                },
+                volumes={str(self.staging): {"bind": "/src", "mode": "ro"}},
+                mem_limit=f"{lim.memory_mb}m",
+                memswap_limit=f"{lim.memory_mb}m",
+                pids_limit=lim.pids,
+                nano_cpus=int(lim.cpus * 1e9),
+                cap_drop=["ALL"],
+                security_opt=["no-new-privileges"],
+                ulimits=[docker.types.Ulimit(name="core", soft=0, hard=0)],
+                labels={
+                    LABEL: "1",
+                    "harness.pid": str(os.getpid()),
+                    "harness.host": socket.gethostname(),
+                    "harness.label": self.label[:200],
+                },
+            )
+        except docker.errors.ImageNotFound:
+            raise SandboxUnavailable(f"sandbox image {self.sandbox.image} is missing: run `harness image build`") from None
+        except docker.errors.APIError as exc:
+            raise SandboxUnavailable(f"cannot start a sandbox container: {exc.explanation or exc}") from None
+
+    def _restart(self) -> None:
+        self._remove()
+        self.build_tree_lost()
+        self._start()
+
+    def exec(self, argv: list[str], *, role: Role, timeout_s: float) -> ExecResult:
+        import docker
+
+        api = self.sandbox.client.api
+        start = time.monotonic()
+        try:
+            ex = api.exec_create(self.container.id, argv, user=_UIDS[role], workdir="/", stdout=True, stderr=True)
+            stream = api.exec_start(ex["Id"], stream=True, demux=False)
+        except docker.errors.APIError as exc:
+            raise SandboxUnavailable(f"exec in sandbox failed: {exc.explanation or exc}") from None
+        buf = CappedBuffer(self.limits.output_cap_bytes)
+
+        def pump() -> None:
+            try:
+                for chunk in stream:
+                    buf.write(chunk)
+            except Exception:
+                pass  # the container was killed under us; what we have is what there is
+
+        reader = threading.Thread(target=pump, daemon=True)
+        reader.start()
+        reader.join(timeout_s)
+        if reader.is_alive():
+            # Killing the container is the only kill that reaches every process the
+            # candidate may have forked; the next exec gets a fresh one.
+            self._restart()
+            reader.join(5)
+            return ExecResult(None, buf.value(), buf.truncated, True, time.monotonic() - start)
+        code = api.exec_inspect(ex["Id"]).get("ExitCode")
+        if code is None:
+            raise SandboxUnavailable("sandbox exec ended without an exit code (container died?)")
+        return ExecResult(code, buf.value(), buf.truncated, False, time.monotonic() - start)
+
+    def _remove(self) -> None:
+        if self.container is not None:
+            try:
+                self.container.remove(force=True)
+            except Exception:
+                pass
+            self.container = None
+
+    def _close(self) -> None:
+        self._remove()
+
+
+class DockerSandbox(Sandbox):
+    backend = "docker"
+    isolation = (
+        "docker: no network, read-only root, tmpfs build tree and scratch, memory/pids/CPU limits, "
+        "no capabilities, unprivileged builder and runner users"
+    )
+
+    def __init__(self, limits: SandboxLimits | None = None, image: str | None = None):
+        super().__init__(limits)
+        from .image import find_image, image_tag
+
+        self.client = _client()
+        self.image = image or image_tag()
+        if image is None and find_image(self.client) is None:
+            raise SandboxUnavailable(f"sandbox image {self.image} is missing: run `harness image build`")
+        reap_orphans(self.client)
+
+    def session(self, label: str = "") -> DockerSession:
+        return DockerSession(self, label)

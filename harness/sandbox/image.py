@@ -1,0 +1,161 @@
+"""The C++ toolchain image, tagged by the content of its build context, so a change to
+the Dockerfile or the test main makes a new image and an old run's image stays
+identifiable by digest.
+
+When no registry is reachable (these machines reach Debian's mirror and PyPI, not Docker
+Hub), the base is made offline: debootstrap a minimal bookworm, `docker import` it, and
+build the same Dockerfile on top of it."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from typing import Callable, Literal
+
+from pydantic import BaseModel
+
+from ..errors import SandboxUnavailable
+from ..hashing import hash_files
+from ..paths import package_file
+
+IMAGE_REPO = "harness-cpp"
+OFFICIAL_BASE = "debian:bookworm-slim"
+OFFLINE_BASE = "harness-bookworm-base:minbase"
+CONTEXT_FILES = ("Dockerfile", "test_main.cpp")
+
+
+class ImageInfo(BaseModel):
+    tag: str
+    image_id: str
+    base: str
+    path: Literal["present", "official base", "debootstrap base"]
+    seconds: float = 0.0
+
+
+def context_files() -> dict[str, bytes]:
+    return {name: package_file("sandbox", "assets", name).read_bytes() for name in CONTEXT_FILES}
+
+
+def image_tag() -> str:
+    return f"{IMAGE_REPO}:{hash_files(context_files())[:12]}"
+
+
+def _client():
+    import docker
+
+    try:
+        client = docker.from_env(timeout=600)
+        client.ping()
+        return client
+    except Exception as exc:
+        raise SandboxUnavailable(f"no Docker engine reachable ({exc.__class__.__name__})") from None
+
+
+def find_image(client=None) -> ImageInfo | None:
+    import docker
+
+    client = client or _client()
+    try:
+        img = client.images.get(image_tag())
+    except docker.errors.ImageNotFound:
+        return None
+    return ImageInfo(tag=image_tag(), image_id=img.id, base=img.labels.get("harness.base", "?"), path="present")
+
+
+def debian_mirror() -> str:
+    """The mirror this machine's apt already uses, so the offline base comes from the same
+    place the host's packages do."""
+    if os.environ.get("HARNESS_DEBIAN_MIRROR"):
+        return os.environ["HARNESS_DEBIAN_MIRROR"]
+    sources = [Path("/etc/apt/sources.list"), *sorted(Path("/etc/apt/sources.list.d").glob("*"))]
+    for src in sources:
+        try:
+            text = src.read_text()
+        except OSError:
+            continue
+        for m in re.finditer(r"(https?://\S+/debian)(?:\s|/\s|$)", text):
+            if "security" not in m.group(1):
+                return m.group(1)
+    return "http://deb.debian.org/debian"
+
+
+def build_offline_base(client, log: Callable[[str], None]) -> str:
+    import docker
+
+    try:
+        client.images.get(OFFLINE_BASE)
+        log(f"offline base {OFFLINE_BASE} already present")
+        return OFFLINE_BASE
+    except docker.errors.ImageNotFound:
+        pass
+    if shutil.which("debootstrap") is None:
+        raise SandboxUnavailable("the base image cannot be pulled and debootstrap is not installed (apt-get install debootstrap)")
+    if os.geteuid() != 0:
+        raise SandboxUnavailable("the base image cannot be pulled and debootstrap needs root")
+    mirror = debian_mirror()
+    with tempfile.TemporaryDirectory(prefix="harness-rootfs-") as tmp:
+        rootfs = Path(tmp) / "rootfs"
+        log(f"debootstrap --variant=minbase bookworm from {mirror}")
+        proc = subprocess.run(
+            ["debootstrap", "--variant=minbase", "bookworm", str(rootfs), mirror],
+            capture_output=True, text=True,
+        )
+        if proc.returncode != 0:
+            tail = (proc.stderr or proc.stdout).strip().splitlines()[-2:]
+            raise SandboxUnavailable("debootstrap failed: " + " | ".join(tail))
+        tar_path = Path(tmp) / "rootfs.tar"
+        subprocess.run(["tar", "-C", str(rootfs), "-cf", str(tar_path), "."], check=True)
+        log(f"docker import as {OFFLINE_BASE}")
+        repo, tag = OFFLINE_BASE.split(":")
+        client.api.import_image_from_file(str(tar_path), repository=repo, tag=tag)
+    return OFFLINE_BASE
+
+
+def _pick_base(client, log: Callable[[str], None]) -> tuple[str, str]:
+    import docker
+
+    try:
+        client.images.get(OFFICIAL_BASE)
+        return OFFICIAL_BASE, "official base"
+    except docker.errors.ImageNotFound:
+        pass
+    try:
+        client.images.pull(OFFICIAL_BASE)
+        log(f"pulled {OFFICIAL_BASE}")
+        return OFFICIAL_BASE, "official base"
+    except docker.errors.APIError as exc:
+        log(f"cannot pull {OFFICIAL_BASE} ({str(exc).splitlines()[0][:120]}); building the base offline")
+    return build_offline_base(client, log), "debootstrap base"
+
+
+def build_image(force: bool = False, log: Callable[[str], None] = print) -> ImageInfo:
+    """Build the toolchain image unless an image with this content tag exists."""
+    client = _client()
+    if not force:
+        found = find_image(client)
+        if found is not None:
+            return found
+    start = time.monotonic()
+    base, path = _pick_base(client, log)
+    tag = image_tag()
+    with tempfile.TemporaryDirectory(prefix="harness-image-") as ctx:
+        for name, data in context_files().items():
+            Path(ctx, name).write_bytes(data)
+        log(f"building {tag} on {base}")
+        stream = client.api.build(
+            path=ctx, tag=tag, buildargs={"BASE": base}, rm=True, forcerm=True, decode=True,
+            labels={"harness.base": base},
+        )
+        for chunk in stream:
+            if "error" in chunk:
+                raise SandboxUnavailable(f"image build failed: {chunk['error'].strip()}")
+            line = chunk.get("stream", "").rstrip()
+            if line.startswith("Step "):
+                log(line)
+    img = client.images.get(tag)
+    return ImageInfo(tag=tag, image_id=img.id, base=base, path=path, seconds=round(time.monotonic() - start, 1))

@@ -1,0 +1,177 @@
+"""The local backend, for machines without Docker: the same build with the host's
+toolchain. Under bubblewrap (no network, read-only root, private /tmp, the build tree
+read-only while candidate code runs) when `bwrap` is installed, else plain subprocesses;
+both with rlimits and, as root, an unprivileged user. It says which in `isolation`."""
+
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from ..errors import SandboxUnavailable
+from ..paths import cache_dir, package_file
+from .base import CappedBuffer, ExecResult, Role, Sandbox, SandboxLimits, SandboxSession
+
+NOBODY = 65534
+_main_lock = threading.Lock()
+
+
+def host_test_main() -> str:
+    """The harness test main compiled with the host's compiler, once per content."""
+    from ..hashing import sha256_bytes
+
+    src = package_file("sandbox", "assets", "test_main.cpp")
+    digest = sha256_bytes(src.read_bytes())[:12]
+    obj = cache_dir() / "test-main" / f"test_main-{digest}.o"
+    with _main_lock:
+        if not obj.exists():
+            obj.parent.mkdir(parents=True, exist_ok=True)
+            tmp = obj.with_suffix(f".{os.getpid()}.tmp.o")
+            proc = subprocess.run(
+                ["g++", "-std=c++17", "-g", "-c", str(src), "-o", str(tmp)], capture_output=True, text=True
+            )
+            if proc.returncode != 0:
+                raise SandboxUnavailable(f"cannot compile the test main with the host g++: {proc.stderr.strip()[:300]}")
+            os.replace(tmp, obj)
+            os.chmod(obj, 0o644)
+            os.chmod(obj.parent, 0o755)
+    return str(obj)
+
+
+def _limit(limits: SandboxLimits, drop_to: int | None):
+    def apply() -> None:
+        mem = limits.memory_mb * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        fsize = limits.scratch_mb * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+        if drop_to is not None:
+            os.setgroups([])
+            os.setgid(drop_to)
+            os.setuid(drop_to)
+        # RLIMIT_NPROC counts every process of the user; only meaningful for a dedicated
+        # user, which is what we have when we dropped to nobody.
+        if drop_to is not None:
+            resource.setrlimit(resource.RLIMIT_NPROC, (limits.pids, limits.pids))
+
+    return apply
+
+
+class LocalSession(SandboxSession):
+    def __init__(self, sandbox: "LocalSandbox", label: str):
+        super().__init__(sandbox.limits)
+        self.sandbox = sandbox
+        self.drop_to = NOBODY if os.geteuid() == 0 else None
+        self._build = Path(tempfile.mkdtemp(prefix="harness-build-"))
+        self._scratch = Path(tempfile.mkdtemp(prefix="harness-scratch-"))
+        for d in (self._build, self._scratch):
+            os.chmod(d, 0o755)
+            if self.drop_to is not None:
+                os.chown(d, self.drop_to, self.drop_to)
+        self.src_root = str(self.staging)
+        self.build_root = str(self._build)
+        self.scratch_root = str(self._scratch)
+        # The cache may sit under a home folder the unprivileged user cannot enter.
+        main_copy = self.staging / ".harness" / "test_main.o"
+        main_copy.parent.mkdir()
+        os.chmod(main_copy.parent, 0o755)
+        shutil.copyfile(host_test_main(), main_copy)
+        os.chmod(main_copy, 0o644)
+        self.test_main = str(main_copy)
+
+    def _argv(self, argv: list[str], role: Role) -> list[str]:
+        if not self.sandbox.bwrap:
+            return argv
+        build_mode = "--bind" if role is Role.builder else "--ro-bind"
+        return [
+            "bwrap", "--unshare-all", "--die-with-parent", "--new-session",
+            "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
+            "--ro-bind", self.src_root, self.src_root,
+            build_mode, self.build_root, self.build_root,
+            "--bind", self.scratch_root, self.scratch_root,
+            "--chdir", "/",
+            "--", *argv,
+        ]
+
+    def exec(self, argv: list[str], *, role: Role, timeout_s: float) -> ExecResult:
+        start = time.monotonic()
+        env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp"}
+        try:
+            proc = subprocess.Popen(
+                self._argv(argv, role), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                env=env, cwd="/", start_new_session=True, preexec_fn=_limit(self.limits, self.drop_to),
+            )
+        except OSError as exc:
+            raise SandboxUnavailable(f"cannot start {argv[0]}: {exc}") from None
+        buf = CappedBuffer(self.limits.output_cap_bytes)
+
+        def pump() -> None:
+            for chunk in iter(lambda: proc.stdout.read(65536), b""):
+                buf.write(chunk)
+
+        reader = threading.Thread(target=pump, daemon=True)
+        reader.start()
+        timed_out = False
+        try:
+            proc.wait(timeout_s)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+        finally:
+            self._kill_group(proc.pid)
+            proc.wait()
+        reader.join(5)
+        proc.stdout.close()
+        if timed_out:
+            self.build_tree_lost()
+            self._wipe(self._build)
+        return ExecResult(None if timed_out else proc.returncode, buf.value(), buf.truncated, timed_out,
+                          time.monotonic() - start)
+
+    def _kill_group(self, pid: int) -> None:
+        # Everything the command started shares its session; without bwrap this is the
+        # only handle on a candidate's forked children.
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        if self.drop_to is not None and not self.sandbox.bwrap:
+            # A child that called setsid() left our group; as the dedicated user it can
+            # still be found and stopped.
+            subprocess.run(["pkill", "-KILL", "-u", str(self.drop_to)], capture_output=True)
+
+    def _wipe(self, path: Path) -> None:
+        for child in path.iterdir():
+            if child.is_dir() and not child.is_symlink():
+                shutil.rmtree(child, ignore_errors=True)
+            else:
+                child.unlink(missing_ok=True)
+
+    def _close(self) -> None:
+        shutil.rmtree(self._build, ignore_errors=True)
+        shutil.rmtree(self._scratch, ignore_errors=True)
+
+
+class LocalSandbox(Sandbox):
+    backend = "local"
+
+    def __init__(self, limits: SandboxLimits | None = None, use_bwrap: bool | None = None):
+        super().__init__(limits)
+        for tool in ("g++", "cmake", "make"):
+            if shutil.which(tool) is None:
+                raise SandboxUnavailable(f"the local backend needs {tool} on PATH")
+        self.bwrap = shutil.which("bwrap") is not None if use_bwrap is None else use_bwrap
+        who = "as nobody, " if os.geteuid() == 0 else ""
+        if self.bwrap:
+            self.isolation = f"local: bubblewrap (no network, read-only root, private /tmp), {who}rlimits"
+        else:
+            self.isolation = f"local: plain subprocesses {who}with rlimits (no network isolation; install bwrap)"
+
+    def session(self, label: str = "") -> LocalSession:
+        return LocalSession(self, label)

@@ -1,0 +1,127 @@
+"""A Task is an Exercism-layout exercise folder: instructions in `.docs/`, the file roles
+in `.meta/config.json`, a reference solution in `.meta/`, and the stub, tests and build
+files at the top. Upstream exercise folders load unchanged."""
+
+from __future__ import annotations
+
+import json
+from functools import cached_property
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from .errors import BadInput
+from .hashing import hash_files
+
+# Folders of an exercise that never enter a build: documentation, metadata (the reference
+# lives there), and Exercism's CLI state.
+_NOT_BUILT = (".docs", ".meta", ".exercism", ".git")
+_DOC_FILES = ("introduction.md", "instructions.md", "instructions.append.md")
+
+
+class Task(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    slug: str
+    path: Path
+    solution_files: tuple[str, ...]
+    test_files: tuple[str, ...]
+    example_files: tuple[str, ...]
+    editor_files: tuple[str, ...] = ()
+
+    @property
+    def name(self) -> str:
+        """The C++ identifier form of the slug, used for file, namespace and target names."""
+        return self.slug.replace("-", "_")
+
+    def instructions(self) -> str:
+        parts = []
+        for doc in _DOC_FILES:
+            p = self.path / ".docs" / doc
+            if p.is_file():
+                parts.append(p.read_text().strip())
+        return "\n\n".join(parts)
+
+    @cached_property
+    def shipped_files(self) -> tuple[str, ...]:
+        """Every file of the exercise a build can see, relative to the task folder."""
+        out = []
+        for p in sorted(self.path.rglob("*")):
+            rel = p.relative_to(self.path)
+            if p.is_file() and rel.parts[0] not in _NOT_BUILT:
+                out.append(rel.as_posix())
+        return tuple(out)
+
+    @property
+    def protected_files(self) -> tuple[str, ...]:
+        """What the sandbox always takes from the task, never from a workspace: tests,
+        build files, vendored test framework, anything that is not a solution file."""
+        solution = set(self.solution_files)
+        return tuple(f for f in self.shipped_files if f not in solution)
+
+    def read(self, rel: str) -> bytes:
+        return (self.path / rel).read_bytes()
+
+    def stub_files(self) -> dict[str, bytes]:
+        return {f: self.read(f) for f in self.solution_files if (self.path / f).is_file()}
+
+    def reference_files(self) -> dict[str, bytes]:
+        """The reference solution under the solution files' names. Exercism pairs
+        `.meta/example.h` with `foo.h` by extension, and so do we."""
+        by_suffix: dict[str, str] = {}
+        for sol in self.solution_files:
+            by_suffix.setdefault(Path(sol).suffix, sol)
+        out: dict[str, bytes] = {}
+        for ex in self.example_files:
+            target = by_suffix.get(Path(ex).suffix)
+            if target is None:
+                raise BadInput(
+                    f"{self.path / '.meta/config.json'}: example file {ex} matches no solution file by extension"
+                )
+            out[target] = self.read(ex)
+        return out
+
+    @cached_property
+    def content_hash(self) -> str:
+        """Every file that can change a result: the instructions, the build and test files,
+        the stub and the reference."""
+        files = {}
+        for p in sorted(self.path.rglob("*")):
+            rel = p.relative_to(self.path).as_posix()
+            if p.is_file() and not rel.startswith((".git/", ".exercism/")):
+                files[rel] = p.read_bytes()
+        return hash_files(files)
+
+
+def load_task(path: Path | str) -> Task:
+    """Load one exercise folder. Anything that would make a later build meaningless is
+    refused here, with the file named."""
+    path = Path(path).resolve()
+    if not path.is_dir():
+        raise BadInput(f"{path}: not a task folder (no such directory)")
+    config_path = path / ".meta" / "config.json"
+    if not config_path.is_file():
+        raise BadInput(f"{config_path}: missing; a task folder needs .meta/config.json")
+    try:
+        config = json.loads(config_path.read_text())
+        files = config["files"]
+        solution = tuple(files["solution"])
+        test = tuple(files["test"])
+        example = tuple(files.get("example", ()))
+        editor = tuple(files.get("editor", ()))
+    except (json.JSONDecodeError, KeyError, TypeError) as exc:
+        raise BadInput(f"{config_path}: not a valid exercise config ({exc.__class__.__name__}: {exc})") from None
+    if not solution:
+        raise BadInput(f"{config_path}: files.solution is empty")
+    for role, names in (("solution", solution), ("test", test), ("example", example), ("editor", editor)):
+        for name in names:
+            if not (path / name).is_file():
+                raise BadInput(f"{path / name}: listed in .meta/config.json as a {role} file but does not exist")
+    return Task(
+        slug=path.name,
+        path=path,
+        solution_files=solution,
+        test_files=test,
+        example_files=example,
+        editor_files=editor,
+    )

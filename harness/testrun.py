@@ -1,0 +1,213 @@
+"""One build-and-test of a workspace against a task in a sandbox session.
+
+The sandbox gets the task's protected files (tests, build files, anything that is not a
+solution file) from the task itself and only the solution files from the workspace; a
+workspace that changed a protected file is flagged as tampered and overruled. The build
+tree stays in the session, configured once per task, so a round in a warm session
+recompiles only what changed."""
+
+from __future__ import annotations
+
+import re
+import shlex
+import signal
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping
+
+from .catch2 import parse_catch2_xml
+from .records import Status, TestCaseResult, TestReport
+from .sandbox.base import ExecResult, Role, SandboxSession
+from .task import Task
+
+_NOISE = re.compile(
+    r"^(\[\s*\d+%\]|g?make(\[\d+\])?: |Consolidate compiler generated dependencies|-- )"
+)
+
+
+def stage_files(task: Task, workspace: Path | Mapping[str, bytes]) -> tuple[dict[str, bytes], list[str]]:
+    """The files the sandbox builds, and the protected files the workspace tried to change."""
+    if isinstance(workspace, Mapping):
+        provided = dict(workspace)
+    else:
+        workspace = Path(workspace)
+        provided = {}
+        for p in workspace.rglob("*"):
+            if p.is_file() and not p.is_symlink():
+                provided[p.relative_to(workspace).as_posix()] = p.read_bytes()
+    files: dict[str, bytes] = {}
+    tampered = []
+    for rel in task.protected_files:
+        original = task.read(rel)
+        files[rel] = original
+        if rel in provided and provided[rel] != original:
+            tampered.append(rel)
+    stubs = task.stub_files()
+    for rel in task.solution_files:
+        if rel in provided:
+            files[rel] = provided[rel]
+        elif rel in stubs:
+            files[rel] = stubs[rel]
+    return files, sorted(tampered)
+
+
+def clean_log(text: str, session: SandboxSession, slug: str) -> str:
+    """Compiler output as a person would want to read it: build-system chatter dropped,
+    sandbox paths made relative to the exercise."""
+    text = text.replace(f"{session.src_root}/{slug}/", "").replace(f"{session.build_root}/{slug}/", "build/")
+    text = text.replace(str(session.staging) + f"/{slug}/", "")
+    lines = [ln for ln in text.splitlines() if not _NOISE.match(ln)]
+    return "\n".join(lines).strip()
+
+
+def _signal_name(code: int) -> str | None:
+    """Shells report death by signal N as 128+N; Popen as -N."""
+    num = -code if code < 0 else code - 128 if 128 < code < 128 + 65 else None
+    if num is None:
+        return None
+    try:
+        return signal.Signals(num).name
+    except ValueError:
+        return f"signal {num}"
+
+
+def _configure_and_build(task: Task, session: SandboxSession) -> ExecResult:
+    slug = task.slug
+    src = f"{session.src_root}/{slug}"
+    build = f"{session.build_root}/{slug}"
+    steps = []
+    if session.configured.get(slug) != task.content_hash:
+        args = ["cmake", "-S", src, "-B", build, "-DEXERCISM_RUN_ALL_TESTS=ON"]
+        if session.test_main:
+            args.append(f"-DHARNESS_TEST_MAIN={session.test_main}")
+        steps += [f"rm -rf {shlex.quote(build)}", shlex.join(args)]
+    jobs = max(1, int(session.limits.cpus))
+    steps.append(shlex.join(["cmake", "--build", build, "--target", slug, "--", f"-j{jobs}"]))
+    result = session.exec(["sh", "-c", " && ".join(steps)], role=Role.builder, timeout_s=session.limits.build_timeout_s)
+    if result.exit_code == 0:
+        session.configured[slug] = task.content_hash
+    else:
+        session.configured.pop(slug, None)
+    return result
+
+
+def _run_binary(task: Task, session: SandboxSession) -> tuple[ExecResult, ExecResult | None]:
+    binary = shlex.quote(f"{session.build_root}/{task.slug}/{task.slug}")
+    scratch = shlex.quote(session.scratch_root)
+    script = (
+        f"cd {scratch} && find . -mindepth 1 -delete 2>/dev/null; "
+        f"{binary} --list-test-names-only >.names 2>/dev/null; "
+        # Catch2's XML streams out through fd 3 (a pipe this shell owns, so the runner may
+        # reopen it as /dev/fd/3); the program's own output goes to a file, so printing
+        # cannot corrupt the report.
+        f"{{ {binary} --reporter xml --out /dev/fd/3 3>&1 >.out 2>&1; echo $? >.code; }} | cat"
+    )
+    run = session.exec(["sh", "-c", script], role=Role.runner, timeout_s=session.limits.timeout_s)
+    if run.timed_out:
+        return run, None
+    keep = max(4096, session.limits.output_cap_bytes - 65536)
+    collect = session.exec(
+        ["sh", "-c", f"cd {scratch} && cat .code; printf '\\0'; cat .names; printf '\\0'; head -c {keep} .out; "
+                     f"printf '\\0'; stat -c %s .out"],
+        role=Role.runner, timeout_s=30,
+    )
+    return run, collect
+
+
+@dataclass
+class _Collected:
+    exit_code: int | None = None
+    names: list[str] = field(default_factory=list)
+    output: str = ""
+    truncated: bool = False
+
+
+def _collected(collect: ExecResult | None) -> _Collected:
+    """The binary's exit code, the test names, its own output and whether that was cut."""
+    if collect is None or collect.exit_code != 0:
+        return _Collected()
+    parts = collect.output.split(b"\0")
+    if len(parts) < 4:
+        return _Collected()
+    try:
+        code = int(parts[0].strip())
+    except ValueError:
+        code = None
+    try:
+        size = int(parts[3].strip() or 0)
+    except ValueError:
+        size = 0
+    return _Collected(
+        exit_code=code,
+        names=[n for n in parts[1].decode(errors="replace").splitlines() if n.strip()],
+        output=parts[2].decode(errors="replace"),
+        truncated=size > len(parts[2]) or collect.truncated,
+    )
+
+
+def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: SandboxSession) -> TestReport:
+    files, tampered = stage_files(task, workspace)
+    session.stage(task.slug, files)
+    backend = type(session).__name__.removesuffix("Session").lower()
+    common = dict(tampered=tampered, backend=backend)
+
+    build = _configure_and_build(task, session)
+    build_log = build.output.decode(errors="replace")
+    if build.timed_out:
+        return TestReport(
+            status=Status.error, timeout=True, build_seconds=round(build.seconds, 3),
+            message=f"the build timed out after {session.limits.build_timeout_s:g} s\n"
+            + clean_log(build_log, session, task.slug),
+            **common,
+        )
+    if build.exit_code != 0:
+        return TestReport(
+            status=Status.error, build_seconds=round(build.seconds, 3), exit_code=build.exit_code,
+            message=clean_log(build_log, session, task.slug) or f"the build failed (exit {build.exit_code})",
+            **common,
+        )
+
+    run, collect = _run_binary(task, session)
+    parsed = parse_catch2_xml(run.output)
+    got = _collected(collect)
+    names, output, exit_code = got.names, got.output, got.exit_code
+    truncated = run.truncated or got.truncated
+
+    tests = list(parsed.cases)
+    seen = {t.name for t in tests}
+    timings = dict(build_seconds=round(build.seconds, 3), run_seconds=round(run.seconds, 3))
+    sig = _signal_name(exit_code) if exit_code is not None else None
+
+    if run.timed_out:
+        why = f"the test run timed out after {session.limits.timeout_s:g} s and was killed"
+    elif sig is not None:
+        last = tests[-1].name if tests else None
+        why = f"the test binary was killed by {sig}" + (f" during or after '{last}'" if last else "")
+    elif parsed.unreadable and not tests:
+        why = f"no test results: {parsed.unreadable} (exit code {exit_code})"
+    elif not parsed.complete or any(n not in seen for n in names):
+        why = f"the test binary stopped before running every test (exit code {exit_code})"
+    elif not tests:
+        why = "the test binary reported no test cases"
+    else:
+        why = None
+
+    if why is not None:
+        for n in names:
+            if n not in seen:
+                tests.append(TestCaseResult(name=n, status=Status.error, message=f"not run: {why}"))
+        return TestReport(
+            status=Status.error, message=why, tests=tests, timeout=run.timed_out, exit_code=exit_code,
+            output=output or None, output_truncated=truncated, **timings, **common,
+        )
+    all_passed = all(t.status is Status.passed for t in tests)
+    if all_passed and exit_code != 0:
+        return TestReport(
+            status=Status.error, tests=tests, exit_code=exit_code,
+            message=f"every test passed but the test binary exited with code {exit_code}",
+            output=output or None, output_truncated=truncated, **timings, **common,
+        )
+    return TestReport(
+        status=Status.passed if all_passed else Status.failed, tests=tests, exit_code=exit_code,
+        output=output or None, output_truncated=truncated, **timings, **common,
+    )
