@@ -1,58 +1,27 @@
-"""The `harness` command. Thin: each command turns its options into arguments of one
-function that tests call directly, and maps typed errors to exit codes (2 for bad input
-with one line, 1 when the work itself failed)."""
+"""Commands for the sandbox: the engine, the image, and testing one solution."""
 
 from __future__ import annotations
 
-import json
 import sys
-from functools import wraps
 from pathlib import Path
 from typing import Optional
 
 import typer
-from rich.console import Console
 
-from .errors import BadInput, HarnessError
+from ..errors import BadInput
+from .app import app, console, err, handled
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__.split("\n\n")[0])
 image_app = typer.Typer(no_args_is_help=True, help="The C++ sandbox image.")
 sandbox_app = typer.Typer(no_args_is_help=True, help="The sandbox: engine, image, backends.")
 app.add_typer(image_app, name="image")
 app.add_typer(sandbox_app, name="sandbox")
-
-console = Console()
-err = Console(stderr=True)
-
-
-def fail(message: str, code: int = 2) -> None:
-    err.print(f"error: {message}", markup=False, highlight=False, soft_wrap=True)
-    raise typer.Exit(code)
-
-
-def handled(fn):
-    """Bad input and infrastructure errors end as one line and an exit code, never a
-    traceback."""
-
-    @wraps(fn)
-    def wrapper(*args, **kwargs):
-        try:
-            return fn(*args, **kwargs)
-        except BadInput as exc:
-            fail(str(exc), 2)
-        except HarnessError as exc:
-            fail(str(exc), 1)
-        except KeyboardInterrupt:
-            fail("interrupted", 130)
-
-    return wrapper
 
 
 @image_app.command("build")
 @handled
 def image_build(force: bool = typer.Option(False, help="rebuild even if the content tag exists")):
     """Build the toolchain image (offline base via debootstrap when no registry answers)."""
-    from .sandbox.image import build_image
+    from ..sandbox.image import build_image
 
     info = build_image(force=force, log=lambda m: err.print(m, markup=False, highlight=False))
     if info.path == "present":
@@ -65,7 +34,7 @@ def image_build(force: bool = typer.Option(False, help="rebuild even if the cont
 @handled
 def image_tag_cmd():
     """Print the content tag the current build context would have."""
-    from .sandbox.image import image_tag
+    from ..sandbox.image import image_tag
 
     console.print(image_tag())
 
@@ -77,9 +46,9 @@ def sandbox_up(
 ):
     """Make the Docker sandbox usable: start (as root, install) the engine, build the image.
     Falls back to the local backend with a notice when that is impossible."""
-    from .errors import SandboxUnavailable
-    from .sandbox.engine import ensure_engine
-    from .sandbox.image import build_image
+    from ..errors import SandboxUnavailable
+    from ..sandbox.engine import ensure_engine
+    from ..sandbox.image import build_image
 
     log = lambda m: err.print(m, markup=False, highlight=False)  # noqa: E731
     try:
@@ -90,7 +59,7 @@ def sandbox_up(
     except SandboxUnavailable as exc:
         if not fallback:
             raise
-        from .sandbox.local import LocalSandbox
+        from ..sandbox.local import LocalSandbox
 
         console.print(f"notice: Docker sandbox unavailable ({exc}); falling back to {LocalSandbox().isolation}")
 
@@ -105,10 +74,10 @@ def test_cmd(
     as_json: bool = typer.Option(False, "--json", help="print the TestReport as JSON"),
 ):
     """Build and test one solution in the sandbox and print the report."""
-    from .report_view import print_test_report
-    from .sandbox import make_sandbox
-    from .task import load_task
-    from .testrun import run_tests
+    from ..report_view import print_test_report
+    from ..sandbox import make_sandbox
+    from ..task import load_task
+    from ..testrun import run_tests
 
     task = load_task(task_dir)
     if reference and solution is not None:
@@ -124,7 +93,3 @@ def test_cmd(
     else:
         print_test_report(console, task.slug, report)
     raise typer.Exit(0 if report.passed else 1)
-
-
-def main() -> None:
-    app()
