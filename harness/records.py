@@ -56,3 +56,120 @@ class TestReport(Record):
 
     def failing(self) -> list[TestCaseResult]:
         return [t for t in self.tests if t.status is not Status.passed]
+
+
+# --- runs -------------------------------------------------------------------------------
+# runs/<run-id>/manifest.json, then runs/<run-id>/<config>/<task>/trial-<k>/ holding the
+# trajectory, a workspace snapshot and test report per round, and result.json written last
+# and atomically: its presence is what "this trial is done" means.
+
+
+class Sampling(Record):
+    temperature: float | None = None
+    top_p: float | None = None
+    max_tokens: int | None = None
+    seed: int | None = None
+
+
+class AgentCounters(Record):
+    """Aider's own per-round counters, as its benchmark records them."""
+
+    malformed_responses: int = 0
+    exhausted_context_windows: int = 0
+    lazy_comments: int = 0
+    user_asks: int = 0
+    error_outputs: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float = 0.0
+
+
+class RoundTimings(Record):
+    model_seconds: float = 0.0   # waiting on the model endpoint
+    agent_seconds: float = 0.0   # Aider's own work outside model calls
+    test_seconds: float = 0.0    # build and test in the sandbox
+    total_seconds: float = 0.0   # wall clock of the round
+
+
+class RoundRecord(Record):
+    round: int = Field(ge=1)
+    counters: AgentCounters = Field(default_factory=AgentCounters)
+    edited_files: list[str] = Field(default_factory=list)
+    test_report: TestReport | None = None  # None if the round ended in an infrastructure error
+    timings: RoundTimings = Field(default_factory=RoundTimings)
+
+
+class InfraFailure(Record):
+    kind: str      # errors.InfraKind value
+    message: str
+    attempts: int = 1
+
+
+class TrialOutcome(str, Enum):
+    passed = "passed"
+    failed = "failed"
+    infra_error = "infra_error"  # not done: --resume reruns it
+
+
+class TrialResult(Record):
+    schema_version: Literal[1] = 1
+    run_id: str
+    config: str           # the configuration's name (a folder name under the run)
+    task: str             # task slug
+    trial: int = Field(ge=1)
+    suite: str
+    task_hash: str
+    model: str
+    outcome: TrialOutcome
+    passed_round: int | None = None  # the first round whose tests passed
+    rounds: list[RoundRecord] = Field(default_factory=list)
+    infra_error: InfraFailure | None = None
+    tampered: list[str] = Field(default_factory=list)  # protected files any round changed
+    started_at: str
+    finished_at: str
+
+    def solved_by(self, round_no: int) -> bool:
+        """Success within the first `round_no` rounds (round 1 alone, or up to round 2)."""
+        return self.passed_round is not None and self.passed_round <= round_no
+
+    @property
+    def done(self) -> bool:
+        return self.outcome is not TrialOutcome.infra_error
+
+
+class ConfigManifest(Record):
+    """One model configuration of a run, with every hash that can change its results."""
+
+    name: str
+    model: str                     # the litellm model string the agent used
+    api_base: str | None = None
+    adapter: str | None = None     # adapter card name for local/<adapter>
+    adapter_hash: str | None = None
+    trained_on_tasks: list[str] | None = None
+    sampling: Sampling = Field(default_factory=Sampling)
+    agent_profile: str
+    agent_hash: str
+    aider_version: str
+    edit_format: str
+    contract: str
+    contract_hash: str
+
+
+class RunManifest(Record):
+    schema_version: Literal[1] = 1
+    run_id: str
+    created_at: str
+    finished_at: str | None = None
+    command_line: list[str] = Field(default_factory=list)
+    harness_version: str
+    suite: str
+    suite_version: str
+    suite_hash: str
+    task_hashes: dict[str, str]
+    tasks: list[str]
+    trials: int
+    rounds: int
+    image: str | None = None         # tag
+    image_digest: str | None = None
+    sandbox: str                     # backend and isolation line
+    configs: list[ConfigManifest]
