@@ -59,6 +59,13 @@ class Task(BaseModel):
         solution = set(self.solution_files)
         return tuple(f for f in self.shipped_files if f not in solution)
 
+    @property
+    def links_harness_main(self) -> bool:
+        """Our own tasks link the harness test main (and its reporter); upstream exercises
+        compile their vendored Catch2 main."""
+        cmake = self.path / "CMakeLists.txt"
+        return cmake.is_file() and b"HARNESS_TEST_MAIN" in cmake.read_bytes()
+
     def read(self, rel: str) -> bytes:
         return (self.path / rel).read_bytes()
 

@@ -94,15 +94,18 @@ def _configure_and_build(task: Task, session: SandboxSession) -> ExecResult:
 def _run_binary(task: Task, session: SandboxSession) -> tuple[ExecResult, ExecResult | None]:
     binary = shlex.quote(f"{session.build_root}/{task.slug}/{task.slug}")
     scratch = shlex.quote(session.scratch_root)
+    reporter = "harness-xml" if task.links_harness_main else "xml"
     script = (
         f"cd {scratch} && find . -mindepth 1 -delete 2>/dev/null; "
         f"{binary} --list-test-names-only >.names 2>/dev/null; "
         # Catch2's XML streams out through fd 3 (a pipe this shell owns, so the runner may
         # reopen it as /dev/fd/3); the program's own output goes to a file, so printing
         # cannot corrupt the report.
-        f"{{ {binary} --reporter xml --out /dev/fd/3 3>&1 >.out 2>&1; echo $? >.code; }} | cat"
+        f"{{ {binary} --reporter {reporter} --out /dev/fd/3 3>&1 >.out 2>&1; echo $? >.code; }} | cat"
     )
-    run = session.exec(["sh", "-c", script], role=Role.runner, timeout_s=session.limits.timeout_s)
+    # The report is not the program's output: it gets room for every test's capped output.
+    run = session.exec(["sh", "-c", script], role=Role.runner, timeout_s=session.limits.timeout_s,
+                       cap=4 * session.limits.output_cap_bytes)
     if run.timed_out:
         return run, None
     keep = max(4096, session.limits.output_cap_bytes - 65536)

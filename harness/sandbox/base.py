@@ -117,9 +117,10 @@ class SandboxSession(ABC):
         self.configured.clear()
 
     @abstractmethod
-    def exec(self, argv: list[str], *, role: Role, timeout_s: float) -> ExecResult:
-        """Run a command inside; stdout and stderr together, capped. On timeout the
-        command (and for Docker, the container) is killed and the build tree is lost."""
+    def exec(self, argv: list[str], *, role: Role, timeout_s: float, cap: int | None = None) -> ExecResult:
+        """Run a command inside; stdout and stderr together, capped (at the limits'
+        output cap unless `cap` says otherwise). On timeout the command (and for Docker,
+        the container) is killed and the build tree is lost."""
 
     @abstractmethod
     def _close(self) -> None: ...

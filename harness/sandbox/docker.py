@@ -110,7 +110,7 @@ class DockerSession(SandboxSession):
         self.build_tree_lost()
         self._start()
 
-    def exec(self, argv: list[str], *, role: Role, timeout_s: float) -> ExecResult:
+    def exec(self, argv: list[str], *, role: Role, timeout_s: float, cap: int | None = None) -> ExecResult:
         import docker
 
         api = self.sandbox.client.api
@@ -120,7 +120,7 @@ class DockerSession(SandboxSession):
             stream = api.exec_start(ex["Id"], stream=True, demux=False)
         except docker.errors.APIError as exc:
             raise SandboxUnavailable(f"exec in sandbox failed: {exc.explanation or exc}") from None
-        buf = CappedBuffer(self.limits.output_cap_bytes)
+        buf = CappedBuffer(cap or self.limits.output_cap_bytes)
 
         def pump() -> None:
             try:

@@ -100,7 +100,7 @@ class LocalSession(SandboxSession):
             "--", *argv,
         ]
 
-    def exec(self, argv: list[str], *, role: Role, timeout_s: float) -> ExecResult:
+    def exec(self, argv: list[str], *, role: Role, timeout_s: float, cap: int | None = None) -> ExecResult:
         start = time.monotonic()
         env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp"}
         try:
@@ -110,7 +110,7 @@ class LocalSession(SandboxSession):
             )
         except OSError as exc:
             raise SandboxUnavailable(f"cannot start {argv[0]}: {exc}") from None
-        buf = CappedBuffer(self.limits.output_cap_bytes)
+        buf = CappedBuffer(cap or self.limits.output_cap_bytes)
 
         def pump() -> None:
             for chunk in iter(lambda: proc.stdout.read(65536), b""):
