@@ -1,0 +1,3 @@
+#pragma once
+
+namespace dnd_character {}  // namespace dnd_character

@@ -1,0 +1,3 @@
+#include "gigasecond.h"
+
+namespace gigasecond {}  // namespace gigasecond

@@ -1,0 +1,3 @@
+#include "grade_school.h"
+
+namespace grade_school {}  // namespace grade_school
