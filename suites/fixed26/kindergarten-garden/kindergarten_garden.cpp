@@ -1,0 +1,3 @@
+#include "kindergarten_garden.h"
+
+namespace kindergarten_garden {}  // namespace kindergarten_garden

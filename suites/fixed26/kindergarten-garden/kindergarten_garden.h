@@ -1,0 +1,3 @@
+#pragma once
+
+namespace kindergarten_garden {}  // namespace kindergarten_garden
