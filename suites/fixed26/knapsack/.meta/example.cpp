@@ -1,0 +1,19 @@
+#include "knapsack.h"
+
+#include <algorithm>
+
+namespace knapsack {
+
+int maximum_value(int maximum_weight, const std::vector<Item>& items) {
+    // best[w] is the most value that fits in weight w using the items seen so far.
+    std::vector<int> best(static_cast<std::size_t>(maximum_weight) + 1, 0);
+    for (const Item& item : items) {
+        // Downwards, so best[w - item.weight] does not yet count this item: each item once.
+        for (int w = maximum_weight; w >= item.weight; --w) {
+            best[w] = std::max(best[w], best[w - item.weight] + item.value);
+        }
+    }
+    return best[maximum_weight];
+}
+
+}  // namespace knapsack

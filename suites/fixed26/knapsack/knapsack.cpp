@@ -1,0 +1,3 @@
+#include "knapsack.h"
+
+namespace knapsack {}  // namespace knapsack
