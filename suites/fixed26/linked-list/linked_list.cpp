@@ -1,0 +1,3 @@
+#include "linked_list.h"
+
+namespace linked_list {}  // namespace linked_list

@@ -1,0 +1,5 @@
+#pragma once
+
+namespace linked_list {
+
+}  // namespace linked_list
