@@ -110,7 +110,9 @@ def _run_binary(task: Task, session: SandboxSession) -> tuple[ExecResult, ExecRe
         return run, None
     keep = max(4096, session.limits.output_cap_bytes - 65536)
     collect = session.exec(
-        ["sh", "-c", f"cd {scratch} && cat .code; printf '\\0'; cat .names; printf '\\0'; head -c {keep} .out; "
+        # `kill -9 -1` first: a child the candidate forked must not outlive its run and
+        # meddle with the next one (the runner user owns nothing else).
+        ["sh", "-c", f"kill -9 -1 2>/dev/null; cd {scratch} && cat .code; printf '\\0'; cat .names; printf '\\0'; head -c {keep} .out; "
                      f"printf '\\0'; stat -c %s .out"],
         role=Role.runner, timeout_s=30,
     )

@@ -3,9 +3,16 @@ registered on the root app in `register`."""
 
 from __future__ import annotations
 
+import signal
+
 from .app import app
 from . import sandbox as _sandbox  # noqa: F401  (registers its commands)
+from . import serve as _serve  # noqa: F401
+from . import report as _report  # noqa: F401
+from . import suite as _suite  # noqa: F401
 
 
 def main() -> None:
+    # A polite kill gets the same cleanup as Ctrl-C: sandboxes closed, nothing half-written.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     app()

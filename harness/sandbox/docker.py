@@ -64,7 +64,14 @@ class DockerSession(SandboxSession):
         self.label = label
         self.test_main = "/opt/harness/lib/test_main.o"
         self.container = None
-        self._start()
+        self.session_id = uuid.uuid4().hex[:12]
+        try:
+            self._start()
+        except BaseException:
+            # Ctrl-C can land between the daemon creating the container and us holding
+            # it; close() finds it by label either way.
+            self.close()
+            raise
 
     def _start(self) -> None:
         import docker
@@ -75,7 +82,7 @@ class DockerSession(SandboxSession):
             self.container = self.sandbox.client.containers.run(
                 self.sandbox.image,
                 command=["sleep", "infinity"],
-                name=f"harness-{uuid.uuid4().hex[:12]}",
+                name=f"harness-{self.session_id}-{uuid.uuid4().hex[:6]}",
                 detach=True,
                 user=_UIDS[Role.runner],
                 network_mode="none",
@@ -97,6 +104,7 @@ class DockerSession(SandboxSession):
                     LABEL: "1",
                     "harness.pid": str(os.getpid()),
                     "harness.host": socket.gethostname(),
+                    "harness.session": self.session_id,
                     "harness.label": self.label[:200],
                 },
             )
@@ -144,12 +152,16 @@ class DockerSession(SandboxSession):
         return ExecResult(code, buf.value(), buf.truncated, False, time.monotonic() - start)
 
     def _remove(self) -> None:
-        if self.container is not None:
+        self.container = None
+        try:
+            found = self.sandbox.client.containers.list(all=True, filters={"label": f"harness.session={self.session_id}"})
+        except Exception:
+            return  # the engine is gone; the reaper removes it next time
+        for c in found:
             try:
-                self.container.remove(force=True)
+                c.remove(force=True)
             except Exception:
                 pass
-            self.container = None
 
     def _close(self) -> None:
         self._remove()

@@ -135,16 +135,38 @@ class LocalSession(SandboxSession):
                           time.monotonic() - start)
 
     def _kill_group(self, pid: int) -> None:
-        # Everything the command started shares its session; without bwrap this is the
-        # only handle on a candidate's forked children.
+        # Everything the command started shares its session (bwrap tears down its pid
+        # namespace when it dies, but asynchronously).
         try:
             os.killpg(pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
-        if self.drop_to is not None and not self.sandbox.bwrap:
-            # A child that called setsid() left our group; as the dedicated user it can
-            # still be found and stopped.
-            subprocess.run(["pkill", "-KILL", "-u", str(self.drop_to)], capture_output=True)
+        self._reap_stragglers()
+
+    def _reap_stragglers(self, wait_s: float = 5.0) -> None:
+        """Kill whatever still runs a binary from this session's build tree: children
+        that called setsid() escaped the process group, and a dying pid namespace takes a
+        moment. Matching on the executable keeps other sessions' processes out of it."""
+        deadline = time.monotonic() + wait_s
+        while True:
+            found = []
+            for entry in os.scandir("/proc"):
+                if not entry.name.isdigit():
+                    continue
+                try:
+                    exe = os.readlink(f"/proc/{entry.name}/exe")
+                except OSError:
+                    continue
+                if exe.startswith(self.build_root + "/"):
+                    found.append(int(entry.name))
+            if not found or time.monotonic() > deadline:
+                return
+            for p in found:
+                try:
+                    os.kill(p, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+            time.sleep(0.05)
 
     def _wipe(self, path: Path) -> None:
         for child in path.iterdir():
