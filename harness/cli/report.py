@@ -1,0 +1,88 @@
+"""`harness report` and `harness compare`: numbers per configuration, and what changed per
+task between two configurations."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from .app import app, console, err, handled
+
+_SOURCES_HELP = "run folders, run ids (under --runs-dir), outcomes files (.csv/.parquet) or Aider results folders"
+
+
+def _options(cohort, resamples, seed, round_no=2, bar=None):
+    from pydantic import ValidationError
+
+    from ..errors import BadInput
+    from ..report import ReportOptions
+    from ..stats import parse_cohort
+
+    try:
+        return ReportOptions(cohort=parse_cohort(cohort), resamples=resamples, seed=seed, round=round_no, bar=bar)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise BadInput(f"--{first['loc'][0]}: {first['msg']}") from None
+
+
+def _sources(sources, outcomes, aider):
+    return ([("auto", s) for s in sources or []] + [("outcomes", str(p)) for p in outcomes or []]
+            + [("aider", str(p)) for p in aider or []])
+
+
+def _finish(path: Path | None) -> None:
+    if path is not None:
+        err.print(f"wrote {path}", markup=False, highlight=False)
+
+
+@app.command("report")
+@handled
+def report_cmd(
+    sources: Optional[list[str]] = typer.Argument(None, help=_SOURCES_HELP),
+    outcomes: Optional[list[Path]] = typer.Option(None, "--outcomes", help="CSV or Parquet: config, task, trial, round1, round2 [, contract, suite, agent]"),
+    aider: Optional[list[Path]] = typer.Option(None, "--aider", help="a folder of Aider benchmark .aider.results.json files"),
+    runs_dir: Path = typer.Option(Path("runs"), help="where run ids are looked up"),
+    cohort: Optional[str] = typer.Option(None, help="best:K keeps, per config, the K trials with the highest total"),
+    resamples: int = typer.Option(10_000, help="bootstrap resamples"),
+    seed: int = typer.Option(0, help="bootstrap seed"),
+    fmt: Optional[str] = typer.Option(None, "--format", help="terminal (default), md, html, json or csv"),
+    out: Optional[Path] = typer.Option(None, help="output file (default: reports/report-<time>.<format>)"),
+):
+    """Per configuration: tasks solved in round 1 and within two rounds with task-bootstrap
+    intervals, recovery, pass@k and agent health."""
+    from ..report import ReportRequest, report
+
+    request = ReportRequest(sources=_sources(sources, outcomes, aider), runs_dir=runs_dir,
+                            options=_options(cohort, resamples, seed), format=fmt, out=out)
+    _finish(report(request, console)[1])
+
+
+@app.command("compare")
+@handled
+def compare_cmd(
+    base: str = typer.Argument(..., help="a config among --from sources, a source with one config, or SOURCE:CONFIG"),
+    new: str = typer.Argument(..., help="the same, for the new configuration"),
+    from_: Optional[list[str]] = typer.Option(None, "--from", help=_SOURCES_HELP + " holding BASE and NEW by name"),
+    outcomes: Optional[list[Path]] = typer.Option(None, "--outcomes", help="an outcomes file holding BASE and NEW"),
+    aider: Optional[list[Path]] = typer.Option(None, "--aider", help="an Aider results folder holding BASE and NEW"),
+    round_no: int = typer.Option(2, "--round", min=1, max=2, help="the round of the per-task tests and labels: 1, or 2 (within two rounds)"),
+    bar: Optional[float] = typer.Option(None, "--pre-registered-bar", help="PASS only if NEW's gain has its interval's lower bound above DELTA tasks; exit 1 on FAIL"),
+    runs_dir: Path = typer.Option(Path("runs"), help="where run ids are looked up"),
+    cohort: Optional[str] = typer.Option(None, help="best:K keeps, per config, the K trials with the highest total"),
+    resamples: int = typer.Option(10_000, help="bootstrap resamples"),
+    seed: int = typer.Option(0, help="bootstrap seed"),
+    fmt: Optional[str] = typer.Option(None, "--format", help="terminal (default), md, html, json or csv"),
+    out: Optional[Path] = typer.Option(None, help="output file (default: reports/compare-<base>-vs-<new>-<time>.<format>)"),
+):
+    """Per task, what changed from BASE to NEW: successes, the change, exact tests with Holm
+    correction, paired bootstrap of the difference, and recovery side by side."""
+    from ..report import CompareRequest, compare
+
+    request = CompareRequest(base=base, new=new, sources=_sources(from_, outcomes, aider), runs_dir=runs_dir,
+                             options=_options(cohort, resamples, seed, round_no, bar), format=fmt, out=out)
+    doc, path = compare(request, console)
+    _finish(path)
+    if doc.verdict == "FAIL":
+        raise typer.Exit(1)

@@ -1,0 +1,449 @@
+"""Every input a report accepts, turned into one pandas DataFrame of trial outcomes.
+
+Inputs: run folders (`runs/<run-id>/manifest.json` and a `result.json` per trial), outcomes
+files (CSV or Parquet with columns config, task, trial, round1, round2, and optionally
+contract, suite, agent), and folders of Aider benchmark results (one
+`.aider.results.json` per exercise, whose `tests_outcomes` list holds one boolean per
+try and stops at the first pass).
+
+The frame has one row per task-trial expected, finished or not:
+
+    config, task, trial        identity
+    status                     passed | failed | infra_error | missing (never written)
+    done                       status is passed or failed: the only rows that count
+    round1, round2             solved in round 1, solved within two rounds
+    suite, contract, agent     as recorded, or None
+    malformed_responses, exhausted_context_windows, timeouts,
+    prompt_tokens, completion_tokens, cost      agent health, 0 where not recorded
+
+What is known about a configuration beyond its trials (hashes, sampling, training set)
+travels next to the frame as a ConfigInfo per configuration.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+from pydantic import BaseModel, ValidationError
+
+from .errors import BadInput
+from .records import ConfigManifest, RunManifest, TrialOutcome, TrialResult
+
+REQUIRED_COLUMNS = ("config", "task", "trial", "round1", "round2")
+OPTIONAL_COLUMNS = ("contract", "suite", "agent")
+HEALTH_COLUMNS = (
+    "malformed_responses", "exhausted_context_windows", "timeouts",
+    "prompt_tokens", "completion_tokens", "cost",
+)
+FRAME_COLUMNS = ("config", "task", "trial", "status", "done", "round1", "round2",
+                 *OPTIONAL_COLUMNS, *HEALTH_COLUMNS)
+
+AIDER_RESULTS = ".aider.results.json"
+# Aider names each benchmark run folder "<YYYY-MM-DD-HH-MM-SS>--<name>".
+_AIDER_RUN_DIR = re.compile(r"^\d{4}-\d{2}-\d{2}-\d{2}-\d{2}-\d{2}--(?P<name>.+)$")
+
+
+class ConfigInfo(BaseModel):
+    """Everything recorded about one configuration that can change its results. None means
+    "not recorded by this source", which a scope note says rather than guessing."""
+
+    name: str
+    source: str                          # where it came from, for messages
+    model: str | None = None
+    suite: str | None = None
+    suite_hash: str | None = None
+    task_hashes: dict[str, str] = {}
+    tasks: list[str] | None = None       # the suite's task list, when known
+    contract: str | None = None
+    contract_hash: str | None = None
+    agent_profile: str | None = None
+    agent_hash: str | None = None
+    aider_version: str | None = None
+    edit_format: str | None = None
+    trials: int | None = None            # trials planned
+    sampling: dict[str, object] | None = None
+    adapter: str | None = None
+    adapter_hash: str | None = None
+    trained_on_tasks: list[str] | None = None
+
+
+@dataclass
+class Outcomes:
+    frame: pd.DataFrame
+    configs: dict[str, ConfigInfo]
+    label: str = ""                      # the source's short name, used to qualify configs
+    sources: list[str] = field(default_factory=list)
+
+    def only(self, names: list[str]) -> "Outcomes":
+        return Outcomes(
+            frame=self.frame[self.frame["config"].isin(names)].reset_index(drop=True),
+            configs={n: self.configs[n] for n in names},
+            label=self.label, sources=self.sources,
+        )
+
+
+def _frame(rows: list[dict] | pd.DataFrame) -> pd.DataFrame:
+    """Complete and type a frame: health columns default to 0, labels to None."""
+    frame = pd.DataFrame(rows) if not isinstance(rows, pd.DataFrame) else rows
+    for col in OPTIONAL_COLUMNS:
+        if col not in frame:
+            frame[col] = None
+    for col in HEALTH_COLUMNS:
+        frame[col] = pd.to_numeric(frame[col], errors="coerce").fillna(0) if col in frame else 0
+    frame["done"] = frame["status"].isin([TrialOutcome.passed.value, TrialOutcome.failed.value])
+    frame = frame[list(FRAME_COLUMNS)].copy()
+    frame["config"] = frame["config"].astype(str)
+    frame["task"] = frame["task"].astype(str)
+    frame["trial"] = frame["trial"].astype("int64")
+    frame["round1"] = frame["round1"].astype(bool)
+    frame["round2"] = frame["round2"].astype(bool)
+    return frame
+
+
+# --- runs --------------------------------------------------------------------------------
+
+
+def _one_line(exc: ValidationError) -> str:
+    first = exc.errors()[0]
+    where = ".".join(str(p) for p in first["loc"]) or "(top)"
+    return f"{where}: {first['msg']}"
+
+
+def load_run(path: Path) -> Outcomes:
+    """A run folder: its manifest, then every trial's result.json. A trial the manifest
+    plans but no result.json records is kept as status "missing"."""
+    manifest_file = path / "manifest.json"
+    if not manifest_file.is_file():
+        raise BadInput(f"{path}: not a run folder (no manifest.json)")
+    try:
+        manifest = RunManifest.model_validate_json(manifest_file.read_bytes())
+    except ValidationError as exc:
+        raise BadInput(f"{manifest_file}: not a run manifest ({_one_line(exc)})") from None
+
+    rows: list[dict] = []
+    seen: set[tuple[str, str, int]] = set()
+    for cfg in manifest.configs:
+        for result_file in _result_files(path / cfg.name):
+            try:
+                result = TrialResult.model_validate_json(result_file.read_bytes())
+            except ValidationError as exc:
+                raise BadInput(f"{result_file}: not a trial result ({_one_line(exc)})") from None
+            seen.add((cfg.name, result.task, result.trial))
+            rows.append(_result_row(cfg, result))
+    if not any(r["status"] != TrialOutcome.infra_error.value for r in rows):
+        raise BadInput(f"{path}: no finished trials (no result.json that passed or failed)")
+    for cfg in manifest.configs:
+        for task in manifest.tasks:
+            for k in range(1, manifest.trials + 1):
+                if (cfg.name, task, k) not in seen:
+                    rows.append(dict(config=cfg.name, task=task, trial=k, status="missing",
+                                     round1=False, round2=False, suite=manifest.suite,
+                                     contract=cfg.contract, agent=cfg.agent_profile))
+    configs = {
+        cfg.name: ConfigInfo(
+            name=cfg.name, source=f"run {manifest.run_id}", model=cfg.model,
+            suite=f"{manifest.suite} {manifest.suite_version}", suite_hash=manifest.suite_hash,
+            task_hashes=manifest.task_hashes, tasks=manifest.tasks,
+            contract=cfg.contract, contract_hash=cfg.contract_hash,
+            agent_profile=cfg.agent_profile, agent_hash=cfg.agent_hash,
+            aider_version=cfg.aider_version, edit_format=cfg.edit_format,
+            trials=manifest.trials, sampling=cfg.sampling.model_dump(),
+            adapter=cfg.adapter, adapter_hash=cfg.adapter_hash,
+            trained_on_tasks=cfg.trained_on_tasks,
+        )
+        for cfg in manifest.configs
+    }
+    return Outcomes(_frame(rows), configs, label=manifest.run_id, sources=[str(path)])
+
+
+def _result_files(config_dir: Path):
+    """<config>/<task>/trial-<k>/result.json, found with scandir (a run can hold 100,000)."""
+    if not config_dir.is_dir():
+        return
+    with os.scandir(config_dir) as tasks:
+        for task in tasks:
+            if not task.is_dir():
+                continue
+            with os.scandir(task.path) as trials:
+                for trial in trials:
+                    if trial.name.startswith("trial-"):
+                        result = Path(trial.path, "result.json")
+                        if result.is_file():
+                            yield result
+
+
+def _result_row(cfg: ConfigManifest, result: TrialResult) -> dict:
+    counters = [r.counters for r in result.rounds]
+    return dict(
+        config=cfg.name, task=result.task, trial=result.trial, status=result.outcome.value,
+        round1=result.solved_by(1), round2=result.solved_by(2), suite=result.suite,
+        contract=cfg.contract, agent=cfg.agent_profile,
+        malformed_responses=sum(c.malformed_responses for c in counters),
+        exhausted_context_windows=sum(c.exhausted_context_windows for c in counters),
+        timeouts=sum(1 for r in result.rounds if r.test_report is not None and r.test_report.timeout),
+        prompt_tokens=sum(c.prompt_tokens for c in counters),
+        completion_tokens=sum(c.completion_tokens for c in counters),
+        cost=sum(c.cost for c in counters),
+    )
+
+
+# --- outcomes files ----------------------------------------------------------------------
+
+_TRUE = {"true", "1", "yes", "y", "t", "pass", "passed"}
+_FALSE = {"false", "0", "no", "n", "f", "fail", "failed"}
+
+
+def load_outcomes_file(path: Path) -> Outcomes:
+    """A CSV or Parquet file, one row per task-trial, every row finished."""
+    suffix = path.suffix.lower()
+    if not path.is_file():
+        raise BadInput(f"{path}: no such outcomes file")
+    try:
+        if suffix == ".csv":
+            table = pd.read_csv(path)
+        elif suffix in (".parquet", ".pq"):
+            table = pd.read_parquet(path)
+        else:
+            raise BadInput(f"{path}: outcomes file must end in .csv or .parquet")
+    except BadInput:
+        raise
+    except Exception as exc:  # the readers raise a dozen kinds; all mean "unreadable"
+        raise BadInput(f"{path}: cannot read ({type(exc).__name__}: {str(exc).splitlines()[0]})") from None
+    missing = [c for c in REQUIRED_COLUMNS if c not in table.columns]
+    if missing:
+        raise BadInput(f"{path}: missing column{'s' if len(missing) > 1 else ''} "
+                       f"{', '.join(missing)} (need {', '.join(REQUIRED_COLUMNS)})")
+    if table.empty:
+        raise BadInput(f"{path}: no rows")
+    if table[list(REQUIRED_COLUMNS)].isna().any().any():
+        col = next(c for c in REQUIRED_COLUMNS if table[c].isna().any())
+        raise BadInput(f"{path}: empty value in column {col} (row {int(table[col].isna().to_numpy().argmax()) + 1})")
+    trial = pd.to_numeric(table["trial"], errors="coerce")
+    bad = trial.isna() | (trial != np.floor(trial))
+    if bad.any():
+        raise BadInput(f"{path}: trial must be a whole number (row {int(bad.to_numpy().argmax()) + 1}: "
+                       f"{table['trial'].iloc[int(bad.to_numpy().argmax())]!r})")
+    frame = table.copy()
+    frame["trial"] = trial.astype("int64")
+    for col in ("round1", "round2"):
+        frame[col] = _booleans(frame[col], path, col)
+    inconsistent = frame["round1"] & ~frame["round2"]
+    if inconsistent.any():
+        row = int(inconsistent.to_numpy().argmax()) + 1
+        raise BadInput(f"{path}: row {row} passes round 1 but not within two rounds (round2 must include round1)")
+    duplicated = frame.duplicated(["config", "task", "trial"])
+    if duplicated.any():
+        r = frame[duplicated].iloc[0]
+        raise BadInput(f"{path}: config {r['config']}, task {r['task']}, trial {r['trial']} appears twice")
+    frame["status"] = np.where(frame["round2"], TrialOutcome.passed.value, TrialOutcome.failed.value)
+    frame = _frame(frame)
+    configs = {}
+    for name, rows in frame.groupby("config", sort=True):
+        label = {c: _single(rows[c]) for c in OPTIONAL_COLUMNS}
+        configs[name] = ConfigInfo(
+            name=name, source=f"file {path.name}", suite=label["suite"],
+            contract=label["contract"], agent_profile=label["agent"], trials=int(rows["trial"].nunique()),
+        )
+    return Outcomes(frame, configs, label=path.stem, sources=[str(path)])
+
+
+def _booleans(column: pd.Series, path: Path, name: str) -> pd.Series:
+    if column.dtype == bool:
+        return column
+    text = column.astype(str).str.strip().str.lower()
+    # numbers read from CSV come back as 1.0 / 0.0
+    text = text.replace({"1.0": "1", "0.0": "0"})
+    known = text.isin(_TRUE | _FALSE)
+    if not known.all():
+        row = int((~known).to_numpy().argmax())
+        raise BadInput(f"{path}: column {name} must be true/false or 1/0 (row {row + 1}: {column.iloc[row]!r})")
+    return text.isin(_TRUE)
+
+
+def _single(values: pd.Series) -> str | None:
+    distinct = sorted({str(v) for v in values.dropna()})
+    return ", ".join(distinct) if distinct else None
+
+
+# --- Aider benchmark folders ------------------------------------------------------------
+
+
+def load_aider_folder(path: Path) -> Outcomes:
+    """A folder holding Aider benchmark results. Each benchmark run folder
+    (`<date>--<name>`, or the given folder itself) is one trial of the configuration
+    `<name>`; several run folders with the same name are its trials 1, 2, ... in date
+    order. A result holding only an `exception` (Aider's own record of a crashed test), or
+    no test outcomes at all, is an infrastructure error here, not a failure."""
+    files = sorted(path.rglob(AIDER_RESULTS))
+    if not files:
+        raise BadInput(f"{path}: no {AIDER_RESULTS} files under it")
+    by_run: dict[Path, list[Path]] = {}
+    for f in files:
+        by_run.setdefault(_aider_run_dir(path, f), []).append(f)
+    runs_of: dict[str, list[Path]] = {}
+    for run_dir in sorted(by_run):
+        match = _AIDER_RUN_DIR.match(run_dir.name)
+        runs_of.setdefault(match["name"] if match else run_dir.name, []).append(run_dir)
+
+    rows: list[dict] = []
+    configs: dict[str, ConfigInfo] = {}
+    for name, run_dirs in runs_of.items():
+        facts: dict[str, set] = {"model": set(), "edit_format": set(), "commit_hash": set()}
+        seen: set[str] = set()
+        for trial, run_dir in enumerate(run_dirs, start=1):
+            for f in by_run[run_dir]:
+                try:
+                    data = json.loads(f.read_text())
+                except (OSError, ValueError) as exc:
+                    raise BadInput(f"{f}: not JSON ({exc})") from None
+                if not isinstance(data, dict):
+                    raise BadInput(f"{f}: not an Aider results object")
+                task = str(data.get("testcase") or f.parent.name)
+                key = f"{trial}/{task}"
+                if key in seen:
+                    raise BadInput(f"{f}: exercise {task} appears twice in {run_dir} "
+                                   "(results of several languages: point at one language's folder)")
+                seen.add(key)
+                for k in facts:
+                    if data.get(k):
+                        facts[k].add(str(data[k]))
+                rows.append(_aider_row(name, task, trial, data))
+        configs[name] = ConfigInfo(
+            name=name, source=f"aider {path.name}",
+            model=", ".join(sorted(facts["model"])) or None,
+            edit_format=", ".join(sorted(facts["edit_format"])) or None,
+            agent_profile=", ".join(sorted(facts["edit_format"])) or None,
+            aider_version=", ".join(sorted(facts["commit_hash"])) or None,
+            trials=len(run_dirs),
+        )
+    frame = _frame(rows)
+    if not frame["done"].any():
+        raise BadInput(f"{path}: no finished Aider results (every one holds an exception or no test outcome)")
+    return Outcomes(frame, configs, label=path.name, sources=[str(path)])
+
+
+def _aider_run_dir(root: Path, results_file: Path) -> Path:
+    for parent in results_file.parents:
+        if parent == root or _AIDER_RUN_DIR.match(parent.name):
+            return parent
+    return root
+
+
+def _aider_row(config: str, task: str, trial: int, data: dict) -> dict:
+    tries = data.get("tests_outcomes") or []
+    if "exception" in data or not tries:
+        status, first = TrialOutcome.infra_error.value, None
+    else:
+        first = next((i + 1 for i, ok in enumerate(tries) if ok), None)
+        status = TrialOutcome.passed.value if first is not None else TrialOutcome.failed.value
+    return dict(
+        config=config, task=task, trial=trial, status=status,
+        round1=first is not None and first <= 1, round2=first is not None and first <= 2,
+        malformed_responses=data.get("num_malformed_responses", 0),
+        exhausted_context_windows=data.get("num_exhausted_context_windows", 0),
+        timeouts=data.get("test_timeouts", 0),
+        prompt_tokens=data.get("prompt_tokens", 0),
+        completion_tokens=data.get("completion_tokens", 0),
+        cost=data.get("cost", 0.0),
+        agent=data.get("edit_format"),
+    )
+
+
+# --- sources -----------------------------------------------------------------------------
+
+
+SourceKind = Literal["auto", "outcomes", "aider"]
+
+
+def load_source(spec: str, runs_dir: Path, kind: SourceKind = "auto") -> Outcomes:
+    """One input by its name: an outcomes file, a run folder, a run id under runs_dir, or
+    a folder of Aider results; `kind` forces the reading of an outcomes file or an Aider
+    folder."""
+    path = Path(spec)
+    if kind == "outcomes":
+        return load_outcomes_file(path)
+    if kind == "aider":
+        if not path.is_dir():
+            raise BadInput(f"{spec}: no such folder")
+        return load_aider_folder(path)
+    if not path.exists() and (runs_dir / spec).is_dir():
+        path = runs_dir / spec
+    if path.is_file():
+        return load_outcomes_file(path)
+    if path.is_dir():
+        if (path / "manifest.json").is_file():
+            return load_run(path)
+        if next(path.rglob(AIDER_RESULTS), None) is not None:
+            return load_aider_folder(path)
+        raise BadInput(f"{spec}: neither a run folder (no manifest.json) nor a folder of Aider results")
+    raise BadInput(f"{spec}: no such file, folder, or run id under {runs_dir}")
+
+
+def combine(parts: list[Outcomes]) -> tuple[Outcomes, list[dict[str, str]]]:
+    """One Outcomes from several. A configuration name that occurs in more than one part is
+    qualified as "<label>:<name>" in each. Returns the renaming applied to each part."""
+    owners: dict[str, int] = {}
+    for part in parts:
+        for name in part.configs:
+            owners[name] = owners.get(name, 0) + 1
+    frames, configs, renames, sources = [], {}, [], []
+    for part in parts:
+        rename = {n: (f"{part.label}:{n}" if owners[n] > 1 else n) for n in part.configs}
+        for old, new in rename.items():
+            if new in configs:
+                raise BadInput(f"configuration {new} is given twice")
+            configs[new] = part.configs[old].model_copy(update={"name": new})
+        frame = part.frame
+        if any(old != new for old, new in rename.items()):
+            frame = frame.assign(config=frame["config"].map(rename))
+        frames.append(frame)
+        renames.append(rename)
+        sources += part.sources
+    frame = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    return Outcomes(frame, configs, label="+".join(p.label for p in parts), sources=sources), renames
+
+
+Source = tuple[SourceKind, str]
+
+
+def load(sources: list[Source], runs_dir: Path = Path("runs")) -> Outcomes:
+    if not sources:
+        raise BadInput("nothing to report: name at least one run, outcomes file or Aider results folder")
+    return combine([load_source(spec, runs_dir, kind) for kind, spec in sources])[0]
+
+
+def load_pair(base: str, new: str, sources: list[Source], runs_dir: Path = Path("runs")) -> tuple[Outcomes, str, str]:
+    """The two configurations a comparison names. Each of BASE and NEW is a configuration
+    name among the sources given with `specs`, or a source ("runs/x", a run id, a file, an
+    Aider folder) holding exactly one configuration, or "SOURCE:CONFIG"."""
+    pool = load(sources, runs_dir) if sources else None
+    picked = [_pick(spec, pool, runs_dir) for spec in (base, new)]
+    if picked[0].sources == picked[1].sources and list(picked[0].configs) == list(picked[1].configs):
+        raise BadInput(f"BASE and NEW are the same configuration ({base})")
+    merged, renames = combine(picked)
+    (b,), (n,) = renames[0].values(), renames[1].values()
+    return merged, b, n
+
+
+def _pick(spec: str, pool: Outcomes | None, runs_dir: Path) -> Outcomes:
+    if pool is not None and spec in pool.configs:
+        return pool.only([spec])
+    source, config = spec, None
+    if not Path(spec).exists() and not (runs_dir / spec).exists() and ":" in spec:
+        source, config = spec.rsplit(":", 1)
+    part = load_source(source, runs_dir)
+    names = list(part.configs)
+    if config is None:
+        if len(names) != 1:
+            raise BadInput(f"{source} holds configs {', '.join(names)}: name one as {source}:CONFIG")
+        config = names[0]
+    elif config not in part.configs:
+        raise BadInput(f"{source} has no config {config} (it has {', '.join(names)})")
+    return part.only([config])

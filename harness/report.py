@@ -1,0 +1,759 @@
+"""Reports: per-configuration headline numbers (`harness report`) and per-task comparisons
+of two configurations (`harness compare`), rendered as rich terminal tables, Markdown, one
+self-contained HTML file, JSON or CSV.
+
+A report is built once as a Document (lead lines, notes, formatted tables, plot data, raw
+numbers) and then rendered; every number in it comes from harness.stats. Notes that a
+comparison is not like for like are computed from what the sources recorded, never typed.
+
+Default output: `--format` other than the terminal writes under `reports/`: the
+repository's own `reports/` folder when the harness runs from a source checkout, else a
+`reports/` folder in the current directory (an installed package's folder is no place for
+a user's output).
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import json
+import re
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+from pydantic import BaseModel, Field
+
+from . import stats
+from .errors import BadInput
+from .outcomes import ConfigInfo, Outcomes
+from .paths import bundled_dir
+
+Format = Literal["terminal", "md", "html", "json", "csv"]
+FILE_FORMATS = ("md", "html", "json", "csv")
+
+
+class ReportOptions(BaseModel):
+    resamples: int = Field(stats.RESAMPLES, ge=100)
+    seed: int = stats.SEED
+    confidence: float = Field(stats.CONFIDENCE, gt=0, lt=1)
+    cohort: int | None = Field(None, ge=1)      # --cohort best:K
+    round: Literal[1, 2] = 2                     # compare: the round of the per-task tests
+    bar: float | None = None                     # compare: --pre-registered-bar DELTA
+    alpha: float = stats.ALPHA
+
+
+# --- formatting: means two decimals, percents one -----------------------------------------
+
+
+def fmt_mean(mean: float, tasks: int) -> str:
+    """`11.25 (43.3%)`: expected tasks solved and its percent of the suite."""
+    return f"{mean:.2f} ({100 * mean / tasks:.1f}%)" if tasks else "n/a"
+
+
+def fmt_ratio(k: int, n: int) -> str:
+    """`16/59 (27.1%)`."""
+    return f"{k}/{n} ({100 * k / n:.1f}%)" if n else f"{k}/{n} (n/a)"
+
+
+def fmt_interval(low: float, high: float) -> str:
+    return f"[{low:.2f}, {high:.2f}]"
+
+
+def fmt_signed(x: float) -> str:
+    return f"{x:+.2f}"
+
+
+def fmt_p(p: float) -> str:
+    return "<0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def fmt_percent(x: float) -> str:
+    return "n/a" if x != x else f"{100 * x:.1f}%"
+
+
+# --- the document ------------------------------------------------------------------------
+
+
+@dataclass
+class Table:
+    title: str
+    columns: list[str]
+    rows: list[list[str]]
+    caption: str | None = None
+
+
+@dataclass
+class Bars:
+    """Grouped bars: mean tasks solved per config, round 1 and two rounds, with intervals."""
+
+    title: str
+    configs: list[str]
+    tasks: list[int]
+    means: list[tuple[float, float]]
+    intervals: list[tuple[tuple[float, float], tuple[float, float]]]
+    name: str = "solved"
+
+
+@dataclass
+class Heatmap:
+    """Successes out of finished trials, one row per task, one column per config."""
+
+    title: str
+    tasks: list[str]
+    configs: list[str]
+    successes: np.ndarray   # (tasks, configs), -1 where a config has no finished trial
+    trials: np.ndarray
+    name: str = "tasks"
+
+
+@dataclass
+class Document:
+    kind: str                         # "report" or "compare"
+    title: str
+    lead: list[str] = field(default_factory=list)     # said before any number
+    notes: list[str] = field(default_factory=list)
+    tables: list[Table] = field(default_factory=list)
+    plots: list[Bars | Heatmap] = field(default_factory=list)
+    data: dict = field(default_factory=dict)          # raw numbers, for JSON
+    records: list[dict] = field(default_factory=list)  # one flat row each, for CSV
+    verdict: str | None = None                        # PASS or FAIL of a pre-registered bar
+
+
+# --- scope notes -------------------------------------------------------------------------
+
+
+def _short(h: str | None) -> str:
+    return f" ({h[:12]})" if h else ""
+
+
+def _sampling(s: dict | None) -> str:
+    shown = {k: v for k, v in (s or {}).items() if v is not None}
+    return ", ".join(f"{k}={v}" for k, v in sorted(shown.items())) or "server defaults"
+
+
+# (what a note calls it, the value that decides "differs", how to show it)
+_SCOPE_FIELDS = [
+    ("prompt contract", lambda i: i.contract_hash or i.contract, lambda i: f"{i.contract}{_short(i.contract_hash)}"),
+    ("suite", lambda i: i.suite_hash or i.suite, lambda i: f"{i.suite}{_short(i.suite_hash)}"),
+    ("agent profile", lambda i: i.agent_hash or i.agent_profile, lambda i: f"{i.agent_profile}{_short(i.agent_hash)}"),
+    ("Aider version", lambda i: i.aider_version, lambda i: str(i.aider_version)),
+    ("trial count", lambda i: i.trials, lambda i: str(i.trials)),
+    ("sampling settings", lambda i: None if i.sampling is None else _sampling(i.sampling), lambda i: _sampling(i.sampling)),
+]
+
+
+def scope_notes(infos: list[ConfigInfo], shared_tasks: set[str] | None = None) -> list[str]:
+    """A note for each recorded setting in which the configurations differ, one for each
+    setting some record lacks, and one for tasks whose content hash differs between them."""
+    if len(infos) < 2:
+        return []
+    notes = []
+    for label, key, show in _SCOPE_FIELDS:
+        known = [i for i in infos if key(i) is not None]
+        unknown = [i.name for i in infos if key(i) is None]
+        if len({key(i) for i in known}) > 1:
+            notes.append(f"Not like for like: the configs differ in {label}: "
+                         + "; ".join(f"{i.name}: {show(i)}" for i in known))
+        if known and unknown:
+            notes.append(f"The {label} is not recorded for {', '.join(unknown)}, so it cannot be checked.")
+    hashed = [i for i in infos if i.task_hashes]
+    if len(hashed) > 1:
+        tasks = set.intersection(*(set(i.task_hashes) for i in hashed))
+        if shared_tasks is not None:
+            tasks &= shared_tasks
+        differ = sorted(t for t in tasks if len({i.task_hashes[t] for i in hashed}) > 1)
+        if differ:
+            notes.append(f"Not like for like: task content differs between configs for {len(differ)} "
+                         f"task{'s' if len(differ) > 1 else ''}: {', '.join(differ)}")
+    return notes
+
+
+def training_overlap(infos: list[ConfigInfo], tasks: set[str]) -> tuple[list[str], set[str] | None]:
+    """Notes on which suite tasks each adapter was trained on, and the union of those
+    tasks (None when no configuration records a training set)."""
+    notes, union, known = [], set(), False
+    for info in infos:
+        if info.trained_on_tasks is not None:
+            known = True
+            seen = sorted(set(info.trained_on_tasks) & tasks)
+            union |= set(seen)
+            who = f"{info.name}" + (f" (adapter {info.adapter})" if info.adapter else "")
+            notes.append(f"Training overlap: {who} was trained on {len(seen)} of the {len(tasks)} tasks"
+                         + (f": {', '.join(seen)}" if seen else "") + ".")
+        elif info.adapter:
+            notes.append(f"Training overlap unknown: {info.name} is adapter {info.adapter}, "
+                         "whose card lists no training tasks.")
+    if known and union:
+        notes.append(f"Every headline number is shown twice: all {len(tasks)} tasks, and the "
+                     f"{len(tasks - union)} tasks no compared config was trained on.")
+    return notes, (union if known and union else None)
+
+
+def _unfinished_notes(frame: pd.DataFrame, counts: pd.DataFrame, configs: list[str]) -> list[str]:
+    notes = []
+    for name in configs:
+        rows = frame[frame["config"] == name]
+        infra = int((rows["status"] == "infra_error").sum())
+        missing = int((rows["status"] == "missing").sum())
+        if infra or missing:
+            parts = [f"{infra} infrastructure error{'s' if infra != 1 else ''}"] if infra else []
+            parts += [f"{missing} never written"] if missing else []
+            notes.append(f"{name}: {infra + missing} of {len(rows)} task-trials not finished "
+                         f"({', '.join(parts)}); they are not counted as failures, and each "
+                         "task's rate uses its finished trials.")
+        finished = set(counts.loc[name].index) if name in counts.index.get_level_values(0) else set()
+        lost = sorted(set(rows["task"]) - finished)
+        if lost:
+            notes.append(f"{name}: left out, no finished trial: {', '.join(lost)}")
+    return notes
+
+
+def _cohort(frame: pd.DataFrame, k: int | None) -> tuple[pd.DataFrame, str | None]:
+    if k is None:
+        return frame, None
+    trials = frame.groupby("config")["trial"].nunique()
+    selected = stats.best_trials(frame, k)
+    if trials.nunique() == 1:
+        note = f"selected cohort: best {k} of {int(trials.iloc[0])} trials"
+    else:
+        note = f"selected cohort: best {k} of each config's trials ({', '.join(f'{c}: {t}' for c, t in trials.items())})"
+    return selected, note
+
+
+# --- building ----------------------------------------------------------------------------
+
+
+def _config_counts(counts: pd.DataFrame, name: str, tasks: set[str] | None = None) -> pd.DataFrame:
+    if name not in counts.index.get_level_values(0):
+        return counts.iloc[0:0].droplevel(0)
+    rows = counts.loc[name]
+    return rows if tasks is None else rows[rows.index.isin(tasks)]
+
+
+def _headline(summaries: list[tuple[str, stats.Summary]], confidence: float, caption: str | None) -> Table:
+    with_scope = any(scope != "all tasks" for scope, _ in summaries)
+    ci = f"{confidence:.0%} CI"
+    columns = ["config"] + (["tasks in"] if with_scope else []) + [
+        "N", "T", "round 1", ci, "two rounds", ci, "recovery"]
+    rows = []
+    for scope, s in summaries:
+        (l1, h1), (l2, h2) = s.interval
+        rows.append([s.config] + ([scope] if with_scope else []) + [
+            str(s.tasks), str(s.trials), fmt_mean(s.mean[0], s.tasks), fmt_interval(l1, h1),
+            fmt_mean(s.mean[1], s.tasks), fmt_interval(l2, h2), fmt_ratio(s.recovery.k, s.recovery.n)])
+    return Table("Tasks solved (mean over trials, of N tasks)", columns, rows, caption)
+
+
+def _summaries(
+    counts: pd.DataFrame, configs: list[str], scopes: list[tuple[str, set[str] | None]], opts: ReportOptions,
+) -> list[tuple[str, stats.Summary]]:
+    """Summaries with intervals of each config over each scope (all tasks, unseen)."""
+    found = []
+    for scope, tasks in scopes:
+        for name in configs:
+            c = _config_counts(counts, name, tasks)
+            if len(c):
+                found.append((scope, stats.summarize(name, c, with_pass_at_k=scope == "all tasks"), c))
+    bounds = stats.bootstrap_intervals([stats.rates(c) for _, _, c in found], opts.resamples, opts.seed, opts.confidence)
+    for (_, summary, _), b in zip(found, bounds):
+        summary.interval = ((float(b[0, 0]), float(b[1, 0])), (float(b[0, 1]), float(b[1, 1])))
+    return [(scope, s) for scope, s, _ in found]
+
+
+def _pass_at_k_table(summaries: list[stats.Summary], caption: str | None) -> Table:
+    ks = sorted({k for s in summaries for k in s.pass_at_k.get("round1", {})})
+    rows = []
+    for s in summaries:
+        for key, label in (("round1", "round 1"), ("round2", "two rounds")):
+            rows.append([s.config, label] + [fmt_percent(s.pass_at_k[key].get(k, float("nan"))) for k in ks])
+    return Table("Unbiased pass@k, averaged over tasks", ["config", "success in"] + [f"pass@{k}" for k in ks],
+                 rows, caption)
+
+
+def _health_table(frame: pd.DataFrame, configs: list[str], caption: str | None) -> tuple[Table, dict]:
+    rows, data = [], {}
+    for name in configs:
+        h = stats.health(frame[frame["config"] == name])
+        data[name] = asdict(h)
+        rows.append([
+            name, str(h.trials), str(h.infra_errors), str(h.missing), str(h.malformed_responses),
+            str(h.exhausted_context_windows), str(h.timeouts),
+            "n/a" if h.tokens_per_trial is None else f"{h.tokens_per_trial:,.0f}",
+            "n/a" if h.cost_per_trial is None else f"${h.cost_per_trial:.4f}",
+        ])
+    return Table("Agent health", ["config", "task-trials", "infra errors", "not written", "malformed responses",
+                                  "exhausted context", "test timeouts", "tokens/trial", "cost/trial"],
+                 rows, caption), data
+
+
+def _heatmap(counts: pd.DataFrame, configs: list[str], tasks: list[str], title: str) -> Heatmap:
+    wide = counts.reset_index().pivot(index="task", columns="config", values=["c2", "n"])
+    wide = wide.reindex(index=tasks)
+    successes = wide["c2"].reindex(columns=configs).fillna(-1).to_numpy(dtype=int)
+    trials = wide["n"].reindex(columns=configs).fillna(0).to_numpy(dtype=int)
+    return Heatmap(title, tasks, configs, successes, trials)
+
+
+def _summary_data(scope: str, s: stats.Summary) -> dict:
+    (l1, h1), (l2, h2) = s.interval
+    return {
+        "config": s.config, "tasks_in": scope, "tasks": s.tasks, "trials": s.trials,
+        "round1_mean": s.mean[0], "round1_percent": s.percent(1), "round1_low": l1, "round1_high": h1,
+        "round2_mean": s.mean[1], "round2_percent": s.percent(2), "round2_low": l2, "round2_high": h2,
+        "recovered": s.recovery.k, "first_round_failures": s.recovery.n,
+    }
+
+
+def build_report(outcomes: Outcomes, opts: ReportOptions = ReportOptions()) -> Document:
+    """Headline numbers, pass@k and agent health per configuration."""
+    configs = list(outcomes.configs)
+    frame, cohort = _cohort(outcomes.frame, opts.cohort)
+    counts = stats.task_counts(frame)
+    tasks = set(counts.index.get_level_values("task"))
+    overlap_notes, trained = training_overlap([outcomes.configs[c] for c in configs], tasks)
+    scopes = [("all tasks", None)] + ([("unseen in training", tasks - trained)] if trained is not None else [])
+    summaries = _summaries(counts, configs, scopes, opts)
+
+    doc = Document("report", "Results by configuration")
+    doc.notes += [cohort.capitalize() + "."] if cohort else []
+    doc.notes.append(stats.interval_method(opts.resamples, opts.seed, opts.confidence))
+    doc.notes.append("Mean tasks solved: each task's success rate over its finished trials, summed over "
+                     "tasks (with every trial finished, the mean over trials of the tasks solved). "
+                     "Recovery: first-round failures over all task-trials, and how many round 2 solved.")
+    doc.notes += scope_notes([outcomes.configs[c] for c in configs])
+    doc.notes += overlap_notes
+    doc.notes += _unfinished_notes(frame, counts, configs)
+
+    doc.tables.append(_headline(summaries, opts.confidence, cohort))
+    doc.tables.append(_pass_at_k_table([s for scope, s in summaries if scope == "all tasks"], cohort))
+    health_table, health_data = _health_table(frame, configs, cohort)
+    doc.tables.append(health_table)
+
+    main = [s for scope, s in summaries if scope == "all tasks"]
+    suffix = f" ({cohort})" if cohort else ""
+    doc.plots.append(Bars(f"Mean tasks solved, {opts.confidence:.0%} task-bootstrap intervals{suffix}",
+                          [s.config for s in main], [s.tasks for s in main], [s.mean for s in main],
+                          [s.interval for s in main]))
+    doc.plots.append(_heatmap(counts, [s.config for s in main], sorted(tasks),
+                              f"Successes within two rounds, out of finished trials{suffix}"))
+
+    doc.records = [_summary_data(scope, s) for scope, s in summaries]
+    doc.data = {
+        "cohort": cohort,
+        "method": stats.interval_method(opts.resamples, opts.seed, opts.confidence),
+        "summaries": doc.records,
+        "pass_at_k": {s.config: s.pass_at_k for s in main},
+        "health": health_data,
+        "configs": {c: outcomes.configs[c].model_dump() for c in configs},
+        "training_overlap": sorted(trained) if trained else None,
+    }
+    return doc
+
+
+def build_comparison(outcomes: Outcomes, base: str, new: str, opts: ReportOptions = ReportOptions()) -> Document:
+    """Per-task changes from BASE to NEW, paired statistics over their shared tasks,
+    recovery side by side, and the verdict of a pre-registered bar."""
+    frame, cohort = _cohort(outcomes.frame, opts.cohort)
+    counts = stats.task_counts(frame)
+    base_all, new_all = _config_counts(counts, base), _config_counts(counts, new)
+    shared = sorted(set(base_all.index) & set(new_all.index))
+    if not shared:
+        raise BadInput(f"{base} and {new} share no tasks with finished trials "
+                       f"({base}: {len(base_all)} tasks, {new}: {len(new_all)} tasks)")
+    infos = [outcomes.configs[base], outcomes.configs[new]]
+    overlap_notes, trained = training_overlap(infos, set(shared))
+    scopes = [("all tasks", set(shared))] + (
+        [("unseen in training", set(shared) - trained)] if trained is not None else [])
+    summaries = _summaries(counts, [base, new], scopes, opts)
+    paired = {}
+    for scope, tasks in scopes:
+        if tasks:
+            ordered = sorted(tasks)
+            paired[scope] = stats.paired_differences(
+                base_all.loc[ordered], new_all.loc[ordered], opts.resamples, opts.seed, opts.confidence)
+    changes = stats.task_changes(base_all.loc[shared], new_all.loc[shared], opts.round, opts.alpha)
+    round_name = "round 1" if opts.round == 1 else "within two rounds"
+
+    doc = Document("compare", f"{new} against {base}")
+    if opts.bar is not None:
+        doc.lead, doc.verdict = _bar_verdict(paired, opts)
+    doc.notes += [cohort.capitalize() + "."] if cohort else []
+    doc.notes.append(stats.interval_method(opts.resamples, opts.seed, opts.confidence))
+    doc.notes.append(
+        f"Paired over the {len(shared)} shared tasks: each resample draws tasks and takes both configs' rates "
+        "on them; the p-value is twice the smaller bootstrap tail beyond zero. Per task: Fisher's exact test "
+        f"of the two success counts ({round_name}), Holm-corrected across the {len(shared)} tasks; a gain or "
+        f"regression without \"(n.s.)\" survives the correction at {opts.alpha:g}.")
+    only_base, only_new = sorted(set(base_all.index) - set(shared)), sorted(set(new_all.index) - set(shared))
+    for name, only in ((base, only_base), (new, only_new)):
+        if only:
+            doc.notes.append(f"Left out, only {name} has finished trials of: {', '.join(only)}")
+    doc.notes += scope_notes(infos, set(shared))
+    doc.notes += overlap_notes
+    doc.notes += _unfinished_notes(frame, counts, [base, new])
+
+    doc.tables.append(_headline(summaries, opts.confidence, cohort))
+    ci = f"{opts.confidence:.0%} CI"
+    rows = []
+    for scope, diffs in paired.items():
+        for d in diffs:
+            rows.append([scope, "round 1" if d.round == 1 else "two rounds", f"{d.base:.2f}", f"{d.new:.2f}",
+                         fmt_signed(d.difference), fmt_interval(*d.interval), fmt_p(d.p_value)])
+    doc.tables.append(Table(f"Difference in mean tasks solved ({new} minus {base})",
+                            ["tasks in", "success in", base, new, "difference", ci, "p (two-sided)"], rows, cohort))
+    doc.tables.append(_task_table(changes, base, new, opts.round, trained, cohort))
+    rec_rows = []
+    for scope, tasks in scopes:
+        if tasks:
+            rec_rows.append([scope] + [fmt_ratio(r.k, r.n) for r in (
+                stats.recovery(base_all.loc[sorted(tasks)]), stats.recovery(new_all.loc[sorted(tasks)]))])
+    doc.tables.append(Table("Recovery: first-round failures solved in round 2", ["tasks in", base, new], rec_rows, cohort))
+
+    main = [s for scope, s in summaries if scope == "all tasks"]
+    suffix = f" ({cohort})" if cohort else ""
+    doc.plots.append(Bars(f"Mean tasks solved on the {len(shared)} shared tasks, "
+                          f"{opts.confidence:.0%} task-bootstrap intervals{suffix}",
+                          [s.config for s in main], [s.tasks for s in main], [s.mean for s in main],
+                          [s.interval for s in main]))
+    doc.plots.append(_heatmap(counts, [base, new], [c.task for c in changes],
+                              f"Successes within two rounds, out of finished trials{suffix}"))
+
+    doc.records = [{
+        "task": c.task, "trained_on": bool(trained and c.task in trained),
+        "base_trials": c.base[0], "base_round1": c.base[1], "base_round2": c.base[2],
+        "new_trials": c.new[0], "new_round1": c.new[1], "new_round2": c.new[2],
+        "round": opts.round, "change": c.change, "p_value": c.p_value, "p_holm": c.p_holm, "label": c.label,
+    } for c in changes]
+    doc.data = {
+        "base": base, "new": new, "round": opts.round, "cohort": cohort,
+        "verdict": doc.verdict, "lead": doc.lead,
+        "summaries": [_summary_data(scope, s) for scope, s in summaries],
+        "paired": {scope: [asdict(d) for d in diffs] for scope, diffs in paired.items()},
+        "tasks": doc.records,
+        "configs": {c: outcomes.configs[c].model_dump() for c in (base, new)},
+        "training_overlap": sorted(trained) if trained else None,
+    }
+    return doc
+
+
+def _task_table(changes: list[stats.TaskChange], base: str, new: str, round_no: int,
+                trained: set[str] | None, caption: str | None) -> Table:
+    columns = ["task"] + (["trained on"] if trained else []) + [
+        f"{base} r1", f"{new} r1", f"{base} 2r", f"{new} 2r", f"change ({'r1' if round_no == 1 else '2r'})",
+        "p (Holm)", "label", f"recovered {base}", f"recovered {new}"]
+    equal_trials = all(c.base[0] == c.new[0] for c in changes)
+    rows = []
+    for c in changes:
+        (nb, b1, b2), (nn, n1, n2) = c.base, c.new
+        change = f"{round(c.change * nb):+d}" if equal_trials else f"{100 * c.change:+.1f} pp"
+        rows.append([c.task] + (["yes" if c.task in trained else ""] if trained else []) + [
+            f"{b1}/{nb}", f"{n1}/{nn}", f"{b2}/{nb}", f"{n2}/{nn}", change, fmt_p(c.p_holm), c.label,
+            f"{b2 - b1}/{nb - b1}", f"{n2 - n1}/{nn - n1}"])
+    title = "Per task: successes out of trials (r1: round 1, 2r: within two rounds), regressions first"
+    return Table(title, columns, rows, caption)
+
+
+def _bar_verdict(paired: dict[str, list[stats.PairedDifference]], opts: ReportOptions) -> tuple[list[str], str]:
+    """The pre-registered bar, stated before any number: NEW passes when the lower bound of
+    the interval of its gain over BASE (all shared tasks, the chosen round) exceeds DELTA."""
+    d = paired["all tasks"][opts.round - 1]
+    low = d.interval[0]
+    verdict = "PASS" if low > opts.bar else "FAIL"
+    what = "in round 1" if opts.round == 1 else "within two rounds"
+    lead = [
+        f"Pre-registered bar: NEW must gain at least {opts.bar:g} tasks {what}, with the lower bound of "
+        f"the {opts.confidence:.0%} interval above {opts.bar:g}.",
+        f"{verdict}: gain {fmt_signed(d.difference)} tasks, {opts.confidence:.0%} interval "
+        f"{fmt_interval(*d.interval)}; the lower bound {low:.2f} is {'above' if verdict == 'PASS' else 'not above'} "
+        f"{opts.bar:g}.",
+    ]
+    if "unseen in training" in paired:
+        u = paired["unseen in training"][opts.round - 1]
+        lead.append(f"On the tasks no config was trained on: gain {fmt_signed(u.difference)}, interval "
+                    f"{fmt_interval(*u.interval)} (the verdict above is on all shared tasks).")
+    return lead, verdict
+
+
+# --- plots -------------------------------------------------------------------------------
+
+
+def render_png(plot: Bars | Heatmap) -> bytes:
+    """One plot as PNG bytes, drawn on matplotlib's Agg canvas (no display, no pyplot)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    if isinstance(plot, Bars):
+        fig = Figure(figsize=(max(5.0, 1.2 * len(plot.configs) + 2), 4.2), dpi=100)
+        ax = fig.add_subplot()
+        x = np.arange(len(plot.configs))
+        width = 0.38
+        for j, (label, color) in enumerate((("round 1", "#7aa6d6"), ("two rounds", "#2b5d95"))):
+            means = np.array([m[j] for m in plot.means])
+            lows = np.array([iv[j][0] for iv in plot.intervals])
+            highs = np.array([iv[j][1] for iv in plot.intervals])
+            ax.bar(x + (j - 0.5) * width, means, width, label=label, color=color,
+                   yerr=np.vstack([means - lows, highs - means]), capsize=3, ecolor="#333333")
+        ax.set_xticks(x, plot.configs, rotation=30 if len(plot.configs) > 4 else 0, ha="right" if len(plot.configs) > 4 else "center")
+        ax.set_ylabel("mean tasks solved")
+        ax.set_ylim(0, max(plot.tasks) * 1.05 if plot.tasks else 1)
+        ax.set_title(plot.title, fontsize=9)
+        ax.legend(fontsize=8)
+    else:
+        n_tasks, n_configs = plot.successes.shape
+        height = min(16.0, max(3.0, 0.22 * n_tasks + 1.5))
+        fig = Figure(figsize=(max(4.5, 1.3 * n_configs + 3), height), dpi=100)
+        ax = fig.add_subplot()
+        with np.errstate(invalid="ignore", divide="ignore"):
+            share = np.where(plot.trials > 0, plot.successes / np.maximum(plot.trials, 1), np.nan)
+        image = ax.imshow(share, aspect="auto", cmap="RdYlGn", vmin=0, vmax=1, interpolation="nearest")
+        ax.set_xticks(np.arange(n_configs), plot.configs, rotation=30 if n_configs > 3 else 0)
+        if n_tasks <= 120:
+            ax.set_yticks(np.arange(n_tasks), plot.tasks, fontsize=7)
+        else:
+            ax.set_yticks([])
+            ax.set_ylabel(f"{n_tasks} tasks")
+        if n_tasks * n_configs <= 600:
+            for i in range(n_tasks):
+                for j in range(n_configs):
+                    if plot.trials[i, j] > 0:
+                        ax.text(j, i, f"{plot.successes[i, j]}/{plot.trials[i, j]}", ha="center", va="center", fontsize=7)
+        fig.colorbar(image, ax=ax, fraction=0.04, label="share of trials solved")
+        ax.set_title(plot.title, fontsize=9)
+    fig.tight_layout()
+    buffer = io.BytesIO()
+    FigureCanvasAgg(fig).print_png(buffer)
+    return buffer.getvalue()
+
+
+# --- rendering ---------------------------------------------------------------------------
+
+
+def render_terminal(doc: Document, console) -> None:
+    """Rich tables. Off a terminal (a pipe, a file) tables keep their natural width rather
+    than wrapping numbers at 80 columns."""
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.measure import Measurement
+    from rich.table import Table as RichTable
+    from rich.text import Text
+
+    tables = []
+    for table in doc.tables:
+        rich_table = RichTable(title=Text(table.title, style="bold"),
+                               caption=Text(table.caption) if table.caption else None, header_style="bold")
+        for i, col in enumerate(table.columns):
+            rich_table.add_column(Text(col), justify="left" if i == 0 else "right")
+        for row in table.rows:
+            rich_table.add_row(*(Text(cell) for cell in row))
+        tables.append(rich_table)
+    if not console.is_terminal and tables:
+        widest = max(Measurement.get(console, console.options.update_width(10_000), t).maximum for t in tables)
+        if widest > console.width:
+            console = Console(file=console.file, width=widest, no_color=console.no_color,
+                              color_system=None, highlight=False)
+    console.rule(f"[bold]{escape(doc.title)}")
+    for line in doc.lead:
+        style = "bold green" if line.startswith("PASS") else "bold red" if line.startswith("FAIL") else "bold"
+        console.print(line, style=style, markup=False, highlight=False)
+    for note in doc.notes:
+        console.print(f"- {note}", markup=False, highlight=False, style="yellow" if note.startswith("Not like") else None)
+    for rich_table in tables:
+        console.print(rich_table)
+
+
+def _md_cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def render_markdown(doc: Document, images: dict[str, str]) -> str:
+    """images: plot name -> the relative path its PNG was written to."""
+    out = [f"# {doc.title}", ""]
+    for line in doc.lead:
+        out += [f"**{line}**", ""]
+    if doc.notes:
+        out += [f"- {n}" for n in doc.notes] + [""]
+    for table in doc.tables:
+        out += [f"## {table.title}", ""]
+        if table.caption:
+            out += [f"*{table.caption}*", ""]
+        out.append("| " + " | ".join(_md_cell(c) for c in table.columns) + " |")
+        out.append("|" + "|".join(["---"] + ["---:"] * (len(table.columns) - 1)) + "|")
+        out += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in table.rows]
+        out.append("")
+    for plot in doc.plots:
+        if plot.name in images:
+            out += [f"## {plot.title}", "", f"![{plot.title}]({images[plot.name]})", ""]
+    return "\n".join(out)
+
+
+_CSS = """body{font-family:system-ui,sans-serif;margin:2em;max-width:80em;color:#222}
+table{border-collapse:collapse;margin:.5em 0 1.5em}th,td{border:1px solid #ccc;padding:.25em .6em;text-align:right}
+th:first-child,td:first-child{text-align:left}th{background:#f0f3f7}caption{caption-side:bottom;font-style:italic;padding:.3em}
+.lead{font-weight:bold;font-size:1.1em}.PASS{color:#17692b}.FAIL{color:#a31515}li.warn{color:#8a5300}img{max-width:100%}"""
+
+
+def render_html(doc: Document, pngs: dict[str, bytes]) -> str:
+    """One self-contained page: the tables, and the plots embedded as base64 PNG."""
+    e = html.escape
+    out = ["<!doctype html>", "<html><head><meta charset='utf-8'>", f"<title>{e(doc.title)}</title>",
+           f"<style>{_CSS}</style></head><body>", f"<h1>{e(doc.title)}</h1>"]
+    for line in doc.lead:
+        cls = "lead " + line.split(":")[0] if line.startswith(("PASS", "FAIL")) else "lead"
+        out.append(f"<p class='{cls}'>{e(line)}</p>")
+    if doc.notes:
+        out.append("<ul>" + "".join(
+            f"<li{' class=warn' if n.startswith('Not like') else ''}>{e(n)}</li>" for n in doc.notes) + "</ul>")
+    for table in doc.tables:
+        out.append(f"<h2>{e(table.title)}</h2><table>")
+        if table.caption:
+            out.append(f"<caption>{e(table.caption)}</caption>")
+        out.append("<tr>" + "".join(f"<th>{e(c)}</th>" for c in table.columns) + "</tr>")
+        out += ["<tr>" + "".join(f"<td>{e(c)}</td>" for c in row) + "</tr>" for row in table.rows]
+        out.append("</table>")
+    for plot in doc.plots:
+        if plot.name in pngs:
+            data = base64.b64encode(pngs[plot.name]).decode()
+            out.append(f"<h2>{e(plot.title)}</h2><img alt='{e(plot.title)}' src='data:image/png;base64,{data}'>")
+    out.append("</body></html>")
+    return "\n".join(out)
+
+
+def _json_default(value):
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (np.floating,)):
+        return float(value)
+    if isinstance(value, Path):
+        return str(value)
+    raise TypeError(f"not JSON-able: {type(value).__name__}")
+
+
+def _nan_to_none(value):
+    if isinstance(value, float) and value != value:
+        return None
+    if isinstance(value, dict):
+        return {str(k): _nan_to_none(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_nan_to_none(v) for v in value]
+    return value
+
+
+def render_json(doc: Document) -> str:
+    body = {
+        "kind": doc.kind, "title": doc.title, "lead": doc.lead, "notes": doc.notes, "verdict": doc.verdict,
+        "data": doc.data, "tables": [asdict(t) for t in doc.tables],
+    }
+    return json.dumps(_nan_to_none(body), indent=2, default=_json_default) + "\n"
+
+
+def render_csv(doc: Document) -> str:
+    return pd.DataFrame(doc.records).to_csv(index=False)
+
+
+# --- writing -----------------------------------------------------------------------------
+
+
+def reports_dir() -> Path:
+    """The checkout's reports/ folder in a source checkout; ./reports otherwise."""
+    bundled = bundled_dir("reports")
+    if "_assets" not in bundled.parts and bundled.is_dir():
+        return bundled
+    return Path.cwd() / "reports"
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-")[:80] or "report"
+
+
+def output_path(doc: Document, fmt: str, out: Path | None) -> Path:
+    if out is not None:
+        return out
+    stem = "report" if doc.kind == "report" else f"compare-{_slug(doc.data['base'])}-vs-{_slug(doc.data['new'])}"
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    folder = reports_dir()
+    path = folder / f"{stem}-{stamp}.{fmt}"
+    n = 2
+    while path.exists():
+        path = folder / f"{stem}-{stamp}-{n}.{fmt}"
+        n += 1
+    return path
+
+
+def resolve_format(fmt: str | None, out: Path | None) -> str:
+    """--format, or the one --out's suffix names, or the terminal."""
+    if fmt is not None:
+        if fmt not in ("terminal", *FILE_FORMATS):
+            raise BadInput(f"--format {fmt}: expected one of terminal, {', '.join(FILE_FORMATS)}")
+        if fmt == "terminal" and out is not None:
+            raise BadInput("--out needs a file format (--format md, html, json or csv)")
+        return fmt
+    if out is None:
+        return "terminal"
+    suffix = out.suffix.lower().lstrip(".")
+    suffix = {"markdown": "md", "htm": "html"}.get(suffix, suffix)
+    if suffix not in FILE_FORMATS:
+        raise BadInput(f"--out {out}: cannot tell the format from the suffix; add --format md|html|json|csv")
+    return suffix
+
+
+def write(doc: Document, fmt: str, out: Path | None, console) -> Path | None:
+    """Render the document; print it (terminal) or write it to a file and return its path.
+    Markdown gets its plots as PNG files next to it; HTML embeds them."""
+    if fmt == "terminal":
+        render_terminal(doc, console)
+        return None
+    path = output_path(doc, fmt, out)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if fmt == "md":
+        images = {}
+        for plot in doc.plots:
+            image = path.with_name(f"{path.stem}-{plot.name}.png")
+            image.write_bytes(render_png(plot))
+            images[plot.name] = image.name
+        text = render_markdown(doc, images)
+    elif fmt == "html":
+        text = render_html(doc, {plot.name: render_png(plot) for plot in doc.plots})
+    elif fmt == "json":
+        text = render_json(doc)
+    else:
+        text = render_csv(doc)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+# --- entry points (the CLI parses options into these) ----------------------------------
+
+
+class ReportRequest(BaseModel):
+    sources: list[tuple[Literal["auto", "outcomes", "aider"], str]] = []
+    runs_dir: Path = Path("runs")
+    options: ReportOptions = ReportOptions()
+    format: str | None = None
+    out: Path | None = None
+
+
+class CompareRequest(ReportRequest):
+    base: str
+    new: str
+
+
+def report(request: ReportRequest, console) -> tuple[Document, Path | None]:
+    from .outcomes import load
+
+    fmt = resolve_format(request.format, request.out)
+    doc = build_report(load(request.sources, request.runs_dir), request.options)
+    return doc, write(doc, fmt, request.out, console)
+
+
+def compare(request: CompareRequest, console) -> tuple[Document, Path | None]:
+    from .outcomes import load_pair
+
+    fmt = resolve_format(request.format, request.out)
+    outcomes, base, new = load_pair(request.base, request.new, request.sources, request.runs_dir)
+    doc = build_comparison(outcomes, base, new, request.options)
+    return doc, write(doc, fmt, request.out, console)
