@@ -1,0 +1,3 @@
+#include "meetup.h"
+
+namespace meetup {}  // namespace meetup

@@ -1,0 +1,7 @@
+#pragma once
+
+namespace meetup {
+
+// TODO: add your solution here
+
+}  // namespace meetup
