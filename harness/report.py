@@ -19,6 +19,7 @@ import html
 import io
 import json
 import re
+import textwrap
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -291,12 +292,14 @@ def _health_table(frame: pd.DataFrame, configs: list[str], caption: str | None) 
                  rows, caption), data
 
 
-def _heatmap(counts: pd.DataFrame, configs: list[str], tasks: list[str], title: str) -> Heatmap:
-    wide = counts.reset_index().pivot(index="task", columns="config", values=["c2", "n"])
+def _heatmap(counts: pd.DataFrame, configs: list[str], tasks: list[str], round_no: int, suffix: str) -> Heatmap:
+    col = f"c{round_no}"
+    wide = counts.reset_index().pivot(index="task", columns="config", values=[col, "n"])
     wide = wide.reindex(index=tasks)
-    successes = wide["c2"].reindex(columns=configs).fillna(-1).to_numpy(dtype=int)
+    successes = wide[col].reindex(columns=configs).fillna(-1).to_numpy(dtype=int)
     trials = wide["n"].reindex(columns=configs).fillna(0).to_numpy(dtype=int)
-    return Heatmap(title, tasks, configs, successes, trials)
+    what = "in round 1" if round_no == 1 else "within two rounds"
+    return Heatmap(f"Successes {what}, out of finished trials{suffix}", tasks, configs, successes, trials)
 
 
 def _summary_data(scope: str, s: stats.Summary) -> dict:
@@ -339,8 +342,7 @@ def build_report(outcomes: Outcomes, opts: ReportOptions = ReportOptions()) -> D
     doc.plots.append(Bars(f"Mean tasks solved, {opts.confidence:.0%} task-bootstrap intervals{suffix}",
                           [s.config for s in main], [s.tasks for s in main], [s.mean for s in main],
                           [s.interval for s in main]))
-    doc.plots.append(_heatmap(counts, [s.config for s in main], sorted(tasks),
-                              f"Successes within two rounds, out of finished trials{suffix}"))
+    doc.plots.append(_heatmap(counts, [s.config for s in main], sorted(tasks), 2, suffix))
 
     doc.records = [_summary_data(scope, s) for scope, s in summaries]
     doc.data = {
@@ -420,8 +422,7 @@ def build_comparison(outcomes: Outcomes, base: str, new: str, opts: ReportOption
                           f"{opts.confidence:.0%} task-bootstrap intervals{suffix}",
                           [s.config for s in main], [s.tasks for s in main], [s.mean for s in main],
                           [s.interval for s in main]))
-    doc.plots.append(_heatmap(counts, [base, new], [c.task for c in changes],
-                              f"Successes within two rounds, out of finished trials{suffix}"))
+    doc.plots.append(_heatmap(counts, [base, new], [c.task for c in changes], opts.round, suffix))
 
     doc.records = [{
         "task": c.task, "trained_on": bool(trained and c.task in trained),
@@ -450,7 +451,10 @@ def _task_table(changes: list[stats.TaskChange], base: str, new: str, round_no: 
     rows = []
     for c in changes:
         (nb, b1, b2), (nn, n1, n2) = c.base, c.new
-        change = f"{round(c.change * nb):+d}" if equal_trials else f"{100 * c.change:+.1f} pp"
+        if c.change == 0:
+            change = "0"
+        else:
+            change = f"{round(c.change * nb):+d}" if equal_trials else f"{100 * c.change:+.1f} pp"
         rows.append([c.task] + (["yes" if c.task in trained else ""] if trained else []) + [
             f"{b1}/{nb}", f"{n1}/{nn}", f"{b2}/{nb}", f"{n2}/{nn}", change, fmt_p(c.p_holm), c.label,
             f"{b2 - b1}/{nb - b1}", f"{n2 - n1}/{nn - n1}"])
@@ -501,7 +505,7 @@ def render_png(plot: Bars | Heatmap) -> bytes:
         ax.set_xticks(x, plot.configs, rotation=30 if len(plot.configs) > 4 else 0, ha="right" if len(plot.configs) > 4 else "center")
         ax.set_ylabel("mean tasks solved")
         ax.set_ylim(0, max(plot.tasks) * 1.05 if plot.tasks else 1)
-        ax.set_title(plot.title, fontsize=9)
+        ax.set_title(textwrap.fill(plot.title, 70), fontsize=9)
         ax.legend(fontsize=8)
     else:
         n_tasks, n_configs = plot.successes.shape
@@ -523,7 +527,7 @@ def render_png(plot: Bars | Heatmap) -> bytes:
                     if plot.trials[i, j] > 0:
                         ax.text(j, i, f"{plot.successes[i, j]}/{plot.trials[i, j]}", ha="center", va="center", fontsize=7)
         fig.colorbar(image, ax=ax, fraction=0.04, label="share of trials solved")
-        ax.set_title(plot.title, fontsize=9)
+        ax.set_title(textwrap.fill(plot.title, 60), fontsize=9)
     fig.tight_layout()
     buffer = io.BytesIO()
     FigureCanvasAgg(fig).print_png(buffer)
@@ -559,9 +563,10 @@ def render_terminal(doc: Document, console) -> None:
     console.rule(f"[bold]{escape(doc.title)}")
     for line in doc.lead:
         style = "bold green" if line.startswith("PASS") else "bold red" if line.startswith("FAIL") else "bold"
-        console.print(line, style=style, markup=False, highlight=False)
+        console.print(line, style=style, markup=False, highlight=False, soft_wrap=True)
     for note in doc.notes:
-        console.print(f"- {note}", markup=False, highlight=False, style="yellow" if note.startswith("Not like") else None)
+        console.print(f"- {note}", markup=False, highlight=False, soft_wrap=True,
+                      style="yellow" if note.startswith("Not like") else None)
     for rich_table in tables:
         console.print(rich_table)
 
