@@ -99,6 +99,39 @@ class RoundRecord(Record):
     timings: RoundTimings = Field(default_factory=RoundTimings)
 
 
+class ModelCall(Record):
+    """One request to the model endpoint and what came back, as the agent made it."""
+
+    purpose: str = "edit"  # "edit" (the agent's turn) or "summarize" (Aider's history summary)
+    started_at: str
+    finished_at: str
+    seconds: float
+    request: list[dict] = Field(default_factory=list)  # the messages sent: {"role", "content"}
+    response: str | None = None
+    finish_reason: str | None = None
+    prompt_tokens: int | None = None      # as the server reported them; None if it did not
+    completion_tokens: int | None = None
+    error_type: str | None = None         # set when the call failed (the provider's error class)
+    error: str | None = None
+
+
+class RoundTrajectory(Record):
+    """What happened between the agent and the model in one round: the message the harness
+    sent, every model call, the agent's own warnings and the files it changed. Written to
+    round-<n>/trajectory.json beside the workspace snapshot and the test report."""
+
+    schema_version: Literal[1] = 1
+    round: int = Field(ge=1)
+    message: str
+    sent_at: str
+    response: str | None = None       # the agent's final answer text of the round
+    calls: list[ModelCall] = Field(default_factory=list)
+    edited_files: list[str] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)  # the agent's error and warning lines
+    counters: AgentCounters = Field(default_factory=AgentCounters)
+    provider_error: str | None = None
+
+
 class InfraFailure(Record):
     kind: str      # errors.InfraKind value
     message: str
@@ -125,6 +158,7 @@ class TrialResult(Record):
     rounds: list[RoundRecord] = Field(default_factory=list)
     infra_error: InfraFailure | None = None
     tampered: list[str] = Field(default_factory=list)  # protected files any round changed
+    prompt_hash: str | None = None  # the contract's texts as rendered for this task
     started_at: str
     finished_at: str
 

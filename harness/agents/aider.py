@@ -1,0 +1,361 @@
+"""The Aider agent as the harness sees it: an agent profile (which Aider, which edit format,
+model settings, timeouts), a pool of warm driver processes running in Aider's own
+environment, and `AiderAgent`, one chat per task-trial: start, send a message per round,
+close.
+
+The harness never imports aider. It speaks JSON lines with `aider_driver.py`, run by the
+Aider environment's Python. A driver process imports Aider once and serves one session
+after another, each in a forked child, so a trial pays for a fork, not for an import."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import signal
+import subprocess
+import threading
+import time
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ..errors import BadInput, InfraError, InfraKind
+from ..hashing import sha256_json
+from ..paths import bundled_dir, package_file
+from ..records import AgentCounters, ModelCall, Sampling
+from .env import DEFAULT_AIDER_VERSION, ensure_aider_env
+
+DEFAULT_PROFILE = "aider-whole"
+
+
+class ProfileModelSettings(BaseModel):
+    """Metadata for models litellm does not know (local servers, `gold`): without a context
+    window Aider would summarize the chat after 1k tokens. Hosted models keep litellm's."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    context_window: int = Field(32768, gt=0)
+    max_output_tokens: int = Field(4096, gt=0)
+    input_cost_per_token: float = Field(0.0, ge=0)
+    output_cost_per_token: float = Field(0.0, ge=0)
+    extra_params: dict[str, Any] = Field(default_factory=dict)  # passed to every completion call
+
+
+class ProfileTimeouts(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    request_s: float = Field(600.0, gt=0, description="one model request")
+    provider_retry_s: float = Field(60.0, ge=0, description="Aider's backoff budget for provider errors")
+    round_s: float = Field(1800.0, gt=0, description="one round of the agent, all its requests")
+    start_s: float = Field(300.0, gt=0, description="a driver process importing Aider")
+
+
+class AgentProfile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: Literal[1] = 1
+    name: str
+    description: str = ""
+    agent: Literal["aider"] = "aider"
+    aider_version: str = DEFAULT_AIDER_VERSION
+    edit_format: Literal["whole", "diff"] = "whole"
+    model: ProfileModelSettings = Field(default_factory=ProfileModelSettings)
+    timeouts: ProfileTimeouts = Field(default_factory=ProfileTimeouts)
+
+    @property
+    def content_hash(self) -> str:
+        """Everything that can change a result; the description cannot."""
+        return sha256_json(self.model_dump(mode="json", exclude={"description"}))
+
+
+def load_profile(name_or_path: str) -> AgentProfile:
+    """A bundled profile by name (`agents/<name>.toml`) or a profile file by path."""
+    path = Path(name_or_path)
+    if not (path.suffix == ".toml" and path.is_file()):
+        path = bundled_dir("agents") / f"{name_or_path}.toml"
+    if not path.is_file():
+        known = sorted(p.stem for p in bundled_dir("agents").glob("*.toml"))
+        raise BadInput(f"unknown agent profile {name_or_path!r}: choose one of {', '.join(known) or 'none'} or give a .toml path")
+    try:
+        data = tomllib.loads(path.read_text())
+        data.setdefault("name", path.stem)
+        return AgentProfile.model_validate(data)
+    except (tomllib.TOMLDecodeError, ValidationError) as exc:
+        first = str(exc).splitlines()
+        raise BadInput(f"{path}: not a valid agent profile ({' '.join(first[:3])})") from None
+
+
+# --- driver processes ------------------------------------------------------------------
+
+
+def driver_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(
+        LITELLM_LOCAL_MODEL_COST_MAP="True",  # litellm's bundled table, no download
+        AIDER_ANALYTICS="false",
+        AIDER_CHECK_UPDATE="false",
+        TERM="dumb",
+        NO_COLOR="1",
+        PYTHONUNBUFFERED="1",
+        PYTHONDONTWRITEBYTECODE="1",
+    )
+    return env
+
+
+class DriverProcess:
+    """One driver process: requests go in as JSON lines, replies come back on a reader
+    thread so that every wait has a timeout."""
+
+    def __init__(self, python: Path, log_path: Path | None = None):
+        log = open(log_path, "ab") if log_path else subprocess.DEVNULL
+        self.proc = subprocess.Popen(
+            [str(python), "-I", str(package_file("agents", "aider_driver.py"))],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
+            env=driver_env(), cwd="/", start_new_session=True,  # Ctrl-C is the harness's to handle
+        )
+        if log is not subprocess.DEVNULL:
+            log.close()
+        self.replies: queue.Queue = queue.Queue()
+        self.ready = False
+        threading.Thread(target=self._read, name=f"aider-driver-{self.proc.pid}", daemon=True).start()
+
+    def _read(self) -> None:
+        for line in self.proc.stdout:
+            try:
+                self.replies.put(json.loads(line))
+            except ValueError:
+                self.replies.put({"ok": False, "error": f"unreadable reply from the driver: {line[:200]!r}"})
+        self.replies.put(None)
+
+    @property
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def request(self, obj: dict, timeout_s: float) -> dict:
+        try:
+            self.proc.stdin.write((json.dumps(obj) + "\n").encode())
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            self.kill()
+            raise InfraError(InfraKind.agent, "the Aider driver is gone (its input is closed)") from None
+        try:
+            reply = self.replies.get(timeout=timeout_s)
+        except queue.Empty:
+            self.kill()
+            raise InfraError(InfraKind.agent, f"the Aider driver did not answer {obj.get('op')!r} within {timeout_s:g} s") from None
+        if reply is None:
+            self.kill()
+            raise InfraError(InfraKind.agent, f"the Aider driver exited (code {self.proc.poll()})")
+        if not reply.get("ok"):
+            raise InfraError(InfraKind.agent, f"the Aider driver failed: {reply.get('error')}")
+        return reply
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                self.proc.kill()
+        try:
+            self.proc.wait(5)
+        except subprocess.TimeoutExpired:
+            pass
+
+    def close(self) -> None:
+        if self.alive:
+            try:
+                self.request({"op": "close"}, 10)
+            except InfraError:
+                pass
+        self.kill()
+
+
+class DriverPool:
+    """Warm driver processes for one Aider version, handed to one trial at a time. A driver
+    that misbehaved is killed rather than given back."""
+
+    def __init__(self, profile: AgentProfile, log_path: Path | None = None):
+        self.profile = profile
+        self.log_path = log_path
+        self._python: Path | None = None
+        self._idle: list[DriverProcess] = []
+        self._all: set[DriverProcess] = set()
+        self._lock = threading.Lock()
+        self.closed = False
+
+    @property
+    def python(self) -> Path:
+        if self._python is None:
+            self._python = ensure_aider_env(self.profile.aider_version)
+        return self._python
+
+    def _spawn(self) -> DriverProcess:
+        proc = DriverProcess(self.python, self.log_path)
+        with self._lock:
+            self._all.add(proc)
+        return proc
+
+    def prewarm(self, n: int) -> None:
+        """Start `n` drivers now, so their imports overlap the run's other setup."""
+        for _ in range(n):
+            proc = self._spawn()
+            with self._lock:
+                self._idle.append(proc)
+
+    def acquire(self) -> DriverProcess:
+        if self.closed:
+            raise InfraError(InfraKind.interrupted, "the run is stopping")
+        with self._lock:
+            proc = self._idle.pop() if self._idle else None
+        if proc is None or not proc.alive:
+            proc = self._spawn()
+        if not proc.ready:
+            reply = proc.request({"op": "ping"}, self.profile.timeouts.start_s)
+            if reply.get("aider_version") != self.profile.aider_version:
+                proc.kill()
+                raise InfraError(InfraKind.agent, f"the Aider environment runs {reply.get('aider_version')}, "
+                                                  f"the profile wants {self.profile.aider_version}")
+            proc.ready = True
+        return proc
+
+    def release(self, proc: DriverProcess, healthy: bool) -> None:
+        with self._lock:
+            if healthy and proc.alive and not self.closed:
+                self._idle.append(proc)
+                return
+            self._all.discard(proc)
+        proc.kill()
+
+    def kill_all(self) -> None:
+        """Stop every driver now (Ctrl-C): a trial waiting on one gets an error at once."""
+        self.closed = True
+        with self._lock:
+            procs = list(self._all)
+            self._all.clear()
+            self._idle.clear()
+        for proc in procs:
+            proc.kill()
+
+    def close(self) -> None:
+        self.closed = True
+        with self._lock:
+            procs = list(self._all)
+            self._all.clear()
+            self._idle.clear()
+        for proc in procs:
+            proc.close()
+
+
+# --- one chat per task-trial -------------------------------------------------------------
+
+
+class AgentRound(BaseModel):
+    """One round as the driver reports it."""
+
+    sent_at: str
+    response: str | None = None
+    edited_files: list[str] = Field(default_factory=list)
+    calls: list[ModelCall] = Field(default_factory=list)
+    counters: AgentCounters = Field(default_factory=AgentCounters)
+    model_seconds: float = 0.0
+    agent_seconds: float = 0.0
+    provider_error: dict | None = None
+    notes: list[str] = Field(default_factory=list)
+
+
+class AgentChat(BaseModel):
+    """What a chat needs: the workspace and its files, and the model endpoint."""
+
+    workspace: Path
+    files: list[str]            # the solution files, the only ones in the chat
+    ignore: list[str] = Field(default_factory=list)  # every other file: never offered to the chat
+    model: str                  # the litellm model string
+    api_base: str | None = None
+    api_key: str | None = None
+    sampling: Sampling = Field(default_factory=Sampling)
+    system_text: str = ""
+    log_file: Path | None = None
+    chat_file: Path | None = None
+
+
+class AiderAgent:
+    def __init__(self, pool: DriverPool):
+        self.pool = pool
+        self.profile = pool.profile
+        self._proc: DriverProcess | None = None
+        self._healthy = True
+
+    def start(self, chat: AgentChat) -> None:
+        p = self.profile
+        extra = dict(p.model.extra_params)
+        if chat.api_base:
+            extra["api_base"] = chat.api_base
+        if chat.api_key:
+            extra["api_key"] = chat.api_key
+        s = chat.sampling
+        for key in ("top_p", "max_tokens", "seed"):
+            if getattr(s, key) is not None:
+                extra[key] = getattr(s, key)
+        request = {
+            "op": "start",
+            "workspace": str(chat.workspace),
+            "files": chat.files,
+            "ignore_mentions": chat.ignore,
+            "model": chat.model,
+            "edit_format": p.edit_format,
+            "extra_params": extra,
+            "temperature": s.temperature,
+            "model_info": {
+                "max_input_tokens": p.model.context_window,
+                "max_tokens": p.model.max_output_tokens,
+                "max_output_tokens": p.model.max_output_tokens,
+                "input_cost_per_token": p.model.input_cost_per_token,
+                "output_cost_per_token": p.model.output_cost_per_token,
+                "litellm_provider": chat.model.split("/", 1)[0] if "/" in chat.model else "openai",
+                "mode": "chat",
+            },
+            "request_timeout_s": p.timeouts.request_s,
+            "provider_retry_s": p.timeouts.provider_retry_s,
+            "system_text": chat.system_text,
+            "log_file": str(chat.log_file) if chat.log_file else None,
+            "chat_history_file": str(chat.chat_file) if chat.chat_file else None,
+        }
+        self._proc = self.pool.acquire()
+        try:
+            self._proc.request(request, p.timeouts.start_s)
+        except InfraError:
+            self._healthy = False
+            raise
+
+    def send(self, message: str) -> AgentRound:
+        if self._proc is None:
+            raise RuntimeError("send before start")
+        try:
+            reply = self._proc.request({"op": "send", "message": message}, self.profile.timeouts.round_s)
+        except InfraError:
+            self._healthy = False
+            raise
+        return AgentRound.model_validate(reply["round"])
+
+    def close(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        healthy = self._healthy
+        if healthy and proc.alive:
+            try:
+                proc.request({"op": "end"}, 30)
+            except InfraError:
+                healthy = False
+        self.pool.release(proc, healthy)
+
+
+def provider_error_text(error: dict) -> str:
+    return f"{error.get('type')}: {error.get('message')}"
+
+
+def wait_seconds(t0: float) -> float:
+    return round(time.monotonic() - t0, 4)

@@ -1,0 +1,389 @@
+"""Drives one Aider Coder for one task-trial over JSON lines on stdin/stdout.
+
+Run by the Aider environment's Python, never imported by the harness: it may use only the
+standard library and aider. Requests, one JSON object per line:
+
+  {"op": "ping"}                     -> {"ok": true, "aider_version": "...", "pid": N}
+  {"op": "start", ...settings...}    -> {"ok": true, "aider_version": "..."}   (a session)
+  {"op": "send", "message": "..."}   -> {"ok": true, "round": {...}}           (in a session)
+  {"op": "end"}                      -> {"ok": true}                           (ends it)
+  {"op": "close"}                    -> {"ok": true}, then the process exits
+
+A failure of the driver itself answers {"ok": false, "error": "..."}. One process serves
+any number of sessions one after another, each a fresh Coder in a forked child.
+
+The Coder is set up the way Aider's own benchmark sets it up: only the solution files in
+the chat, mentions of any other file ignored, no git, no repository map, no shell command
+suggestions, no auto-lint or auto-test, non-streaming, every confirmation answered yes.
+Aider must never wait on a terminal or reach the network for anything but the model: the
+protocol streams are moved off file descriptors 0 and 1 before aider is imported, so
+stdin reads end-of-file and anything aider prints lands on stderr (the harness keeps it as
+the trial's agent log); analytics, the version check and the model-metadata download are
+never started."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+import threading
+import time
+import traceback
+from datetime import datetime, timezone
+
+# Aider's benchmark counts lines like "# ... rest of the code ..." in answers; C++ writes
+# the same elision with //.
+LAZY_COMMENT = re.compile(r"^[+]? *(#|//).* [.][.][.] ", re.MULTILINE)
+NOTE_CAP = 4000  # characters of aider's own messages kept per round
+
+
+def now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+class _NoAnalytics:
+    """Aider's Coder builds an Analytics object (which writes a user id under $HOME) unless
+    given one; this one records nothing and sends nothing."""
+
+    def event(self, *args, **kwargs) -> None:
+        return None
+
+
+class Recorder:
+    """Every model request of the current round: what was sent, what came back, when,
+    how long, the usage the server reported, and the error if the call failed."""
+
+    def __init__(self) -> None:
+        self.calls: list[dict] = []
+        self.local = threading.local()
+        self.lock = threading.Lock()
+
+    def wrap(self, completion):
+        def recorded(**kwargs):
+            purpose = getattr(self.local, "purpose", None) or "summarize"
+            call = {
+                "purpose": purpose,
+                "started_at": now(),
+                "request": [_plain_message(m) for m in kwargs.get("messages") or []],
+            }
+            t0 = time.monotonic()
+            try:
+                response = completion(**kwargs)
+            except BaseException as exc:
+                call.update(seconds=round(time.monotonic() - t0, 4), finished_at=now(),
+                            error_type=type(exc).__name__, error=str(exc)[:2000])
+                with self.lock:
+                    self.calls.append(call)
+                raise
+            call.update(seconds=round(time.monotonic() - t0, 4), finished_at=now())
+            if response is None:
+                # No response object at all is a broken exchange, not an empty answer.
+                call.update(error_type="NoResponse", error="the completion call returned no response")
+            else:
+                call.update(_response_fields(response))
+            with self.lock:
+                self.calls.append(call)
+            return response
+
+        return recorded
+
+    def take(self) -> list[dict]:
+        with self.lock:
+            calls, self.calls = self.calls, []
+        return calls
+
+
+def _plain_message(m) -> dict:
+    if isinstance(m, dict):
+        content = m.get("content")
+        if isinstance(content, list):  # content parts (cache-control markers): keep the text
+            content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+        return {"role": m.get("role"), "content": content}
+    return {"role": getattr(m, "role", None), "content": getattr(m, "content", None)}
+
+
+def _response_fields(response) -> dict:
+    out: dict = {"response": None, "prompt_tokens": None, "completion_tokens": None}
+    try:
+        out["response"] = response.choices[0].message.content
+    except Exception:
+        pass
+    try:
+        out["finish_reason"] = response.choices[0].finish_reason
+    except Exception:
+        pass
+    usage = getattr(response, "usage", None)
+    if usage is not None:
+        out["prompt_tokens"] = getattr(usage, "prompt_tokens", None)
+        out["completion_tokens"] = getattr(usage, "completion_tokens", None)
+    return out
+
+
+class Session:
+    def __init__(self, req: dict, recorder: Recorder) -> None:
+        from aider import __version__
+        from aider import models
+        from aider.coders import Coder
+        from aider.coders import base_coder
+        from aider.io import InputOutput
+        from aider.llm import litellm
+
+        self.version = __version__
+        self.recorder = recorder
+
+        # Model metadata comes from litellm's bundled table and from the agent profile,
+        # never from the download aider would otherwise attempt.
+        manager = models.model_info_manager
+        manager._cache_loaded = True
+        manager._update_cache = lambda: None
+        model_name = req["model"]
+        info = req.get("model_info") or {}
+        if info:
+            try:
+                known = litellm.get_model_info(model_name)
+            except Exception:
+                known = None
+            if not known:
+                litellm.register_model({model_name: dict(info)})
+                manager.local_model_metadata[model_name] = dict(info)
+
+        models.request_timeout = float(req.get("request_timeout_s", 600))
+        retry = float(req.get("provider_retry_s", 60))
+        models.RETRY_TIMEOUT = retry
+        base_coder.RETRY_TIMEOUT = retry
+
+        litellm.completion = recorder.wrap(litellm.completion)
+
+        main_model = models.Model(model_name)
+        extra = dict(main_model.extra_params or {})
+        extra.update(req.get("extra_params") or {})
+        main_model.extra_params = extra or None
+
+        self.io = InputOutput(
+            pretty=False, yes=True, fancy_input=False,
+            chat_history_file=req.get("chat_history_file"),
+            input_history_file=None,
+        )
+        self.notes: list[str] = []
+        for name in ("tool_error", "tool_warning"):
+            self._capture(name)
+
+        workspace = req["workspace"]
+        fnames = [os.path.join(workspace, f) for f in req["files"]]
+        self.coder = Coder.create(
+            main_model,
+            req.get("edit_format") or "whole",
+            self.io,
+            fnames=fnames,
+            use_git=False,
+            stream=False,
+            map_tokens=0,
+            auto_lint=False,
+            auto_test=False,
+            cache_prompts=True,
+            suggest_shell_commands=False,
+            detect_urls=False,
+            ignore_mentions=set(req.get("ignore_mentions") or []),
+            analytics=_NoAnalytics(),
+        )
+        # As in Aider's benchmark: no other file is ever pulled into the chat.
+        self.coder.get_file_mentions = lambda content, ignore_current=False: set()
+        if req.get("temperature") is not None:
+            self.coder.temperature = float(req["temperature"])
+        system_text = req.get("system_text")
+        if system_text:
+            prompts = type(self.coder.gpt_prompts)()
+            # Aider formats its system prompt with str.format; braces in ours are literal.
+            escaped = system_text.replace("{", "{{").replace("}", "}}")
+            prompts.main_system = prompts.main_system.rstrip("\n") + "\n\n" + escaped + "\n"
+            self.coder.gpt_prompts = prompts
+
+        original_send = self.coder.send
+        local = recorder.local
+
+        def send(messages, model=None, functions=None):
+            local.purpose = "edit"
+            try:
+                yield from original_send(messages, model=model, functions=functions)
+            finally:
+                local.purpose = None
+
+        self.coder.send = send
+
+    def _capture(self, name: str) -> None:
+        original = getattr(self.io, name)
+        notes = self.notes
+
+        def captured(message="", strip=True):
+            text = str(message)
+            if text.strip() and sum(len(n) for n in notes) < NOTE_CAP:
+                notes.append(text[:NOTE_CAP])
+            return original(message, strip=strip)
+
+        setattr(self.io, name, captured)
+
+    def counters(self) -> dict:
+        c = self.coder
+        return {
+            "malformed_responses": c.num_malformed_responses,
+            "exhausted_context_windows": c.num_exhausted_context_windows,
+            "user_asks": self.io.num_user_asks,
+            "error_outputs": self.io.num_error_outputs,
+            "prompt_tokens": c.total_tokens_sent,
+            "completion_tokens": c.total_tokens_received,
+            "cost": c.total_cost,
+        }
+
+    def send(self, message: str) -> dict:
+        before = self.counters()
+        self.notes.clear()
+        self.recorder.take()
+        sent_at = now()
+        t0 = time.monotonic()
+        response = self.coder.run(with_message=message, preproc=False)
+        seconds = time.monotonic() - t0
+        after = self.counters()
+        counters = {k: after[k] - before[k] for k in after}
+        calls = self.recorder.take()
+        edit_calls = [c for c in calls if c["purpose"] == "edit"]
+        replies = [c.get("response") or "" for c in edit_calls if "error" not in c]
+        counters["lazy_comments"] = sum(len(LAZY_COMMENT.findall(r)) for r in replies)
+        model_seconds = sum(c["seconds"] for c in edit_calls)
+        # The round ended on a provider failure when its last model call failed (Aider
+        # retried with backoff and gave up). A full context window is the model's problem.
+        provider_error = None
+        if edit_calls and "error" in edit_calls[-1] and edit_calls[-1]["error_type"] != "ContextWindowExceededError":
+            failed = 0
+            for c in reversed(edit_calls):
+                if "error" not in c:
+                    break
+                failed += 1
+            last = edit_calls[-1]
+            provider_error = {"type": last["error_type"], "message": last["error"], "failed_calls": failed}
+        edited = sorted(
+            os.path.relpath(f, self.coder.root) if os.path.isabs(f) else f
+            for f in (self.coder.aider_edited_files or ())
+        )
+        return {
+            "sent_at": sent_at,
+            "response": response,
+            "edited_files": edited,
+            "calls": calls,
+            "counters": counters,
+            "model_seconds": round(model_seconds, 4),
+            "agent_seconds": round(max(0.0, seconds - model_seconds), 4),
+            "provider_error": provider_error,
+            "notes": list(self.notes),
+        }
+
+
+def _preload() -> None:
+    """Everything slow to import, once, before any session forks from this process."""
+    import aider.coders  # noqa: F401
+    import aider.io  # noqa: F401
+    from aider.exceptions import LiteLLMExceptions
+    from aider.llm import litellm
+
+    litellm._load_litellm()
+    LiteLLMExceptions()
+
+
+def _serve_session(first: dict, proto_in, reply) -> None:
+    """The forked child: one Coder for one task-trial, then exit."""
+    log = first.get("log_file")
+    if log:
+        fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        os.dup2(fd, 2)
+        os.dup2(fd, 1)
+        os.close(fd)
+    session = None
+    try:
+        session = Session(first, Recorder())
+        reply({"ok": True, "aider_version": session.version})
+    except Exception as exc:
+        traceback.print_exc()
+        reply({"ok": False, "error": f"{type(exc).__name__}: {exc}"})
+        return
+    for line in proto_in:
+        if not line.strip():
+            continue
+        try:
+            req = json.loads(line)
+            op = req.get("op")
+            if op == "send":
+                reply({"ok": True, "round": session.send(req["message"])})
+            elif op == "end":
+                reply({"ok": True})
+                return
+            else:
+                raise RuntimeError(f"unknown op in a session {op!r}")
+        except Exception as exc:
+            traceback.print_exc()
+            reply({"ok": False, "error": f"{type(exc).__name__}: {exc}"})
+
+
+def main() -> None:
+    # The protocol owns private copies of fds 0 and 1; aider gets /dev/null and stderr.
+    proto_in = os.fdopen(os.dup(0), "r", encoding="utf-8")
+    proto_out = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    os.dup2(2, 1)
+    sys.stdin = open(os.devnull, encoding="utf-8")
+    sys.stdout = sys.stderr
+
+    def reply(obj: dict) -> None:
+        proto_out.write(json.dumps(obj) + "\n")
+        proto_out.flush()
+
+    _preload()
+    # Each session runs in a child forked from this warm process: imports are paid once
+    # per driver, and no state (a background summarization, a patched global) outlives
+    # its trial. The protocol is strictly request/reply, so no input is buffered here
+    # while a child reads the same stream.
+    for line in proto_in:
+        if not line.strip():
+            continue
+        try:
+            req = json.loads(line)
+            op = req.get("op")
+        except ValueError as exc:
+            reply({"ok": False, "error": f"bad request: {exc}"})
+            continue
+        if op == "ping":
+            from aider import __version__
+
+            reply({"ok": True, "aider_version": __version__, "pid": os.getpid()})
+        elif op == "start":
+            sys.stderr.flush()
+            pid = os.fork()
+            if pid == 0:
+                try:
+                    _serve_session(req, proto_in, reply)
+                finally:
+                    sys.stdout.flush()
+                    sys.stderr.flush()
+                    # Background threads (a summarization in flight) are not waited for.
+                    os._exit(0)
+            _, status = os.waitpid(pid, 0)
+            if status != 0:
+                reply({"ok": False, "error": f"the Aider session process died ({_status_text(status)})"})
+        elif op == "close":
+            reply({"ok": True})
+            break
+        else:
+            reply({"ok": False, "error": f"unknown op {op!r}"})
+    sys.stderr.flush()
+    os._exit(0)
+
+
+def _status_text(status: int) -> str:
+    if os.WIFSIGNALED(status):
+        return f"killed by signal {os.WTERMSIG(status)}"
+    return f"exit code {os.WEXITSTATUS(status)}"
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,149 @@
+"""`harness run`: models on a suite through Aider, with test feedback rounds, trials and
+resume. The options become a RunConfig; harness.runner.run does the work."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Table
+
+from .app import app, console, err, handled
+
+
+class RunProgress:
+    """Trials done, passes in round 1 and within two rounds, infrastructure errors, tokens,
+    cost, ETA. Silent when the console is not a terminal."""
+
+    def __init__(self, out: Console):
+        self.out = out
+        self.bar: Progress | None = None
+        self.task = None
+        self.r1 = self.r2 = self.errors = self.tokens = 0
+        self.cost = 0.0
+
+    def _count(self, result) -> None:
+        if not result.done:
+            self.errors += 1
+        self.r1 += result.solved_by(1)
+        self.r2 += result.solved_by(2)
+        self.tokens += sum(r.counters.prompt_tokens + r.counters.completion_tokens for r in result.rounds)
+        self.cost += sum(r.counters.cost for r in result.rounds)
+
+    def _fields(self) -> dict:
+        tokens = f"{self.tokens / 1000:.1f}k" if self.tokens >= 1000 else str(self.tokens)
+        return {"stats": f"round 1 {self.r1} · ≤2 rounds {self.r2} · errors {self.errors} · {tokens} tokens · ${self.cost:.2f}"}
+
+    def begin(self, plan, total: int, done: list) -> None:
+        for result in done:
+            self._count(result)
+        if not self.out.is_terminal:
+            return
+        self.bar = Progress(
+            TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[stats]}"),
+            TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), console=self.out, transient=False,
+        )
+        self.bar.start()
+        self.task = self.bar.add_task(f"{plan.suite_name} × {len(plan.configs)} config(s)", total=total,
+                                      completed=len(done), **self._fields())
+
+    def advance(self, result) -> None:
+        self._count(result)
+        if self.bar is not None:
+            self.bar.update(self.task, advance=1, **self._fields())
+
+    def end(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+            self.bar = None
+
+
+def _of_suite(mean: float, tasks: int) -> str:
+    """`11.25/26 (43.3%)`: mean tasks solved out of the tasks run, and its percent."""
+    return f"{mean:.2f}/{tasks} ({100 * mean / tasks:.1f}%)" if tasks else "n/a"
+
+
+def print_summary(out: Console, summary) -> None:
+    from ..report import fmt_ratio
+
+    table = Table(title=f"run {summary.run_id}", show_header=True, header_style="bold")
+    for col in ("config", "model", "round 1", "two rounds", "recovery", "infra errors"):
+        table.add_column(col, justify="left" if col in ("config", "model") else "right")
+    for c in summary.configs:
+        errors = str(c.infra_errors) + (f" (+{c.missing} not run)" if c.missing else "")
+        table.add_row(c.config, c.model, _of_suite(c.first_round_mean, c.tasks), _of_suite(c.two_round_mean, c.tasks),
+                      fmt_ratio(c.recovered, c.first_round_failures), errors)
+    out.print(table)
+    trials = summary.configs[0].trials if summary.configs else 0
+    out.print(f"means over {trials} trial(s) of tasks solved; recovery = first-round failures solved in round 2")
+    out.print(f"results: {summary.run_dir}", markup=False, highlight=False)
+
+
+@app.command("run")
+@handled
+def run_cmd(
+    model: list[str] = typer.Option([], "--model", "-m", help="litellm model string, local/<adapter>, or gold; repeat for several configs"),
+    suite: Optional[str] = typer.Option(None, help="suite name or folder (default: fixed26)"),
+    api_base: Optional[str] = typer.Option(None, "--api-base", help="base URL of an OpenAI-compatible server (with openai/<name>)"),
+    tasks: Optional[str] = typer.Option(None, help="comma-separated task slugs (default: the whole suite)"),
+    trials: Optional[int] = typer.Option(None, help="trials per task (default: 1)"),
+    rounds: Optional[int] = typer.Option(None, help="rounds per trial: 1 + feedback rounds (default: 2)"),
+    workers: Optional[int] = typer.Option(None, help="trials run at once (default: number of cores)"),
+    agent: Optional[str] = typer.Option(None, help="agent profile name (agents/*.toml) or path (default: aider-whole)"),
+    contract: Optional[str] = typer.Option(None, help="prompt contract name (prompt_contracts/*.toml) or path (default: original)"),
+    temperature: Optional[float] = typer.Option(None, help="sampling temperature (Aider's default: 0)"),
+    top_p: Optional[float] = typer.Option(None, "--top-p"),
+    max_tokens: Optional[int] = typer.Option(None, "--max-tokens"),
+    seed: Optional[int] = typer.Option(None, help="sampling seed, where the server honours it"),
+    sandbox: Optional[str] = typer.Option(None, help="docker, local, or auto (default: auto)"),
+    runs_dir: Optional[Path] = typer.Option(None, "--runs-dir", help="where runs go (default: runs)"),
+    run_id: Optional[str] = typer.Option(None, "--run-id", help="name the run (default: timestamp and random suffix)"),
+    resume: Optional[str] = typer.Option(None, help="continue RUN_ID: rerun only trials without a finished result"),
+    dry_run: bool = typer.Option(False, "--dry-run", help="print what would run, run nothing"),
+    as_json: bool = typer.Option(False, "--json", help="print the run summary as JSON"),
+):
+    """Evaluate models on a suite: Aider answers each task, the tests run in the sandbox, a
+    failed round gets the test output back; each task once per trial."""
+    from pydantic import ValidationError
+
+    from ..errors import BadInput
+    from ..records import Sampling
+    from ..runner import RunConfig, run
+
+    given = dict(
+        suite=suite, api_base=api_base, trials=trials, rounds=rounds, workers=workers, agent=agent,
+        contract=contract, sandbox=sandbox, runs_dir=runs_dir, run_id=run_id, resume=resume,
+        tasks=[t for t in tasks.split(",") if t.strip()] if tasks is not None else None,
+        models=model or None,
+    )
+    sampling = {k: v for k, v in dict(temperature=temperature, top_p=top_p, max_tokens=max_tokens, seed=seed).items()
+                if v is not None}
+    if sampling:
+        given["sampling"] = Sampling(**sampling)
+    try:
+        config = RunConfig(**{k: v for k, v in given.items() if v is not None}, dry_run=dry_run,
+                           command_line=["harness", *sys.argv[1:]])
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise BadInput(f"--{str(first['loc'][0]).replace('_', '-')}: {first['msg']}") from None
+
+    notice = lambda m: err.print(m, markup=False, highlight=False)  # noqa: E731
+    progress = RunProgress(err) if not as_json else None
+    summary = run(config, log=notice, progress=progress)
+    if as_json:
+        sys.stdout.write(summary.model_dump_json(indent=2) + "\n")
+    elif summary.dry_run:
+        console.print(f"run {summary.run_id}: {len(summary.plan)} trial(s) to run, {summary.skipped} already done")
+        for line in summary.plan:
+            console.print(f"  {line}", markup=False, highlight=False)
+    else:
+        print_summary(console, summary)
+    errors = sum(c.infra_errors + c.missing for c in summary.configs)
+    if errors and not summary.dry_run:
+        notice(f"{errors} trial(s) did not finish (infrastructure errors); rerun them with "
+               f"`harness run --resume {summary.run_id}`")
+        raise typer.Exit(1)

@@ -1,0 +1,548 @@
+"""`harness run`: every configuration (a model, with the run's agent profile and prompt
+contract) on every task, once per trial, each trial through up to `rounds` rounds of
+agent then tests, the test output fed back after a failed round.
+
+`run_trial` is one task, one trial, all rounds: it owns a workspace, a sandbox session and
+an agent chat, writes its folder (store.py) and returns its TrialResult; result.json comes
+last. `run` plans (everything checkable is checked before any work), writes the manifest,
+hands the trials that are not done to a pool of worker threads, shows progress and prints
+the summary. A trial that ends in an infrastructure error is not done: `--resume` reruns
+it, and only it."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import threading
+import time
+import traceback
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from . import __version__
+from .agents.aider import DEFAULT_PROFILE, AgentChat, AgentProfile, AiderAgent, DriverPool, load_profile
+from .contract import DEFAULT_CONTRACT, PromptContract, load_contract
+from .errors import BadInput, InfraError, InfraKind, SandboxUnavailable
+from .models import ModelSpec, config_name, parse_model, validate
+from .records import (
+    ConfigManifest,
+    InfraFailure,
+    RoundRecord,
+    RoundTimings,
+    RoundTrajectory,
+    RunManifest,
+    Sampling,
+    TestReport,
+    TrialOutcome,
+    TrialResult,
+)
+from .sandbox import Sandbox, SandboxSession, make_sandbox
+from .store import RESULT, RunFolder, new_run_id, utc_now, write_record
+from .task import Task
+from .testrun import run_tests
+
+Log = Callable[[str], None]
+
+
+class RunConfig(BaseModel):
+    """Everything `harness run` is asked to do. With `resume`, the run's own manifest
+    decides what runs; only where and how fast may change."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    suite: str = "fixed26"
+    models: list[str] = Field(default_factory=list)
+    api_base: str | None = None
+    tasks: list[str] | None = None
+    trials: int = Field(1, ge=1)
+    rounds: int = Field(2, ge=1, le=10)
+    workers: int | None = Field(None, ge=1)
+    agent: str = DEFAULT_PROFILE
+    contract: str = DEFAULT_CONTRACT
+    sampling: Sampling = Field(default_factory=Sampling)
+    sandbox: str = "auto"
+    runs_dir: Path = Path("runs")
+    run_id: str | None = None
+    resume: str | None = None
+    dry_run: bool = False
+    command_line: list[str] = Field(default_factory=list)
+
+    def worker_count(self) -> int:
+        return self.workers or os.cpu_count() or 1
+
+
+# Options that change what a run computes; a resumed run takes them from its manifest.
+_FIXED_ON_RESUME = ("models", "api_base", "tasks", "trials", "rounds", "agent", "contract", "sampling", "run_id")
+
+
+@dataclass
+class PlannedConfig:
+    manifest: ConfigManifest
+    model: ModelSpec
+
+
+@dataclass
+class RunPlan:
+    run_id: str
+    suite_name: str
+    suite_version: str
+    suite_hash: str
+    tasks: list[Task]
+    configs: list[PlannedConfig]
+    profile: AgentProfile
+    contract: PromptContract
+    trials: int
+    rounds: int
+    sampling: Sampling
+    resume: bool
+
+    def trial_keys(self) -> list[tuple[PlannedConfig, Task, int]]:
+        """Trial-major, so an early stop leaves every task and config with some results."""
+        return [(c, t, k) for k in range(1, self.trials + 1) for t in self.tasks for c in self.configs]
+
+
+class ConfigSummary(BaseModel):
+    config: str
+    model: str
+    tasks: int                   # N: tasks in the run
+    trials: int                  # T
+    first_round_mean: float      # mean over trials of tasks solved in round 1
+    two_round_mean: float        # ... within two rounds
+    recovered: int               # first-round failures solved in round 2 (k)
+    first_round_failures: int    # n
+    infra_errors: int
+    missing: int                 # trials with no result at all (the run was stopped)
+
+    @property
+    def first_round_percent(self) -> float:
+        return 100 * self.first_round_mean / self.tasks if self.tasks else 0.0
+
+    @property
+    def two_round_percent(self) -> float:
+        return 100 * self.two_round_mean / self.tasks if self.tasks else 0.0
+
+
+class RunSummary(BaseModel):
+    run_id: str
+    run_dir: Path
+    planned: int           # task-trials the run holds
+    ran: int = 0           # task-trials run by this invocation
+    skipped: int = 0       # already done before it (resume)
+    dry_run: bool = False
+    configs: list[ConfigSummary] = Field(default_factory=list)
+    plan: list[str] = Field(default_factory=list)  # dry run: "config task trial-k" lines
+
+
+# --- planning --------------------------------------------------------------------------
+
+
+def _check_sampling(s: Sampling) -> None:
+    if s.temperature is not None and s.temperature < 0:
+        raise BadInput(f"--temperature must be >= 0 (got {s.temperature})")
+    if s.top_p is not None and not 0 < s.top_p <= 1:
+        raise BadInput(f"--top-p must be in (0, 1] (got {s.top_p})")
+    if s.max_tokens is not None and s.max_tokens <= 0:
+        raise BadInput(f"--max-tokens must be positive (got {s.max_tokens})")
+
+
+def _adapter_facts(spec: ModelSpec) -> dict:
+    """The adapter's content hash and training set, from its card, checked against its
+    files; an endpoint serving something without a card has neither."""
+    if spec.kind != "local" or not spec.adapter:
+        return {}
+    from .adapter_card import card_files, find_card, verify_card
+
+    if spec.adapter not in card_files():
+        return {"adapter": spec.adapter}
+    card, path = find_card(spec.adapter)
+    verify_card(card, path)
+    trained = card.training.trained_on_tasks if card.training else None
+    return {"adapter": spec.adapter, "adapter_hash": card.sha256, "trained_on_tasks": trained}
+
+
+def _config_manifest(name: str, spec: ModelSpec, profile: AgentProfile, contract: PromptContract,
+                     sampling: Sampling) -> ConfigManifest:
+    return ConfigManifest(
+        name=name, model=spec.name, api_base=spec.api_base, sampling=sampling,
+        agent_profile=profile.name, agent_hash=profile.content_hash, aider_version=profile.aider_version,
+        edit_format=profile.edit_format, contract=contract.name, contract_hash=contract.content_hash,
+        **_adapter_facts(spec),
+    )
+
+
+def make_plan(config: RunConfig) -> RunPlan:
+    """Resolve and check everything before any work: bad input raises BadInput here."""
+    from .suite import find_suite
+
+    if config.resume:
+        given = sorted(f for f in _FIXED_ON_RESUME if f in config.model_fields_set)
+        if given:
+            raise BadInput(f"--resume takes {', '.join(given)} from the run's manifest; drop those options")
+        return _resume_plan(config, find_suite)
+
+    if not config.models:
+        raise BadInput("no --model given")
+    _check_sampling(config.sampling)
+    suite = find_suite(config.suite)
+    tasks = suite.select(config.tasks)
+    if not tasks:
+        raise BadInput(f"suite {suite.name} has no tasks to run")
+    profile = load_profile(config.agent)
+    contract = load_contract(config.contract)
+    if config.run_id is not None and (not config.run_id.strip() or "/" in config.run_id or config.run_id.startswith(".")):
+        raise BadInput(f"--run-id {config.run_id!r} is not a folder name")
+
+    configs: list[PlannedConfig] = []
+    taken: set[str] = set()
+    for name in config.models:
+        spec = parse_model(name, config.api_base)
+        validate(spec)
+        cname = config_name(spec, taken)
+        taken.add(cname)
+        configs.append(PlannedConfig(_config_manifest(cname, spec, profile, contract, config.sampling), spec))
+    if any(c.model.kind == "gold" for c in configs) and profile.edit_format not in ("whole", "diff"):
+        raise BadInput(f"the gold model has no answers in edit format {profile.edit_format!r}")
+    return RunPlan(
+        run_id=config.run_id or new_run_id(), suite_name=suite.name, suite_version=suite.version,
+        suite_hash=suite.content_hash, tasks=tasks, configs=configs, profile=profile, contract=contract,
+        trials=config.trials, rounds=config.rounds, sampling=config.sampling, resume=False,
+    )
+
+
+def _resume_plan(config: RunConfig, find_suite) -> RunPlan:
+    folder = RunFolder.open(config.runs_dir, config.resume)
+    m = folder.read_manifest()
+    # --suite, if given, says where the run's suite lives now; its content must not differ.
+    suite = find_suite(config.suite if "suite" in config.model_fields_set else m.suite)
+    tasks = suite.select(m.tasks)
+    for task in tasks:
+        if task.content_hash != m.task_hashes.get(task.slug):
+            raise BadInput(f"task {task.slug} changed since run {m.run_id} started; its results would mix two versions")
+    first = m.configs[0]
+    profile = load_profile(first.agent_profile)
+    contract = load_contract(first.contract)
+    configs: list[PlannedConfig] = []
+    for cfg in m.configs:
+        if profile.content_hash != cfg.agent_hash:
+            raise BadInput(f"agent profile {cfg.agent_profile} changed since run {m.run_id} started")
+        if contract.content_hash != cfg.contract_hash:
+            raise BadInput(f"prompt contract {cfg.contract} changed since run {m.run_id} started")
+        server_base = cfg.api_base if cfg.adapter is None and cfg.model != "gold" else None
+        spec = parse_model(cfg.model, server_base)
+        validate(spec)
+        facts = _adapter_facts(spec)
+        if facts.get("adapter_hash") != cfg.adapter_hash:
+            raise BadInput(f"adapter {cfg.adapter} changed since run {m.run_id} started")
+        configs.append(PlannedConfig(cfg, spec))
+    return RunPlan(
+        run_id=m.run_id, suite_name=m.suite, suite_version=m.suite_version, suite_hash=m.suite_hash,
+        tasks=tasks, configs=configs, profile=profile, contract=contract, trials=m.trials,
+        rounds=m.rounds, sampling=first.sampling, resume=True,
+    )
+
+
+# --- one trial -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TrialSpec:
+    """Everything one trial depends on."""
+
+    run_id: str
+    config: str
+    suite: str
+    task: Task
+    trial: int
+    rounds: int
+    model: str              # the model as the run names it (manifest, results)
+    litellm_model: str      # what the agent is given
+    api_base: str | None
+    api_key: str | None
+    contract: PromptContract
+    sampling: Sampling
+
+
+def _copy_tree(files: dict[str, Path], dest: Path) -> None:
+    for rel, src in files.items():
+        target = dest / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(src, target)
+
+
+def _workspace_files(root: Path) -> dict[str, Path]:
+    return {p.relative_to(root).as_posix(): p for p in sorted(root.rglob("*")) if p.is_file() and not p.is_symlink()}
+
+
+def _test_with_retry(task: Task, workspace: Path, box: Sandbox, holder: list[SandboxSession], label: str) -> TestReport:
+    """A sandbox that broke under a test run (a dead container) gets one fresh session."""
+    try:
+        return run_tests(task, workspace, holder[0])
+    except SandboxUnavailable:
+        holder[0].close()
+        holder[0] = box.session(label)
+        return run_tests(task, workspace, holder[0])
+
+
+def run_trial(spec: TrialSpec, trial_dir: Path, sandbox: Sandbox, pool: DriverPool,
+              cancel: threading.Event | None = None) -> TrialResult:
+    """One task, one trial, all rounds. Writes `trial_dir` (emptied first) and returns the
+    result it wrote last to result.json."""
+    task = spec.task
+    started_at = utc_now()
+    RunFolder.fresh_trial_dir(trial_dir)
+    rounds: list[RoundRecord] = []
+    passed_round: int | None = None
+    failure: InfraFailure | None = None
+    workspace = Path(tempfile.mkdtemp(prefix=f"harness-ws-{task.slug}-"))
+    holder: list[SandboxSession] = []
+    agent = AiderAgent(pool)
+    label = f"{spec.run_id} {spec.config} {task.slug} trial-{spec.trial}"
+
+    def stopping() -> None:
+        if cancel is not None and cancel.is_set():
+            raise InfraError(InfraKind.interrupted, "the run was stopped")
+
+    try:
+        _copy_tree({rel: task.path / rel for rel in task.shipped_files}, workspace)
+        stopping()
+        holder.append(sandbox.session(label))
+        agent.start(AgentChat(
+            workspace=workspace, files=list(task.solution_files),
+            ignore=[f for f in task.shipped_files if f not in task.solution_files],
+            model=spec.litellm_model, api_base=spec.api_base, api_key=spec.api_key, sampling=spec.sampling,
+            system_text=spec.contract.system_text(task),
+            log_file=trial_dir / "agent.log", chat_file=trial_dir / "aider.chat.md",
+        ))
+        message = spec.contract.first_message(task)
+        for n in range(1, spec.rounds + 1):
+            stopping()
+            t0 = time.monotonic()
+            got = agent.send(message)
+            round_dir = trial_dir / f"round-{n}"
+            _copy_tree(_workspace_files(workspace), round_dir / "workspace")
+            provider_error = None
+            if got.provider_error:
+                provider_error = f"{got.provider_error.get('type')}: {got.provider_error.get('message')}"
+            write_record(round_dir / "trajectory.json", RoundTrajectory(
+                round=n, message=message, sent_at=got.sent_at, response=got.response, calls=got.calls,
+                edited_files=got.edited_files, notes=got.notes, counters=got.counters,
+                provider_error=provider_error,
+            ))
+            timings = RoundTimings(model_seconds=got.model_seconds, agent_seconds=got.agent_seconds)
+            if provider_error is not None:
+                rounds.append(RoundRecord(round=n, counters=got.counters, edited_files=got.edited_files,
+                                          timings=timings.model_copy(update={"total_seconds": round(time.monotonic() - t0, 4)})))
+                failed = int(got.provider_error.get("failed_calls") or 1)
+                raise _ProviderFailure(provider_error, failed)
+            stopping()
+            t1 = time.monotonic()
+            report = _test_with_retry(task, workspace, sandbox, holder, label)
+            timings.test_seconds = round(time.monotonic() - t1, 4)
+            timings.total_seconds = round(time.monotonic() - t0, 4)
+            write_record(round_dir / "test_report.json", report)
+            rounds.append(RoundRecord(round=n, counters=got.counters, edited_files=got.edited_files,
+                                      test_report=report, timings=timings))
+            if report.passed:
+                passed_round = n
+                break
+            if n < spec.rounds:
+                message = spec.contract.feedback_message(task, report)
+    except _ProviderFailure as exc:
+        failure = InfraFailure(kind=InfraKind.provider.value, message=exc.message, attempts=exc.attempts)
+    except InfraError as exc:
+        kind = InfraKind.interrupted if cancel is not None and cancel.is_set() else exc.kind
+        failure = InfraFailure(kind=kind.value, message=str(exc))
+    except Exception as exc:  # a harness bug must not pass for a model failure, nor stop the run
+        (trial_dir / "harness-error.log").write_text(traceback.format_exc())
+        failure = InfraFailure(kind=InfraKind.agent.value, message=f"unexpected {type(exc).__name__}: {exc}")
+    finally:
+        agent.close()
+        for session in holder:
+            session.close()
+        shutil.rmtree(workspace, ignore_errors=True)
+
+    if failure is not None:
+        outcome = TrialOutcome.infra_error
+    else:
+        outcome = TrialOutcome.passed if passed_round is not None else TrialOutcome.failed
+    tampered = sorted({f for r in rounds if r.test_report for f in r.test_report.tampered})
+    result = TrialResult(
+        run_id=spec.run_id, config=spec.config, task=task.slug, trial=spec.trial, suite=spec.suite,
+        task_hash=task.content_hash, model=spec.model, outcome=outcome, passed_round=passed_round,
+        rounds=rounds, infra_error=failure, tampered=tampered, prompt_hash=spec.contract.prompt_hash(task),
+        started_at=started_at, finished_at=utc_now(),
+    )
+    write_record(trial_dir / RESULT, result)
+    return result
+
+
+class _ProviderFailure(Exception):
+    def __init__(self, message: str, attempts: int):
+        super().__init__(message)
+        self.message = message
+        self.attempts = attempts
+
+
+# --- the run ---------------------------------------------------------------------------
+
+
+def _image_facts(box: Sandbox) -> tuple[str | None, str | None]:
+    image = getattr(box, "image", None)
+    if image is None:
+        return None, None
+    try:
+        return image, box.client.images.get(image).id
+    except Exception:
+        return image, None
+
+
+def _manifest(plan: RunPlan, config: RunConfig, box: Sandbox) -> RunManifest:
+    image, digest = _image_facts(box)
+    return RunManifest(
+        run_id=plan.run_id, created_at=utc_now(), command_line=config.command_line, harness_version=__version__,
+        suite=plan.suite_name, suite_version=plan.suite_version, suite_hash=plan.suite_hash,
+        task_hashes={t.slug: t.content_hash for t in plan.tasks}, tasks=[t.slug for t in plan.tasks],
+        trials=plan.trials, rounds=plan.rounds, image=image, image_digest=digest,
+        sandbox=f"{box.backend}: {box.isolation}", configs=[c.manifest for c in plan.configs],
+    )
+
+
+def summarize_run(run_dir: Path) -> list[ConfigSummary]:
+    """The headline numbers per config, from what is on disk, computed by harness.stats as
+    the reports compute them."""
+    from . import stats
+    from .outcomes import load_run
+
+    manifest = RunFolder(run_dir).read_manifest()
+    try:
+        frame = load_run(run_dir).frame
+    except BadInput:  # no trial finished yet
+        frame = None
+    out = []
+    for cfg in manifest.configs:
+        first = two = 0.0
+        recovery, infra, missing = stats.Ratio(0, 0), 0, len(manifest.tasks) * manifest.trials
+        if frame is not None:
+            rows = frame[frame["config"] == cfg.name]
+            counts = stats.task_counts(rows)
+            if len(counts):
+                s = stats.summarize(cfg.name, counts, with_pass_at_k=False)
+                first, two, recovery = s.mean[0], s.mean[1], s.recovery
+            health = stats.health(rows)
+            infra, missing = health.infra_errors, health.missing
+        else:
+            folder = RunFolder(run_dir)
+            infra = sum(folder.read_result(cfg.name, t, k) is not None
+                        for t in manifest.tasks for k in range(1, manifest.trials + 1))
+            missing -= infra
+        out.append(ConfigSummary(
+            config=cfg.name, model=cfg.model, tasks=len(manifest.tasks), trials=manifest.trials,
+            first_round_mean=first, two_round_mean=two, recovered=recovery.k, first_round_failures=recovery.n,
+            infra_errors=infra, missing=missing,
+        ))
+    return out
+
+
+def run(config: RunConfig, log: Log | None = None, progress=None) -> RunSummary:
+    """Plan, then run every trial that is not done. `progress` (see cli/run.py) is told
+    about the plan and each finished trial; `log` gets one-line notices."""
+    log = log or (lambda m: None)
+    plan = make_plan(config)
+    keys = plan.trial_keys()
+    run_dir = Path(config.runs_dir) / plan.run_id
+    if config.dry_run:
+        folder = RunFolder(run_dir)
+        todo = [k for k in keys if not (plan.resume and folder.is_done(k[0].manifest.name, k[1].slug, k[2]))]
+        return RunSummary(
+            run_id=plan.run_id, run_dir=run_dir, planned=len(keys), skipped=len(keys) - len(todo), dry_run=True,
+            plan=[f"{c.manifest.name} {t.slug} trial-{k}" for c, t, k in todo],
+        )
+
+    pool = DriverPool(plan.profile)
+    pool.python  # create the Aider environment now (once per version), before any folder exists
+    box = make_sandbox(config.sandbox, notice=log)
+
+    folder = RunFolder.open(config.runs_dir, plan.run_id) if plan.resume else RunFolder.create(config.runs_dir, plan.run_id)
+    if plan.resume:
+        manifest = folder.read_manifest()
+    else:
+        manifest = _manifest(plan, config, box)
+        folder.write_manifest(manifest)
+    pool.log_path = folder.root / "drivers.log"
+
+    todo, done = [], []
+    for c, t, k in keys:
+        result = folder.read_result(c.manifest.name, t.slug, k)
+        if result is not None and result.done:
+            done.append(result)
+        else:
+            todo.append((c, t, k))
+    summary = RunSummary(run_id=plan.run_id, run_dir=folder.root, planned=len(keys), skipped=len(done))
+    workers = max(1, min(config.worker_count(), len(todo)))
+    if progress is not None:
+        progress.begin(plan, total=len(keys), done=done)
+
+    gold = None
+    cancel = threading.Event()
+    try:
+        if any(c.model.kind == "gold" for c in plan.configs):
+            from .gold import GoldModel
+
+            gold = GoldModel().start()
+            for task in plan.tasks:
+                gold.add(plan.suite_name, task)
+        if todo:
+            pool.prewarm(workers)
+
+        def spec_for(c: PlannedConfig, task: Task, k: int) -> TrialSpec:
+            if c.model.kind == "gold":
+                api_base, key = gold.api_base(plan.profile.edit_format, f"{plan.suite_name}/{task.slug}"), c.model.api_key()
+            else:
+                api_base, key = c.model.api_base, c.model.api_key()
+            return TrialSpec(run_id=plan.run_id, config=c.manifest.name, suite=plan.suite_name, task=task, trial=k,
+                             rounds=plan.rounds, model=c.manifest.model, litellm_model=c.model.litellm_model,
+                             api_base=api_base, api_key=key,
+                             contract=plan.contract, sampling=plan.sampling)
+
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="trial") as executor:
+            futures: dict[Future, tuple] = {}
+            try:
+                for c, task, k in todo:
+                    fut = executor.submit(run_trial, spec_for(c, task, k), folder.trial_dir(c.manifest.name, task.slug, k),
+                                          box, pool, cancel)
+                    futures[fut] = (c, task, k)
+                pending = set(futures)
+                while pending:
+                    finished, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
+                    for fut in finished:
+                        result = fut.result()
+                        summary.ran += 1
+                        if progress is not None:
+                            progress.advance(result)
+            except BaseException as exc:
+                # Ctrl-C (or a bug): stop handing out trials, end the agents' waits now;
+                # trials in flight finish their step and close their sandboxes.
+                cancel.set()
+                for fut in futures:
+                    fut.cancel()
+                pool.kill_all()
+                if isinstance(exc, KeyboardInterrupt):
+                    log(f"stopping: finished trials are kept; continue with `harness run --resume {plan.run_id}"
+                        + (f" --runs-dir {config.runs_dir}`" if Path(config.runs_dir) != Path("runs") else "`"))
+                raise
+    finally:
+        if gold is not None:
+            gold.stop()
+        pool.close()
+        if progress is not None:
+            progress.end()
+
+    manifest.finished_at = utc_now()
+    folder.write_manifest(manifest)
+    summary.configs = summarize_run(folder.root)
+    return summary

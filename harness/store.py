@@ -1,0 +1,126 @@
+"""The run folder on disk. The layout is the data model:
+
+    runs/<run-id>/manifest.json
+    runs/<run-id>/<config>/<task>/trial-<k>/
+        round-<n>/workspace/          the workspace after the agent's round n
+        round-<n>/trajectory.json     RoundTrajectory: messages, model calls, counters
+        round-<n>/test_report.json    TestReport of the tests after round n
+        agent.log, aider.chat.md      the agent's own log and chat transcript
+        result.json                   TrialResult, written last and atomically
+
+A trial is done when its result.json exists and its outcome is not an infrastructure
+error; anything else is rerun, from an emptied folder, by `--resume`."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import threading
+from datetime import datetime, timezone
+from pathlib import Path
+
+from pydantic import BaseModel, ValidationError
+
+from .errors import BadInput, InfraError, InfraKind
+from .records import RunManifest, TrialResult
+
+MANIFEST = "manifest.json"
+RESULT = "result.json"
+
+
+def utc_now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+def new_run_id() -> str:
+    return f"{datetime.now():%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write to a temporary name in the same folder, flush it to disk, then rename: a
+    reader (or a process killed halfway) sees the old file or the new one, never a part."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+        dir_fd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise InfraError(InfraKind.disk, f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def write_record(path: Path, record: BaseModel) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, record.model_dump_json(indent=2).encode())
+
+
+class RunFolder:
+    def __init__(self, root: Path):
+        self.root = root
+
+    @property
+    def run_id(self) -> str:
+        return self.root.name
+
+    @property
+    def manifest_path(self) -> Path:
+        return self.root / MANIFEST
+
+    @classmethod
+    def create(cls, runs_dir: Path, run_id: str) -> "RunFolder":
+        root = Path(runs_dir) / run_id
+        if root.exists():
+            raise BadInput(f"{root}: a run with this id exists; use --resume {run_id} to continue it")
+        try:
+            root.mkdir(parents=True)
+        except OSError as exc:
+            raise BadInput(f"cannot create the run folder {root}: {exc.strerror or exc}") from None
+        return cls(root)
+
+    @classmethod
+    def open(cls, runs_dir: Path, run_id: str) -> "RunFolder":
+        root = Path(runs_dir) / run_id
+        if not (root / MANIFEST).is_file():
+            raise BadInput(f"{root}: no such run (no {MANIFEST}); runs live under {runs_dir}")
+        return cls(root)
+
+    def read_manifest(self) -> RunManifest:
+        try:
+            return RunManifest.model_validate_json(self.manifest_path.read_bytes())
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            raise BadInput(f"{self.manifest_path}: not a run manifest ({'.'.join(map(str, first['loc']))}: {first['msg']})") from None
+
+    def write_manifest(self, manifest: RunManifest) -> None:
+        write_record(self.manifest_path, manifest)
+
+    def trial_dir(self, config: str, task: str, trial: int) -> Path:
+        return self.root / config / task / f"trial-{trial}"
+
+    def read_result(self, config: str, task: str, trial: int) -> TrialResult | None:
+        """The trial's result, or None when it has none that can be read (never written,
+        or written by a schema this harness does not know): both mean "not done"."""
+        path = self.trial_dir(config, task, trial) / RESULT
+        try:
+            return TrialResult.model_validate_json(path.read_bytes())
+        except (OSError, ValidationError):
+            return None
+
+    def is_done(self, config: str, task: str, trial: int) -> bool:
+        result = self.read_result(config, task, trial)
+        return result is not None and result.done
+
+    @staticmethod
+    def fresh_trial_dir(path: Path) -> Path:
+        """An empty folder for a trial that is (re)run: nothing of an earlier attempt stays."""
+        shutil.rmtree(path, ignore_errors=True)
+        path.mkdir(parents=True, exist_ok=True)
+        return path
