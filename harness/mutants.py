@@ -1,0 +1,551 @@
+"""Automatic mutants of C++ source: small, plausible changes to a correct solution that a
+good test suite notices. Suite validation measures how many its tests kill; the repair
+curriculum uses the ones that compile and fail as broken starting points.
+
+The generator works on a token stream of each file, never on a parse tree: comments, string
+and character literals and preprocessor lines are tokens it never touches, and a few local
+heuristics (template angle brackets, declarations, braces that open code) keep most mutants
+compilable. A mutant that does not compile is not wrong, only useless; callers count it
+apart."""
+
+from __future__ import annotations
+
+import bisect
+import random
+import re
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import PurePosixPath
+from typing import Iterable, Mapping
+
+from pydantic import BaseModel, ConfigDict
+
+from .hashing import sha256_text
+
+CPP_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".ipp", ".cpp", ".cc", ".cxx", ".c++")
+
+
+class Operator(str, Enum):
+    arithmetic = "arithmetic"    # + <-> -, * <-> /, and their compound assignments
+    relational = "relational"    # < <-> <=, > <-> >=, == <-> !=
+    logical = "logical"          # && <-> ||
+    boundary = "boundary"        # an integer or floating constant shifted by one
+    constant = "constant"        # a constant replaced by zero; true <-> false
+    negate = "negate"            # the condition of an if or while negated
+    delete = "delete"            # an expression statement removed
+
+
+class Mutant(BaseModel):
+    """One change to one file: replace `original` at [start, end) (character offsets in the
+    file's text) by `replacement`. Line and column are 1-based, for people."""
+
+    model_config = ConfigDict(frozen=True)
+
+    operator: Operator
+    file: str
+    line: int
+    column: int
+    start: int
+    end: int
+    original: str
+    replacement: str
+
+    @property
+    def label(self) -> str:
+        """A short name usable as a folder name."""
+        stem = re.sub(r"[^A-Za-z0-9_.-]", "_", self.file)
+        return f"{stem}-L{self.line}C{self.column}-{self.operator.value}"
+
+    def describe(self) -> str:
+        if self.operator is Operator.delete:
+            return f"{self.file}:{self.line}:{self.column} delete: {_squash(self.original)!r}"
+        return f"{self.file}:{self.line}:{self.column} {self.operator.value}: {self.original!r} -> {self.replacement!r}"
+
+    def mutate_text(self, text: str) -> str:
+        if text[self.start:self.end] != self.original:
+            raise ValueError(f"{self.file}: mutant {self.describe()} does not match this text")
+        return text[: self.start] + self.replacement + text[self.end:]
+
+    def apply(self, files: Mapping[str, bytes]) -> dict[str, bytes]:
+        """The given files with this mutant applied to its own file."""
+        out = dict(files)
+        out[self.file] = _encode(self.mutate_text(_decode(files[self.file])))
+        return out
+
+
+def _squash(text: str) -> str:
+    return " ".join(text.split())
+
+
+# Files are bytes; surrogateescape lets any byte survive a decode/encode round trip.
+def _decode(data: bytes) -> str:
+    return data.decode("utf-8", errors="surrogateescape")
+
+
+def _encode(text: str) -> bytes:
+    return text.encode("utf-8", errors="surrogateescape")
+
+
+# --- tokens ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Token:
+    kind: str  # ident, number, punct, string, char, comment, pp
+    text: str
+    start: int
+
+    @property
+    def end(self) -> int:
+        return self.start + len(self.text)
+
+
+_PUNCT = sorted(
+    """>>= <<= <=> ->* ... :: -> ++ -- << >> <= >= == != && || += -= *= /= %= &= |= ^= .* ##
+    { } [ ] ( ) ; : , . ? ~ ! + - * / % ^ & | = < > #""".split(),
+    key=len, reverse=True,
+)
+_PREFIX = r"(?:u8|u|U|L)?"
+_SCANNERS = [
+    ("space", re.compile(r"\s+")),
+    ("comment", re.compile(r"//[^\n]*|/\*.*?(?:\*/|\Z)", re.S)),
+    ("rawstring", re.compile(_PREFIX + r'R"([^ ()\\\t\n]{0,16})\(.*?\)\1"', re.S)),
+    ("string", re.compile(_PREFIX + r'"(?:\\.|[^"\\\n])*"')),
+    ("char", re.compile(_PREFIX + r"'(?:\\.|[^'\\\n])+'")),
+    ("number", re.compile(r"(?:\d|\.\d)(?:[eEpP][+-]|'(?=\w)|[\w.])*")),
+    ("ident", re.compile(r"[A-Za-z_]\w*")),
+    ("punct", re.compile("|".join(re.escape(p) for p in _PUNCT))),
+]
+# A directive runs to the end of its line, continuation lines included.
+_DIRECTIVE = re.compile(r"#(?:\\\n|[^\n])*")
+
+
+def tokenize(text: str) -> list[Token]:
+    """Every token of the text except whitespace; a preprocessor directive is one token."""
+    tokens: list[Token] = []
+    i, n = 0, len(text)
+    line_start = True  # only whitespace since the last newline
+    while i < n:
+        if line_start and text[i] == "#":
+            m = _DIRECTIVE.match(text, i)
+            tokens.append(Token("pp", m.group(), i))
+            i = m.end()
+            continue
+        for kind, rx in _SCANNERS:
+            m = rx.match(text, i)
+            if m:
+                break
+        else:
+            # A stray character (a backtick, '@', a non-ASCII byte): keep it as itself.
+            m = re.compile(r".", re.S).match(text, i)
+            kind = "punct"
+        piece = m.group()
+        if kind == "space":
+            if "\n" in piece:
+                line_start = True
+        else:
+            tokens.append(Token("string" if kind == "rawstring" else kind, piece, i))
+            line_start = False
+        i = m.end()
+    return tokens
+
+
+def code_tokens(text: str) -> list[Token]:
+    """The tokens a compiler sees as code: no comments, no preprocessor lines."""
+    return [t for t in tokenize(text) if t.kind not in ("comment", "pp")]
+
+
+_KEYWORDS = frozenset(
+    """alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t
+    char16_t char32_t class compl concept const consteval constexpr constinit const_cast
+    continue co_await co_return co_yield decltype default delete do double dynamic_cast else
+    enum explicit export extern false float for friend goto if inline int long mutable
+    namespace new noexcept not not_eq nullptr operator or or_eq private protected public
+    register reinterpret_cast requires return short signed sizeof static static_assert
+    static_cast struct switch template this thread_local throw true try typedef typeid
+    typename union unsigned using virtual void volatile wchar_t while xor xor_eq""".split()
+)
+_TYPE_WORDS = frozenset(
+    "auto bool char char8_t char16_t char32_t const double float int long short signed "
+    "unsigned void volatile wchar_t constexpr static".split()
+)
+
+
+def _is_name(tok: Token | None) -> bool:
+    return tok is not None and tok.kind == "ident" and tok.text not in _KEYWORDS
+
+
+_TEMPLATE_OPENERS = frozenset({"template", "static_cast", "dynamic_cast", "const_cast", "reinterpret_cast"})
+_NOT_IN_TYPES = frozenset({";", "{", "}", "&&", "||", "?", "=", "+=", "-=", "*=", "/=", "return"})
+
+
+def _template_brackets(toks: list[Token]) -> set[int]:
+    """Indices of `<`, `>` and `>>` tokens that delimit template arguments. A `<` after a
+    name opens template arguments when a closing `>` follows before anything that cannot
+    appear in a type list (`;`, braces, `&&`, `||`, `?`, an assignment, an unopened `)`)."""
+    marked: set[int] = set()
+    for i, tok in enumerate(toks):
+        if tok.text != "<" or i in marked or not i:
+            continue
+        prev = toks[i - 1]
+        if not (_is_name(prev) or prev.text in _TEMPLATE_OPENERS):
+            continue
+        # Only a template's own parameter list may hold a default (`typename T = int`).
+        stop = _NOT_IN_TYPES - {"="} if prev.text == "template" else _NOT_IN_TYPES
+        depth, paren, seen = 1, 0, [i]
+        for j in range(i + 1, min(len(toks), i + 80)):
+            t = toks[j].text
+            if t in ("(", "["):
+                paren += 1
+            elif t in (")", "]"):
+                if paren == 0:
+                    break
+                paren -= 1
+            elif paren:
+                continue
+            elif t in stop:
+                break
+            elif t == "<":
+                if not _is_name(toks[j - 1]):
+                    break
+                depth += 1
+                seen.append(j)
+            elif t in (">", ">>"):
+                depth -= len(t)
+                seen.append(j)
+                if depth <= 0:
+                    marked.update(seen)
+                    break
+    return marked
+
+
+# --- where mutations go ------------------------------------------------------------------
+
+_SWAPS = {
+    "+": ("-", Operator.arithmetic), "-": ("+", Operator.arithmetic),
+    "*": ("/", Operator.arithmetic), "/": ("*", Operator.arithmetic),
+    "+=": ("-=", Operator.arithmetic), "-=": ("+=", Operator.arithmetic),
+    "*=": ("/=", Operator.arithmetic), "/=": ("*=", Operator.arithmetic),
+    "<": ("<=", Operator.relational), "<=": ("<", Operator.relational),
+    ">": (">=", Operator.relational), ">=": (">", Operator.relational),
+    "==": ("!=", Operator.relational), "!=": ("==", Operator.relational),
+    "&&": ("||", Operator.logical), "||": ("&&", Operator.logical),
+}
+
+
+def _binary(toks: list[Token], i: int) -> bool:
+    """Whether the `*` or `&&` at i sits between two values rather than in a type
+    (`Node* next`, `T&& value`, `auto* p`, `const Node* n`)."""
+    prev = toks[i - 1] if i else None
+    nxt = toks[i + 1] if i + 1 < len(toks) else None
+    if prev is None or nxt is None:
+        return False
+    if prev.text in _TYPE_WORDS or nxt.text in (")", ",", ">", "*", "&", "const", "...", "=", ";"):
+        return False
+    if _is_name(prev):
+        # A name right after `const`, or at the start of a statement, is a type.
+        before = toks[i - 2].text if i > 1 else ";"
+        return before not in ("const", "volatile", ";", "{", "}", "typename")
+    return prev.kind in ("number", "string", "char") or prev.text in (")", "]", "this")
+
+
+_SIGNATURE_END = frozenset({"{", ":", "const", "noexcept", "override", "mutable", "->"})
+
+
+def _parameter_lists(toks: list[Token]) -> set[int]:
+    """Indices of the tokens inside the parentheses of function and lambda definitions:
+    declarations only, where `*` and `&&` belong to types."""
+    inside: set[int] = set()
+    for i, tok in enumerate(toks):
+        if tok.text != "(" or not i:
+            continue
+        prev = toks[i - 1]
+        if not (_is_name(prev) or prev.text in ("]", ">")):
+            continue
+        close = _matching(toks, i)
+        if close is not None and close + 1 < len(toks) and toks[close + 1].text in _SIGNATURE_END:
+            inside.update(range(i + 1, close))
+    return inside
+
+
+def _operator_sites(toks: list[Token], templates: set[int]) -> Iterable[tuple[Token, str, Operator]]:
+    params = _parameter_lists(toks)
+    for i, tok in enumerate(toks):
+        swap = _SWAPS.get(tok.text) if tok.kind == "punct" else None
+        if swap is None or i in templates:
+            continue
+        if i and toks[i - 1].text == "operator":
+            continue
+        if tok.text in ("*", "&&") and (i in params or not _binary(toks, i)):
+            continue
+        yield tok, swap[0], swap[1]
+
+
+_INT = re.compile(r"(0|[1-9][0-9']*)([uUlLzZ]*)")
+_FLOAT = re.compile(r"((?:\d[\d']*)?\.?[\d']*(?:[eE][+-]?\d+)?)([fFlL]?)")
+
+
+def _fmt_float(value: float, suffix: str) -> str:
+    text = repr(value)
+    text = (text if any(c in text for c in ".eEn") else text + ".0") + suffix
+    # Parenthesized, so that `- 0.5` shifted down reads `-(-0.5)`, not a decrement.
+    return f"({text})" if value < 0 else text
+
+
+def _constant_sites(toks: list[Token]) -> Iterable[tuple[Token, str, Operator]]:
+    for tok in toks:
+        if tok.text in ("true", "false"):
+            yield tok, "false" if tok.text == "true" else "true", Operator.constant
+        if tok.kind != "number":
+            continue
+        m = _INT.fullmatch(tok.text)
+        if m:
+            value, suffix = int(m.group(1).replace("'", "")), m.group(2)
+            yield tok, f"{value + 1}{suffix}", Operator.boundary
+            if value > 0:
+                yield tok, f"{value - 1}{suffix}", Operator.boundary
+            if value > 1:
+                yield tok, f"0{suffix}", Operator.constant
+            continue
+        m = _FLOAT.fullmatch(tok.text)
+        if m and any(c in tok.text for c in ".eE") and not tok.text.lower().startswith("0x"):
+            try:
+                value = float(m.group(1).replace("'", ""))
+            except ValueError:
+                continue
+            suffix = m.group(2)
+            yield tok, _fmt_float(value + 1, suffix), Operator.boundary
+            yield tok, _fmt_float(value - 1, suffix), Operator.boundary
+            if value != 0:
+                yield tok, "0.0" + suffix, Operator.constant
+
+
+def _matching(toks: list[Token], i: int) -> int | None:
+    """Index of the bracket closing the one at i."""
+    opening, closing = toks[i].text, {"(": ")", "[": "]", "{": "}"}[toks[i].text]
+    depth = 0
+    for j in range(i, len(toks)):
+        if toks[j].text == opening:
+            depth += 1
+        elif toks[j].text == closing:
+            depth -= 1
+            if depth == 0:
+                return j
+    return None
+
+
+def _condition_sites(toks: list[Token]) -> Iterable[tuple[Token, Token]]:
+    """First and last token of each if/while condition (after a C++17 init-statement)."""
+    for i, tok in enumerate(toks):
+        if tok.text not in ("if", "while") or tok.kind != "ident":
+            continue
+        k = i + 1
+        if k < len(toks) and toks[k].text == "constexpr":
+            k += 1
+        if k >= len(toks) or toks[k].text != "(":
+            continue
+        close = _matching(toks, k)
+        if close is None or close == k + 1:
+            continue
+        first, depth = k + 1, 0
+        for j in range(k + 1, close):
+            t = toks[j].text
+            if t in ("(", "[", "{"):
+                depth += 1
+            elif t in (")", "]", "}"):
+                depth -= 1
+            elif t == ";" and depth == 0:
+                first = j + 1
+        if first < close:
+            yield toks[first], toks[close - 1]
+
+
+# Braces after these open code (a function body, a block); after anything else inside a
+# class or namespace they open a class body, an enum, an initializer.
+_BODY_AFTER = frozenset({")", "else", "do", "try", "const", "noexcept", "override", "mutable"})
+_NOT_STATEMENTS = frozenset(
+    """if for while switch do else try catch using typedef static_assert goto case default
+    static const constexpr auto thread_local extern struct class enum union template
+    typename namespace friend return delete""".split()
+) | _TYPE_WORDS
+
+
+@dataclass
+class _Frame:
+    code: bool
+    paren: int = 0
+    start: int | None = None
+
+
+def _statement_spans(toks: list[Token]) -> list[tuple[int, int]]:
+    """(first, last) token indices of the statements directly inside code blocks that end
+    with `;`: the only statements a deletion may remove."""
+    spans: list[tuple[int, int]] = []
+    stack = [_Frame(code=False)]
+    for k, tok in enumerate(toks):
+        f = stack[-1]
+        t = tok.text
+        if f.code and f.paren == 0 and f.start is None and t not in (";", "}"):
+            f.start = k
+        if t in ("(", "["):
+            f.paren += 1
+        elif t in (")", "]"):
+            f.paren = max(0, f.paren - 1)
+        elif t == "{":
+            prev = toks[k - 1].text if k else ""
+            code = (
+                prev in _BODY_AFTER
+                or (f.code and f.paren == 0 and prev in (";", "{", "}", ":"))
+                or (not f.code and prev == "}")  # a constructor body after `: member_{x}`
+            )
+            if code and f.code and f.paren == 0:
+                f.start = None  # a control statement's block, or a lambda assigned whole
+            stack.append(_Frame(code=code))
+        elif t == "}":
+            if len(stack) > 1:
+                closed = stack.pop()
+                outer = stack[-1]
+                if closed.code and outer.code and outer.paren == 0:
+                    outer.start = None
+        elif t == ";" and f.code and f.paren == 0:
+            if f.start is not None:
+                spans.append((f.start, k))
+            f.start = None
+    return spans
+
+
+def _is_declaration(toks: list[Token]) -> bool:
+    """Two names side by side before the first `=`, `(`, `{` or `[` make a declaration:
+    `int n`, `std::vector<int> v`, `Node* next`."""
+    prev = None
+    for tok in toks:
+        if tok.text in ("=", "(", "{", "[", ";", ".", "->", "++", "--", "+=", "-=", "*=", "/=", "<<"):
+            return False
+        if _is_name(tok) and prev is not None and (_is_name(prev) or prev.text in (">", ">>", "*", "&", "&&")):
+            return True
+        prev = tok
+    return False
+
+
+def _deletable(toks: list[Token], first: int, last: int) -> int | None:
+    """The first token of a removable statement in toks[first..last], or None. Case labels
+    are kept; declarations, control statements and value returns are not removed."""
+    while toks[first].text in ("case", "default"):
+        for j in range(first, last):
+            if toks[j].text == ":":
+                first = j + 1
+                break
+        else:
+            return None
+        if first >= last:
+            return None
+    head = toks[first].text
+    if head == "return":
+        return first if toks[first + 1].text == ";" else None
+    if head in ("break", "continue", "throw"):
+        return first
+    if head in _NOT_STATEMENTS or head in (";", "{", "}") or _is_declaration(toks[first:last + 1]):
+        return None
+    return first
+
+
+def _deletion_span(text: str, start: int, end: int) -> tuple[int, int]:
+    """Widen a statement to its whole line(s) when nothing else shares them, so a deletion
+    leaves no blank line behind."""
+    line_begin = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end < 0 else line_end
+    if text[line_begin:start].strip() == "" and text[end:line_end].strip() == "":
+        return line_begin, min(len(text), line_end + 1)
+    return start, end
+
+
+# --- generation --------------------------------------------------------------------------
+
+
+class _Lines:
+    def __init__(self, text: str):
+        self.starts = [0] + [m.end() for m in re.finditer("\n", text)]
+
+    def position(self, offset: int) -> tuple[int, int]:
+        line = bisect.bisect_right(self.starts, offset)
+        return line, offset - self.starts[line - 1] + 1
+
+
+def mutants_of_source(text: str, file: str, operators: Iterable[Operator] | None = None) -> list[Mutant]:
+    """Every mutant of one file's text, in file order (then by operator), duplicates (two
+    changes giving the same text) removed."""
+    wanted = set(operators or Operator)
+    toks = code_tokens(text)
+    lines = _Lines(text)
+    found: list[Mutant] = []
+
+    def add(op: Operator, start: int, end: int, replacement: str, at: int | None = None) -> None:
+        if op not in wanted:
+            return
+        line, col = lines.position(start if at is None else at)
+        found.append(Mutant(operator=op, file=file, line=line, column=col, start=start, end=end,
+                            original=text[start:end], replacement=replacement))
+
+    templates = _template_brackets(toks)
+    for tok, new, op in _operator_sites(toks, templates):
+        add(op, tok.start, tok.end, new)
+    for tok, new, op in _constant_sites(toks):
+        add(op, tok.start, tok.end, new)
+    for first, last in _condition_sites(toks):
+        cond = text[first.start:last.end]
+        add(Operator.negate, first.start, last.end, f"!({cond})")
+    for first, last in _statement_spans(toks):
+        begin = _deletable(toks, first, last)
+        if begin is not None:
+            start, end = _deletion_span(text, toks[begin].start, toks[last].end)
+            add(Operator.delete, start, end, "", at=toks[begin].start)
+
+    order = list(Operator)
+    found.sort(key=lambda m: (m.start, order.index(m.operator), m.end, m.replacement))
+    seen: set[str] = set()
+    unique = []
+    for m in found:
+        digest = sha256_text(m.mutate_text(text))
+        if digest not in seen:
+            seen.add(digest)
+            unique.append(m)
+    return unique
+
+
+def is_cpp_source(name: str) -> bool:
+    return PurePosixPath(name).suffix.lower() in CPP_SUFFIXES
+
+
+def generate_mutants(
+    files: Mapping[str, bytes],
+    *,
+    operators: Iterable[Operator] | None = None,
+    cap: int | None = None,
+    seed: int = 0,
+) -> list[Mutant]:
+    """Mutants of every C++ file among `files` (other files are left alone), ordered by file
+    name then position. With `cap`, a sample of at most that many, drawn with `seed` and
+    kept in the same order, so the same inputs always give the same list."""
+    ops = list(operators) if operators is not None else None
+    out: list[Mutant] = []
+    for name in sorted(files):
+        if is_cpp_source(name):
+            out.extend(mutants_of_source(_decode(files[name]), name, ops))
+    if cap is not None and len(out) > cap:
+        keep = sorted(random.Random(seed).sample(range(len(out)), cap))
+        out = [out[i] for i in keep]
+    return out
+
+
+_TEST_MACROS = frozenset({"TEST_CASE", "TEST_CASE_METHOD", "SCENARIO", "TEMPLATE_TEST_CASE",
+                          "TEMPLATE_TEST_CASE_SIG", "TEMPLATE_PRODUCT_TEST_CASE"})
+
+
+def count_test_cases(source: bytes) -> int:
+    """How many Catch2 test cases a test file declares: the test macros used as code
+    (comments, strings and preprocessor lines do not count)."""
+    toks = code_tokens(_decode(source))
+    return sum(
+        1 for i, t in enumerate(toks[:-1]) if t.kind == "ident" and t.text in _TEST_MACROS and toks[i + 1].text == "("
+    )
