@@ -1,0 +1,245 @@
+"""A Suite is a named, versioned, ordered list of Tasks: a folder holding `suite.toml` and
+one Exercism-layout folder per task. Suites are found by name in a list of roots (the
+bundled suites, the user's imported suites; the curriculum adds its own root) or opened by
+path. Everything that can change a result is in the suite's content hash."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import tempfile
+import tomllib
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Callable, Iterable, Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from .errors import BadInput
+from .hashing import sha256_bytes, sha256_json
+from .paths import bundled_dir, state_dir
+from .task import Task, load_task
+
+MANIFEST = "suite.toml"
+_NAME = re.compile(r"[a-z0-9][a-z0-9_.-]*")
+
+
+class SuiteManifest(BaseModel):
+    """What `suite.toml` holds."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: Literal[1] = 1
+    name: str
+    version: str
+    language: Literal["cpp"]
+    image: str  # the sandbox image repository its tasks are built in
+    description: str = ""
+    source: str | None = None  # where an imported suite was copied from
+    tasks: list[str]
+
+
+class Suite(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    version: str
+    language: str
+    image: str
+    description: str
+    path: Path
+    origin: str  # which root it was found in ("bundled", "user", ...), or "path"
+    tasks: tuple[Task, ...]
+
+    @property
+    def manifest_path(self) -> Path:
+        return self.path / MANIFEST
+
+    @cached_property
+    def content_hash(self) -> str:
+        """The manifest and every task's content, in suite order."""
+        return sha256_json({
+            MANIFEST: sha256_bytes(self.manifest_path.read_bytes()),
+            "tasks": [[t.slug, t.content_hash] for t in self.tasks],
+        })
+
+    def task(self, slug: str) -> Task:
+        for t in self.tasks:
+            if t.slug == slug:
+                return t
+        raise BadInput(f"{self.manifest_path}: suite {self.name} has no task {slug!r}")
+
+    def select(self, slugs: Iterable[str] | None) -> list[Task]:
+        """The named tasks in suite order, or all of them."""
+        if slugs is None:
+            return list(self.tasks)
+        wanted = list(dict.fromkeys(s.strip() for s in slugs if s.strip()))
+        for slug in wanted:
+            self.task(slug)
+        return [t for t in self.tasks if t.slug in wanted]
+
+
+# --- where suites live -------------------------------------------------------------------
+
+
+def user_suites_dir() -> Path:
+    return state_dir() / "suites"
+
+
+# Searched in order by name. Another kind of suite (the curriculum's) adds its root here.
+SUITE_ROOTS: list[tuple[str, Callable[[], Path]]] = [
+    ("bundled", lambda: bundled_dir("suites")),
+    ("user", user_suites_dir),
+]
+
+
+@dataclass(frozen=True)
+class SuiteEntry:
+    name: str
+    origin: str
+    path: Path
+
+
+def known_suites() -> list[SuiteEntry]:
+    """Every suite folder in every root (a folder with a suite.toml), in root order. A name
+    found in an earlier root hides the same name in a later one."""
+    out: list[SuiteEntry] = []
+    seen: set[str] = set()
+    for origin, locate in SUITE_ROOTS:
+        root = locate()
+        if not root.is_dir():
+            continue
+        for sub in sorted(root.iterdir()):
+            if (sub / MANIFEST).is_file() and not sub.name.startswith(".") and sub.name not in seen:
+                seen.add(sub.name)
+                out.append(SuiteEntry(sub.name, origin, sub))
+    return out
+
+
+def _looks_like_path(ref: str) -> bool:
+    return "/" in ref or "\\" in ref or ref.startswith(".") or ref.endswith(MANIFEST)
+
+
+def find_suite(ref: str) -> Suite:
+    """A suite by name (searched in SUITE_ROOTS) or by the path of its folder."""
+    if _looks_like_path(ref):
+        path = Path(ref)
+        return load_suite(path.parent if path.name == MANIFEST else path)
+    for entry in known_suites():
+        if entry.name == ref:
+            return load_suite(entry.path, origin=entry.origin)
+    places = ", ".join(str(locate()) for _, locate in SUITE_ROOTS)
+    known = ", ".join(e.name for e in known_suites()) or "none"
+    raise BadInput(f"unknown suite {ref!r} (looked in {places}; known: {known})")
+
+
+def read_manifest(path: Path) -> SuiteManifest:
+    manifest_path = path / MANIFEST
+    if not manifest_path.is_file():
+        raise BadInput(f"{manifest_path}: missing; a suite folder needs a {MANIFEST}")
+    try:
+        data = tomllib.loads(manifest_path.read_text())
+        return SuiteManifest.model_validate(data)
+    except tomllib.TOMLDecodeError as exc:
+        raise BadInput(f"{manifest_path}: not valid TOML ({exc})") from None
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "(top)"
+        raise BadInput(f"{manifest_path}: {where}: {first['msg']}") from None
+
+
+def load_suite(path: Path | str, origin: str = "path") -> Suite:
+    """Load a suite folder and every task it lists. Each broken rule is refused with the
+    file named: the manifest, a task folder's config, a missing solution file."""
+    path = Path(path).resolve()
+    if not path.is_dir():
+        raise BadInput(f"{path}: not a suite folder (no such directory)")
+    manifest = read_manifest(path)
+    manifest_path = path / MANIFEST
+    if origin != "path" and manifest.name != path.name:
+        raise BadInput(f"{manifest_path}: name {manifest.name!r} differs from its folder name {path.name!r}")
+    tasks: list[Task] = []
+    seen: set[str] = set()
+    for slug in manifest.tasks:
+        if not _NAME.fullmatch(slug):
+            raise BadInput(f"{manifest_path}: {slug!r} is not a task folder name")
+        if slug in seen:
+            raise BadInput(f"{manifest_path}: task {slug!r} is listed twice")
+        seen.add(slug)
+        task_dir = path / slug
+        if not task_dir.is_dir():
+            raise BadInput(f"{manifest_path}: lists task {slug!r} but {task_dir} does not exist")
+        tasks.append(load_task(task_dir))
+    if not tasks:
+        raise BadInput(f"{manifest_path}: lists no tasks")
+    return Suite(
+        name=manifest.name, version=manifest.version, language=manifest.language, image=manifest.image,
+        description=manifest.description, path=path, origin=origin, tasks=tuple(tasks),
+    )
+
+
+# --- importing ---------------------------------------------------------------------------
+
+
+def _toml_string(text: str) -> str:
+    # A JSON string is a valid TOML basic string for everything json.dumps emits.
+    return json.dumps(text, ensure_ascii=False)
+
+
+def render_manifest(manifest: SuiteManifest) -> str:
+    lines = [
+        "# Generated by `harness suite import`.",
+        f"name = {_toml_string(manifest.name)}",
+        f"version = {_toml_string(manifest.version)}",
+        f"language = {_toml_string(manifest.language)}",
+        f"image = {_toml_string(manifest.image)}",
+        f"description = {_toml_string(manifest.description)}",
+    ]
+    if manifest.source is not None:
+        lines.append(f"source = {_toml_string(manifest.source)}")
+    lines.append("tasks = [")
+    lines += [f"  {_toml_string(slug)}," for slug in manifest.tasks]
+    lines.append("]")
+    return "\n".join(lines) + "\n"
+
+
+def import_suite(source: Path | str, name: str, replace: bool = False) -> Suite:
+    """Copy a folder of Exercism-layout exercises, unchanged, into the user suites folder as
+    suite `name`, with a generated suite.toml listing every exercise in name order."""
+    from .sandbox.image import IMAGE_REPO
+
+    source = Path(source).resolve()
+    if not _NAME.fullmatch(name):
+        raise BadInput(f"{name!r} is not a suite name (lowercase letters, digits, '-', '_', '.')")
+    if not source.is_dir():
+        raise BadInput(f"{source}: not a folder")
+    exercises = sorted(p for p in source.iterdir() if p.is_dir() and not p.name.startswith("."))
+    if not exercises:
+        raise BadInput(f"{source}: holds no exercise folders")
+    for ex in exercises:
+        load_task(ex)  # each broken exercise is refused with its file named
+    for entry in known_suites():
+        if entry.name == name and not (replace and entry.origin == "user"):
+            hint = "" if entry.origin != "user" else " (use --replace to overwrite it)"
+            raise BadInput(f"{entry.path}: a {entry.origin} suite named {name!r} exists already{hint}")
+    root = user_suites_dir()
+    root.mkdir(parents=True, exist_ok=True)
+    manifest = SuiteManifest(
+        name=name, version="imported", language="cpp", image=IMAGE_REPO,
+        description=f"imported from {source}", source=str(source), tasks=[ex.name for ex in exercises],
+    )
+    staging = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=root))
+    try:
+        for ex in exercises:
+            shutil.copytree(ex, staging / ex.name, ignore=shutil.ignore_patterns(".git"), symlinks=True)
+        (staging / MANIFEST).write_text(render_manifest(manifest))
+        load_suite(staging)
+        dest = root / name
+        if dest.exists():
+            shutil.rmtree(dest)
+        staging.rename(dest)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return load_suite(dest, origin="user")

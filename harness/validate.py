@@ -1,0 +1,479 @@
+"""Suite validation: does each task mean what it claims? In the sandbox, for every task, the
+stub must not pass, the reference must pass every test, and every faulty control (a
+hand-written bug in `.meta/faulty/<bug>/`) must compile and fail. With mutants, the tests'
+power to discriminate is measured too: the share of compiling mutants of the reference that
+some test kills.
+
+Tasks run in parallel, one sandbox session per worker, reused for every run the worker
+does, so a task's build tree is configured once and a candidate that changes only the
+solution file does not recompile the test unit."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import queue
+import shutil
+import threading
+import time
+import tomllib
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+from typing import Callable, Literal, Mapping
+
+from pydantic import BaseModel, ValidationError
+
+from .errors import BadInput
+from .mutants import Mutant, count_test_cases, generate_mutants
+from .records import Record, Status, TestReport
+from .sandbox.base import Sandbox, SandboxSession
+from .suite import Suite
+from .task import Task
+from .testrun import run_tests
+
+FAULTY_DIR = ".meta/faulty"
+EQUIVALENT_NOTES = ".meta/equivalent-mutants.toml"
+KILL_RATE_GOAL = 0.85
+_MUTANT_CHUNK = 12  # mutants per work unit: small enough to spread one task over workers
+
+# (runs done, runs in all, what just finished)
+ProgressFn = Callable[[int, int, str], None]
+
+
+class RunKind(str, Enum):
+    reference = "reference"
+    stub = "stub"
+    faulty = "faulty"
+
+
+class CandidateResult(Record):
+    kind: RunKind
+    name: str
+    status: Status
+    built: bool
+    tests: int = 0
+    failed: list[str] = []  # the first few tests that did not pass
+    timeout: bool = False
+    seconds: float = 0.0
+    message: str | None = None  # the first lines of the build log or the run's complaint
+
+
+class MutantOutcome(str, Enum):
+    killed = "killed"
+    survived = "survived"
+    not_compiled = "not compiled"
+
+
+class MutantResult(Record):
+    mutant: Mutant
+    outcome: MutantOutcome
+    timeout: bool = False
+    failed: list[str] = []
+    equivalent: str | None = None  # the task's note on why this survivor is equivalent
+
+
+class MutantSummary(Record):
+    generated: int
+    compiled: int
+    killed: int
+    survived: int
+    equivalent: int  # survivors the task's notes explain as equivalent
+    timed_out: int   # killed by the run timeout
+    survivors: list[MutantResult]
+
+    @property
+    def kill_rate(self) -> float | None:
+        """Killed over compiling mutants, equivalent survivors left out of the count."""
+        denominator = self.compiled - self.equivalent
+        return self.killed / denominator if denominator else None
+
+
+class TaskValidation(Record):
+    slug: str
+    content_hash: str
+    test_cases: int  # TEST_CASEs declared in the test files
+    problems: list[str] = []
+    runs: list[CandidateResult] = []
+    mutants: MutantSummary | None = None
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+class SuiteValidation(Record):
+    schema_version: Literal[1] = 1
+    suite: str
+    suite_version: str
+    suite_hash: str
+    backend: str
+    workers: int
+    with_mutants: bool
+    seconds: float
+    tasks: list[TaskValidation]
+
+    @property
+    def broken(self) -> list[TaskValidation]:
+        return [t for t in self.tasks if not t.ok]
+
+
+# --- what gets run -----------------------------------------------------------------------
+
+
+def faulty_controls(task: Task) -> dict[str, dict[str, bytes]]:
+    """Each faulty control by name: the reference with the control's files laid over it, so
+    a control may hold every solution file or only the one it breaks."""
+    root = task.path / FAULTY_DIR
+    if not root.is_dir():
+        return {}
+    out = {}
+    for folder in sorted(p for p in root.iterdir() if p.is_dir()):
+        files = task.reference_files()
+        for p in sorted(folder.rglob("*")):
+            if p.is_file():
+                files[p.relative_to(folder).as_posix()] = p.read_bytes()
+        out[folder.name] = files
+    return out
+
+
+def declared_test_cases(task: Task) -> int:
+    return sum(count_test_cases(task.read(f)) for f in task.test_files)
+
+
+def _planned_runs(task: Task) -> int:
+    try:
+        controls = len(faulty_controls(task))
+    except BadInput:
+        return 0  # check_task reports it without running anything
+    return bool(task.example_files) + controls + 1
+
+
+@dataclass
+class _Unit:
+    """One worker's piece of work: a task's rule checks, or a batch of its mutants."""
+
+    task: Task
+    runs: int
+    mutants: list[Mutant] = field(default_factory=list)
+
+
+def _built(report: TestReport) -> bool:
+    # testrun reports a build that failed or timed out as an error before any run, so it
+    # has no run time; a binary that ran, even one that crashed, does.
+    return not (report.status is Status.error and report.run_seconds == 0 and not report.tests)
+
+
+def _first_lines(text: str | None, n: int = 6) -> str | None:
+    if not text:
+        return None
+    lines = text.strip().splitlines()
+    return "\n".join(lines[:n]) + ("\n..." if len(lines) > n else "")
+
+
+def _not_passed(report: TestReport, limit: int = 5) -> list[str]:
+    return [t.name for t in report.failing()[:limit]]
+
+
+def _candidate(kind: RunKind, name: str, report: TestReport) -> CandidateResult:
+    return CandidateResult(
+        kind=kind, name=name, status=report.status, built=_built(report), tests=len(report.tests),
+        failed=_not_passed(report), timeout=report.timeout,
+        seconds=round(report.build_seconds + report.run_seconds, 3),
+        message=_first_lines(report.message),
+    )
+
+
+def _why_not(run: CandidateResult) -> str:
+    if run.timeout:
+        return "timed out"
+    if not run.built:
+        lines = (run.message or "").splitlines()
+        first_error = next((ln for ln in lines if "error" in ln.lower()), lines[0] if lines else "")
+        return f"does not compile: {first_error.strip()}"
+    if run.failed:
+        return f"{run.status.value}: " + ", ".join(run.failed)
+    return f"{run.status.value}: {run.message or 'no test passed'}"
+
+
+def check_task(task: Task, session: SandboxSession, step: Callable[[str], None] = lambda _: None) -> TaskValidation:
+    """The three rules for one task, run in the given session. The reference goes first
+    so the controls after it find the test unit compiled."""
+    start = time.monotonic()
+    result = TaskValidation(slug=task.slug, content_hash=task.content_hash, test_cases=declared_test_cases(task))
+    problems = result.problems
+    try:
+        reference = task.reference_files()
+        controls = faulty_controls(task)
+    except BadInput as exc:
+        problems.append(str(exc))
+        return result
+    if not reference:
+        problems.append("no reference solution (.meta/config.json lists no example files)")
+    else:
+        run = _candidate(RunKind.reference, "reference", run_tests(task, reference, session))
+        result.runs.append(run)
+        step(f"{task.slug}: reference")
+        if run.status is not Status.passed:
+            problems.append(f"the reference does not pass: {_why_not(run)}")
+        elif run.tests < result.test_cases:
+            problems.append(
+                f"the reference ran {run.tests} tests but the test files declare {result.test_cases} TEST_CASEs"
+            )
+    solution = set(task.solution_files)
+    for name, files in controls.items():
+        stray = sorted(set(files) - solution)
+        if stray:
+            problems.append(f"faulty control {name!r} holds files that are not solution files: {', '.join(stray)}")
+        run = _candidate(RunKind.faulty, name, run_tests(task, files, session))
+        result.runs.append(run)
+        step(f"{task.slug}: faulty {name}")
+        if not run.built:
+            problems.append(f"faulty control {name!r} {_why_not(run)}")
+        elif run.timeout:
+            problems.append(f"faulty control {name!r} timed out instead of failing a test")
+        elif run.status is Status.passed:
+            problems.append(f"faulty control {name!r} passes every test")
+    run = _candidate(RunKind.stub, "stub", run_tests(task, task.stub_files(), session))
+    result.runs.append(run)
+    step(f"{task.slug}: stub")
+    if run.status is Status.passed:
+        problems.append("the stub passes every test")
+    result.seconds = round(time.monotonic() - start, 3)
+    return result
+
+
+def run_mutants(task: Task, mutants: list[Mutant], session: SandboxSession,
+                step: Callable[[str], None] = lambda _: None) -> list[MutantResult]:
+    reference = task.reference_files()
+    out = []
+    for m in mutants:
+        report = run_tests(task, m.apply(reference), session)
+        if not _built(report):
+            outcome = MutantOutcome.not_compiled
+        elif report.passed:
+            outcome = MutantOutcome.survived
+        else:
+            outcome = MutantOutcome.killed
+        out.append(MutantResult(mutant=m, outcome=outcome, timeout=report.timeout, failed=_not_passed(report, 3)))
+        step(f"{task.slug}: mutant {m.label}")
+    return out
+
+
+# --- notes on equivalent mutants -----------------------------------------------------------
+
+
+class EquivalentNote(BaseModel):
+    file: str
+    line: int
+    original: str
+    replacement: str = ""
+    why: str
+
+    def matches(self, m: Mutant) -> bool:
+        squash = lambda s: " ".join(s.split())  # noqa: E731
+        return (self.file, self.line, squash(self.original), squash(self.replacement)) == (
+            m.file, m.line, squash(m.original), squash(m.replacement))
+
+
+def equivalent_notes(task: Task) -> list[EquivalentNote]:
+    """The task's own explanations of surviving mutants that no test could kill."""
+    path = task.path / EQUIVALENT_NOTES
+    if not path.is_file():
+        return []
+    try:
+        data = tomllib.loads(path.read_text())
+        return [EquivalentNote.model_validate(e) for e in data.get("equivalent", [])]
+    except (tomllib.TOMLDecodeError, ValidationError) as exc:
+        raise BadInput(f"{path}: not a valid list of [[equivalent]] notes ({exc.__class__.__name__})") from None
+
+
+def summarize_mutants(results: list[MutantResult], notes: list[EquivalentNote]) -> MutantSummary:
+    survivors = []
+    for r in results:
+        if r.outcome is MutantOutcome.survived:
+            note = next((n for n in notes if n.matches(r.mutant)), None)
+            survivors.append(r.model_copy(update={"equivalent": note.why if note else None}))
+    compiled = [r for r in results if r.outcome is not MutantOutcome.not_compiled]
+    return MutantSummary(
+        generated=len(results),
+        compiled=len(compiled),
+        killed=sum(r.outcome is MutantOutcome.killed for r in results),
+        survived=len(survivors),
+        equivalent=sum(s.equivalent is not None for s in survivors),
+        timed_out=sum(r.timeout for r in compiled),
+        survivors=survivors,
+    )
+
+
+def save_survivors(out: Path, task: Task, summary: MutantSummary) -> None:
+    """Each surviving mutant as a folder: the mutated file, a diff against the reference,
+    and the mutant's record."""
+    root = out / task.slug / "survivors"
+    shutil.rmtree(root, ignore_errors=True)
+    reference = task.reference_files()
+    for i, r in enumerate(summary.survivors, 1):
+        m = r.mutant
+        folder = root / f"{i:03d}-{m.label}"
+        folder.mkdir(parents=True)
+        mutated = m.apply(reference)[m.file]
+        (folder / Path(m.file).name).write_bytes(mutated)
+        before = reference[m.file].decode(errors="replace").splitlines(keepends=True)
+        after = mutated.decode(errors="replace").splitlines(keepends=True)
+        (folder / "mutant.diff").write_text("".join(difflib.unified_diff(before, after, f"a/{m.file}", f"b/{m.file}")))
+        (folder / "mutant.json").write_text(r.model_dump_json(indent=2) + "\n")
+
+
+# --- the pool ------------------------------------------------------------------------------
+
+
+class _Pool:
+    """Worker threads, each with its own sandbox session, taking units off one queue. The
+    work is in the sandbox, so threads are enough to keep every core busy."""
+
+    def __init__(self, sandbox: Sandbox, workers: int, run_timeout_s: float, progress: ProgressFn | None,
+                 total: int):
+        self.sandbox = sandbox
+        self.workers = workers
+        self.run_timeout_s = run_timeout_s
+        self.progress = progress
+        self.total = total
+        self.done = 0
+        self.lock = threading.Lock()
+        self.errors: list[BaseException] = []
+        self.stop = threading.Event()
+
+    def step(self, note: str) -> None:
+        with self.lock:
+            self.done += 1
+            if self.progress is not None:
+                self.progress(self.done, self.total, note)
+
+    def run(self, units: list[_Unit], handle: Callable[[_Unit, SandboxSession], None]) -> None:
+        work: queue.Queue[_Unit] = queue.Queue()
+        for u in units:
+            work.put(u)
+
+        def worker(index: int) -> None:
+            session = None
+            try:
+                while not self.stop.is_set():
+                    try:
+                        unit = work.get_nowait()
+                    except queue.Empty:
+                        return
+                    if session is None:
+                        session = self.sandbox.session(f"validate worker {index}")
+                        # Validation's candidates are known programs whose tests finish in
+                        # well under a second; a hung mutant should not cost a model's minute.
+                        session.limits = session.limits.model_copy(
+                            update={"timeout_s": min(session.limits.timeout_s, self.run_timeout_s)})
+                    handle(unit, session)
+            except BaseException as exc:  # noqa: BLE001  (re-raised in the caller's thread)
+                self.errors.append(exc)
+                self.stop.set()
+            finally:
+                if session is not None:
+                    session.close()
+
+        threads = [threading.Thread(target=worker, args=(i,), daemon=True) for i in range(self.workers)]
+        for t in threads:
+            t.start()
+        try:
+            for t in threads:
+                while t.is_alive():
+                    t.join(0.2)
+        except KeyboardInterrupt:
+            self.stop.set()
+            for t in threads:
+                t.join()
+            raise
+        if self.errors:
+            raise self.errors[0]
+
+
+def default_workers() -> int:
+    return max(1, os.cpu_count() or 1)
+
+
+def validate_suite(
+    suite: Suite,
+    sandbox: Sandbox,
+    tasks: list[str] | None = None,
+    mutants: bool = False,
+    workers: int | None = None,
+    progress: ProgressFn | None = None,
+    out: Path | None = None,
+    mutant_cap: int | None = None,
+    mutant_seed: int = 0,
+    run_timeout_s: float = 20.0,
+) -> SuiteValidation:
+    """Check the rules for each selected task (and measure mutant kill rates), in parallel.
+    With `out`, the report is written there as validation.json and surviving mutants under
+    <out>/<task>/survivors/."""
+    selected = suite.select(tasks)
+    if sandbox.backend == "docker":
+        repo = getattr(sandbox, "image", "").split(":")[0]
+        if repo and repo != suite.image:
+            raise BadInput(f"{suite.manifest_path}: the suite needs image {suite.image}, the sandbox has {repo}")
+    workers = max(1, workers or default_workers())
+    start = time.monotonic()
+
+    units = [_Unit(task, runs=_planned_runs(task)) for task in selected]
+    planned: dict[str, list[Mutant]] = {}
+    notes: dict[str, list[EquivalentNote]] = {}
+    if mutants:
+        for task in selected:
+            notes[task.slug] = equivalent_notes(task)
+            try:
+                found = generate_mutants(task.reference_files(), cap=mutant_cap, seed=mutant_seed)
+            except BadInput:
+                found = []  # reported by the rule checks
+            planned[task.slug] = found
+            for i in range(0, len(found), _MUTANT_CHUNK):
+                chunk = found[i:i + _MUTANT_CHUNK]
+                units.append(_Unit(task, runs=len(chunk), mutants=chunk))
+
+    pool = _Pool(sandbox, min(workers, len(units)), run_timeout_s, progress, sum(u.runs for u in units))
+    checked: dict[str, TaskValidation] = {}
+    mutant_results: dict[str, list[MutantResult]] = {t.slug: [] for t in selected}
+
+    def handle(unit: _Unit, session: SandboxSession) -> None:
+        if unit.mutants:
+            results = run_mutants(unit.task, unit.mutants, session, pool.step)
+            with pool.lock:
+                mutant_results[unit.task.slug].extend(results)
+        else:
+            checked[unit.task.slug] = check_task(unit.task, session, pool.step)
+
+    pool.run(units, handle)
+
+    reports = []
+    for task in selected:
+        result = checked[task.slug]
+        if mutants:
+            order = {m: i for i, m in enumerate(planned[task.slug])}
+            results = sorted(mutant_results[task.slug], key=lambda r: order[r.mutant])
+            result.mutants = summarize_mutants(results, notes[task.slug])
+            if any(r.kind is RunKind.reference and r.status is not Status.passed for r in result.runs):
+                result.problems.append("mutant results are meaningless: the reference itself does not pass")
+        reports.append(result)
+    validation = SuiteValidation(
+        suite=suite.name, suite_version=suite.version, suite_hash=suite.content_hash, backend=sandbox.backend,
+        workers=pool.workers, with_mutants=mutants, seconds=round(time.monotonic() - start, 1), tasks=reports,
+    )
+    if out is not None:
+        write_validation(out, validation, {t.slug: t for t in selected})
+    return validation
+
+
+def write_validation(out: Path, validation: SuiteValidation, tasks: Mapping[str, Task]) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    for result in validation.tasks:
+        if result.mutants is not None:
+            save_survivors(out, tasks[result.slug], result.mutants)
+    tmp = out / "validation.json.tmp"
+    tmp.write_text(json.dumps(validation.model_dump(mode="json"), indent=2) + "\n")
+    tmp.replace(out / "validation.json")
