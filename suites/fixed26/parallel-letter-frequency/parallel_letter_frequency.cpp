@@ -1,0 +1,3 @@
+#include "parallel_letter_frequency.h"
+
+namespace parallel_letter_frequency {}  // namespace parallel_letter_frequency
