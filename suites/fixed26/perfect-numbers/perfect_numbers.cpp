@@ -1,0 +1,3 @@
+#include "perfect_numbers.h"
+
+namespace perfect_numbers {}  // namespace perfect_numbers
