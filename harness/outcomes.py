@@ -31,10 +31,10 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from .errors import BadInput
-from .records import ConfigManifest, RunManifest, TrialOutcome, TrialResult
+from .records import AgentCounters, ConfigManifest, RunManifest, TrialOutcome, TrialResult
 
 REQUIRED_COLUMNS = ("config", "task", "trial", "round1", "round2")
 OPTIONAL_COLUMNS = ("contract", "suite", "agent")
@@ -116,6 +116,36 @@ def _one_line(exc: ValidationError) -> str:
     return f"{where}: {first['msg']}"
 
 
+class _Facts(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class _ReportFacts(_Facts):
+    timeout: bool = False
+
+
+class _RoundFacts(_Facts):
+    counters: AgentCounters = AgentCounters()
+    test_report: _ReportFacts | None = None
+
+
+class _TrialFacts(_Facts):
+    """The fields of a TrialResult (records.py, the schema) that a report reads. A real
+    result.json carries every round's test report and output; validating all of it costs
+    about 7 times more than reading these fields, which decides how long a report on a
+    100,000-trial run takes. Written files are always full TrialResults."""
+
+    schema_version: Literal[1]
+    task: str
+    trial: int
+    suite: str
+    outcome: TrialOutcome
+    passed_round: int | None = None
+    rounds: list[_RoundFacts] = []
+
+    solved_by = TrialResult.solved_by
+
+
 def load_run(path: Path) -> Outcomes:
     """A run folder: its manifest, then every trial's result.json. A trial the manifest
     plans but no result.json records is kept as status "missing"."""
@@ -132,7 +162,7 @@ def load_run(path: Path) -> Outcomes:
     for cfg in manifest.configs:
         for result_file in _result_files(path / cfg.name):
             try:
-                result = TrialResult.model_validate_json(result_file.read_bytes())
+                result = _TrialFacts.model_validate_json(result_file.read_bytes())
             except ValidationError as exc:
                 raise BadInput(f"{result_file}: not a trial result ({_one_line(exc)})") from None
             seen.add((cfg.name, result.task, result.trial))
@@ -179,7 +209,7 @@ def _result_files(config_dir: Path):
                             yield result
 
 
-def _result_row(cfg: ConfigManifest, result: TrialResult) -> dict:
+def _result_row(cfg: ConfigManifest, result: _TrialFacts) -> dict:
     counters = [r.counters for r in result.rounds]
     return dict(
         config=cfg.name, task=result.task, trial=result.trial, status=result.outcome.value,
@@ -268,7 +298,7 @@ def _booleans(column: pd.Series, path: Path, name: str) -> pd.Series:
 
 
 def _single(values: pd.Series) -> str | None:
-    distinct = sorted({str(v) for v in values.dropna()})
+    distinct = sorted({str(v) for v in values.dropna().unique()})
     return ", ".join(distinct) if distinct else None
 
 

@@ -195,10 +195,16 @@ def training_overlap(infos: list[ConfigInfo], tasks: set[str]) -> tuple[list[str
     return notes, (union if known and union else None)
 
 
-def _unfinished_notes(frame: pd.DataFrame, counts: pd.DataFrame, configs: list[str]) -> list[str]:
+def _by_config(frame: pd.DataFrame, configs: list[str]) -> dict[str, pd.DataFrame]:
+    """Each config's rows, split once (comparing a 100,000-row string column per config
+    costs more than all the statistics)."""
+    groups = dict(tuple(frame.groupby("config", sort=False)))
+    return {name: groups.get(name, frame.iloc[0:0]) for name in configs}
+
+
+def _unfinished_notes(groups: dict[str, pd.DataFrame], counts: pd.DataFrame) -> list[str]:
     notes = []
-    for name in configs:
-        rows = frame[frame["config"] == name]
+    for name, rows in groups.items():
         infra = int((rows["status"] == "infra_error").sum())
         missing = int((rows["status"] == "missing").sum())
         if infra or missing:
@@ -208,7 +214,7 @@ def _unfinished_notes(frame: pd.DataFrame, counts: pd.DataFrame, configs: list[s
                          f"({', '.join(parts)}); they are not counted as failures, and each "
                          "task's rate uses its finished trials.")
         finished = set(counts.loc[name].index) if name in counts.index.get_level_values(0) else set()
-        lost = sorted(set(rows["task"]) - finished)
+        lost = sorted(set(rows["task"].unique()) - finished)
         if lost:
             notes.append(f"{name}: left out, no finished trial: {', '.join(lost)}")
     return notes
@@ -276,10 +282,10 @@ def _pass_at_k_table(summaries: list[stats.Summary], caption: str | None) -> Tab
                  rows, caption)
 
 
-def _health_table(frame: pd.DataFrame, configs: list[str], caption: str | None) -> tuple[Table, dict]:
+def _health_table(groups: dict[str, pd.DataFrame], caption: str | None) -> tuple[Table, dict]:
     rows, data = [], {}
-    for name in configs:
-        h = stats.health(frame[frame["config"] == name])
+    for name, config_rows in groups.items():
+        h = stats.health(config_rows)
         data[name] = asdict(h)
         rows.append([
             name, str(h.trials), str(h.infra_errors), str(h.missing), str(h.malformed_responses),
@@ -330,11 +336,12 @@ def build_report(outcomes: Outcomes, opts: ReportOptions = ReportOptions()) -> D
                      "Recovery: first-round failures over all task-trials, and how many round 2 solved.")
     doc.notes += scope_notes([outcomes.configs[c] for c in configs])
     doc.notes += overlap_notes
-    doc.notes += _unfinished_notes(frame, counts, configs)
+    groups = _by_config(frame, configs)
+    doc.notes += _unfinished_notes(groups, counts)
 
     doc.tables.append(_headline(summaries, opts.confidence, cohort))
     doc.tables.append(_pass_at_k_table([s for scope, s in summaries if scope == "all tasks"], cohort))
-    health_table, health_data = _health_table(frame, configs, cohort)
+    health_table, health_data = _health_table(groups, cohort)
     doc.tables.append(health_table)
 
     main = [s for scope, s in summaries if scope == "all tasks"]
@@ -397,7 +404,7 @@ def build_comparison(outcomes: Outcomes, base: str, new: str, opts: ReportOption
             doc.notes.append(f"Left out, only {name} has finished trials of: {', '.join(only)}")
     doc.notes += scope_notes(infos, set(shared))
     doc.notes += overlap_notes
-    doc.notes += _unfinished_notes(frame, counts, [base, new])
+    doc.notes += _unfinished_notes(_by_config(frame, [base, new]), counts)
 
     doc.tables.append(_headline(summaries, opts.confidence, cohort))
     ci = f"{opts.confidence:.0%} CI"

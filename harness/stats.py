@@ -109,6 +109,7 @@ def bootstrap_p_value(distribution: np.ndarray) -> np.ndarray:
 # --- pass@k ------------------------------------------------------------------------------
 
 
+@lru_cache(maxsize=65_536)
 def pass_at_k(n: int, c: int, k: int) -> float:
     """Unbiased pass@k from n trials with c successes: 1 - C(n-c, k) / C(n, k), the chance
     that k trials drawn without replacement from the n hold at least one success."""

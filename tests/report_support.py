@@ -10,7 +10,7 @@ import pandas as pd
 
 from harness.records import (
     AgentCounters, ConfigManifest, InfraFailure, RoundRecord, RunManifest, Sampling, Status,
-    TestReport, TrialOutcome, TrialResult,
+    TestCaseResult, TestReport, TrialOutcome, TrialResult,
 )
 
 STAMP = "2025-01-01T00:00:00+00:00"
@@ -26,11 +26,16 @@ def config_manifest(name: str, **overrides) -> ConfigManifest:
     return ConfigManifest(**fields)
 
 
-def _rounds(first_pass, counters: AgentCounters) -> list[RoundRecord]:
+def _rounds(first_pass, counters: AgentCounters, tests: int) -> list[RoundRecord]:
     rounds = []
     for number in (1, 2):
         passed = first_pass == number
-        report = TestReport(status=Status.passed if passed else Status.failed)
+        status = Status.passed if passed else Status.failed
+        cases = [TestCaseResult(name=f"case {i}", status=status,
+                                message=None if passed else "REQUIRE( answer == expected ) with expansion: 1 == 2",
+                                output=None if passed else "x" * 200)
+                 for i in range(tests)]
+        report = TestReport(status=status, tests=cases, message=None if passed else "failed: " + "y" * 500)
         rounds.append(RoundRecord(round=number, counters=counters, test_report=report))
         if passed:
             break
@@ -45,8 +50,11 @@ def write_run(
     suite_hash: str = "s" * 64,
     task_hashes: dict[str, str] | None = None,
     counters: AgentCounters | None = None,
+    tests_per_report: int = 0,
 ) -> Path:
-    """outcomes[config][task] = one entry per trial (see the module docstring)."""
+    """outcomes[config][task] = one entry per trial (see the module docstring). With
+    tests_per_report, each round's TestReport lists that many test cases, failures with a
+    message and output, as large as a real result.json."""
     run = root / run_id
     tasks = sorted({t for per_task in outcomes.values() for t in per_task})
     trials = max(len(v) for per_task in outcomes.values() for v in per_task.values())
@@ -73,7 +81,7 @@ def write_run(
                 else:
                     result = TrialResult(
                         **base, outcome=TrialOutcome.passed if entry else TrialOutcome.failed,
-                        passed_round=entry, rounds=_rounds(entry, counters or AgentCounters()))
+                        passed_round=entry, rounds=_rounds(entry, counters or AgentCounters(), tests_per_report))
                 (folder / "result.json").write_text(result.model_dump_json())
     return run
 
