@@ -242,7 +242,10 @@ def _config_counts(counts: pd.DataFrame, name: str, tasks: set[str] | None = Non
     return rows if tasks is None else rows[rows.index.isin(tasks)]
 
 
-def _headline(summaries: list[tuple[str, stats.Summary]], confidence: float, caption: str | None) -> Table:
+def _headline(summaries: list[tuple[str, stats.Summary]], configs: list[str], confidence: float,
+              caption: str | None) -> Table:
+    """One row per config and scope; a config with no finished trial keeps a row saying so
+    rather than vanishing from the table."""
     with_scope = any(scope != "all tasks" for scope, _ in summaries)
     ci = f"{confidence:.0%} CI"
     columns = ["config"] + (["tasks in"] if with_scope else []) + [
@@ -253,6 +256,10 @@ def _headline(summaries: list[tuple[str, stats.Summary]], confidence: float, cap
         rows.append([s.config] + ([scope] if with_scope else []) + [
             str(s.tasks), str(s.trials), fmt_mean(s.mean[0], s.tasks), fmt_interval(l1, h1),
             fmt_mean(s.mean[1], s.tasks), fmt_interval(l2, h2), fmt_ratio(s.recovery.k, s.recovery.n)])
+    present = {s.config for _, s in summaries}
+    for name in configs:
+        if name not in present:
+            rows.append([name] + (["all tasks"] if with_scope else []) + ["0", "0", "no finished trial"] + ["n/a"] * 4)
     return Table("Tasks solved (mean over trials, of N tasks)", columns, rows, caption)
 
 
@@ -339,7 +346,7 @@ def build_report(outcomes: Outcomes, opts: ReportOptions = ReportOptions()) -> D
     groups = _by_config(frame, configs)
     doc.notes += _unfinished_notes(groups, counts)
 
-    doc.tables.append(_headline(summaries, opts.confidence, cohort))
+    doc.tables.append(_headline(summaries, configs, opts.confidence, cohort))
     doc.tables.append(_pass_at_k_table([s for scope, s in summaries if scope == "all tasks"], cohort))
     health_table, health_data = _health_table(groups, cohort)
     doc.tables.append(health_table)
@@ -406,7 +413,7 @@ def build_comparison(outcomes: Outcomes, base: str, new: str, opts: ReportOption
     doc.notes += overlap_notes
     doc.notes += _unfinished_notes(_by_config(frame, [base, new]), counts)
 
-    doc.tables.append(_headline(summaries, opts.confidence, cohort))
+    doc.tables.append(_headline(summaries, [base, new], opts.confidence, cohort))
     ci = f"{opts.confidence:.0%} CI"
     rows = []
     for scope, diffs in paired.items():

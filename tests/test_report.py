@@ -220,3 +220,10 @@ def test_default_output_goes_to_the_checkout_reports_folder(runs):
     doc = build_report(load([("auto", "r1")], runs), FAST)
     path = output_path(doc, "html", None)
     assert path.parent == ROOT / "reports" and re.fullmatch(r"report-\d{8}-\d{6}\.html", path.name)
+
+
+def test_a_config_with_no_finished_trial_keeps_its_row(tmp_path):
+    write_run(tmp_path, "r1", {"ok": {"a": [1, 1]}, "down": {"a": ["infra", "skip"]}})
+    doc = build_report(load([("auto", "r1")], tmp_path), FAST)
+    assert doc.tables[0].rows[1][:4] == ["down", "0", "0", "no finished trial"]
+    assert "down: left out, no finished trial: a" in doc.notes

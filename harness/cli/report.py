@@ -50,8 +50,10 @@ def report_cmd(
     fmt: Optional[str] = typer.Option(None, "--format", help="terminal (default), md, html, json or csv"),
     out: Optional[Path] = typer.Option(None, help="output file (default: reports/report-<time>.<format>)"),
 ):
-    """Per configuration: tasks solved in round 1 and within two rounds with task-bootstrap
-    intervals, recovery, pass@k and agent health."""
+    """Numbers per configuration: tasks solved, intervals, recovery, pass@k, agent health.
+
+    Round 1 and within two rounds, as mean tasks solved out of N with 95% task-bootstrap
+    intervals; scope notes say when configurations are not like for like."""
     from ..report import ReportRequest, report
 
     request = ReportRequest(sources=_sources(sources, outcomes, aider), runs_dir=runs_dir,
@@ -76,8 +78,10 @@ def compare_cmd(
     fmt: Optional[str] = typer.Option(None, "--format", help="terminal (default), md, html, json or csv"),
     out: Optional[Path] = typer.Option(None, help="output file (default: reports/compare-<base>-vs-<new>-<time>.<format>)"),
 ):
-    """Per task, what changed from BASE to NEW: successes, the change, exact tests with Holm
-    correction, paired bootstrap of the difference, and recovery side by side."""
+    """What changed per task from BASE to NEW, with paired statistics.
+
+    Successes per task, the change and its label (Fisher's exact test, Holm-corrected), the
+    paired task-bootstrap difference with a p-value, and recovery side by side."""
     from ..report import CompareRequest, compare
 
     request = CompareRequest(base=base, new=new, sources=_sources(from_, outcomes, aider), runs_dir=runs_dir,
