@@ -34,7 +34,6 @@ from .errors import BadInput
 from .outcomes import ConfigInfo, Outcomes
 from .paths import bundled_dir
 
-Format = Literal["terminal", "md", "html", "json", "csv"]
 FILE_FORMATS = ("md", "html", "json", "csv")
 
 

@@ -191,3 +191,17 @@ def test_bad_options(tmp_path):
     _one_line_exit_2(runner.invoke(app, ["report", str(run), "--out", str(tmp_path / "x.txt")]))
     _one_line_exit_2(runner.invoke(app, ["report"]))
     _one_line_exit_2(runner.invoke(app, ["report", str(run), "--resamples", "5"]))
+
+
+def test_the_real_command_prints_one_line_and_exits_2(tmp_path):
+    """The installed entry point, in its own process: no traceback reaches the user."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "o.csv"
+    path.write_text("config,task,trial,round2\nm,a,1,1\n")
+    harness = Path(sys.executable).parent / "harness"
+    done = subprocess.run([str(harness), "report", "--outcomes", str(path)], capture_output=True, text=True)
+    assert done.returncode == 2
+    assert done.stderr.strip() == f"error: {path}: missing column round1 (need config, task, trial, round1, round2)"
+    assert done.stdout == ""

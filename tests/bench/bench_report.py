@@ -56,7 +56,7 @@ def _timed(label: str, fn, timings: list):
     return value
 
 
-def in_process(path: Path, out_dir: Path) -> list[tuple[str, float]]:
+def in_process(path: Path) -> list[tuple[str, float]]:
     timings: list[tuple[str, float]] = []
     _timed("import harness.report (+pandas, numpy, pydantic)", lambda: __import__("harness.report"), timings)
     from rich.console import Console
@@ -138,7 +138,7 @@ def main() -> None:
         print(f"{len(frame):,} trial outcomes: {args.configs} configs x {args.tasks} tasks x {args.trials} trials\n")
 
         print("In process, by phase:")
-        timings = in_process(path, work)
+        timings = in_process(path)
         for label, seconds in timings:
             print(f"  {seconds:7.3f} s  {label}")
 
