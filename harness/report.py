@@ -296,7 +296,7 @@ def _health_table(groups: dict[str, pd.DataFrame], caption: str | None) -> tuple
         rows.append([
             name, str(h.trials), str(h.infra_errors), str(h.missing), str(h.malformed_responses),
             str(h.exhausted_context_windows), str(h.timeouts),
-            "n/a" if h.tokens_per_trial is None else f"{h.tokens_per_trial:,.0f}",
+            "n/a" if h.tokens_per_trial is None else f"{h.tokens_per_trial:,.2f}",
             "n/a" if h.cost_per_trial is None else f"${h.cost_per_trial:.4f}",
         ])
     return Table("Agent health", ["config", "task-trials", "infra errors", "not written", "malformed responses",
