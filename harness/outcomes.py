@@ -160,9 +160,9 @@ def load_run(path: Path) -> Outcomes:
     rows: list[dict] = []
     seen: set[tuple[str, str, int]] = set()
     for cfg in manifest.configs:
-        for result_file in _result_files(path / cfg.name):
+        for result_file, data in _result_files(path / cfg.name):
             try:
-                result = _TrialFacts.model_validate_json(result_file.read_bytes())
+                result = _TrialFacts.model_validate_json(data)
             except ValidationError as exc:
                 raise BadInput(f"{result_file}: not a trial result ({_one_line(exc)})") from None
             seen.add((cfg.name, result.task, result.trial))
@@ -194,7 +194,9 @@ def load_run(path: Path) -> Outcomes:
 
 
 def _result_files(config_dir: Path):
-    """<config>/<task>/trial-<k>/result.json, found with scandir (a run can hold 100,000)."""
+    """(path, bytes) of each <config>/<task>/trial-<k>/result.json. A run can hold 100,000
+    of them: folders are listed with scandir and each file is opened straight away, a
+    missing one costing an exception rather than every present one an extra stat."""
     if not config_dir.is_dir():
         return
     with os.scandir(config_dir) as tasks:
@@ -204,9 +206,12 @@ def _result_files(config_dir: Path):
             with os.scandir(task.path) as trials:
                 for trial in trials:
                     if trial.name.startswith("trial-"):
-                        result = Path(trial.path, "result.json")
-                        if result.is_file():
-                            yield result
+                        result = os.path.join(trial.path, "result.json")
+                        try:
+                            with open(result, "rb") as fh:
+                                yield result, fh.read()
+                        except (FileNotFoundError, NotADirectoryError):
+                            continue
 
 
 def _result_row(cfg: ConfigManifest, result: _TrialFacts) -> dict:
