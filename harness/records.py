@@ -199,6 +199,7 @@ class RunManifest(Record):
     suite: str
     suite_version: str
     suite_hash: str
+    suite_path: str | None = None    # where the suite folder was, so --resume finds it again
     task_hashes: dict[str, str]
     tasks: list[str]
     trials: int

@@ -42,7 +42,7 @@ from .records import (
     TrialResult,
 )
 from .sandbox import Sandbox, SandboxSession, make_sandbox
-from .store import RESULT, RunFolder, new_run_id, utc_now, write_record
+from .store import CONTRACT_FILE, PROFILE_FILE, RESULT, RunFolder, new_run_id, utc_now, write_record
 from .task import Task
 from .testrun import run_tests
 
@@ -92,6 +92,7 @@ class RunPlan:
     suite_name: str
     suite_version: str
     suite_hash: str
+    suite_path: Path
     tasks: list[Task]
     configs: list[PlannedConfig]
     profile: AgentProfile
@@ -209,8 +210,8 @@ def make_plan(config: RunConfig) -> RunPlan:
         raise BadInput(f"the gold model has no answers in edit format {profile.edit_format!r}")
     return RunPlan(
         run_id=config.run_id or new_run_id(), suite_name=suite.name, suite_version=suite.version,
-        suite_hash=suite.content_hash, tasks=tasks, configs=configs, profile=profile, contract=contract,
-        trials=config.trials, rounds=config.rounds, sampling=config.sampling, resume=False,
+        suite_hash=suite.content_hash, suite_path=suite.path, tasks=tasks, configs=configs, profile=profile,
+        contract=contract, trials=config.trials, rounds=config.rounds, sampling=config.sampling, resume=False,
     )
 
 
@@ -218,14 +219,20 @@ def _resume_plan(config: RunConfig, find_suite) -> RunPlan:
     folder = RunFolder.open(config.runs_dir, config.resume)
     m = folder.read_manifest()
     # --suite, if given, says where the run's suite lives now; its content must not differ.
-    suite = find_suite(config.suite if "suite" in config.model_fields_set else m.suite)
+    if "suite" in config.model_fields_set:
+        suite = find_suite(config.suite)
+    elif m.suite_path and Path(m.suite_path, "suite.toml").is_file():
+        suite = find_suite(str(Path(m.suite_path) / "suite.toml"))
+    else:
+        suite = find_suite(m.suite)
     tasks = suite.select(m.tasks)
     for task in tasks:
         if task.content_hash != m.task_hashes.get(task.slug):
             raise BadInput(f"task {task.slug} changed since run {m.run_id} started; its results would mix two versions")
     first = m.configs[0]
-    profile = load_profile(first.agent_profile)
-    contract = load_contract(first.contract)
+    # The run folder keeps the exact profile and contract it ran with.
+    profile = folder.read_record(PROFILE_FILE, AgentProfile)
+    contract = folder.read_record(CONTRACT_FILE, PromptContract)
     configs: list[PlannedConfig] = []
     for cfg in m.configs:
         if profile.content_hash != cfg.agent_hash:
@@ -241,7 +248,7 @@ def _resume_plan(config: RunConfig, find_suite) -> RunPlan:
         configs.append(PlannedConfig(cfg, spec))
     return RunPlan(
         run_id=m.run_id, suite_name=m.suite, suite_version=m.suite_version, suite_hash=m.suite_hash,
-        tasks=tasks, configs=configs, profile=profile, contract=contract, trials=m.trials,
+        suite_path=suite.path, tasks=tasks, configs=configs, profile=profile, contract=contract, trials=m.trials,
         rounds=m.rounds, sampling=first.sampling, resume=True,
     )
 
@@ -278,14 +285,41 @@ def _workspace_files(root: Path) -> dict[str, Path]:
     return {p.relative_to(root).as_posix(): p for p in sorted(root.rglob("*")) if p.is_file() and not p.is_symlink()}
 
 
-def _test_with_retry(task: Task, workspace: Path, box: Sandbox, holder: list[SandboxSession], label: str) -> TestReport:
-    """A sandbox that broke under a test run (a dead container) gets one fresh session."""
-    try:
-        return run_tests(task, workspace, holder[0])
-    except SandboxUnavailable:
-        holder[0].close()
-        holder[0] = box.session(label)
-        return run_tests(task, workspace, holder[0])
+class _SessionSlot:
+    """The trial's sandbox session: opened in the background, so that starting a container
+    overlaps the agent's first round; replaced once if it breaks under a test run (a dead
+    container); always closed."""
+
+    def __init__(self, box: Sandbox, label: str):
+        self.box, self.label = box, label
+        self.session: SandboxSession | None = None
+        self.error: BaseException | None = None
+        self._opening = threading.Thread(target=self._open, name="sandbox-open", daemon=True)
+        self._opening.start()
+
+    def _open(self) -> None:
+        try:
+            self.session = self.box.session(self.label)
+        except BaseException as exc:  # handed to the trial's thread in test()
+            self.error = exc
+
+    def test(self, task: Task, workspace: Path) -> TestReport:
+        self._opening.join()
+        if self.error is not None:
+            raise self.error
+        try:
+            return run_tests(task, workspace, self.session)
+        except SandboxUnavailable:
+            self.session.close()
+            self.session = None
+            self.session = self.box.session(self.label)
+            return run_tests(task, workspace, self.session)
+
+    def close(self) -> None:
+        self._opening.join()
+        if self.session is not None:
+            self.session.close()
+            self.session = None
 
 
 def run_trial(spec: TrialSpec, trial_dir: Path, sandbox: Sandbox, pool: DriverPool,
@@ -299,7 +333,7 @@ def run_trial(spec: TrialSpec, trial_dir: Path, sandbox: Sandbox, pool: DriverPo
     passed_round: int | None = None
     failure: InfraFailure | None = None
     workspace = Path(tempfile.mkdtemp(prefix=f"harness-ws-{task.slug}-"))
-    holder: list[SandboxSession] = []
+    sandboxing: _SessionSlot | None = None
     agent = AiderAgent(pool)
     label = f"{spec.run_id} {spec.config} {task.slug} trial-{spec.trial}"
 
@@ -310,7 +344,7 @@ def run_trial(spec: TrialSpec, trial_dir: Path, sandbox: Sandbox, pool: DriverPo
     try:
         _copy_tree({rel: task.path / rel for rel in task.shipped_files}, workspace)
         stopping()
-        holder.append(sandbox.session(label))
+        sandboxing = _SessionSlot(sandbox, label)
         agent.start(AgentChat(
             workspace=workspace, files=list(task.solution_files),
             ignore=[f for f in task.shipped_files if f not in task.solution_files],
@@ -341,7 +375,7 @@ def run_trial(spec: TrialSpec, trial_dir: Path, sandbox: Sandbox, pool: DriverPo
                 raise _ProviderFailure(provider_error, failed)
             stopping()
             t1 = time.monotonic()
-            report = _test_with_retry(task, workspace, sandbox, holder, label)
+            report = sandboxing.test(task, workspace)
             timings.test_seconds = round(time.monotonic() - t1, 4)
             timings.total_seconds = round(time.monotonic() - t0, 4)
             write_record(round_dir / "test_report.json", report)
@@ -362,8 +396,8 @@ def run_trial(spec: TrialSpec, trial_dir: Path, sandbox: Sandbox, pool: DriverPo
         failure = InfraFailure(kind=InfraKind.agent.value, message=f"unexpected {type(exc).__name__}: {exc}")
     finally:
         agent.close()
-        for session in holder:
-            session.close()
+        if sandboxing is not None:
+            sandboxing.close()
         shutil.rmtree(workspace, ignore_errors=True)
 
     if failure is not None:
@@ -406,7 +440,7 @@ def _manifest(plan: RunPlan, config: RunConfig, box: Sandbox) -> RunManifest:
     return RunManifest(
         run_id=plan.run_id, created_at=utc_now(), command_line=config.command_line, harness_version=__version__,
         suite=plan.suite_name, suite_version=plan.suite_version, suite_hash=plan.suite_hash,
-        task_hashes={t.slug: t.content_hash for t in plan.tasks}, tasks=[t.slug for t in plan.tasks],
+        suite_path=str(plan.suite_path), task_hashes={t.slug: t.content_hash for t in plan.tasks}, tasks=[t.slug for t in plan.tasks],
         trials=plan.trials, rounds=plan.rounds, image=image, image_digest=digest,
         sandbox=f"{box.backend}: {box.isolation}", configs=[c.manifest for c in plan.configs],
     )
@@ -463,15 +497,17 @@ def run(config: RunConfig, log: Log | None = None, progress=None) -> RunSummary:
             plan=[f"{c.manifest.name} {t.slug} trial-{k}" for c, t, k in todo],
         )
 
+    box = make_sandbox(config.sandbox, notice=log)
     pool = DriverPool(plan.profile)
     pool.python  # create the Aider environment now (once per version), before any folder exists
-    box = make_sandbox(config.sandbox, notice=log)
 
     folder = RunFolder.open(config.runs_dir, plan.run_id) if plan.resume else RunFolder.create(config.runs_dir, plan.run_id)
     if plan.resume:
         manifest = folder.read_manifest()
     else:
         manifest = _manifest(plan, config, box)
+        write_record(folder.root / PROFILE_FILE, plan.profile)
+        write_record(folder.root / CONTRACT_FILE, plan.contract)
         folder.write_manifest(manifest)
     pool.log_path = folder.root / "drivers.log"
 

@@ -1,6 +1,7 @@
 """The run folder on disk. The layout is the data model:
 
     runs/<run-id>/manifest.json
+    runs/<run-id>/agent_profile.json, contract.json   what the agent ran with, for --resume
     runs/<run-id>/<config>/<task>/trial-<k>/
         round-<n>/workspace/          the workspace after the agent's round n
         round-<n>/trajectory.json     RoundTrajectory: messages, model calls, counters
@@ -27,6 +28,8 @@ from .records import RunManifest, TrialResult
 
 MANIFEST = "manifest.json"
 RESULT = "result.json"
+PROFILE_FILE = "agent_profile.json"   # the agent profile the run used, verbatim
+CONTRACT_FILE = "contract.json"       # the prompt contract, verbatim
 
 
 def utc_now() -> str:
@@ -98,6 +101,13 @@ class RunFolder:
         except ValidationError as exc:
             first = exc.errors()[0]
             raise BadInput(f"{self.manifest_path}: not a run manifest ({'.'.join(map(str, first['loc']))}: {first['msg']})") from None
+
+    def read_record(self, name: str, model: type[BaseModel]) -> BaseModel:
+        path = self.root / name
+        try:
+            return model.model_validate_json(path.read_bytes())
+        except (OSError, ValidationError) as exc:
+            raise BadInput(f"{path}: missing or unreadable ({exc.__class__.__name__}); this run cannot be resumed") from None
 
     def write_manifest(self, manifest: RunManifest) -> None:
         write_record(self.manifest_path, manifest)

@@ -287,6 +287,9 @@ def _preload() -> None:
 
     litellm._load_litellm()
     LiteLLMExceptions()
+    # The OpenAI client imports its resource classes on first use: a second per session
+    # otherwise, on the path every OpenAI-compatible server takes.
+    import openai.resources  # noqa: F401
 
 
 def _serve_session(first: dict, proto_in, reply) -> None:
