@@ -1,0 +1,22 @@
+#include "phone_number.h"
+
+#include <cctype>
+#include <stdexcept>
+
+namespace phone_number {
+
+phone_number::phone_number(const std::string& text) {
+    // Letters and stray punctuation are dropped along with the separators; what they
+    // leave behind then fails the digit count.
+    for (const char c : text) {
+        if (std::isdigit(static_cast<unsigned char>(c))) digits_ += c;
+    }
+    const std::size_t area = digits_.size() == 11 && digits_.front() == '1' ? 1 : 0;
+    if (digits_.size() != 10 + area || digits_[area] < '2' || digits_[area + 3] < '2') {
+        throw std::domain_error("not a valid NANP number: " + text);
+    }
+}
+
+std::string phone_number::number() const { return digits_; }
+
+}  // namespace phone_number

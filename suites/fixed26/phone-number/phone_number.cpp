@@ -1,0 +1,3 @@
+#include "phone_number.h"
+
+namespace phone_number {}  // namespace phone_number
