@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import queue
 import threading
 import time
@@ -161,12 +162,15 @@ class Engine:
     """One base model with any number of adapters. Generation and adapter changes take one
     lock: peft switches adapters on the shared model, so requests run one at a time."""
 
-    def __init__(self, base: str, served_name: str, *, device: str = "auto", dtype: str = "auto", max_lora_rank: int = 16):
+    def __init__(self, base: str, served_name: str, *, device: str = "auto", dtype: str = "auto", max_lora_rank: int = 16,
+                 cpu_threads: int | None = None):
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
         if device == "auto":
             device = "cuda" if torch.cuda.is_available() else "cpu"
+        if device == "cpu":
+            torch.set_num_threads(cpu_threads or max(1, (os.cpu_count() or 2) // 2))
         self.device = device
         self.base, self.served_name, self.max_lora_rank = base, served_name, max_lora_rank
         self.tokenizer = AutoTokenizer.from_pretrained(base)
@@ -468,6 +472,9 @@ def argument_parser() -> argparse.ArgumentParser:
     p.add_argument("--tensor-parallel-size", type=int, default=1, help="accepted for vLLM parity; one device is used")
     p.add_argument("--device", default="auto", help="cpu, cuda, cuda:N or auto")
     p.add_argument("--dtype", default="auto", help="auto, float32, bfloat16 or float16")
+    # Small models gain nothing from many threads, and on a busy machine spinning OpenMP
+    # threads make each decoding step dozens of times slower; default: half the cores.
+    p.add_argument("--cpu-threads", type=int, default=None, help="torch threads on CPU (default: half the cores)")
     return p
 
 
@@ -480,7 +487,7 @@ def main(argv: list[str] | None = None) -> None:
         argument_parser().error("name the base model")
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     engine = Engine(base, args.served_model_name or base, device=args.device, dtype=args.dtype,
-                    max_lora_rank=args.max_lora_rank)
+                    max_lora_rank=args.max_lora_rank, cpu_threads=args.cpu_threads)
     for module in args.lora_modules:
         try:
             engine.load_adapter(module["name"], module["path"], module["base_model_name"])

@@ -77,10 +77,15 @@ class DirectPeft:
         model = self.plain
         if adapter is not None:
             model = PeftModel.from_pretrained(AutoModelForCausalLM.from_pretrained(self.base), adapter).eval()
-        with torch.inference_mode():
-            out = model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), do_sample=False,
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)  # as the server does on a small machine: many threads only spin
+        try:
+            with torch.inference_mode():
+                out = model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), do_sample=False,
                                  max_new_tokens=max_new_tokens, eos_token_id=self.tokenizer.eos_token_id,
                                  pad_token_id=self.tokenizer.pad_token_id)
+        finally:
+            torch.set_num_threads(threads)
         new = out[0, ids.shape[1]:].tolist()
         return new, self.tokenizer.decode(new, skip_special_tokens=True)
 
