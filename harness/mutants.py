@@ -540,12 +540,63 @@ def generate_mutants(
 
 _TEST_MACROS = frozenset({"TEST_CASE", "TEST_CASE_METHOD", "SCENARIO", "TEMPLATE_TEST_CASE",
                           "TEMPLATE_TEST_CASE_SIG", "TEMPLATE_PRODUCT_TEST_CASE"})
+_DIRECTIVE_WORD = re.compile(r"#\s*(\w+)\s*(.*)", re.S)
 
 
-def count_test_cases(source: bytes) -> int:
-    """How many Catch2 test cases a test file declares: the test macros used as code
-    (comments, strings and preprocessor lines do not count)."""
-    toks = code_tokens(_decode(source))
-    return sum(
-        1 for i, t in enumerate(toks[:-1]) if t.kind == "ident" and t.text in _TEST_MACROS and toks[i + 1].text == "("
-    )
+def _pp_condition(expr: str, defined: frozenset[str]) -> bool:
+    """The value of an #if expression with only `defined` macros set: enough of the
+    preprocessor's arithmetic for the conditions test files use. What it cannot read
+    counts as true."""
+    expr = re.sub(r"//.*|/\*.*?\*/", " ", expr.replace("\\\n", " "))
+    expr = re.sub(r"defined\s*\(\s*(\w+)\s*\)|defined\s+(\w+)",
+                  lambda m: " 1 " if (m.group(1) or m.group(2)) in defined else " 0 ", expr)
+    expr = re.sub(r"\b(\d+)[uUlL]*\b", r"\1", expr)
+    expr = re.sub(r"\btrue\b", "1", expr)
+    expr = re.sub(r"\b__cplusplus\b", "201703", expr)  # the suites are C++17
+    expr = re.sub(r"\b[A-Za-z_]\w*\b", "0", expr)  # an undefined macro is 0 in #if
+    expr = expr.replace("&&", " and ").replace("||", " or ")
+    expr = re.sub(r"!(?!=)", " not ", expr)
+    if not re.fullmatch(r"[\d\s()<>=!+\-*/%andot]*", expr):
+        return True
+    try:
+        return bool(eval(expr, {"__builtins__": {}}, {}))  # digits and operators only, checked above
+    except Exception:
+        return True
+
+
+def count_test_cases(source: bytes, defined: Iterable[str] = ("EXERCISM_RUN_ALL_TESTS",)) -> int:
+    """How many Catch2 test cases a test file compiles to when the harness builds it (every
+    test enabled, nothing else defined): the test macros used as code, outside comments,
+    strings, and conditional blocks that are switched off (a benchmark, say)."""
+    macros = frozenset(defined)
+    toks = tokenize(_decode(source))
+    # One entry per open conditional: (enclosing block active, a branch was taken, this
+    # branch active).
+    stack: list[tuple[bool, bool, bool]] = []
+    active = True
+    count = 0
+    for i, tok in enumerate(toks):
+        if tok.kind == "pp":
+            m = _DIRECTIVE_WORD.match(tok.text)
+            word, rest = (m.group(1), m.group(2).strip()) if m else ("", "")
+            if word in ("if", "ifdef", "ifndef"):
+                if word == "if":
+                    cond = _pp_condition(rest, macros)
+                else:
+                    cond = (rest.split()[0] if rest else "") in macros
+                    cond = cond if word == "ifdef" else not cond
+                stack.append((active, cond, active and cond))
+            elif word in ("elif", "else") and stack:
+                outer, taken, _ = stack[-1]
+                cond = not taken and (word == "else" or _pp_condition(rest, macros))
+                stack[-1] = (outer, taken or cond, outer and cond)
+            elif word == "endif" and stack:
+                stack.pop()
+            active = stack[-1][2] if stack else True
+            continue
+        if not active or tok.kind != "ident" or tok.text not in _TEST_MACROS:
+            continue
+        nxt = next((t for t in toks[i + 1:i + 3] if t.kind != "comment"), None)
+        if nxt is not None and nxt.text == "(":
+            count += 1
+    return count

@@ -130,7 +130,7 @@ def test_order_is_deterministic_and_sampling_is_seeded():
     assert len(texts) == len(every)
 
 
-def test_count_test_cases_ignores_comments_strings_and_directives():
+def test_count_test_cases_ignores_comments_strings_and_switched_off_blocks():
     src = b"""#include <catch2/catch.hpp>
 // TEST_CASE("commented out")
 TEST_CASE("one", "[a]") { REQUIRE(1 == 1); }
@@ -138,9 +138,21 @@ TEST_CASE("one", "[a]") { REQUIRE(1 == 1); }
 TEST_CASE("two") { REQUIRE(std::string("TEST_CASE(") != ""); }
 /* TEST_CASE("three") */
 TEST_CASE_METHOD(Fixture, "three") {}
+#if defined(EXERCISM_INCLUDE_BENCHMARK)
+TEST_CASE("benchmark") {}
+#elif __cplusplus >= 201703L && !defined(SOMETHING)
+TEST_CASE("four") {}
+#else
+TEST_CASE("not four") {}
+#endif
+#ifndef EXERCISM_RUN_ALL_TESTS
+TEST_CASE("only when not all") {}
+#endif
 #endif
 """
-    assert count_test_cases(src) == 3
+    assert count_test_cases(src) == 4
+    assert count_test_cases(src, defined=()) == 1
+    assert count_test_cases(src, defined=("EXERCISM_RUN_ALL_TESTS", "EXERCISM_INCLUDE_BENCHMARK")) == 4
 
 
 @pytest.mark.slow
