@@ -367,12 +367,12 @@ def run_trial(spec: TrialSpec, trial_dir: Path, sandbox: Sandbox, pool: DriverPo
                 edited_files=got.edited_files, notes=got.notes, counters=got.counters,
                 provider_error=provider_error,
             ))
-            timings = RoundTimings(model_seconds=got.model_seconds, agent_seconds=got.agent_seconds)
+            timings = RoundTimings(model_seconds=got.model_seconds, agent_seconds=got.agent_seconds,
+                                   total_seconds=round(time.monotonic() - t0, 4))
             if provider_error is not None:
-                rounds.append(RoundRecord(round=n, counters=got.counters, edited_files=got.edited_files,
-                                          timings=timings.model_copy(update={"total_seconds": round(time.monotonic() - t0, 4)})))
-                failed = int(got.provider_error.get("failed_calls") or 1)
-                raise _ProviderFailure(provider_error, failed)
+                # The agent retried with backoff and gave up: the provider failed, not the model.
+                rounds.append(RoundRecord(round=n, counters=got.counters, edited_files=got.edited_files, timings=timings))
+                raise ProviderFailure(provider_error, int(got.provider_error.get("failed_calls") or 1))
             stopping()
             t1 = time.monotonic()
             report = sandboxing.test(task, workspace)
@@ -386,11 +386,9 @@ def run_trial(spec: TrialSpec, trial_dir: Path, sandbox: Sandbox, pool: DriverPo
                 break
             if n < spec.rounds:
                 message = spec.contract.feedback_message(task, report)
-    except _ProviderFailure as exc:
-        failure = InfraFailure(kind=InfraKind.provider.value, message=exc.message, attempts=exc.attempts)
     except InfraError as exc:
         kind = InfraKind.interrupted if cancel is not None and cancel.is_set() else exc.kind
-        failure = InfraFailure(kind=kind.value, message=str(exc))
+        failure = InfraFailure(kind=kind.value, message=str(exc), attempts=getattr(exc, "attempts", 1))
     except Exception as exc:  # a harness bug must not pass for a model failure, nor stop the run
         (trial_dir / "harness-error.log").write_text(traceback.format_exc())
         failure = InfraFailure(kind=InfraKind.agent.value, message=f"unexpected {type(exc).__name__}: {exc}")
@@ -415,10 +413,11 @@ def run_trial(spec: TrialSpec, trial_dir: Path, sandbox: Sandbox, pool: DriverPo
     return result
 
 
-class _ProviderFailure(Exception):
+class ProviderFailure(InfraError):
+    """The model endpoint kept failing through the agent's retries."""
+
     def __init__(self, message: str, attempts: int):
-        super().__init__(message)
-        self.message = message
+        super().__init__(InfraKind.provider, message)
         self.attempts = attempts
 
 

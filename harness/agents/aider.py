@@ -15,7 +15,6 @@ import queue
 import signal
 import subprocess
 import threading
-import time
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
@@ -352,10 +351,3 @@ class AiderAgent:
                 healthy = False
         self.pool.release(proc, healthy)
 
-
-def provider_error_text(error: dict) -> str:
-    return f"{error.get('type')}: {error.get('message')}"
-
-
-def wait_seconds(t0: float) -> float:
-    return round(time.monotonic() - t0, 4)

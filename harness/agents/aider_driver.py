@@ -238,7 +238,8 @@ class Session:
     def send(self, message: str) -> dict:
         before = self.counters()
         self.notes.clear()
-        self.recorder.take()
+        # Calls recorded since the last round (a history summary Aider made in the
+        # background) stay: they belong to what this round's request was built from.
         sent_at = now()
         t0 = time.monotonic()
         response = self.coder.run(with_message=message, preproc=False)

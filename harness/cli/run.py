@@ -79,7 +79,8 @@ def print_summary(out: Console, summary) -> None:
                       fmt_ratio(c.recovered, c.first_round_failures), errors)
     out.print(table)
     trials = summary.configs[0].trials if summary.configs else 0
-    out.print(f"means over {trials} trial(s) of tasks solved; recovery = first-round failures solved in round 2")
+    out.print(f"means over {trials} trial(s) of tasks solved; recovery = first-round failures solved in round 2",
+              highlight=False)
     out.print(f"results: {summary.run_dir}", markup=False, highlight=False)
 
 
