@@ -33,7 +33,12 @@ def reap_orphans(client) -> int:
     """Remove sandbox containers whose harness process on this host is gone."""
     removed = 0
     host = socket.gethostname()
-    for c in client.containers.list(all=True, filters={"label": LABEL}):
+    try:
+        # Other harness processes remove their containers while we look: ignore those.
+        found = client.containers.list(all=True, filters={"label": LABEL}, ignore_removed=True)
+    except Exception:
+        return 0
+    for c in found:
         labels = c.labels
         if labels.get("harness.host") != host:
             continue
@@ -118,14 +123,19 @@ class DockerSession(SandboxSession):
         self.build_tree_lost()
         self._start()
 
-    def exec(self, argv: list[str], *, role: Role, timeout_s: float, cap: int | None = None) -> ExecResult:
+    def exec(self, argv: list[str], *, role: Role, timeout_s: float, cap: int | None = None,
+             stdin: bytes | None = None) -> ExecResult:
         import docker
 
         api = self.sandbox.client.api
         start = time.monotonic()
         try:
-            ex = api.exec_create(self.container.id, argv, user=_UIDS[role], workdir="/", stdout=True, stderr=True)
-            stream = api.exec_start(ex["Id"], stream=True, demux=False)
+            ex = api.exec_create(self.container.id, argv, user=_UIDS[role], workdir="/", stdout=True, stderr=True,
+                                 stdin=stdin is not None)
+            if stdin is None:
+                stream = api.exec_start(ex["Id"], stream=True, demux=False)
+            else:
+                stream = self._feed(api.exec_start(ex["Id"], socket=True), stdin)
         except docker.errors.APIError as exc:
             raise SandboxUnavailable(f"exec in sandbox failed: {exc.explanation or exc}") from None
         buf = CappedBuffer(cap or self.limits.output_cap_bytes)
@@ -151,10 +161,36 @@ class DockerSession(SandboxSession):
             raise SandboxUnavailable("sandbox exec ended without an exit code (container died?)")
         return ExecResult(code, buf.value(), buf.truncated, False, time.monotonic() - start)
 
+    @staticmethod
+    def _feed(sock, data: bytes):
+        """Send `data` as the command's stdin, close it (so the command sees end of
+        input), and yield the command's output. Only the low-level attach socket can carry
+        stdin; its output comes in Docker's multiplexed frames."""
+        from docker.utils.socket import frames_iter
+
+        raw = getattr(sock, "_sock", sock)
+
+        def send() -> None:
+            # From a thread: a command that stops reading early must not block its output.
+            try:
+                raw.sendall(data)
+                raw.shutdown(socket.SHUT_WR)
+            except OSError:
+                pass
+
+        threading.Thread(target=send, daemon=True).start()
+        try:
+            for _, chunk in frames_iter(sock, tty=False):
+                yield chunk
+        finally:
+            sock.close()
+
     def _remove(self) -> None:
         self.container = None
         try:
-            found = self.sandbox.client.containers.list(all=True, filters={"label": f"harness.session={self.session_id}"})
+            found = self.sandbox.client.containers.list(
+                all=True, filters={"label": f"harness.session={self.session_id}"}, ignore_removed=True
+            )
         except Exception:
             return  # the engine is gone; the reaper removes it next time
         for c in found:
