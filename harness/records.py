@@ -75,6 +75,7 @@ class AgentCounters(Record):
     """Aider's own per-round counters, as its benchmark records them."""
 
     malformed_responses: int = 0
+    empty_responses: int = 0      # answers with no text at all (the round then edits nothing)
     exhausted_context_windows: int = 0
     lazy_comments: int = 0
     user_asks: int = 0

@@ -1,8 +1,8 @@
 """`harness run` end to end: the real Aider driver in the real Aider environment, the real
 sandbox, and a scripted model server as the only test double. One run holds a model that
 solves the task at once, one that fixes it from the test feedback, one that never does,
-one whose answer is malformed, one whose server fails once, and one whose server is down
-(an infrastructure error that --resume then reruns, alone)."""
+one whose answer is malformed, one that answers nothing, one whose server fails once, and
+one whose server is down (an infrastructure error that --resume then reruns, alone)."""
 
 from __future__ import annotations
 
@@ -46,6 +46,7 @@ def test_scripted_models_through_aider(tmp_path):
         "malformed": Script([MALFORMED]),
         "flaky": Script([500, SOLVED]),
         "down": Script([], then=500),
+        "silent": Script([], then=""),
     }
     runs = tmp_path / "runs"
     with ScriptedModel(scripts) as model:
@@ -100,6 +101,12 @@ def test_scripted_models_through_aider(tmp_path):
         assert r.rounds[0].counters.malformed_responses == 1
         assert any("did not conform to the edit format" in n for n in trajectory(run_dir, "openai-malformed", 1).notes)
 
+        # an empty answer: nothing edited, the tests fail, the counters say so
+        r = results["silent"]
+        assert (r.outcome, len(r.rounds)) == (TrialOutcome.failed, 2)
+        assert [rr.counters.empty_responses for rr in r.rounds] == [1, 1]
+        assert [rr.edited_files for rr in r.rounds] == [[], []]
+
         # a 500, retried (by the provider client under Aider), then a success: not a
         # failure of any kind
         r = results["flaky"]
@@ -129,7 +136,7 @@ def test_scripted_models_through_aider(tmp_path):
         asked = {n: len(model.requests[n]) for n in scripts}
         scripts["down"].then = SOLVED
         resumed = run(RunConfig(resume="e2e", runs_dir=runs, workers=2))
-        assert (resumed.ran, resumed.skipped) == (1, 5)
+        assert (resumed.ran, resumed.skipped) == (1, len(scripts) - 1)
         assert folder.read_result("openai-down", "sum-of-squares", 1).outcome is TrialOutcome.passed
         for n, data in before.items():
             assert (folder.trial_dir(f"openai-{n}", "sum-of-squares", 1) / "result.json").read_bytes() == data

@@ -250,6 +250,7 @@ class Session:
         edit_calls = [c for c in calls if c["purpose"] == "edit"]
         replies = [c.get("response") or "" for c in edit_calls if "error" not in c]
         counters["lazy_comments"] = sum(len(LAZY_COMMENT.findall(r)) for r in replies)
+        counters["empty_responses"] = sum(1 for r in replies if not r.strip())
         model_seconds = sum(c["seconds"] for c in edit_calls)
         # The round ended on a provider failure when its last model call failed (Aider
         # retried with backoff and gave up). A full context window is the model's problem.
