@@ -24,6 +24,7 @@ class Script:
 
     replies: list = field(default_factory=list)
     then: str | int = DEFAULT_REPLY
+    delay_s: float = 0.0  # before every answer: a slow model
 
 
 class ScriptedModel:
@@ -32,6 +33,7 @@ class ScriptedModel:
         self.requests: dict[str, list[dict]] = {name: [] for name in scripts}
         self.summaries: list[dict] = []
         self._lock = threading.Lock()
+        self._stopped = threading.Event()  # ends scripted delays when the server stops
         self.server = ChatServer(self._respond)
 
     def _respond(self, route: str, body: dict) -> str:
@@ -47,6 +49,7 @@ class ScriptedModel:
             seen.append(body)
             script = self.scripts[name]
             reply = script.replies[len(seen) - 1] if len(seen) <= len(script.replies) else script.then
+        self._stopped.wait(script.delay_s)
         if isinstance(reply, int):
             raise ModelError(reply, f"scripted HTTP {reply}")
         return reply
@@ -64,4 +67,5 @@ class ScriptedModel:
         return self
 
     def __exit__(self, *exc) -> None:
+        self._stopped.set()
         self.server.stop()

@@ -286,6 +286,7 @@ class AiderAgent:
         self.profile = pool.profile
         self._proc: DriverProcess | None = None
         self._healthy = True
+        self.session_pid: int | None = None  # the forked process holding this chat's Coder
 
     def start(self, chat: AgentChat) -> None:
         p = self.profile
@@ -324,7 +325,7 @@ class AiderAgent:
         }
         self._proc = self.pool.acquire()
         try:
-            self._proc.request(request, p.timeouts.start_s)
+            self.session_pid = self._proc.request(request, p.timeouts.start_s).get("pid")
         except InfraError:
             self._healthy = False
             raise

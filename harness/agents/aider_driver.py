@@ -4,7 +4,7 @@ Run by the Aider environment's Python, never imported by the harness: it may use
 standard library and aider. Requests, one JSON object per line:
 
   {"op": "ping"}                     -> {"ok": true, "aider_version": "...", "pid": N}
-  {"op": "start", ...settings...}    -> {"ok": true, "aider_version": "..."}   (a session)
+  {"op": "start", ...settings...}    -> {"ok": true, "pid": N, ...}            (a session)
   {"op": "send", "message": "..."}   -> {"ok": true, "round": {...}}           (in a session)
   {"op": "end"}                      -> {"ok": true}                           (ends it)
   {"op": "close"}                    -> {"ok": true}, then the process exits
@@ -305,7 +305,7 @@ def _serve_session(first: dict, proto_in, reply) -> None:
     session = None
     try:
         session = Session(first, Recorder())
-        reply({"ok": True, "aider_version": session.version})
+        reply({"ok": True, "aider_version": session.version, "pid": os.getpid()})
     except Exception as exc:
         traceback.print_exc()
         reply({"ok": False, "error": f"{type(exc).__name__}: {exc}"})
