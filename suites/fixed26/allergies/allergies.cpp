@@ -1,0 +1,5 @@
+#include "allergies.h"
+
+namespace allergies {
+
+}  // namespace allergies
