@@ -1,0 +1,5 @@
+#include "bank_account.h"
+
+namespace Bankaccount {
+
+}  // namespace Bankaccount
