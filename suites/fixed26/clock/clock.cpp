@@ -1,0 +1,5 @@
+#include "clock.h"
+
+namespace date_independent {
+
+}  // namespace date_independent

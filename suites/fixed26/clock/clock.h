@@ -1,0 +1,5 @@
+#pragma once
+
+namespace date_independent {
+
+}  // namespace date_independent
