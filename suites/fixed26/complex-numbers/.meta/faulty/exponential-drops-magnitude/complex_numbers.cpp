@@ -1,0 +1,40 @@
+#include "complex_numbers.h"
+
+#include <cmath>
+
+namespace complex_numbers {
+
+Complex::Complex(double real, double imag) : real_{real}, imag_{imag} {}
+
+double Complex::real() const { return real_; }
+
+double Complex::imag() const { return imag_; }
+
+double Complex::abs() const { return std::sqrt(real_ * real_ + imag_ * imag_); }
+
+Complex Complex::conj() const { return {real_, -imag_}; }
+
+Complex Complex::exp() const {
+    return {std::cos(imag_), std::sin(imag_)};
+}
+
+Complex operator+(const Complex& lhs, const Complex& rhs) {
+    return {lhs.real() + rhs.real(), lhs.imag() + rhs.imag()};
+}
+
+Complex operator-(const Complex& lhs, const Complex& rhs) {
+    return {lhs.real() - rhs.real(), lhs.imag() - rhs.imag()};
+}
+
+Complex operator*(const Complex& lhs, const Complex& rhs) {
+    return {lhs.real() * rhs.real() - lhs.imag() * rhs.imag(),
+            lhs.imag() * rhs.real() + lhs.real() * rhs.imag()};
+}
+
+Complex operator/(const Complex& lhs, const Complex& rhs) {
+    const double denominator = rhs.real() * rhs.real() + rhs.imag() * rhs.imag();
+    return {(lhs.real() * rhs.real() + lhs.imag() * rhs.imag()) / denominator,
+            (lhs.imag() * rhs.real() - lhs.real() * rhs.imag()) / denominator};
+}
+
+}  // namespace complex_numbers

@@ -1,0 +1,5 @@
+#include "complex_numbers.h"
+
+namespace complex_numbers {
+
+}  // namespace complex_numbers
