@@ -1,0 +1,21 @@
+#include "diamond.h"
+
+#include <cstddef>
+
+namespace diamond {
+
+std::vector<std::string> rows(char widest) {
+    const std::size_t middle = static_cast<std::size_t>(widest - 'A');
+    const std::size_t size = 2 * middle + 1;
+    std::vector<std::string> top;
+    for (std::size_t i = 0; i <= middle; ++i) {
+        std::string row(size, ' ');
+        row[middle - i] = row[middle + i] = static_cast<char>('A' + i);
+        top.push_back(row);
+    }
+    std::vector<std::string> grid = top;
+    grid.insert(grid.end(), top.rbegin(), top.rend());
+    return grid;
+}
+
+}  // namespace diamond

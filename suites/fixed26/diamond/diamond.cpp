@@ -1,0 +1,5 @@
+#include "diamond.h"
+
+namespace diamond {
+
+}  // namespace diamond

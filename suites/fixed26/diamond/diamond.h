@@ -1,0 +1,5 @@
+#pragma once
+
+namespace diamond {
+
+}  // namespace diamond
