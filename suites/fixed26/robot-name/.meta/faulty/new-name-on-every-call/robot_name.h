@@ -1,0 +1,19 @@
+#if !defined(ROBOT_NAME_H)
+#define ROBOT_NAME_H
+
+#include <string>
+
+namespace robot_name {
+
+class robot {
+   public:
+    robot();
+
+    std::string name() const;
+    // Gives the robot a name it has never carried and no robot has been given before.
+    void reset();
+};
+
+}  // namespace robot_name
+
+#endif  // ROBOT_NAME_H

@@ -1,0 +1,3 @@
+#include "robot_name.h"
+
+namespace robot_name {}  // namespace robot_name

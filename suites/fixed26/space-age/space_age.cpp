@@ -1,0 +1,3 @@
+#include "space_age.h"
+
+namespace space_age {}  // namespace space_age
