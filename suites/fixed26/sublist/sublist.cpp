@@ -1,0 +1,3 @@
+#include "sublist.h"
+
+namespace sublist {}  // namespace sublist
