@@ -1,0 +1,3 @@
+#include "yacht.h"
+
+namespace yacht {}  // namespace yacht

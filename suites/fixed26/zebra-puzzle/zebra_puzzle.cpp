@@ -1,0 +1,3 @@
+#include "zebra_puzzle.h"
+
+namespace zebra_puzzle {}  // namespace zebra_puzzle
