@@ -1,0 +1,30 @@
+# Two entry points, each doing all of its own set-up on a fresh Debian machine with
+# Python 3.11: a virtual environment with the project installed, a Docker engine (installed
+# and started when running as root and none answers), and the sandbox image.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: run test setup sandbox clean
+
+run: setup
+	$(BIN)/harness run --suite fixed26 --model gold --trials 1
+
+test: setup
+	$(BIN)/pytest -q
+
+setup: $(STAMP) sandbox
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q -e '.[train,dev]'
+	touch $(STAMP)
+
+# Never fails: without Docker it says so and the local backend is used.
+sandbox: $(STAMP)
+	$(BIN)/harness sandbox up
+
+clean:
+	rm -rf $(VENV)
