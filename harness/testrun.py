@@ -71,23 +71,38 @@ def _signal_name(code: int) -> str | None:
         return f"signal {num}"
 
 
-def _configure_and_build(task: Task, session: SandboxSession) -> ExecResult:
+def configure_steps(task: Task, session: SandboxSession) -> list[str]:
+    """The shell commands that (re)configure the build tree, empty when this session
+    already configured it for this task content. Run them as the builder, joined with
+    `&&`, and report how it went with `note_configured`."""
     slug = task.slug
+    if session.configured.get(slug) == task.content_hash:
+        return []
     src = f"{session.src_root}/{slug}"
     build = f"{session.build_root}/{slug}"
-    steps = []
-    if session.configured.get(slug) != task.content_hash:
-        args = ["cmake", "-S", src, "-B", build, "-DEXERCISM_RUN_ALL_TESTS=ON"]
-        if session.test_main:
-            args.append(f"-DHARNESS_TEST_MAIN={session.test_main}")
-        steps += [f"rm -rf {shlex.quote(build)}", shlex.join(args)]
+    args = ["cmake", "-S", src, "-B", build, "-DEXERCISM_RUN_ALL_TESTS=ON"]
+    if session.test_main:
+        args.append(f"-DHARNESS_TEST_MAIN={session.test_main}")
+    return [f"rm -rf {shlex.quote(build)}", shlex.join(args)]
+
+
+def build_step(task: Task, session: SandboxSession) -> str:
+    """The shell command that builds the test binary in a configured build tree."""
     jobs = max(1, int(session.limits.cpus))
-    steps.append(shlex.join(["cmake", "--build", build, "--target", slug, "--", f"-j{jobs}"]))
-    result = session.exec(["sh", "-c", " && ".join(steps)], role=Role.builder, timeout_s=session.limits.build_timeout_s)
-    if result.exit_code == 0:
-        session.configured[slug] = task.content_hash
+    return shlex.join(["cmake", "--build", f"{session.build_root}/{task.slug}", "--target", task.slug, "--", f"-j{jobs}"])
+
+
+def note_configured(task: Task, session: SandboxSession, ok: bool) -> None:
+    if ok:
+        session.configured[task.slug] = task.content_hash
     else:
-        session.configured.pop(slug, None)
+        session.configured.pop(task.slug, None)
+
+
+def _configure_and_build(task: Task, session: SandboxSession) -> ExecResult:
+    steps = [*configure_steps(task, session), build_step(task, session)]
+    result = session.exec(["sh", "-c", " && ".join(steps)], role=Role.builder, timeout_s=session.limits.build_timeout_s)
+    note_configured(task, session, result.exit_code == 0)
     return result
 
 

@@ -117,10 +117,13 @@ class SandboxSession(ABC):
         self.configured.clear()
 
     @abstractmethod
-    def exec(self, argv: list[str], *, role: Role, timeout_s: float, cap: int | None = None) -> ExecResult:
+    def exec(self, argv: list[str], *, role: Role, timeout_s: float, cap: int | None = None,
+             stdin: bytes | None = None) -> ExecResult:
         """Run a command inside; stdout and stderr together, capped (at the limits'
-        output cap unless `cap` says otherwise). On timeout the command (and for Docker,
-        the container) is killed and the build tree is lost."""
+        output cap unless `cap` says otherwise). `stdin`, when given, is what the command
+        reads on its standard input, which is then closed; without it the command reads
+        nothing. On timeout the command (and for Docker, the container) is killed and the
+        build tree is lost."""
 
     @abstractmethod
     def _close(self) -> None: ...
