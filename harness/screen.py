@@ -1,0 +1,131 @@
+"""A static screen of a candidate's source files, run before they are built: it flags what
+no honest solution of an exercise needs and what a program gaming its tests would reach
+for (redefining test-framework names or `main`, including test files, pragmas that
+silence `-Werror`, reading the environment or `/proc`, code that runs before `main`,
+process control, raw file descriptors). A flag changes no verdict: flagged candidates still
+run, and the flags travel with the verdict so a trainer or a reviewer can act on them. The
+verifier's checks on the built binary and its outcome channel are what keep a candidate
+from earning reward it did not."""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable, Mapping
+
+from .records import Record
+
+# Catch2's public and internal macro names, and `main`.
+_FRAMEWORK_NAMES = (
+    r"(?:REQUIRE\w*|CHECK\w*|TEST_CASE\w*|TEMPLATE_\w+|SECTION|DYNAMIC_SECTION|SCENARIO\w*|GIVEN|WHEN|THEN"
+    r"|AND_(?:GIVEN|WHEN|THEN)|FAIL\w*|SUCCEED|INFO|UNSCOPED_INFO|WARN|CAPTURE|STATIC_REQUIRE\w*"
+    r"|METHOD_AS_TEST_CASE|REGISTER_TEST_CASE|ANON_TEST_CASE|CATCH_\w+|INTERNAL_CATCH_\w+|main)"
+)
+_HASH = r"(?:#|%:)"  # `%:` is the digraph of `#`
+_CALL = r"(?<![\w.>:])(?:::\s*|std\s*::\s*)?"  # a free function, not a member like `file.open(`
+
+RULES: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
+    (rule, why, re.compile(pattern))
+    for rule, why, pattern in (
+        ("framework-name", "defines or undefines a test-framework name or main",
+         rf"^\s*{_HASH}\s*(?:define|undef)\s+{_FRAMEWORK_NAMES}\b"),
+        ("framework-name", "defines main or touches the test framework's namespace",
+         r"\bint\s+main\s*\(|\bnamespace\s+Catch\b|\bCatch\s*::"),
+        ("test-include", "includes the test framework, a test file or a source file",
+         rf"^\s*{_HASH}\s*include(?:_next)?\s*[<\"][^>\"]*(?:catch|_test\.|\.c(?:pp|c|xx)\b)[^>\"]*[>\"]"),
+        ("warning-pragma", "a pragma or line directive that silences warnings or hides where code comes from",
+         rf"^\s*{_HASH}\s*(?:pragma\s+(?:GCC|clang)\s+(?:diagnostic|system_header|poison)"
+         rf"|pragma\s+(?:push_macro|pop_macro)|line\b)|\b_Pragma\s*\("),
+        ("environment", "reads the environment, /proc or the process's file descriptors by name",
+         r"\b(?:getenv|secure_getenv|environ|__environ|setenv|putenv|unsetenv)\b|/proc\b|/dev/(?:fd|stdin)\b"),
+        ("pre-main", "code placed to run before main or in special sections",
+         r"__attribute__\s*\(\(\s*(?:constructor|destructor|section|ifunc|init_priority)"
+         r"|\[\[\s*gnu\s*::\s*(?:constructor|destructor|section|ifunc|init_priority)|\.(?:pre)?init_array"),
+        ("process-control", "ends, forks, signals or re-routes the process",
+         rf"{_CALL}\b(?:_exit|_Exit|exit|quick_exit|at_quick_exit|atexit|abort|fork|vfork|clone|execv\w*|execl\w*"
+         r"|posix_spawn\w*|system|popen|kill|raise|ptrace|setsid|signal|sigaction|set_terminate|set_unexpected)\s*\("),
+        ("raw-io", "raw system calls, file descriptors or standard input",
+         rf"{_CALL}\b(?:read|write|pread|pwrite|dup|dup2|dup3|close|open|openat|pipe|pipe2|mmap|mprotect|syscall"
+         r"|dlsym|dlopen|ioctl|fcntl|poll|select|fopen|fdopen|freopen)\s*\("
+         r"|\bstd\s*::\s*cin\b|\bstdin\b|\b(?:scanf|getchar|getline)\s*\("),
+        ("inline-asm", "inline assembly", r"\b(?:asm|__asm__|__asm)\b"),
+        ("extern-c", "C linkage, which lets a definition replace a C library function",
+         r"\bextern\s*\"C\""),
+    )
+)
+
+
+class ScreenFlag(Record):
+    rule: str
+    why: str
+    file: str
+    line: int
+    text: str
+
+
+def strip_comments(source: str) -> str:
+    """Comments blanked (newlines kept, so line numbers stay), string and character
+    literals kept: `"/proc"` in a string is exactly what the screen looks for."""
+    out: list[str] = []
+    i, n = 0, len(source)
+    while i < n:
+        c = source[i]
+        if source.startswith("//", i):
+            j = source.find("\n", i)
+            i = n if j < 0 else j
+        elif source.startswith("/*", i):
+            j = source.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            out.append("".join(ch if ch == "\n" else " " for ch in source[i:j]))
+            i = j
+        elif c == "R" and source.startswith('R"', i) and (i == 0 or not (source[i - 1].isalnum() or source[i - 1] == "_")):
+            m = re.match(r'R"([^()\\\s]{0,16})\(', source[i:])
+            if m is None:
+                out.append(c)
+                i += 1
+                continue
+            end = source.find(")" + m.group(1) + '"', i + m.end())
+            j = n if end < 0 else end + len(m.group(1)) + 2
+            out.append(source[i:j])
+            i = j
+        elif c in "\"'":
+            j = i + 1
+            while j < n and source[j] != c and source[j] != "\n":
+                j += 2 if source[j] == "\\" else 1
+            out.append(source[i:j + 1])
+            i = j + 1
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def _logical_lines(text: str) -> Iterable[tuple[int, str]]:
+    """Lines after backslash-newline splicing (translation phase 2), each numbered by the
+    physical line it starts on: `#def\\<newline>ine` is still a #define."""
+    start, parts = 1, []
+    for number, line in enumerate(text.split("\n"), 1):
+        if not parts:
+            start = number
+        if line.endswith("\\"):
+            parts.append(line[:-1])
+            continue
+        parts.append(line)
+        yield start, "".join(parts)
+        parts = []
+    if parts:
+        yield start, "".join(parts)
+
+
+def screen(files: Mapping[str, bytes]) -> list[ScreenFlag]:
+    """Flags for the given source files, in file and line order; one flag per rule and
+    line."""
+    flags: list[ScreenFlag] = []
+    for name in sorted(files):
+        text = strip_comments(files[name].decode(errors="replace").replace("\r\n", "\n"))
+        for number, line in _logical_lines(text):
+            seen: set[str] = set()
+            for rule, why, pattern in RULES:
+                if rule not in seen and pattern.search(line):
+                    seen.add(rule)
+                    flags.append(ScreenFlag(rule=rule, why=why, file=name, line=number, text=line.strip()[:200]))
+    return flags
