@@ -16,7 +16,7 @@ from typing import Callable, Literal
 from pydantic import BaseModel, ConfigDict
 
 from ..adapter_card import AdapterCard, same_base, find_card, verify_card
-from ..errors import BadInput
+from ..errors import BadInput, InfraError
 from . import protocol, vllm
 from .endpoint import EndpointRecord, load_records, log_path, remove_record, save_record
 from .spec import ServedAdapter, ServeSpec, server_args
@@ -122,7 +122,7 @@ def start_server(spec: ServeSpec, options: LaunchOptions, log: Callable[[str], N
             remove_record(old.port)
     if not port_free(spec.host, spec.port):
         raise BadInput(f"port {spec.port} on {spec.host} is in use")
-    runtime = options.runtime
+    runtime, no_executable = options.runtime, ""
     if options.backend == "local":
         if runtime == "container":
             raise BadInput("the local backend runs as a process; --runtime container is for vLLM")
@@ -133,10 +133,10 @@ def start_server(spec: ServeSpec, options: LaunchOptions, log: Callable[[str], N
         try:
             command = vllm.process_command(spec, vllm.find_vllm(options.vllm_bin))
             env, runtime = vllm.vllm_env(os.environ), "process"
-        except BadInput:
+        except BadInput as exc:
             if runtime == "process":
                 raise
-            runtime = "container"
+            runtime, no_executable = "container", str(exc)
     api_base = protocol.api_base(spec.host, spec.port)
     record = EndpointRecord(
         api_base=api_base, backend=options.backend, runtime=runtime, base_model=spec.base,
@@ -146,7 +146,12 @@ def start_server(spec: ServeSpec, options: LaunchOptions, log: Callable[[str], N
     if runtime == "container":
         kwargs = vllm.container_spec(spec, options.image)
         log(f"starting container {options.image} for {spec.base} on port {spec.port}")
-        record.container_id = vllm.start_container(kwargs)
+        try:
+            record.container_id = vllm.start_container(kwargs)
+        except InfraError as exc:
+            if no_executable:  # auto: neither way to run vLLM is available here
+                raise BadInput(f"{no_executable}; and the container fallback failed: {exc}") from None
+            raise
         record.mounts = list(kwargs["volumes"])
         record.command = ["docker", "run", options.image, *kwargs["command"]]
     else:

@@ -25,7 +25,7 @@ import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Literal
+from typing import Any, Callable, Iterator, Literal
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -125,12 +125,12 @@ class Completion:
     finish_reason: Literal["stop", "length"]
 
 
-class _TokenQueue:
-    """A generate() streamer that hands new token ids to another thread. generate() first
-    puts the prompt, which is skipped."""
+class _Streamer:
+    """generate()'s streamer protocol: each new token id goes to `on_token`. generate()
+    first puts the prompt, which is skipped."""
 
-    def __init__(self):
-        self.items: queue.Queue = queue.Queue()
+    def __init__(self, on_token: Callable[[int], object]):
+        self.on_token = on_token
         self._prompt_seen = False
 
     def put(self, value) -> None:
@@ -138,10 +138,10 @@ class _TokenQueue:
             self._prompt_seen = True
             return
         for token in value.reshape(-1).tolist():
-            self.items.put(token)
+            self.on_token(token)
 
     def end(self) -> None:
-        self.items.put(None)
+        pass
 
 
 def _held_back(text: str, stops: list[str]) -> int:
@@ -156,6 +156,46 @@ def _held_back(text: str, stops: list[str]) -> int:
     while hold < len(text) and text[len(text) - 1 - hold] == "\ufffd":
         hold += 1
     return hold
+
+
+class _Detokenizer:
+    """Generated token ids to text pieces that are safe to send: a stop string ends the
+    text before it, and trailing text that could still become one waits for more tokens.
+    Streaming and plain requests both go through it, so they answer alike."""
+
+    def __init__(self, tokenizer, stops: list[str]):
+        self.tokenizer, self.stops = tokenizer, stops
+        self.ids: list[int] = []
+        self.text, self.sent, self.stopped = "", 0, False
+
+    def add(self, token: int) -> str:
+        if self.stopped:
+            return ""  # generate() may add a token before it sees the stop string itself
+        self.ids.append(token)
+        self.text = self.tokenizer.decode(self.ids, skip_special_tokens=True)
+        cut = min((i for i in (self.text.find(s) for s in self.stops) if i >= 0), default=-1)
+        if cut >= 0:
+            self.text, self.stopped = self.text[:cut], True
+            return self.flush()
+        return self._release(len(self.text) - _held_back(self.text, self.stops))
+
+    def flush(self) -> str:
+        return self._release(len(self.text))
+
+    def _release(self, upto: int) -> str:
+        piece = self.text[self.sent:upto] if upto > self.sent else ""
+        self.sent = max(self.sent, upto)
+        return piece
+
+
+@dataclass
+class _Job:
+    model: str
+    prompt: list[int]
+    max_new: int
+    stops: list[str]
+    seed: int | None
+    config: Any  # transformers.GenerationConfig
 
 
 class Engine:
@@ -262,10 +302,8 @@ class Engine:
         if name != self.served_name and name not in self.adapters:
             raise not_found(f"The model `{name}` does not exist.")
 
-    def stream(self, request: ChatRequest) -> Iterator[str | Completion]:
-        """Text pieces as they are generated, then the Completion. Plain requests join the
-        same pieces, so streaming and not streaming answer alike."""
-        import torch
+    def _prepare(self, request: ChatRequest) -> _Job:
+        """Everything that can refuse the request, before any token is generated."""
         from transformers import GenerationConfig
 
         self.check_model(request.model)
@@ -284,64 +322,74 @@ class Engine:
             pad_token_id=self.tokenizer.pad_token_id,
             stop_strings=stops or None,
         )
-        tokens = _TokenQueue()
-        model_name = request.model
-        adapter = self.adapters.get(model_name)
+        return _Job(request.model, prompt, max_new, stops, request.seed, config)
+
+    def _generate(self, job: _Job, on_token: Callable[[int], object]) -> None:
+        import torch
+
+        with self.lock:
+            adapter = self.adapters.get(job.model)
+            if adapter is None and job.model != self.served_name:
+                raise not_found(f"The model `{job.model}` does not exist.")  # unloaded meanwhile
+            ids = torch.tensor([job.prompt], device=self.device)
+            if job.seed is not None:
+                torch.manual_seed(job.seed)
+            kwargs = dict(input_ids=ids, attention_mask=torch.ones_like(ids), generation_config=job.config,
+                          streamer=_Streamer(on_token), tokenizer=self.tokenizer)
+            with torch.inference_mode():
+                if adapter is not None:
+                    self.model.set_adapter(adapter.slot)
+                    self.model.generate(**kwargs)
+                elif hasattr(self.model, "disable_adapter"):
+                    with self.model.disable_adapter():
+                        self.model.generate(**kwargs)
+                else:
+                    self.model.generate(**kwargs)
+
+    def _finish(self, job: _Job, text: _Detokenizer, started: float) -> Completion:
+        n = len(text.ids)
+        ended_on_eos = n > 0 and text.ids[-1] == self.tokenizer.eos_token_id
+        finish = "stop" if text.stopped or ended_on_eos or n < job.max_new else "length"
+        log.info("completion model=%s prompt_tokens=%d completion_tokens=%d finish=%s seconds=%.3f",
+                 job.model, len(job.prompt), n, finish, time.monotonic() - started)
+        return Completion(text.text, len(job.prompt), n, finish)
+
+    def complete(self, request: ChatRequest) -> Completion:
+        """A plain request: generate in the caller's thread (handing tokens to another
+        thread costs a GIL switch per token, which on a GPU made decoding several times
+        slower)."""
+        job, started = self._prepare(request), time.monotonic()
+        text = _Detokenizer(self.tokenizer, job.stops)
+        self._generate(job, text.add)
+        text.flush()
+        return self._finish(job, text, started)
+
+    def stream(self, request: ChatRequest) -> Iterator[str | Completion]:
+        """A streamed request: text pieces as they are generated, then the Completion.
+        Refusals are raised here, before the first piece."""
+        job, started = self._prepare(request), time.monotonic()
+        tokens: queue.Queue = queue.Queue()
 
         def run() -> None:
             try:
-                with self.lock:
-                    ids = torch.tensor([prompt], device=self.device)
-                    if request.seed is not None:
-                        torch.manual_seed(request.seed)
-                    kwargs = dict(input_ids=ids, attention_mask=torch.ones_like(ids), generation_config=config,
-                                  streamer=tokens, tokenizer=self.tokenizer)
-                    with torch.inference_mode():
-                        if adapter is not None:
-                            self.model.set_adapter(adapter.slot)
-                            self.model.generate(**kwargs)
-                        elif hasattr(self.model, "disable_adapter"):
-                            with self.model.disable_adapter():
-                                self.model.generate(**kwargs)
-                        else:
-                            self.model.generate(**kwargs)
+                self._generate(job, tokens.put)
             except Exception as exc:
-                tokens.items.put(exc)
-                tokens.items.put(None)
+                tokens.put(exc)
+            tokens.put(None)
 
-        started = time.monotonic()
-        threading.Thread(target=run, daemon=True).start()
-        generated: list[int] = []
-        sent = 0
-        stopped = False
-        text = ""
-        while (token := tokens.items.get()) is not None:
-            if isinstance(token, Exception):
-                raise token
-            if stopped:
-                continue  # drain what generate() adds before it sees the stop string
-            generated.append(token)
-            text = self.tokenizer.decode(generated, skip_special_tokens=True)
-            cut = min((i for i in (text.find(s) for s in stops) if i >= 0), default=-1)
-            if cut >= 0:
-                text, stopped = text[:cut], True
-                if len(text) > sent:
-                    yield text[sent:]
-                    sent = len(text)
-                continue
-            ready = len(text) - _held_back(text, stops)
-            if ready > sent:
-                yield text[sent:ready]
-                sent = ready
-        if not stopped and len(text) > sent:
-            yield text[sent:]
-        ended_on_eos = bool(generated) and generated[-1] == self.tokenizer.eos_token_id
-        finish = "stop" if stopped or ended_on_eos or len(generated) < max_new else "length"
-        log.info(
-            "completion model=%s prompt_tokens=%d completion_tokens=%d finish=%s seconds=%.3f",
-            model_name, len(prompt), len(generated), finish, time.monotonic() - started,
-        )
-        yield Completion(text, len(prompt), len(generated), finish)
+        def pieces() -> Iterator[str | Completion]:
+            text = _Detokenizer(self.tokenizer, job.stops)
+            threading.Thread(target=run, daemon=True).start()
+            while (token := tokens.get()) is not None:
+                if isinstance(token, Exception):
+                    raise token
+                if piece := text.add(token):
+                    yield piece
+            if piece := text.flush():
+                yield piece
+            yield self._finish(job, text, started)
+
+        return pieces()
 
 
 # ---- the HTTP surface --------------------------------------------------------------------
@@ -399,22 +447,16 @@ def create_app(engine: Engine) -> FastAPI:
 
     @app.post("/v1/chat/completions")
     def chat_completions(body: ChatRequest):
-        pieces = engine.stream(body)
-        first = next(pieces)  # raises the request's own errors before any byte is sent
         ident, created = f"chatcmpl-{uuid.uuid4().hex}", int(time.time())
         if not body.stream:
-            text = []
-            for item in [first, *pieces]:
-                if isinstance(item, Completion):
-                    done = item
-                else:
-                    text.append(item)
+            done = engine.complete(body)
             return {
                 "id": ident, "object": "chat.completion", "created": created, "model": body.model,
                 "choices": [{"index": 0, "message": {"role": "assistant", "content": done.text},
                              "logprobs": None, "finish_reason": done.finish_reason}],
                 "usage": _usage(done),
             }
+        pieces = engine.stream(body)
 
         def chunk(delta: dict, finish: str | None = None, usage: dict | None = None, choices: bool = True) -> str:
             payload = {"id": ident, "object": "chat.completion.chunk", "created": created, "model": body.model,
@@ -425,7 +467,7 @@ def create_app(engine: Engine) -> FastAPI:
 
         def events() -> Iterator[str]:
             yield chunk({"role": "assistant", "content": ""})
-            for item in [first, *pieces]:
+            for item in pieces:
                 if isinstance(item, Completion):
                     yield chunk({}, item.finish_reason)
                     if body.stream_options and body.stream_options.include_usage:

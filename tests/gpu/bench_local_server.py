@@ -101,6 +101,15 @@ def direct_generate(engine, max_tokens: int, repeats: int) -> dict:
     return {"completion_tokens": tokens, "seconds": round(seconds, 3), "tokens_per_s": round(tokens / seconds, 1)}
 
 
+def engine_stream(engine, model: str, max_tokens: int, repeats: int) -> dict:
+    """The server's generation path without HTTP: what the web layer costs is the rest."""
+    tokens, started = 0, time.perf_counter()
+    for _ in range(repeats):
+        tokens += engine.complete(_request(model, max_tokens)).completion_tokens
+    seconds = time.perf_counter() - started
+    return {"completion_tokens": tokens, "seconds": round(seconds, 3), "tokens_per_s": round(tokens / seconds, 1)}
+
+
 def _request(model: str, max_tokens: int):
     from harness.serve.local_server import ChatRequest
 
@@ -120,15 +129,19 @@ def bench_model(name: str, shape: dict, root: Path, device: str, dtype: str, req
     build_s = time.perf_counter() - started
     server, api = serve_in_thread(engine)
     try:
-        timed_requests(api, name, 1, 8)  # warm-up: kernels, caches
+        timed_requests(api, name, 1, 8)  # warm-up: kernels, caches, clocks
+        direct_generate(engine, 8, 1)
         result = {
             "parameters": sum(p.numel() for p in engine.model.get_base_model().parameters()),
             "dtype": str(next(engine.model.parameters()).dtype).replace("torch.", ""),
             "build_and_load_s": round(build_s, 2),
             "max_tokens": max_tokens,
+            # Plain generate() first and last, so a clock or load drift shows as a difference.
+            "direct_generate_base": direct_generate(engine, max_tokens, requests),
+            "engine_no_http": {model: engine_stream(engine, model, max_tokens, requests) for model in [name, *adapters]},
             "served": {model: timed_requests(api, model, requests, max_tokens) for model in [name, *adapters]},
             "stream_first_token_s": first_token_seconds(api, next(iter(adapters))),
-            "direct_generate_base": direct_generate(engine, max_tokens, requests),
+            "direct_generate_base_again": direct_generate(engine, max_tokens, requests),
         }
     finally:
         server.should_exit = True

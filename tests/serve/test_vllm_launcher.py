@@ -218,3 +218,16 @@ def test_a_server_that_never_answers_times_out_and_is_stopped(tmp_path, cards, t
     assert time.monotonic() - started < 30
     assert not pid_alive(int((tmp_path / "bin" / "pid").read_text()))
     assert load_records() == []
+
+
+def test_serve_without_any_vllm_is_one_line_of_bad_input(state_dir, tmp_path):
+    from .conftest import harness
+
+    env_path = os.environ["PATH"]
+    os.environ["PATH"] = str(tmp_path)  # no vllm anywhere
+    try:
+        result = harness("serve", "--base", "some/model", "--runtime", "process", "--port", str(free_port()))
+    finally:
+        os.environ["PATH"] = env_path
+    assert result.returncode == 2
+    assert result.stderr.startswith("error: no `vllm` executable found") and result.stderr.count("\n") == 1
