@@ -1,4 +1,4 @@
-"""Drives one Aider Coder for one task-trial over JSON lines on stdin/stdout.
+"""Drives Aider Coders, one per task-trial, over JSON lines on stdin/stdout.
 
 Run by the Aider environment's Python, never imported by the harness: it may use only the
 standard library and aider. Requests, one JSON object per line:
