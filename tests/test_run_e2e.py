@@ -84,6 +84,10 @@ def test_scripted_models_through_aider(tmp_path):
         assert "FAILED: sum of the first ten" in feedback and "385" in feedback
         assert "The tests are correct; do not try to change them." in feedback
         assert model.last_user_message("fix2", 1).startswith(feedback.strip()[:200])
+        # the same chat went on: round 2's request carries round 1's exchange
+        history = [m["content"] for m in model.requests["fix2"][1]["messages"]]
+        assert any("the sum of the squares of 1, 2, ..., n" in str(c) for c in history)
+        assert any("total += k;" in str(c) for c in history)
         report = TestReport.model_validate_json(
             (run_dir / "openai-fix2" / "sum-of-squares" / "trial-1" / "round-1" / "test_report.json").read_bytes())
         assert report.status is Status.failed
