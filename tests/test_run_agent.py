@@ -73,3 +73,24 @@ def test_a_dead_session_and_a_stuck_round_are_infrastructure_errors(tmp_path):
             assert (c.workspace / "sum_of_squares.cpp").read_bytes() == TASK.reference_files()["sum_of_squares.cpp"]
     finally:
         pool.close()
+
+
+def test_edits_outside_the_workspace_are_refused(tmp_path):
+    outside = tmp_path / "outside.txt"
+    outside.write_text("keep me\n")
+    escape = whole_answer({"../escaped.h": "int x;\n", str(outside): "overwritten\n", "notes.txt": "inside\n"})
+    pool = pool_with(round_s=120)
+    try:
+        with ScriptedModel({"escape": Script([escape])}) as model:
+            agent = AiderAgent(pool)
+            c = chat(tmp_path, model, "escape")
+            agent.start(c)
+            got = agent.send("solve it")
+            agent.close()
+    finally:
+        pool.close()
+    assert outside.read_text() == "keep me\n"
+    assert not (c.workspace.parent / "escaped.h").exists()
+    assert (c.workspace / "notes.txt").read_text() == "inside\n"  # inside the workspace: Aider's rules
+    refused = [n for n in got.notes if n.startswith("Refused an edit")]
+    assert len(refused) == 2 and got.counters.error_outputs >= 2

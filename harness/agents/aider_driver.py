@@ -189,6 +189,7 @@ class Session:
         )
         # As in Aider's benchmark: no other file is ever pulled into the chat.
         self.coder.get_file_mentions = lambda content, ignore_current=False: set()
+        self._confine_edits()
         if req.get("temperature") is not None:
             self.coder.temperature = float(req["temperature"])
         system_text = req.get("system_text")
@@ -210,6 +211,31 @@ class Session:
                 local.purpose = None
 
         self.coder.send = send
+
+    def _confine_edits(self) -> None:
+        """Aider's benchmark runs Aider itself in a container; here it runs on the host, so
+        an edit the model addresses outside the workspace (`../x`, `/etc/x`) is refused
+        before Aider reads or writes that path. Edits inside it go through as Aider has
+        them (a changed test file is restored and flagged by the sandbox)."""
+        coder, io = self.coder, self.io
+        root = os.path.realpath(coder.root)
+        original = coder.get_edits
+
+        def get_edits(*args, **kwargs):
+            edits = original(*args, **kwargs)
+            if kwargs.get("mode", args[0] if args else "update") != "update":
+                return edits
+            kept = []
+            for edit in edits:
+                path = edit[0]
+                full = os.path.realpath(coder.abs_root_path(path)) if path is not None else None
+                if full is not None and not full.startswith(root + os.sep):
+                    io.tool_error(f"Refused an edit to {path}: it is outside the workspace.")
+                    continue
+                kept.append(edit)
+            return kept
+
+        coder.get_edits = get_edits
 
     def _capture(self, name: str) -> None:
         original = getattr(self.io, name)
