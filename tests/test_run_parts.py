@@ -237,3 +237,16 @@ def test_run_ids_are_unique_and_runs_are_not_overwritten(tmp_path):
         RunFolder.create(tmp_path, "x")
     with pytest.raises(BadInput, match="no such run"):
         RunFolder.open(tmp_path, "y")
+
+
+@pytest.mark.slow
+def test_an_aider_version_that_cannot_be_installed_is_an_infra_error(tmp_path, monkeypatch):
+    from harness.agents.env import env_root, ensure_aider_env, installed_python
+    from harness.errors import InfraError, InfraKind
+
+    monkeypatch.setenv("HARNESS_CACHE_DIR", str(tmp_path))
+    with pytest.raises(InfraError) as exc:
+        ensure_aider_env("0.0.0.dev999")
+    assert exc.value.kind is InfraKind.agent and "aider-chat==0.0.0.dev999" in str(exc.value)
+    assert installed_python("0.0.0.dev999") is None  # no marker: the next run tries again
+    assert env_root("0.0.0.dev999").is_relative_to(tmp_path)
