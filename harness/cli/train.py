@@ -1,0 +1,110 @@
+"""`harness train sft` and `harness train grpo`: LoRA fine-tuning with TRL. Flags set the
+common settings; `--config FILE` (TOML, the sections of harness.train.config.TrainConfig)
+and `--set section.key=value` set any of them. Multi-GPU: `accelerate launch -m
+harness.train grpo ...` runs the same commands in every process."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from ..errors import BadInput
+from .app import app, err, handled
+
+train_app = typer.Typer(no_args_is_help=True, help="Fine-tune LoRA adapters: whole-file SFT and GRPO rewarded by the verifiers.")
+app.add_typer(train_app, name="train")
+
+_CONFIG = typer.Option(None, "--config", help="TOML file of settings (tables lora, sft, grpo, runtime)")
+_SET = typer.Option([], "--set", help="one setting, section.key=value (repeatable), e.g. grpo.beta=0.05")
+_RUNS = typer.Option(Path("runs"), "--runs-dir", help="training runs go to RUNS_DIR/train/NAME")
+_BASE_HELP = "base model: hub id or local folder"
+
+
+def _overrides(sets: list[str], flags: dict[str, object]) -> list[dict]:
+    from ..train.config import parse_assignment
+
+    out = [parse_assignment(s) for s in sets]
+    for dotted, value in flags.items():
+        if value is not None:
+            node: object = value
+            for part in reversed(dotted.split(".")):
+                node = {part: node}
+            out.append(node)  # type: ignore[arg-type]
+    return out
+
+
+@train_app.command("sft")
+@handled
+def sft_cmd(
+    data: str = typer.Option(..., "--data", help="a curriculum (name or folder) or an sft.jsonl file"),
+    base: str = typer.Option(..., "--base", help=_BASE_HELP),
+    out: str = typer.Option(..., "--out", help="the adapter's name (its card and run folder)"),
+    config: Optional[Path] = _CONFIG,
+    sets: List[str] = _SET,
+    epochs: Optional[float] = typer.Option(None, help="passes over the data"),
+    lr: Optional[float] = typer.Option(None, "--lr", help="learning rate"),
+    rank: Optional[int] = typer.Option(None, help="LoRA rank"),
+    alpha: Optional[float] = typer.Option(None, help="LoRA alpha"),
+    device: Optional[str] = typer.Option(None, help="auto, cpu or cuda"),
+    seed: Optional[int] = typer.Option(None),
+    runs_dir: Path = _RUNS,
+):
+    """LoRA SFT on whole-file answers (loss on the answer only, the base model's chat template)."""
+    from ..train.config import load_config
+    from ..train.sft import train_sft
+
+    flags = {"sft.epochs": epochs, "sft.learning_rate": lr, "lora.rank": rank, "lora.alpha": alpha,
+             "runtime.device": device, "runtime.seed": seed}
+    cfg = load_config(config, _overrides(sets, flags))
+    train_sft(data=data, base=base, out=out, config=cfg, runs_dir=runs_dir, console=err)
+
+
+@train_app.command("grpo")
+@handled
+def grpo_cmd(
+    out: str = typer.Option(..., "--out", help="the adapter's name; checkpoints are NAME@iterK"),
+    curriculum: Optional[str] = typer.Option(None, "--curriculum", help="a curriculum (name or folder) or a grpo.jsonl file"),
+    base: Optional[str] = typer.Option(None, "--base", help=_BASE_HELP),
+    init_adapter: Optional[str] = typer.Option(None, "--init-adapter", help="continue training this adapter (a card name)"),
+    config: Optional[Path] = _CONFIG,
+    sets: List[str] = _SET,
+    resume: bool = typer.Option(False, "--resume", help="continue the run named --out from its last checkpoint"),
+    updates: Optional[int] = typer.Option(None, help="GRPO updates"),
+    prompts_per_step: Optional[int] = typer.Option(None, help="prompts per update"),
+    samples: Optional[int] = typer.Option(None, help="samples per prompt (the group size)"),
+    lr: Optional[float] = typer.Option(None, "--lr", help="learning rate"),
+    beta: Optional[float] = typer.Option(None, help="KL coefficient"),
+    rank: Optional[int] = typer.Option(None, help="LoRA rank (a new adapter only)"),
+    alpha: Optional[float] = typer.Option(None, help="LoRA alpha (a new adapter only)"),
+    max_completion_length: Optional[int] = typer.Option(None, help="tokens per sampled answer"),
+    checkpoint_every: Optional[int] = typer.Option(None, help="publish NAME@iterK every this many updates"),
+    verifier: Optional[str] = typer.Option(None, help="cpp (the sandbox verifier) or exact (string match)"),
+    sandbox: Optional[str] = typer.Option(None, help="auto, docker or local"),
+    generation: Optional[str] = typer.Option(None, help="transformers, vllm-server or vllm-colocate (needs vLLM)"),
+    vllm_server_url: Optional[str] = typer.Option(None, help="vllm-server: the server's base URL"),
+    device: Optional[str] = typer.Option(None, help="auto, cpu or cuda"),
+    seed: Optional[int] = typer.Option(None),
+    runs_dir: Path = _RUNS,
+):
+    """GRPO on a LoRA adapter; each sampled answer is built and tested by the verifier."""
+    from ..train.config import load_config
+    from ..train.grpo import train_grpo
+
+    flags = {"grpo.updates": updates, "grpo.prompts_per_step": prompts_per_step, "grpo.samples_per_prompt": samples,
+             "grpo.learning_rate": lr, "grpo.beta": beta, "lora.rank": rank, "lora.alpha": alpha,
+             "grpo.max_completion_length": max_completion_length, "runtime.checkpoint_every": checkpoint_every,
+             "runtime.verifier": verifier, "runtime.sandbox": sandbox, "runtime.generation": generation,
+             "runtime.vllm.vllm_server_base_url": vllm_server_url, "runtime.device": device, "runtime.seed": seed}
+    overrides = _overrides(sets, flags)
+    if resume:
+        if config is not None or overrides:
+            raise BadInput("--resume continues with the run's own config; drop --config, --set and setting flags")
+        train_grpo(out=out, data=curriculum, base=base, init_adapter=init_adapter, runs_dir=runs_dir, resume=True,
+                   console=err)
+        return
+    if curriculum is None or base is None:
+        raise BadInput("--curriculum and --base are required (or --resume to continue a run)")
+    train_grpo(out=out, data=curriculum, base=base, config=load_config(config, overrides), init_adapter=init_adapter,
+               runs_dir=runs_dir, console=err)

@@ -1,0 +1,173 @@
+"""One config model for both training commands. The defaults are the study's recorded run
+(LoRA rank 16, alpha 32; learning rate 3e-5 with 10% warm-up; KL coefficient 0.1; 8 prompts
+x 32 samples per update, a global batch of 256; 20 GRPO updates; bf16 where the device
+supports it). Whatever the study did not record takes TRL's or transformers' default, so
+nothing here is an unexplained choice. A TOML file (`--config`) and flags override it; the
+resolved config is printed at the start of a run and stored with it."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field, ValidationError, model_validator
+
+from ..errors import BadInput
+from ..records import Record
+
+SCHEMA_VERSION = 1
+
+
+class LoraSettings(Record):
+    rank: int = Field(16, gt=0)
+    alpha: int | float = Field(32, gt=0)
+    dropout: float = Field(0.0, ge=0, lt=1)
+    # Every projection of a Llama/Qwen/Mistral-style block, named as vLLM names them;
+    # "all-linear" (peft's shorthand for every linear layer but the head) suits other families.
+    target_modules: list[str] | Literal["all-linear"] = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
+
+
+class SftSettings(Record):
+    """The whole-file warm start. The study recorded no SFT hyper-parameters beyond the
+    LoRA shape, so these are transformers' and TRL's defaults except where noted."""
+
+    learning_rate: float = Field(1e-4, gt=0)  # LoRA SFT needs more than the GRPO rate to move in one epoch
+    warmup_ratio: float = Field(0.1, ge=0, lt=1)
+    lr_scheduler: str = "constant_with_warmup"
+    epochs: float = Field(1.0, gt=0)
+    batch_size: int = Field(8, gt=0, description="sequences per optimizer step, over all devices")
+    micro_batch_size: int = Field(1, gt=0, description="sequences per device per forward pass")
+    max_length: int = Field(8192, gt=0, description="tokens per sequence; longer ones are cut from the end")
+    eval_rows: int = Field(64, ge=0, description="rows of the training data scored before and after training")
+
+
+class GrpoSettings(Record):
+    learning_rate: float = Field(3e-5, gt=0)
+    warmup_ratio: float = Field(0.1, ge=0, lt=1)
+    lr_scheduler: str = "constant_with_warmup"
+    prompts_per_step: int = Field(8, gt=0)
+    samples_per_prompt: int = Field(32, gt=1, description="the group size GRPO normalises rewards over")
+    micro_batch_size: int = Field(8, gt=0, description="sequences per device per forward/backward pass")
+    updates: int = Field(20, gt=0, description="optimizer updates, one per generation batch")
+    beta: float = Field(0.1, ge=0, description="KL coefficient against the starting policy")
+    loss_type: str = "dapo"
+    scale_rewards: Literal["group", "batch", "none"] = "group"
+    num_iterations: int = Field(1, gt=0)
+    epsilon: float = Field(0.2, gt=0)
+    temperature: float = Field(1.0, gt=0)
+    top_p: float = Field(1.0, gt=0, le=1)
+    max_completion_length: int = Field(4096, gt=0)
+    mask_truncated_completions: bool = False
+
+    @property
+    def global_batch(self) -> int:
+        return self.prompts_per_step * self.samples_per_prompt
+
+
+class RuntimeSettings(Record):
+    device: Literal["auto", "cpu", "cuda"] = "auto"
+    precision: Literal["auto", "bf16", "fp32"] = "auto"
+    seed: int = 0
+    gradient_checkpointing: bool = True
+    checkpoint_every: int = Field(1, gt=0, description="save NAME@iterK every this many updates")
+    keep_trainer_checkpoints: int = Field(2, gt=0, description="optimizer states kept for --resume")
+    generation: Literal["transformers", "vllm-server", "vllm-colocate"] = "transformers"
+    # Passed to TRL's GRPOConfig as they are (keys must start with `vllm_`), e.g.
+    # vllm_server_base_url, vllm_gpu_memory_utilization, vllm_tensor_parallel_size.
+    vllm: dict[str, Any] = Field(default_factory=dict)
+    verifier: str = "cpp"
+    sandbox: Literal["auto", "docker", "local"] = "auto"
+    verify_workers: int | None = Field(None, gt=0, description="parallel verifications (default: the machine's cores)")
+
+    @model_validator(mode="after")
+    def _vllm_keys(self) -> "RuntimeSettings":
+        odd = [k for k in self.vllm if not k.startswith("vllm_")]
+        if odd:
+            raise ValueError(f"runtime.vllm takes TRL's vllm_* options only, not {odd[0]!r}")
+        return self
+
+
+class TrainConfig(Record):
+    schema_version: Literal[1] = SCHEMA_VERSION
+    lora: LoraSettings = Field(default_factory=LoraSettings)
+    sft: SftSettings = Field(default_factory=SftSettings)
+    grpo: GrpoSettings = Field(default_factory=GrpoSettings)
+    runtime: RuntimeSettings = Field(default_factory=RuntimeSettings)
+
+
+def _first_error(exc: ValidationError) -> str:
+    first = exc.errors()[0]
+    where = ".".join(str(p) for p in first["loc"]) or "config"
+    what = "unknown setting" if first["type"] == "extra_forbidden" else first["msg"].lower()
+    return f"{where}: {what}"
+
+
+def _merge(base: dict, over: dict) -> dict:
+    out = dict(base)
+    for key, value in over.items():
+        out[key] = _merge(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+    return out
+
+
+def parse_assignment(text: str) -> dict:
+    """`section.key=value` as a nested dict; the value is read as TOML (so numbers, booleans,
+    quoted strings and lists keep their types) and otherwise taken as a bare string."""
+    key, sep, raw = text.partition("=")
+    if not sep or not key.strip():
+        raise BadInput(f"--set {text!r}: write it as section.key=value, e.g. grpo.beta=0.05")
+    try:
+        value = tomllib.loads(f"v = {raw.strip()}")["v"]
+    except tomllib.TOMLDecodeError:
+        value = raw.strip()
+    node: Any = value
+    for part in reversed(key.strip().split(".")):
+        node = {part: node}
+    return node
+
+
+def load_config(path: Path | None = None, overrides: list[dict] | None = None) -> TrainConfig:
+    """The defaults, then the TOML file, then each override in order."""
+    data: dict = {}
+    if path is not None:
+        path = Path(path)
+        try:
+            data = tomllib.loads(path.read_text())
+        except OSError as exc:
+            raise BadInput(f"{path}: {exc.strerror}") from None
+        except tomllib.TOMLDecodeError as exc:
+            raise BadInput(f"{path}: not valid TOML ({exc})") from None
+    for over in overrides or []:
+        data = _merge(data, over)
+    try:
+        return TrainConfig.model_validate(data)
+    except ValidationError as exc:
+        raise BadInput(f"{path or 'training config'}: {_first_error(exc)}") from None
+
+
+def resolve_device(runtime: RuntimeSettings) -> str:
+    import torch
+
+    if runtime.device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if runtime.device == "cuda" and not torch.cuda.is_available():
+        raise BadInput("runtime.device is cuda but torch sees no CUDA device")
+    return runtime.device
+
+
+def world_size() -> int:
+    """Processes training together (more than one under `accelerate launch`)."""
+    from accelerate import PartialState
+
+    return PartialState().num_processes
+
+
+def use_bf16(runtime: RuntimeSettings, device: str) -> bool:
+    """bf16 where the device supports it: on CUDA with bf16 support (Ampere and later);
+    never on CPU, where bf16 matmuls are slow on most processors."""
+    import torch
+
+    supported = device == "cuda" and torch.cuda.is_bf16_supported()
+    if runtime.precision == "bf16" and not supported:
+        raise BadInput(f"runtime.precision is bf16 but the {device} device does not support it")
+    return runtime.precision == "bf16" or (runtime.precision == "auto" and supported)

@@ -1,0 +1,210 @@
+"""The training data, as files: the rows of a curriculum's `sft.jsonl` and `grpo.jsonl`
+(the curriculum builder writes exactly these models), how a curriculum is found, and what
+an adapter trained on it records: the dataset hash and the suite task IDs it saw.
+
+sft.jsonl, one `SftRow` per line: a conversation whose last message is the assistant's
+answer (the reference as whole files in the agent's edit format); loss is taken on that
+message only, through the base model's chat template.
+
+grpo.jsonl, one `GrpoRow` per line: the conversation up to the model's turn, and the repair
+task (a folder, relative to the JSONL file) whose verifier scores the sampled answers.
+
+A curriculum folder holds both files and `manifest.json`, of which training reads
+`content_hash` and `source_tasks` (the suite task IDs, e.g. `fixed26/phone-number`)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from ..errors import BadInput
+from ..hashing import sha256_bytes, sha256_json
+from ..paths import state_dir
+from ..records import Record
+from ..task import load_task
+
+SFT_FILE, GRPO_FILE, MANIFEST_FILE = "sft.jsonl", "grpo.jsonl", "manifest.json"
+ROW_SCHEMA_VERSION = 1
+
+
+class ChatMessage(Record):
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+class SftRow(Record):
+    schema_version: Literal[1] = ROW_SCHEMA_VERSION
+    task_id: str = Field(description="the repair task, <curriculum>/<slug>")
+    source_task: str = Field(description="the suite task it was made from, <suite>/<slug>")
+    messages: list[ChatMessage] = Field(min_length=2)
+
+    @field_validator("messages")
+    @classmethod
+    def _ends_with_answer(cls, messages: list[ChatMessage]) -> list[ChatMessage]:
+        if messages[-1].role != "assistant":
+            raise ValueError("the last message must be the assistant's answer")
+        if not any(m.role == "user" for m in messages[:-1]):
+            raise ValueError("no user message before the answer")
+        return messages
+
+
+class GrpoRow(Record):
+    schema_version: Literal[1] = ROW_SCHEMA_VERSION
+    task_id: str
+    source_task: str
+    task_path: str = Field(description="the repair task's folder, relative to the JSONL file")
+    prompt: list[ChatMessage] = Field(min_length=1)
+
+    @field_validator("prompt")
+    @classmethod
+    def _ends_with_user(cls, prompt: list[ChatMessage]) -> list[ChatMessage]:
+        if prompt[-1].role != "user":
+            raise ValueError("the prompt must end with a user message (the model answers next)")
+        return prompt
+
+
+class CurriculumManifestView(BaseModel):
+    """The fields of a curriculum's manifest.json that training reads; the curriculum
+    builder owns the rest."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    content_hash: str
+    source_tasks: list[str]
+
+
+# Searched in order for a curriculum given by name.
+def curriculum_roots() -> list[Path]:
+    return [Path.cwd() / "curricula", state_dir() / "curricula"]
+
+
+@dataclass(frozen=True)
+class DataSource:
+    """Where a training set came from, and what an adapter trained on it records."""
+
+    jsonl: Path
+    dataset_hash: str
+    trained_on_tasks: list[str]
+    curriculum: Path | None  # the curriculum folder, when there is one
+
+
+def find_data_file(ref: str, filename: str) -> Path:
+    """A JSONL file, a curriculum folder holding `filename`, or a curriculum's name."""
+    path = Path(ref).expanduser()
+    if path.is_file():
+        return path
+    if path.is_dir():
+        if (path / filename).is_file():
+            return path / filename
+        raise BadInput(f"{path}: no {filename} in this folder (export the curriculum first)")
+    if "/" not in ref and not ref.endswith(".jsonl"):
+        for root in curriculum_roots():
+            if (root / ref / filename).is_file():
+                return root / ref / filename
+        places = ", ".join(str(r) for r in curriculum_roots())
+        raise BadInput(f"no curriculum named {ref!r} with a {filename} (looked in {places})")
+    raise BadInput(f"{ref}: no such file or folder")
+
+
+def _read_rows(path: Path, model: type[Record]) -> list:
+    rows = []
+    try:
+        lines = path.read_text().splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BadInput(f"{path}: cannot read ({exc})") from None
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            rows.append(model.model_validate(json.loads(line)))
+        except json.JSONDecodeError as exc:
+            raise BadInput(f"{path}:{n}: not JSON ({exc.msg})") from None
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or "row"
+            what = "missing" if first["type"] == "missing" else first["msg"].lower()
+            raise BadInput(f"{path}:{n}: {where}: {what}") from None
+    if not rows:
+        raise BadInput(f"{path}: no rows")
+    return rows
+
+
+def _manifest(folder: Path) -> CurriculumManifestView | None:
+    path = folder / MANIFEST_FILE
+    if not path.is_file():
+        return None
+    try:
+        return CurriculumManifestView.model_validate_json(path.read_text())
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise BadInput(f"{path}: {'.'.join(str(p) for p in first['loc'])}: {first['msg'].lower()}") from None
+
+
+def _trained_on(folder: Path, rows: list) -> list[str]:
+    manifest = _manifest(folder)
+    if manifest is not None:
+        return sorted(set(manifest.source_tasks))
+    return sorted({r.source_task for r in rows})
+
+
+def load_sft(ref: str) -> tuple[list[SftRow], DataSource]:
+    path = find_data_file(ref, SFT_FILE).resolve()
+    rows = _read_rows(path, SftRow)
+    folder = path.parent
+    source = DataSource(
+        jsonl=path,
+        dataset_hash=sha256_bytes(path.read_bytes()),
+        trained_on_tasks=_trained_on(folder, rows),
+        curriculum=folder if (folder / MANIFEST_FILE).is_file() else None,
+    )
+    return rows, source
+
+
+def load_grpo(ref: str) -> tuple[list[GrpoRow], DataSource, dict[str, Path]]:
+    """The rows, their source, and each row's task folder (absolute) by task_path. Every
+    task is loaded once here, so a bad task fails before any model is loaded. The dataset
+    hash covers the rows and the content of every task the verifier builds."""
+    path = find_data_file(ref, GRPO_FILE).resolve()
+    rows = _read_rows(path, GrpoRow)
+    folder = path.parent
+    tasks: dict[str, Path] = {}
+    hashes: dict[str, str] = {}
+    for row in rows:
+        if row.task_path not in tasks:
+            task = load_task(folder / row.task_path)
+            tasks[row.task_path] = task.path
+            hashes[row.task_path] = task.content_hash
+    source = DataSource(
+        jsonl=path,
+        dataset_hash=sha256_json({"rows": sha256_bytes(path.read_bytes()), "tasks": hashes}),
+        trained_on_tasks=_trained_on(folder, rows),
+        curriculum=folder if (folder / MANIFEST_FILE).is_file() else None,
+    )
+    return rows, source, tasks
+
+
+def sft_records(rows: list[SftRow]) -> list[dict]:
+    """TRL's conversational prompt-completion form: the loss covers the completion only."""
+    return [
+        {"prompt": [m.model_dump() for m in r.messages[:-1]], "completion": [r.messages[-1].model_dump()]}
+        for r in rows
+    ]
+
+
+def grpo_records(rows: list[GrpoRow], tasks: dict[str, Path]) -> list[dict]:
+    """TRL's conversational prompt form; `task_path` (absolute) reaches the reward function
+    as a column."""
+    return [{"prompt": [m.model_dump() for m in r.prompt], "task_path": str(tasks[r.task_path]), "task_id": r.task_id}
+            for r in rows]
+
+
+def write_jsonl(path: Path, rows: list[Record]) -> Path:
+    """Rows as the files above expect them, one JSON object per line."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(r.model_dump_json() + "\n" for r in rows))
+    return path

@@ -1,0 +1,219 @@
+"""`harness train grpo`: GRPO on a LoRA adapter with TRL's GRPOTrainer, rewarded by the
+verifier. One update = one generation batch of `prompts_per_step x samples_per_prompt`
+completions, split into micro-batches by gradient accumulation; every `checkpoint_every`
+updates the adapter is published as NAME@iterK with its card; `resume` continues from the
+trainer's last checkpoint.
+
+The one addition to TRL's loop is where verification starts: right after generation
+(`VerifiedGRPOTrainer._generate`), in a background thread, so the sandbox builds while the
+trainer runs the reference model's forward pass; the reward call then waits only for the
+rest. Generation itself cannot overlap verification in TRL's on-policy loop: the next batch
+is sampled from the policy that this batch's rewards update."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from rich.console import Console
+
+from ..errors import BadInput
+from .checkpoints import TrainRun, TrainRunManifest, iteration_name
+from .config import TrainConfig, resolve_device, use_bf16, world_size
+from .data import grpo_records, load_grpo
+from .model import base_ref, init_adapter_dir, load_base, load_tokenizer, load_trainable_adapter, lora_config
+from .rewards import VerifierReward, make_verifier
+from .steplog import EndRecord, StartRecord, StepLogger, StepTimers, append, grpo_line, grpo_step_builder, read_log, truncate_after
+
+
+def _trainer_class():
+    from trl import GRPOTrainer
+
+    class VerifiedGRPOTrainer(GRPOTrainer):
+        """GRPOTrainer that hands each training batch's completions to the verifier as
+        soon as they are generated, and times generation."""
+
+        def __init__(self, *args, verifier_reward: VerifierReward, timers: StepTimers, **kwargs):
+            super().__init__(*args, reward_funcs=[verifier_reward], **kwargs)
+            self._verifier_reward = verifier_reward
+            self._timers = timers
+            self._batch_inputs = None
+
+        def _generate_and_score_completions(self, inputs):
+            self._batch_inputs = inputs
+            try:
+                return super()._generate_and_score_completions(inputs)
+            finally:
+                self._batch_inputs = None
+
+        def _generate(self, prompts):
+            started = time.perf_counter()
+            out = super()._generate(prompts)
+            self._timers.gen_seconds += time.perf_counter() - started
+            if self._batch_inputs is not None:
+                completions = out[3]
+                self._verifier_reward.submit(completions, [x["task_path"] for x in self._batch_inputs])
+            return out
+
+    return VerifiedGRPOTrainer
+
+
+def grpo_args(config: TrainConfig, output_dir: Path, device: str, bf16: bool):
+    from trl import GRPOConfig
+
+    g, rt = config.grpo, config.runtime
+    per_update = g.micro_batch_size * world_size()
+    if g.global_batch % per_update:
+        raise BadInput(f"grpo: {g.prompts_per_step} prompts x {g.samples_per_prompt} samples = {g.global_batch} "
+                       f"completions per update is not a multiple of micro_batch_size x devices = {per_update}")
+    vllm: dict = {}
+    if rt.generation != "transformers":
+        try:
+            import vllm as _vllm  # noqa: F401
+        except ImportError:
+            raise BadInput(f"runtime.generation is {rt.generation} but vLLM is not installed in this environment") from None
+        vllm = {"use_vllm": True, "vllm_mode": rt.generation.removeprefix("vllm-"), **rt.vllm}
+    return GRPOConfig(
+        output_dir=str(output_dir),
+        seed=rt.seed,
+        learning_rate=g.learning_rate,
+        warmup_steps=g.warmup_ratio,
+        lr_scheduler_type=g.lr_scheduler,
+        per_device_train_batch_size=g.micro_batch_size,
+        gradient_accumulation_steps=g.global_batch // per_update,
+        num_generations=g.samples_per_prompt,
+        max_steps=g.updates,
+        beta=g.beta,
+        loss_type=g.loss_type,
+        scale_rewards=g.scale_rewards,
+        num_iterations=g.num_iterations,
+        epsilon=g.epsilon,
+        temperature=g.temperature,
+        top_p=g.top_p,
+        max_completion_length=g.max_completion_length,
+        mask_truncated_completions=g.mask_truncated_completions,
+        gradient_checkpointing=rt.gradient_checkpointing,
+        bf16=bf16,
+        use_cpu=device == "cpu",
+        logging_steps=1,
+        save_strategy="steps",
+        save_steps=rt.checkpoint_every,
+        save_total_limit=rt.keep_trainer_checkpoints,
+        report_to=[],
+        disable_tqdm=True,
+        remove_unused_columns=False,
+        **vllm,
+    )
+
+
+def _publisher(run: TrainRun, main: bool):
+    from transformers import TrainerCallback
+
+    class Publish(TrainerCallback):
+        """Each trainer checkpoint is also published as NAME@iterK with its card."""
+
+        def __init__(self):
+            self.published: list[str] = []
+
+        def on_save(self, args, state, control, model=None, **kwargs):
+            if main:
+                name = iteration_name(run.manifest.name, state.global_step)
+                run.publish(model, name, state.global_step)
+                self.published.append(name)
+
+    return Publish()
+
+
+def train_grpo(
+    *,
+    out: str,
+    data: str | None = None,
+    base: str | None = None,
+    config: TrainConfig | None = None,
+    init_adapter: str | None = None,
+    runs_dir: Path = Path("runs"),
+    resume: bool = False,
+    console: Console | None = None,
+) -> TrainRun:
+    """Run GRPO and publish its adapters; returns the run. With `resume`, the run named
+    `out` continues from its last checkpoint with its own config, base, data and starting
+    adapter (any of these given must match what it started with)."""
+    import datasets
+    from accelerate import PartialState
+    from datasets import Dataset
+    from transformers.utils import logging as hf_logging
+
+    console = console or Console(stderr=True)
+    main = PartialState().is_main_process
+    if resume:
+        run = TrainRun.open(runs_dir, out)
+        m = run.manifest
+        if m.kind != "grpo":
+            raise BadInput(f"{run.root}: an {m.kind} run; only grpo runs resume")
+        if base is not None and base_ref(base) != m.base_model:
+            raise BadInput(f"{run.root}: the run trains {m.base_model}, not {base_ref(base)}")
+        if init_adapter is not None and init_adapter != m.init_adapter:
+            raise BadInput(f"{run.root}: the run started from adapter {m.init_adapter}, not {init_adapter}")
+        base, init_adapter, config = m.base_model, m.init_adapter, m.config
+        rows, source, tasks = load_grpo(data or m.data)
+        if source.dataset_hash != m.dataset_hash:
+            raise BadInput(f"{run.root}: the training data changed since the run started (dataset hash differs)")
+    else:
+        if data is None or base is None or config is None:
+            raise BadInput("grpo needs a curriculum, a base model and a config (or --resume)")
+        base = base_ref(base)
+        rows, source, tasks = load_grpo(data)
+        run = TrainRun.create(runs_dir, TrainRunManifest(
+            kind="grpo", name=out, base_model=base, init_adapter=init_adapter, data=str(source.jsonl),
+            curriculum=str(source.curriculum) if source.curriculum else None, dataset_hash=source.dataset_hash,
+            trained_on_tasks=source.trained_on_tasks, config=config), main_process=main)
+    adapter_dir = init_adapter_dir(init_adapter, base) if init_adapter else None
+    checkpoint = run.last_checkpoint() if resume else None
+
+    device = resolve_device(config.runtime)
+    bf16 = use_bf16(config.runtime, device)
+    args = grpo_args(config, run.trainer_dir, device, bf16)
+    hf_logging.set_verbosity_error()
+    datasets.disable_progress_bars()
+    if main:
+        console.print(f"grpo {out}: {len(rows)} prompts over {len(tasks)} tasks, base {base}"
+                      f"{', from adapter ' + init_adapter if init_adapter else ''}, {device}{' bf16' if bf16 else ''}",
+                      markup=False, highlight=False)
+        console.print_json(config.model_dump_json())
+        if checkpoint is not None:
+            truncate_after(run.log_path, checkpoint[1])
+        append(run.log_path, StartRecord(run=run.manifest, resumed_from_step=checkpoint[1] if checkpoint else None))
+
+    tokenizer = load_tokenizer(base)
+    model = load_base(base, bf16)
+    peft_config = None
+    if adapter_dir is not None:
+        model = load_trainable_adapter(model, adapter_dir)
+    else:
+        peft_config = lora_config(config.lora)
+    reward = VerifierReward(make_verifier(config.runtime))
+    timers = StepTimers()
+    publish = _publisher(run, main)
+    trainer = _trainer_class()(
+        model=model, args=args, train_dataset=Dataset.from_list(grpo_records(rows, tasks)),
+        processing_class=tokenizer, peft_config=peft_config, verifier_reward=reward, timers=timers,
+        callbacks=[StepLogger(run.log_path, console, f"grpo {out}", grpo_step_builder(reward, timers), grpo_line, main),
+                   publish],
+    )
+    from transformers import PrinterCallback
+
+    trainer.remove_callback(PrinterCallback)
+    started = time.perf_counter()
+    try:
+        trainer.train(resume_from_checkpoint=str(checkpoint[0]) if checkpoint else None)
+    finally:
+        reward.close()
+    if main:
+        final = run.publish(trainer.model, out, trainer.state.global_step)
+        steps = [r for r in read_log(run.log_path) if r.get("kind") == "step"]
+        summary = {k: steps[-1][k] for k in ("reward_mean", "pass_rate", "malformed_rate")} if steps else {}
+        append(run.log_path, EndRecord(steps=trainer.state.global_step, seconds=round(time.perf_counter() - started, 3),
+                                       adapters=publish.published + [out], summary=summary))
+        console.print(f"grpo {out}: {trainer.state.global_step} updates; adapters {', '.join(publish.published + [out])}; "
+                      f"card {final}", markup=False, highlight=False)
+    return run

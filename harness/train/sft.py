@@ -1,0 +1,104 @@
+"""`harness train sft`: the whole-file warm start. LoRA SFT with TRL's SFTTrainer on a
+curriculum's sft.jsonl, through the base model's chat template, with the loss on the
+assistant's answer only (TRL's prompt-completion form). The loss on (up to `eval_rows`
+rows of) the training data is measured before and after, so the log says whether the
+adapter learned its data; the adapter is published as NAME with its card."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from rich.console import Console
+
+from ..errors import BadInput
+from .checkpoints import TrainRun, TrainRunManifest
+from .config import TrainConfig, resolve_device, use_bf16, world_size
+from .data import load_sft, sft_records
+from .model import base_ref, load_base, load_tokenizer, lora_config
+from .steplog import EndRecord, StartRecord, StepLogger, append, sft_line, sft_step_builder
+
+
+def sft_args(config: TrainConfig, output_dir: Path, device: str, bf16: bool):
+    from trl import SFTConfig
+
+    s, rt = config.sft, config.runtime
+    per_step = s.micro_batch_size * world_size()
+    if s.batch_size % per_step:
+        raise BadInput(f"sft: batch_size {s.batch_size} is not a multiple of micro_batch_size x devices = {per_step}")
+    return SFTConfig(
+        output_dir=str(output_dir),
+        seed=rt.seed,
+        learning_rate=s.learning_rate,
+        warmup_steps=s.warmup_ratio,
+        lr_scheduler_type=s.lr_scheduler,
+        num_train_epochs=s.epochs,
+        per_device_train_batch_size=s.micro_batch_size,
+        per_device_eval_batch_size=s.micro_batch_size,
+        gradient_accumulation_steps=s.batch_size // per_step,
+        max_length=s.max_length,
+        gradient_checkpointing=rt.gradient_checkpointing,
+        bf16=bf16,
+        use_cpu=device == "cpu",
+        logging_steps=1,
+        save_strategy="no",
+        report_to=[],
+        disable_tqdm=True,
+    )
+
+
+def train_sft(
+    *,
+    data: str,
+    base: str,
+    out: str,
+    config: TrainConfig,
+    runs_dir: Path = Path("runs"),
+    console: Console | None = None,
+) -> TrainRun:
+    import datasets
+    from accelerate import PartialState
+    from datasets import Dataset
+    from transformers import PrinterCallback
+    from transformers.utils import logging as hf_logging
+    from trl import SFTTrainer
+
+    console = console or Console(stderr=True)
+    main = PartialState().is_main_process
+    base = base_ref(base)
+    rows, source = load_sft(data)
+    run = TrainRun.create(runs_dir, TrainRunManifest(
+        kind="sft", name=out, base_model=base, data=str(source.jsonl),
+        curriculum=str(source.curriculum) if source.curriculum else None, dataset_hash=source.dataset_hash,
+        trained_on_tasks=source.trained_on_tasks, config=config), main_process=main)
+    device = resolve_device(config.runtime)
+    bf16 = use_bf16(config.runtime, device)
+    args = sft_args(config, run.trainer_dir, device, bf16)
+    hf_logging.set_verbosity_error()
+    datasets.disable_progress_bars()
+    if main:
+        console.print(f"sft {out}: {len(rows)} examples, base {base}, {device}{' bf16' if bf16 else ''}",
+                      markup=False, highlight=False)
+        console.print_json(config.model_dump_json())
+        append(run.log_path, StartRecord(run=run.manifest))
+
+    records = sft_records(rows)
+    scored = Dataset.from_list(records[: config.sft.eval_rows]) if config.sft.eval_rows else None
+    trainer = SFTTrainer(
+        model=load_base(base, bf16), args=args, train_dataset=Dataset.from_list(records), eval_dataset=scored,
+        processing_class=load_tokenizer(base), peft_config=lora_config(config.lora),
+        callbacks=[StepLogger(run.log_path, console, f"sft {out}", sft_step_builder(), sft_line, main)],
+    )
+    trainer.remove_callback(PrinterCallback)
+    started = time.perf_counter()
+    before = trainer.evaluate()["eval_loss"] if scored is not None else None
+    trainer.train()
+    after = trainer.evaluate()["eval_loss"] if scored is not None else None
+    if main:
+        card = run.publish(trainer.model, out, None)
+        summary = {"loss_before": before, "loss_after": after, "rows_scored": len(scored) if scored is not None else 0}
+        append(run.log_path, EndRecord(steps=trainer.state.global_step, seconds=round(time.perf_counter() - started, 3),
+                                       adapters=[out], summary=summary))
+        change = f"; loss on its data {before:.4f} -> {after:.4f}" if before is not None else ""
+        console.print(f"sft {out}: {trainer.state.global_step} steps{change}; card {card}", markup=False, highlight=False)
+    return run

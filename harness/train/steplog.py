@@ -1,0 +1,210 @@
+"""The per-step training log: one JSON record per optimizer update in `log.jsonl`, and the
+same figures as one line on the console (with a progress bar on a terminal).
+
+    {"kind": "start", ...}   the run manifest with the resolved config
+    {"kind": "step", ...}    SftStep or GrpoStep, one per update
+    {"kind": "end", ...}     what the run came to
+
+For GRPO the reward figures come from the reward function itself (exact, not smoothed),
+the loss, KL, entropy and learning rate from the trainer's own logs, and the seconds from
+timers around generation, verification and the whole update."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from statistics import fmean, pstdev
+from typing import Any, Callable, Literal
+
+from pydantic import Field
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from transformers import TrainerCallback
+
+from ..records import Record
+from .checkpoints import TrainRunManifest
+from .rewards import VerifierReward
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+
+
+class StartRecord(Record):
+    kind: Literal["start"] = "start"
+    schema_version: Literal[1] = 1
+    time: str = Field(default_factory=_now)
+    resumed_from_step: int | None = None
+    run: TrainRunManifest
+
+
+class _Step(Record):
+    kind: Literal["step"] = "step"
+    schema_version: Literal[1] = 1
+    time: str = Field(default_factory=_now)
+    step: int
+    loss: float | None = None
+    learning_rate: float | None = None
+    grad_norm: float | None = None
+    step_seconds: float
+
+
+class SftStep(_Step):
+    epoch: float | None = None
+    mean_token_accuracy: float | None = None
+
+
+class GrpoStep(_Step):
+    completions: int
+    reward_mean: float
+    reward_std: float
+    pass_rate: float                 # share of completions with R = 1
+    malformed_rate: float            # share that could not be read as whole files
+    statuses: dict[str, int]         # verifier statuses, with `malformed`
+    kl: float | None = None
+    entropy: float | None = None
+    completion_length: float | None = None
+    gen_seconds: float               # sampling the completions
+    verify_seconds: float            # verification wall time (overlaps the reference pass)
+    verify_wait_seconds: float       # the part of it the update waited for
+    update_seconds: float            # the rest of the update: log-probs, backward, optimizer
+
+
+class EndRecord(Record):
+    kind: Literal["end"] = "end"
+    schema_version: Literal[1] = 1
+    time: str = Field(default_factory=_now)
+    steps: int
+    seconds: float
+    adapters: list[str]
+    summary: dict[str, Any] = Field(default_factory=dict)
+
+
+def append(path: Path, record: Record) -> None:
+    with open(path, "a") as fh:
+        fh.write(record.model_dump_json() + "\n")
+
+
+def read_log(path: Path) -> list[dict]:
+    return [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]
+
+
+def truncate_after(path: Path, step: int) -> None:
+    """Drop step records past `step`: a resumed run redoes those updates."""
+    if not path.is_file():
+        return
+    keep = [r for r in read_log(path) if not (r.get("kind") == "step" and r["step"] > step)]
+    path.write_text("".join(json.dumps(r) + "\n" for r in keep))
+
+
+@dataclass
+class StepTimers:
+    """Seconds spent generating since the last logged step (the trainer adds to it)."""
+
+    gen_seconds: float = 0.0
+
+    def take(self) -> float:
+        seconds, self.gen_seconds = self.gen_seconds, 0.0
+        return seconds
+
+
+def _fmt(value: float | None, spec: str) -> str:
+    return "-" if value is None else format(value, spec)
+
+
+def grpo_line(r: GrpoStep, total: int) -> str:
+    return (f"step {r.step}/{total}  reward {r.reward_mean:+.3f}±{r.reward_std:.3f}  pass {r.pass_rate:.0%}  "
+            f"malformed {r.malformed_rate:.0%}  kl {_fmt(r.kl, '.4f')}  loss {_fmt(r.loss, '.4f')}  "
+            f"lr {_fmt(r.learning_rate, '.2e')}  gen {r.gen_seconds:.1f}s  verify {r.verify_seconds:.1f}s "
+            f"(wait {r.verify_wait_seconds:.1f}s)  update {r.update_seconds:.1f}s")
+
+
+def sft_line(r: SftStep, total: int) -> str:
+    return (f"step {r.step}/{total}  loss {_fmt(r.loss, '.4f')}  acc {_fmt(r.mean_token_accuracy, '.3f')}  "
+            f"lr {_fmt(r.learning_rate, '.2e')}  {r.step_seconds:.1f}s")
+
+
+class StepLogger(TrainerCallback):
+    """Writes a step record per logged update and prints its line. Only the main process
+    of a multi-process run writes."""
+
+    def __init__(self, log_path: Path, console: Console, label: str, build: Callable[[int, dict, float], Record],
+                 line: Callable[[Any, int], str], main_process: bool = True):
+        self.log_path = log_path
+        self.console = console
+        self.label = label
+        self.build = build
+        self.line = line
+        self.main = main_process
+        self.progress: Progress | None = None
+        self._bar = None
+        self._started: float | None = None
+        self._step_seconds = 0.0
+
+    def on_train_begin(self, args, state, control, **kwargs):
+        if self.main and self.console.is_terminal:
+            self.progress = Progress(TextColumn(self.label), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                                     console=self.console, transient=True)
+            self.progress.start()
+            self._bar = self.progress.add_task(self.label, total=state.max_steps, completed=state.global_step)
+
+    def on_step_begin(self, args, state, control, **kwargs):
+        self._started = time.perf_counter()
+
+    def on_step_end(self, args, state, control, **kwargs):
+        if self._started is not None:
+            self._step_seconds = time.perf_counter() - self._started
+            self._started = None
+
+    def on_log(self, args, state, control, logs=None, **kwargs):
+        logs = logs or {}
+        if "loss" not in logs or not self.main:  # the closing summary, or evaluation
+            return
+        record = self.build(state.global_step, logs, self._step_seconds)
+        append(self.log_path, record)
+        text = self.line(record, state.max_steps)
+        if self.progress is not None:
+            self.progress.console.print(text, markup=False, highlight=False)
+            self.progress.update(self._bar, completed=state.global_step)
+        else:
+            self.console.print(text, markup=False, highlight=False, soft_wrap=True)
+
+    def on_train_end(self, args, state, control, **kwargs):
+        if self.progress is not None:
+            self.progress.stop()
+            self.progress = None
+
+
+def sft_step_builder() -> Callable[[int, dict, float], SftStep]:
+    def build(step: int, logs: dict, seconds: float) -> SftStep:
+        return SftStep(step=step, loss=logs.get("loss"), learning_rate=logs.get("learning_rate"),
+                       grad_norm=logs.get("grad_norm"), epoch=logs.get("epoch"),
+                       mean_token_accuracy=logs.get("mean_token_accuracy"), step_seconds=round(seconds, 3))
+
+    return build
+
+
+def grpo_step_builder(reward: VerifierReward, timers: StepTimers) -> Callable[[int, dict, float], GrpoStep]:
+    def build(step: int, logs: dict, seconds: float) -> GrpoStep:
+        stats = reward.take_stats()
+        gen = timers.take()
+        n = len(stats.rewards)
+        return GrpoStep(
+            step=step, loss=logs.get("loss"), learning_rate=logs.get("learning_rate"), grad_norm=logs.get("grad_norm"),
+            completions=n,
+            reward_mean=fmean(stats.rewards) if n else 0.0,
+            reward_std=pstdev(stats.rewards) if n else 0.0,
+            pass_rate=stats.passed / n if n else 0.0,
+            malformed_rate=stats.malformed / n if n else 0.0,
+            statuses=dict(sorted(stats.statuses.items())),
+            kl=logs.get("kl"), entropy=logs.get("entropy"), completion_length=logs.get("completions/mean_length"),
+            gen_seconds=round(gen, 3), verify_seconds=round(stats.verify_seconds, 3),
+            verify_wait_seconds=round(stats.wait_seconds, 3),
+            update_seconds=round(max(0.0, seconds - gen - stats.wait_seconds), 3),
+            step_seconds=round(seconds, 3),
+        )
+
+    return build
