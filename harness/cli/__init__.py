@@ -11,6 +11,7 @@ from . import serve as _serve  # noqa: F401
 from . import report as _report  # noqa: F401
 from . import suite as _suite  # noqa: F401
 from . import run as _run  # noqa: F401
+from . import train as _train  # noqa: F401
 
 
 def main() -> None:
