@@ -34,7 +34,7 @@ RULES: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
          rf"^\s*{_HASH}\s*include(?:_next)?\s*[<\"][^>\"]*(?:catch|_test\.|\.c(?:pp|c|xx)\b)[^>\"]*[>\"]"),
         ("warning-pragma", "a pragma or line directive that silences warnings or hides where code comes from",
          rf"^\s*{_HASH}\s*(?:pragma\s+(?:GCC|clang)\s+(?:diagnostic|system_header|poison)"
-         rf"|pragma\s+(?:push_macro|pop_macro)|line\b)|\b_Pragma\s*\("),
+         rf"|pragma\s+(?:push_macro|pop_macro)|line\b|\d)|\b_Pragma\s*\("),
         ("environment", "reads the environment, /proc or the process's file descriptors by name",
          r"\b(?:getenv|secure_getenv|environ|__environ|setenv|putenv|unsetenv)\b|/proc\b|/dev/(?:fd|stdin)\b"),
         ("pre-main", "code placed to run before main or in special sections",
@@ -43,10 +43,14 @@ RULES: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
         ("process-control", "ends, forks, signals or re-routes the process",
          rf"{_CALL}\b(?:_exit|_Exit|exit|quick_exit|at_quick_exit|atexit|abort|fork|vfork|clone|execv\w*|execl\w*"
          r"|posix_spawn\w*|system|popen|kill|raise|ptrace|setsid|signal|sigaction|set_terminate|set_unexpected)\s*\("),
+        ("system-header", "includes an operating-system interface a solution never needs",
+         rf"^\s*{_HASH}\s*include\s*<(?:unistd|fcntl|dlfcn|dirent|poll|signal|csignal|syscall|link|elf)\.?h?>"
+         rf"|^\s*{_HASH}\s*include\s*<sys/"),
+        # Names like read or open are also honest member functions; only the global ones count.
         ("raw-io", "raw system calls, file descriptors or standard input",
-         rf"{_CALL}\b(?:read|write|pread|pwrite|dup|dup2|dup3|close|open|openat|pipe|pipe2|mmap|mprotect|syscall"
-         r"|dlsym|dlopen|ioctl|fcntl|poll|select|fopen|fdopen|freopen)\s*\("
-         r"|\bstd\s*::\s*cin\b|\bstdin\b|\b(?:scanf|getchar|getline)\s*\("),
+         r"(?<![\w>])::\s*(?:read|write|pread|pwrite|dup|close|open|pipe|poll|select)\s*\("
+         rf"|{_CALL}\b(?:dup2|dup3|openat|pipe2|mmap|mprotect|syscall|dlsym|dlopen|ioctl|fcntl|fdopen|freopen)\s*\("
+         r"|\bstd\s*::\s*cin\b|\bstdin\b|\b(?:scanf|getchar)\s*\("),
         ("inline-asm", "inline assembly", r"\b(?:asm|__asm__|__asm)\b"),
         ("extern-c", "C linkage, which lets a definition replace a C library function",
          r"\bextern\s*\"C\""),
@@ -99,7 +103,7 @@ def strip_comments(source: str) -> str:
     return "".join(out)
 
 
-def _logical_lines(text: str) -> Iterable[tuple[int, str]]:
+def logical_lines(text: str) -> Iterable[tuple[int, str]]:
     """Lines after backslash-newline splicing (translation phase 2), each numbered by the
     physical line it starts on: `#def\\<newline>ine` is still a #define."""
     start, parts = 1, []
@@ -122,7 +126,7 @@ def screen(files: Mapping[str, bytes]) -> list[ScreenFlag]:
     flags: list[ScreenFlag] = []
     for name in sorted(files):
         text = strip_comments(files[name].decode(errors="replace").replace("\r\n", "\n"))
-        for number, line in _logical_lines(text):
+        for number, line in logical_lines(text):
             seen: set[str] = set()
             for rule, why, pattern in RULES:
                 if rule not in seen and pattern.search(line):

@@ -48,7 +48,7 @@ from .hashing import hash_files
 from .records import Record, Status
 from .sandbox import Sandbox, make_sandbox
 from .sandbox.base import ExecResult, Role, SandboxSession
-from .screen import ScreenFlag, screen, strip_comments
+from .screen import ScreenFlag, logical_lines, screen, strip_comments
 from .task import Task
 from .testrun import _signal_name, build_step, clean_log, configure_steps, note_configured, stage_files
 
@@ -293,8 +293,12 @@ def read_outcomes(stream: bytes, token: bytes, expected: set[str] | None, *, exi
 
 # --- checks on what was built -----------------------------------------------------------
 
+# The replaceable global operator new and delete (plain, sized, aligned, nothrow), not the
+# placement forms, which every use of <new> instantiates.
+_REPLACEABLE_ALLOCATION = re.compile(r"_Z(?:nw|na)[jm](?:St11align_val_t)?(?:RKSt9nothrow_t)?$"
+                                     r"|_Z(?:dl|da)Pv[jm]?(?:St11align_val_t)?(?:RKSt9nothrow_t)?$")
 _ELF_SECTION = re.compile(r"\]\s+(\.\S+)\s+\S+\s+([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)")
-_LINE_DIRECTIVE = re.compile(r"^\s*(?:#|%:)\s*(?:line\b|\d)", re.M)
+_LINE_DIRECTIVE = re.compile(r"^\s*(?:#|%:)\s*(?:line\b|\d)")
 
 # Reads the test TU's `g++ -dD -E` output and reports, for directives in solution files
 # (followed through the include stack, not through line names a #line could fake), every
@@ -431,7 +435,7 @@ def _symbol_violations(lines: list[str]) -> list[str]:
         if len(parts) != 3:
             continue
         kind, name, typ = parts
-        if name.startswith(("_Znw", "_Zna", "_Zdl", "_Zda")):
+        if _REPLACEABLE_ALLOCATION.match(name):
             out.append(f"the {kind} code replaces global operator new/delete ({name}), which runs inside the test harness")
         elif not name.startswith(("_Z", "DW.ref.")) and typ in ("T", "W", "i"):
             out.append(f"the {kind} code defines the C function {name}(), which replaces the C library's for the whole test binary")
@@ -467,7 +471,8 @@ def _source_violations(files: Mapping[str, bytes], task: Task) -> list[str]:
     it pose as another file in the checks above."""
     out = []
     for rel in task.solution_files:
-        if rel in files and _LINE_DIRECTIVE.search(strip_comments(files[rel].decode(errors="replace"))):
+        text = strip_comments(files.get(rel, b"").decode(errors="replace").replace("\r\n", "\n"))
+        if any(_LINE_DIRECTIVE.match(line) for _, line in logical_lines(text)):
             out.append(f"{rel} uses #line or a line marker, which hides where its code comes from")
     return out
 

@@ -12,6 +12,7 @@ from . import report as _report  # noqa: F401
 from . import suite as _suite  # noqa: F401
 from . import run as _run  # noqa: F401
 from . import train as _train  # noqa: F401
+from . import verify as _verify  # noqa: F401
 
 
 def main() -> None:
