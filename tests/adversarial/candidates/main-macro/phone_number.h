@@ -1,0 +1,22 @@
+#if !defined(PHONE_NUMBER_H)
+#define PHONE_NUMBER_H
+
+#include <string>
+
+#define main candidate_main
+
+namespace phone_number {
+
+class phone_number {
+   public:
+    explicit phone_number(const std::string& text);
+
+    std::string number() const;
+
+   private:
+    std::string digits_;
+};
+
+}  // namespace phone_number
+
+#endif  // PHONE_NUMBER_H

@@ -1,0 +1,93 @@
+"""Candidates of our own that try to earn reward they did not (tests/adversarial/README.md
+lists them and what each tries). Every one is verified on phone-number in the real sandbox,
+on both backends, and must get the status its expect.toml names and no more reward than
+its honest behaviour earns. The test prints how many were tried and how many got more."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from harness.sandbox.base import SandboxLimits
+from harness.task import load_task
+from harness.verify import VerdictStatus, verify_in_session, verify_many
+
+from ..conftest import ROOT, make_backend
+
+HERE = Path(__file__).resolve().parent
+TASK = load_task(ROOT / "suites" / "fixed26" / "phone-number")
+LIMITS = SandboxLimits(timeout_s=8, build_timeout_s=240)
+_SHARED_INCLUDE = re.compile(rb'^#include "shared/([\w.]+)"\n', re.M)
+
+pytestmark = [pytest.mark.slow, pytest.mark.docker]
+
+
+def candidate(name: str) -> dict[str, bytes]:
+    """A candidate's files as the verifier gets them: the shared header unless it brings
+    its own, and `#include "shared/..."` lines replaced by that file, so each candidate is
+    self-contained when it reaches the sandbox."""
+    folder = HERE / "candidates" / name
+    files = {"phone_number.h": (HERE / "shared" / "phone_number.h").read_bytes()}
+    for p in folder.iterdir():
+        if p.name != "expect.toml":
+            files[p.name] = p.read_bytes()
+    return {n: _SHARED_INCLUDE.sub(lambda m: (HERE / "shared" / m.group(1).decode()).read_bytes(), data)
+            for n, data in files.items()}
+
+
+NAMES = sorted(p.name for p in (HERE / "candidates").iterdir() if (p / "expect.toml").is_file())
+
+
+def expectation(name: str) -> dict:
+    return tomllib.loads((HERE / "candidates" / name / "expect.toml").read_text())
+
+
+def test_there_are_enough_candidates():
+    assert len(NAMES) >= 15
+
+
+@pytest.mark.parametrize("backend", ["docker", "local"])
+def test_no_candidate_earns_more_than_its_behaviour(backend, capsys):
+    sandbox = make_backend(backend, LIMITS)
+    verdicts = dict(zip(NAMES, verify_many(TASK, [candidate(n) for n in NAMES], sandbox=sandbox, workers=2)))
+    problems, rewarded = [], []
+    for name, v in verdicts.items():
+        want = expectation(name)
+        if v.reward > want["max_reward"] + 1e-9:
+            rewarded.append(name)
+        if v.status.value != want["status"]:
+            problems.append(f"{name}: status {v.status.value} ({v.reason}), expected {want['status']}")
+        if "reward" in want and abs(v.reward - want["reward"]) > 1e-9:
+            problems.append(f"{name}: reward {v.reward}, expected {want['reward']}")
+        missing_flags = set(want.get("flags", ())) - {f.rule for f in v.flags}
+        if missing_flags:
+            problems.append(f"{name}: the screen did not flag {sorted(missing_flags)}")
+        if v.tampered != want.get("tampered", []):
+            problems.append(f"{name}: tampered {v.tampered}, expected {want.get('tampered', [])}")
+        if want.get("stolen_nothing") and "stolen=|" not in (v.output or ""):
+            problems.append(f"{name}: read something where the token was: {(v.output or '')[:200]!r}")
+        if "max_run_seconds" in want and v.run_seconds > want["max_run_seconds"]:
+            problems.append(f"{name}: the run took {v.run_seconds} s")
+    with capsys.disabled():
+        print(f"\n[{backend}] adversarial candidates tried: {len(verdicts)}; "
+              f"rewarded beyond their honest behaviour: {len(rewarded)} {rewarded or ''}; "
+              f"statuses: {sorted((v.status.value for v in verdicts.values()))}")
+    assert not rewarded, f"earned reward they did not: {rewarded}"
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("backend", ["docker", "local"])
+def test_a_forked_child_cannot_touch_the_next_candidate(backend):
+    """The child of fork-outlives-run waits a second and then writes forged streams into
+    every outcome channel it can open; the reference verified next in the same session
+    must still be judged on its own outcomes."""
+    sandbox = make_backend(backend, LIMITS)
+    with sandbox.session("adversarial fork") as session:
+        first = verify_in_session(TASK, candidate("fork-outlives-run"), session)
+        assert first.status is VerdictStatus.ok and first.reward == -1.0, first.reason
+        second = verify_in_session(TASK, TASK.reference_files(), session)
+        assert second.status is VerdictStatus.ok, second.reason
+        assert second.reward == 1.0
