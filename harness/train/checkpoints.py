@@ -68,19 +68,20 @@ class TrainRun:
         return str(self.root)
 
     @classmethod
-    def create(cls, runs_dir: Path, manifest: TrainRunManifest, *, main_process: bool = True) -> "TrainRun":
+    def new(cls, runs_dir: Path, manifest: TrainRunManifest) -> "TrainRun":
+        """A run that does not exist yet; nothing is written until `write`."""
         root = (Path(runs_dir) / "train" / check_name(manifest.name)).resolve()
         if (root / RUN_FILE).exists():
             raise BadInput(f"{root}: a training run named {manifest.name} exists; pass --resume to continue it "
                            "or choose another --out")
-        manifest = manifest.model_copy(update={"started": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")})
-        run = cls(root, manifest)
-        if main_process:
-            root.mkdir(parents=True, exist_ok=True)
-            tmp = root / (RUN_FILE + ".tmp")
-            tmp.write_text(manifest.model_dump_json(indent=2))
-            os.replace(tmp, root / RUN_FILE)
-        return run
+        started = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+        return cls(root, manifest.model_copy(update={"started": started}))
+
+    def write(self) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)
+        tmp = self.root / (RUN_FILE + ".tmp")
+        tmp.write_text(self.manifest.model_dump_json(indent=2))
+        os.replace(tmp, self.root / RUN_FILE)
 
     @classmethod
     def open(cls, runs_dir: Path, name: str) -> "TrainRun":

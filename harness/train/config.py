@@ -69,6 +69,9 @@ class RuntimeSettings(Record):
     device: Literal["auto", "cpu", "cuda"] = "auto"
     precision: Literal["auto", "bf16", "fp32"] = "auto"
     seed: int = 0
+    # On CPU, torch threads beyond half the cores only spin against the verifier's
+    # compilers (and on a busy machine make each step many times slower).
+    cpu_threads: int | None = Field(None, gt=0, description="torch threads on CPU (default: half the cores)")
     gradient_checkpointing: bool = True
     checkpoint_every: int = Field(1, gt=0, description="save NAME@iterK every this many updates")
     keep_trainer_checkpoints: int = Field(2, gt=0, description="optimizer states kept for --resume")
@@ -146,13 +149,19 @@ def load_config(path: Path | None = None, overrides: list[dict] | None = None) -
 
 
 def resolve_device(runtime: RuntimeSettings) -> str:
+    """The device to train on; on CPU this also sets torch's thread count."""
+    import os
+
     import torch
 
-    if runtime.device == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    if runtime.device == "cuda" and not torch.cuda.is_available():
+    device = runtime.device
+    if device == "auto":
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    if device == "cuda" and not torch.cuda.is_available():
         raise BadInput("runtime.device is cuda but torch sees no CUDA device")
-    return runtime.device
+    if device == "cpu":
+        torch.set_num_threads(runtime.cpu_threads or max(1, (os.cpu_count() or 2) // 2))
+    return device
 
 
 def world_size() -> int:

@@ -163,19 +163,22 @@ def train_grpo(
             raise BadInput("grpo needs a curriculum, a base model and a config (or --resume)")
         base = base_ref(base)
         rows, source, tasks = load_grpo(data)
-        run = TrainRun.create(runs_dir, TrainRunManifest(
+        run = TrainRun.new(runs_dir, TrainRunManifest(
             kind="grpo", name=out, base_model=base, init_adapter=init_adapter, data=str(source.jsonl),
             curriculum=str(source.curriculum) if source.curriculum else None, dataset_hash=source.dataset_hash,
-            trained_on_tasks=source.trained_on_tasks, config=config), main_process=main)
+            trained_on_tasks=source.trained_on_tasks, config=config))
+    # Everything that can be refused is checked before the run folder exists.
     adapter_dir = init_adapter_dir(init_adapter, base) if init_adapter else None
     checkpoint = run.last_checkpoint() if resume else None
-
     device = resolve_device(config.runtime)
     bf16 = use_bf16(config.runtime, device)
     args = grpo_args(config, run.trainer_dir, device, bf16)
+    reward = VerifierReward(make_verifier(config.runtime))
     hf_logging.set_verbosity_error()
     datasets.disable_progress_bars()
     if main:
+        if not resume:
+            run.write()
         console.print(f"grpo {out}: {len(rows)} prompts over {len(tasks)} tasks, base {base}"
                       f"{', from adapter ' + init_adapter if init_adapter else ''}, {device}{' bf16' if bf16 else ''}",
                       markup=False, highlight=False)
@@ -191,7 +194,6 @@ def train_grpo(
         model = load_trainable_adapter(model, adapter_dir)
     else:
         peft_config = lora_config(config.lora)
-    reward = VerifierReward(make_verifier(config.runtime))
     timers = StepTimers()
     publish = _publisher(run, main)
     trainer = _trainer_class()(

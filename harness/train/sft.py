@@ -67,16 +67,17 @@ def train_sft(
     main = PartialState().is_main_process
     base = base_ref(base)
     rows, source = load_sft(data)
-    run = TrainRun.create(runs_dir, TrainRunManifest(
+    run = TrainRun.new(runs_dir, TrainRunManifest(
         kind="sft", name=out, base_model=base, data=str(source.jsonl),
         curriculum=str(source.curriculum) if source.curriculum else None, dataset_hash=source.dataset_hash,
-        trained_on_tasks=source.trained_on_tasks, config=config), main_process=main)
+        trained_on_tasks=source.trained_on_tasks, config=config))
     device = resolve_device(config.runtime)
     bf16 = use_bf16(config.runtime, device)
     args = sft_args(config, run.trainer_dir, device, bf16)
     hf_logging.set_verbosity_error()
     datasets.disable_progress_bars()
     if main:
+        run.write()
         console.print(f"sft {out}: {len(rows)} examples, base {base}, {device}{' bf16' if bf16 else ''}",
                       markup=False, highlight=False)
         console.print_json(config.model_dump_json())
