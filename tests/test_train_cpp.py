@@ -5,56 +5,25 @@ every reward is -1 and the log carries the verifier's statuses."""
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
-
 import pytest
 
-from harness.editformat import render_whole
-from harness.task import load_task
-from harness.train.data import ChatMessage, GrpoRow, SftRow, write_jsonl
-
 from .conftest import ROOT
-from .train_support import CPU, harness, steps_of
+from .train_support import CPU, harness, private_state, steps_of, write_cpp_curriculum
 
 pytestmark = [pytest.mark.slow, pytest.mark.docker]
 
 VERIFIER_STATUSES = {"ok", "compile_error", "timeout", "crash", "forged", "incomplete", "malformed"}
 
 
-def ask(i: int) -> str:
-    return f"Repair phone-number ({i}): write phone_number.cpp and phone_number.h in full."
-
-
 @pytest.fixture(scope="module")
 def curriculum(tmp_path_factory):
-    root = tmp_path_factory.mktemp("cpp-curriculum")
-    task_dir = root / "phone-number-r1"
-    shutil.copytree(ROOT / "suites" / "fixed26" / "phone-number", task_dir)
-    reference = {k: v.decode() for k, v in load_task(task_dir).reference_files().items()}
-    answer = render_whole(reference)
-    sft = [SftRow(task_id="cpp/phone-number-r1", source_task="fixed26/phone-number",
-                  messages=[ChatMessage(role="user", content=ask(i % 2)), ChatMessage(role="assistant", content=answer)])
-           for i in range(16)]
-    grpo = [GrpoRow(task_id="cpp/phone-number-r1", source_task="fixed26/phone-number", task_path="phone-number-r1",
-                    prompt=[ChatMessage(role="user", content=ask(i))]) for i in range(2)]
-    write_jsonl(root / "sft.jsonl", sft)
-    write_jsonl(root / "grpo.jsonl", grpo)
-    (root / "manifest.json").write_text(json.dumps({"content_hash": "t", "source_tasks": ["fixed26/phone-number"]}))
-    return root
+    return write_cpp_curriculum(tmp_path_factory.mktemp("cpp-curriculum"), ROOT / "suites" / "fixed26" / "phone-number")
 
 
 @pytest.fixture(scope="module")
 def state(tmp_path_factory):
-    old = os.environ.get("HARNESS_STATE_DIR")
-    path = tmp_path_factory.mktemp("state")
-    os.environ["HARNESS_STATE_DIR"] = str(path)
-    yield path
-    if old is None:
-        os.environ.pop("HARNESS_STATE_DIR", None)
-    else:
-        os.environ["HARNESS_STATE_DIR"] = old
+    with private_state(tmp_path_factory.mktemp("state")) as path:
+        yield path
 
 
 def test_grpo_with_the_cpp_verifier_scores_garbage_minus_one_with_statuses(docker_sandbox, curriculum, state, tmp_path):

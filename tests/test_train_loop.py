@@ -20,7 +20,7 @@ from harness.adapter_card import load_card, verify_card
 from harness.editformat import parse_whole
 from harness.hashing import sha256_bytes
 
-from .train_support import (CPU, HARNESS, ask, free_port, grpo_toy_args, harness, sft_toy, steps_of,
+from .train_support import (HARNESS, ask, free_port, grpo_toy_args, harness, private_state, sft_toy, steps_of,
                             write_toy_curriculum)
 
 pytestmark = pytest.mark.slow
@@ -35,16 +35,11 @@ def world(tmp_path_factory):
     from harness.tinymodel import build_tiny_model
 
     root = tmp_path_factory.mktemp("train")
-    old = os.environ.get("HARNESS_STATE_DIR")
-    os.environ["HARNESS_STATE_DIR"] = str(root / "state")
-    world = {"root": root, "base": build_tiny_model(root / "base"), "cur": write_toy_curriculum(root / "toy", "green"),
-             "runs": root / "runs", "cards": root / "state" / "adapters"}
-    world["sft"] = sft_toy(world["cur"], world["base"], "toy-sft", world["runs"])
-    yield world
-    if old is None:
-        os.environ.pop("HARNESS_STATE_DIR", None)
-    else:
-        os.environ["HARNESS_STATE_DIR"] = old
+    with private_state(root / "state"):
+        world = {"root": root, "base": build_tiny_model(root / "base"), "cur": write_toy_curriculum(root / "toy", "green"),
+                 "runs": root / "runs", "cards": root / "state" / "adapters"}
+        world["sft"] = sft_toy(world["cur"], world["base"], "toy-sft", world["runs"])
+        yield world
 
 
 @pytest.fixture(scope="module")

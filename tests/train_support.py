@@ -1,19 +1,24 @@
-"""A toy curriculum for training tests, in the exact shape the curriculum builder exports
-(harness.train.data): repair tasks whose one solution file `answer.txt` must hold a fixed
+"""Curricula for training tests, in the exact shape the curriculum builder exports
+(harness.train.data), and helpers that run the real commands.
+
+The toy curriculum: a repair task whose one solution file `answer.txt` must hold a fixed
 word, sft.jsonl teaching the answer format with several words, grpo.jsonl pointing at the
-tasks, and a manifest.json. The `exact` verifier scores it without a sandbox, so a tiny
-model can learn it in seconds."""
+task, and a manifest.json. The `exact` verifier scores it without a sandbox, so a tiny
+model learns it in seconds. The C++ curriculum: one real suite task as a repair task."""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 from harness.editformat import render_whole
+from harness.task import load_task
 from harness.train.data import ChatMessage, GrpoRow, SftRow, write_jsonl
 
 WORDS = ("red", "green", "blue", "gold")
@@ -32,6 +37,30 @@ def write_toy_task(folder: Path, answer: str) -> Path:
     (folder / ".docs" / "instructions.md").write_text("Write the colour into answer.txt.\n")
     (folder / "answer.txt").write_text("?\n")
     return folder
+
+
+def cpp_ask(i: int) -> str:
+    return f"Repair phone-number ({i}): write phone_number.cpp and phone_number.h in full."
+
+
+def write_cpp_curriculum(root: Path, suite_task: Path, prompts: int = 2) -> Path:
+    """One repair task made from a real suite task (its folder copied as it is): sft.jsonl
+    answers with the reference in the whole format, grpo.jsonl asks `prompts` ways. The
+    prompts are short so a tiny model's SFT reaches the answer within a few dozen tokens."""
+    slug = f"{suite_task.name}-r1"
+    shutil.copytree(suite_task, root / slug)
+    reference = {k: v.decode() for k, v in load_task(root / slug).reference_files().items()}
+    source = f"{suite_task.parent.name}/{suite_task.name}"
+    sft = [SftRow(task_id=f"cpp/{slug}", source_task=source,
+                  messages=[ChatMessage(role="user", content=cpp_ask(i % prompts)),
+                            ChatMessage(role="assistant", content=render_whole(reference))])
+           for i in range(16)]
+    grpo = [GrpoRow(task_id=f"cpp/{slug}", source_task=source, task_path=slug,
+                    prompt=[ChatMessage(role="user", content=cpp_ask(i))]) for i in range(prompts)]
+    write_jsonl(root / "sft.jsonl", sft)
+    write_jsonl(root / "grpo.jsonl", grpo)
+    (root / "manifest.json").write_text(json.dumps({"content_hash": "cpp", "source_tasks": [source]}))
+    return root
 
 
 def write_toy_curriculum(root: Path, target: str, *, cases: int = 8, sft_rows: int = 64) -> Path:
@@ -89,3 +118,18 @@ def grpo_toy_args(curriculum: Path, base: Path, init: str, out: str, runs: Path,
 
 def steps_of(log: Path) -> list[dict]:
     return [json.loads(line) for line in log.read_text().splitlines() if json.loads(line)["kind"] == "step"]
+
+
+@contextmanager
+def private_state(path: Path):
+    """Cards and server records in `path` while the block runs (the commands read
+    HARNESS_STATE_DIR from the environment they inherit)."""
+    old = os.environ.get("HARNESS_STATE_DIR")
+    os.environ["HARNESS_STATE_DIR"] = str(path)
+    try:
+        yield path
+    finally:
+        if old is None:
+            os.environ.pop("HARNESS_STATE_DIR", None)
+        else:
+            os.environ["HARNESS_STATE_DIR"] = old

@@ -175,6 +175,7 @@ def train_grpo(
     args = grpo_args(config, run.trainer_dir, device, bf16)
     reward = VerifierReward(make_verifier(config.runtime))
     hf_logging.set_verbosity_error()
+    hf_logging.disable_progress_bar()
     datasets.disable_progress_bars()
     if main:
         if not resume:

@@ -75,6 +75,7 @@ def train_sft(
     bf16 = use_bf16(config.runtime, device)
     args = sft_args(config, run.trainer_dir, device, bf16)
     hf_logging.set_verbosity_error()
+    hf_logging.disable_progress_bar()
     datasets.disable_progress_bars()
     if main:
         run.write()
