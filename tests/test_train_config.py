@@ -63,6 +63,19 @@ def test_bad_settings_are_one_line(sets, message):
         load_config(None, [parse_assignment(s) for s in sets])
 
 
+def test_vllm_generation_needs_vllm_and_passes_its_options_through(tmp_path):
+    cfg = load_config(None, [parse_assignment("runtime.generation=vllm-server"),
+                             parse_assignment("runtime.vllm={vllm_server_base_url = 'http://gpu0:8000'}")])
+    try:
+        import vllm  # noqa: F401
+    except ImportError:
+        with pytest.raises(BadInput, match="vLLM is not installed"):
+            grpo_args(cfg, tmp_path, "cpu", bf16=False)
+    else:
+        args = grpo_args(cfg, tmp_path, "cpu", bf16=False)
+        assert (args.use_vllm, args.vllm_mode, args.vllm_server_base_url) == (True, "server", "http://gpu0:8000")
+
+
 def test_a_batch_that_does_not_split_into_micro_batches_is_refused(tmp_path):
     cfg = load_config(None, [parse_assignment("grpo.micro_batch_size=6")])
     with pytest.raises(BadInput, match="not a multiple of micro_batch_size"):

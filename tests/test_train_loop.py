@@ -97,6 +97,8 @@ def test_checkpoints_are_adapters_with_cards_that_the_local_server_serves(world,
         assert card.training.source_run == str(grpo_run)
         assert card.training.config["grpo"]["updates"] == UPDATES
     assert not (world["cards"] / "toy-grpo@iter5.toml").exists()  # every 10 updates, as asked
+    end = json.loads((grpo_run / "log.jsonl").read_text().splitlines()[-1])
+    assert end["adapters"] == ["toy-grpo@iter10", "toy-grpo@iter20", "toy-grpo@iter30", "toy-grpo"]
     assert harness("adapters", "verify", "toy-grpo@iter20").returncode == 0
 
     port = free_port()
@@ -141,6 +143,7 @@ def test_a_killed_run_resumes_from_its_last_checkpoint(world):
     assert len(starts) == 2 and starts[1]["resumed_from_step"] >= 3
     assert [s["step"] for s in steps_of(run / "log.jsonl")] == list(range(1, 9))  # none lost, none twice
     assert records[-1]["kind"] == "end" and records[-1]["steps"] == 8
+    assert records[-1]["adapters"] == [f"toy-resume@iter{k}" for k in range(1, 9)] + ["toy-resume"]
     card = load_card(world["cards"] / "toy-resume@iter8.toml")
     assert card.training.iteration == 8
     assert harness("adapters", "verify", "toy-resume").returncode == 0

@@ -104,6 +104,13 @@ class TrainRun:
         step, path = max(found)
         return path, step
 
+    def published(self) -> list[str]:
+        """The run's adapters: NAME@iterK by iteration, then the final NAME."""
+        names = [p.name for p in self.adapters_dir.iterdir() if p.is_dir() and not p.name.endswith(".tmp")] \
+            if self.adapters_dir.is_dir() else []
+        iters = sorted((n for n in names if n.startswith(self.manifest.name + "@iter")), key=lambda n: int(n.rsplit("iter", 1)[1]))
+        return iters + [n for n in names if n == self.manifest.name]
+
     def training_manifest(self, iteration: int | None) -> TrainingManifest:
         m = self.manifest
         # The settings this kind of run used (TOML has no null: unset ones are left out).

@@ -112,14 +112,9 @@ def _publisher(run: TrainRun, main: bool):
     class Publish(TrainerCallback):
         """Each trainer checkpoint is also published as NAME@iterK with its card."""
 
-        def __init__(self):
-            self.published: list[str] = []
-
         def on_save(self, args, state, control, model=None, **kwargs):
             if main:
-                name = iteration_name(run.manifest.name, state.global_step)
-                run.publish(model, name, state.global_step)
-                self.published.append(name)
+                run.publish(model, iteration_name(run.manifest.name, state.global_step), state.global_step)
 
     return Publish()
 
@@ -144,7 +139,8 @@ def train_grpo(
     from transformers.utils import logging as hf_logging
 
     console = console or Console(stderr=True)
-    main = PartialState().is_main_process
+    state = PartialState()
+    main = state.is_main_process
     if resume:
         run = TrainRun.open(runs_dir, out)
         m = run.manifest
@@ -177,6 +173,8 @@ def train_grpo(
     hf_logging.set_verbosity_error()
     hf_logging.disable_progress_bar()
     datasets.disable_progress_bars()
+    # Every process has checked the run name before the main one claims it.
+    state.wait_for_everyone()
     if main:
         if not resume:
             run.write()
@@ -184,8 +182,8 @@ def train_grpo(
                       f"{', from adapter ' + init_adapter if init_adapter else ''}, {device}{' bf16' if bf16 else ''}",
                       markup=False, highlight=False)
         console.print_json(config.model_dump_json())
-        if checkpoint is not None:
-            truncate_after(run.log_path, checkpoint[1])
+        if resume:  # the updates after the last checkpoint are done again
+            truncate_after(run.log_path, checkpoint[1] if checkpoint else 0)
         append(run.log_path, StartRecord(run=run.manifest, resumed_from_step=checkpoint[1] if checkpoint else None))
 
     tokenizer = load_tokenizer(base)
@@ -215,8 +213,9 @@ def train_grpo(
         final = run.publish(trainer.model, out, trainer.state.global_step)
         steps = [r for r in read_log(run.log_path) if r.get("kind") == "step"]
         summary = {k: steps[-1][k] for k in ("reward_mean", "pass_rate", "malformed_rate")} if steps else {}
+        adapters = run.published()
         append(run.log_path, EndRecord(steps=trainer.state.global_step, seconds=round(time.perf_counter() - started, 3),
-                                       adapters=publish.published + [out], summary=summary))
-        console.print(f"grpo {out}: {trainer.state.global_step} updates; adapters {', '.join(publish.published + [out])}; "
-                      f"card {final}", markup=False, highlight=False)
+                                       adapters=adapters, summary=summary))
+        console.print(f"grpo {out}: {trainer.state.global_step} updates; adapters {', '.join(adapters)}; card {final}",
+                      markup=False, highlight=False)
     return run

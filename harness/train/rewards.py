@@ -15,6 +15,7 @@ then only waits for what is left."""
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections import Counter
@@ -68,7 +69,9 @@ class SandboxVerifier:
 
     def __init__(self, runtime: RuntimeSettings):
         self.sandbox_kind = runtime.sandbox
-        self.workers = runtime.verify_workers
+        # Training processes on one machine share its cores (`accelerate launch` sets
+        # LOCAL_WORLD_SIZE).
+        self.workers = runtime.verify_workers or max(1, (os.cpu_count() or 1) // int(os.environ.get("LOCAL_WORLD_SIZE", "1")))
         self.tasks = _TaskCache()
         self._box = None
 

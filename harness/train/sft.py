@@ -64,7 +64,8 @@ def train_sft(
     from trl import SFTTrainer
 
     console = console or Console(stderr=True)
-    main = PartialState().is_main_process
+    state = PartialState()
+    main = state.is_main_process
     base = base_ref(base)
     rows, source = load_sft(data)
     run = TrainRun.new(runs_dir, TrainRunManifest(
@@ -77,6 +78,8 @@ def train_sft(
     hf_logging.set_verbosity_error()
     hf_logging.disable_progress_bar()
     datasets.disable_progress_bars()
+    # Every process has checked the run name before the main one claims it.
+    state.wait_for_everyone()
     if main:
         run.write()
         console.print(f"sft {out}: {len(rows)} examples, base {base}, {device}{' bf16' if bf16 else ''}",
