@@ -67,7 +67,8 @@ def write_record(path: Path, record: BaseModel) -> None:
 
 class RunFolder:
     def __init__(self, root: Path):
-        self.root = root
+        # Absolute: the agent's processes run elsewhere and are handed paths inside it.
+        self.root = Path(root).absolute()
 
     @property
     def run_id(self) -> str:

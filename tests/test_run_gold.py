@@ -69,3 +69,15 @@ def test_the_agent_needs_no_network(docker_ready, tmp_path):
     assert done.returncode == 0, done.stderr
     result = RunFolder(tmp_path / "runs" / "offline").read_result("gold", "sum-of-squares", 1)
     assert result.passed_round == 1
+
+
+def test_the_plain_command_from_a_working_folder(docker_ready, tmp_path):
+    """No --runs-dir: results land in ./runs of the folder the command runs in."""
+    suite = make_suite(tmp_path)
+    harness = Path(sys.executable).parent / "harness"
+    done = subprocess.run([str(harness), "run", "--suite", str(suite), "--model", "gold", "--trials", "1"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    (result,) = (tmp_path / "runs").glob("*/gold/sum-of-squares/trial-1/result.json")
+    assert '"passed_round": 1' in result.read_text()
+    assert "1.00/1 (100.0%)" in done.stdout

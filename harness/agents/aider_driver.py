@@ -321,15 +321,16 @@ def _preload() -> None:
 
 
 def _serve_session(first: dict, proto_in, reply) -> None:
-    """The forked child: one Coder for one task-trial, then exit."""
-    log = first.get("log_file")
-    if log:
-        fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-        os.dup2(fd, 2)
-        os.dup2(fd, 1)
-        os.close(fd)
+    """The forked child: one Coder for one task-trial, then exit. Every request gets a
+    reply, failures included: the harness is waiting on each one."""
     session = None
     try:
+        log = first.get("log_file")
+        if log:
+            fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+            os.dup2(fd, 2)
+            os.dup2(fd, 1)
+            os.close(fd)
         session = Session(first, Recorder())
         reply({"ok": True, "aider_version": session.version, "pid": os.getpid()})
     except Exception as exc:
@@ -391,13 +392,17 @@ def main() -> None:
             sys.stderr.flush()
             pid = os.fork()
             if pid == 0:
+                code = 0
                 try:
                     _serve_session(req, proto_in, reply)
+                except BaseException:
+                    traceback.print_exc()
+                    code = 70  # the parent answers for a child that could not
                 finally:
                     sys.stdout.flush()
                     sys.stderr.flush()
                     # Background threads (a summarization in flight) are not waited for.
-                    os._exit(0)
+                    os._exit(code)
             _, status = os.waitpid(pid, 0)
             if status != 0:
                 reply({"ok": False, "error": f"the Aider session process died ({_status_text(status)})"})
