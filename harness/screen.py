@@ -28,8 +28,8 @@ RULES: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
     for rule, why, pattern in (
         ("framework-name", "defines or undefines a test-framework name or main",
          rf"^\s*{_HASH}\s*(?:define|undef)\s+{_FRAMEWORK_NAMES}\b"),
-        ("framework-name", "defines main or touches the test framework's namespace",
-         r"\bint\s+main\s*\(|\bnamespace\s+Catch\b|\bCatch\s*::"),
+        ("framework-name", "defines main or touches the test framework's or the harness's internals",
+         r"\bint\s+main\s*\(|\bnamespace\s+Catch\b|\bCatch\s*::|\bharness_read_token\b"),
         ("test-include", "includes the test framework, a test file or a source file",
          rf"^\s*{_HASH}\s*include(?:_next)?\s*[<\"][^>\"]*(?:catch|_test\.|\.c(?:pp|c|xx)\b)[^>\"]*[>\"]"),
         ("warning-pragma", "a pragma or line directive that silences warnings or hides where code comes from",

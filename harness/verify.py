@@ -299,6 +299,7 @@ _REPLACEABLE_ALLOCATION = re.compile(r"_Z(?:nw|na)[jm](?:St11align_val_t)?(?:RKS
                                      r"|_Z(?:dl|da)Pv[jm]?(?:St11align_val_t)?(?:RKSt9nothrow_t)?$")
 _ELF_SECTION = re.compile(r"\]\s+(\.\S+)\s+\S+\s+([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)")
 _LINE_DIRECTIVE = re.compile(r"^\s*(?:#|%:)\s*(?:line\b|\d)")
+_INTERNALS = re.compile(rf"\bCatch\s*::|\bnamespace\s+Catch\b|\b{READER_SYMBOL}\b")
 
 # Reads the test TU's `g++ -dD -E` output and reports, for directives in solution files
 # (followed through the include stack, not through line names a #line could fake), every
@@ -357,10 +358,11 @@ def _section_lines(task: Task, session: SandboxSession, spec_key: str, nonce: st
     ]
     for rel in sources + tests:
         kind = "solution" if rel in sources else "test"
-        # Unmangled names (C linkage), operator new/delete, and framework symbols in the solution.
-        lines.append(f"[ -f {q(objdir + '/' + rel + '.o')} ] && nm -g -P --defined-only {q(objdir + '/' + rel + '.o')}"
-                     f" | awk -v k={kind} '($1 !~ /^_Z/ && $1 !~ /^DW\\.ref\\./) || $1 ~ /^_Z(nw|na|dl|da)/"
-                     f" || (k == \"solution\" && $1 ~ /5Catch/) {{print k, $1, $2}}' | head -200")
+        # Definitions with C linkage, operator new/delete, and in the solution's own objects
+        # any symbol of the test framework or the harness, defined or only used.
+        lines.append(f"[ -f {q(objdir + '/' + rel + '.o')} ] && nm -g -P {q(objdir + '/' + rel + '.o')}"
+                     f" | awk -v k={kind} '($2 != \"U\" && (($1 !~ /^_Z/ && $1 !~ /^DW\\.ref\\./) || $1 ~ /^_Z(nw|na|dl|da)/))"
+                     f" || (k == \"solution\" && ($1 ~ /5Catch/ || $1 == \"{READER_SYMBOL}\")) {{print k, $1, $2}}' | head -200")
     lines.append(mark("deps"))
     for rel in sources:
         lines.append(f"[ -f {q(objdir + '/' + rel + '.o.d')} ] && tr ' \\\\' '\\n\\n' < {q(objdir + '/' + rel + '.o.d')}"
@@ -435,12 +437,15 @@ def _symbol_violations(lines: list[str]) -> list[str]:
         if len(parts) != 3:
             continue
         kind, name, typ = parts
-        if _REPLACEABLE_ALLOCATION.match(name):
+        if kind == "solution" and ("5Catch" in name or name == READER_SYMBOL):
+            what = "defines" if typ != "U" else "calls"
+            out.append(f"the solution {what} test-framework or harness symbols ({name[:80]})")
+        elif typ == "U":
+            continue
+        elif _REPLACEABLE_ALLOCATION.match(name):
             out.append(f"the {kind} code replaces global operator new/delete ({name}), which runs inside the test harness")
         elif not name.startswith(("_Z", "DW.ref.")) and typ in ("T", "W", "i"):
             out.append(f"the {kind} code defines the C function {name}(), which replaces the C library's for the whole test binary")
-        elif kind == "solution" and "5Catch" in name:
-            out.append(f"the solution defines test-framework symbols ({name[:80]})")
     return out
 
 
@@ -468,12 +473,17 @@ def _macro_violations(lines: list[str], src: str) -> list[str]:
 
 def _source_violations(files: Mapping[str, bytes], task: Task) -> list[str]:
     """What can be decided from the solution text alone: line directives, which would let
-    it pose as another file in the checks above."""
+    it pose as another file in the checks above, and naming the test framework's or the
+    harness's internals (a header's code is compiled into the test's own object, so the
+    symbol checks cannot tell it apart there)."""
     out = []
     for rel in task.solution_files:
         text = strip_comments(files.get(rel, b"").decode(errors="replace").replace("\r\n", "\n"))
-        if any(_LINE_DIRECTIVE.match(line) for _, line in logical_lines(text)):
+        lines = [line for _, line in logical_lines(text)]
+        if any(_LINE_DIRECTIVE.match(line) for line in lines):
             out.append(f"{rel} uses #line or a line marker, which hides where its code comes from")
+        if any(_INTERNALS.search(line) for line in lines):
+            out.append(f"{rel} names the test framework's namespace or the harness's symbols")
     return out
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -74,7 +75,7 @@ def test_no_candidate_earns_more_than_its_behaviour(backend, capsys):
     with capsys.disabled():
         print(f"\n[{backend}] adversarial candidates tried: {len(verdicts)}; "
               f"rewarded beyond their honest behaviour: {len(rewarded)} {rewarded or ''}; "
-              f"statuses: {sorted((v.status.value for v in verdicts.values()))}")
+              f"statuses: {dict(sorted(Counter(v.status.value for v in verdicts.values()).items()))}")
     assert not rewarded, f"earned reward they did not: {rewarded}"
     assert not problems, "\n".join(problems)
 
