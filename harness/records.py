@@ -58,6 +58,66 @@ class TestReport(Record):
         return [t for t in self.tests if t.status is not Status.passed]
 
 
+# --- verdicts ---------------------------------------------------------------------------
+# What the verifier (verify.py) says about one candidate: per-check outcomes and a reward a
+# candidate cannot forge. Kept here so trial results can carry one.
+
+
+class ScreenFlag(Record):
+    """Something in a candidate's source that no honest solution needs (screen.py)."""
+
+    rule: str
+    why: str
+    file: str
+    line: int
+    text: str
+
+
+class VerdictStatus(str, Enum):
+    ok = "ok"                        # the outcomes are authentic; the reward is what they earn
+    compile_error = "compile_error"
+    timeout = "timeout"
+    crash = "crash"                  # killed by a signal before the completion marker
+    forged = "forged"                # outcomes the harness did not write, or a build that tampers with it
+    incomplete = "incomplete"        # the run ended without authentic outcomes for every check
+
+
+class CheckOutcome(Record):
+    name: str
+    group: str
+    weight: float = 1.0
+    passed: bool
+    tests: list[str]  # the test cases that must all pass
+
+
+class Verdict(Record):
+    """One candidate, verified. `reward` is -1 unless `status` is ok."""
+
+    schema_version: Literal[1] = 1
+    task: str
+    task_hash: str
+    candidate_hash: str
+    status: VerdictStatus
+    reward: float = Field(ge=-1.0, le=1.0)
+    checks: list[CheckOutcome] = Field(default_factory=list)
+    reason: str | None = None            # why the status is not ok
+    violations: list[str] = Field(default_factory=list)  # what the checks on the built binary found
+    flags: list[ScreenFlag] = Field(default_factory=list)
+    tampered: list[str] = Field(default_factory=list)    # protected files the candidate changed (restored)
+    build_log: str | None = None
+    # From the candidate's own process, so not authenticated; for people, never for rewards.
+    failures: dict[str, str] = Field(default_factory=dict)
+    output: str | None = None
+    exit_code: int | None = None
+    build_seconds: float = 0.0
+    run_seconds: float = 0.0
+    backend: str = ""
+
+    @property
+    def checks_passed(self) -> int:
+        return sum(c.passed for c in self.checks)
+
+
 # --- runs -------------------------------------------------------------------------------
 # runs/<run-id>/manifest.json, then runs/<run-id>/<config>/<task>/trial-<k>/ holding the
 # trajectory, a workspace snapshot and test report per round, and result.json written last

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Iterable, Mapping
 
-from .records import Record
+from .records import ScreenFlag
 
 # Catch2's public and internal macro names, and `main`.
 _FRAMEWORK_NAMES = (
@@ -56,14 +56,6 @@ RULES: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
          r"\bextern\s*\"C\""),
     )
 )
-
-
-class ScreenFlag(Record):
-    rule: str
-    why: str
-    file: str
-    line: int
-    text: str
 
 
 def strip_comments(source: str) -> str:

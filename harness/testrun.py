@@ -60,7 +60,7 @@ def clean_log(text: str, session: SandboxSession, slug: str) -> str:
     return "\n".join(lines).strip()
 
 
-def _signal_name(code: int) -> str | None:
+def signal_name(code: int) -> str | None:
     """Shells report death by signal N as 128+N; Popen as -N."""
     num = -code if code < 0 else code - 128 if 128 < code < 128 + 65 else None
     if num is None:
@@ -196,7 +196,7 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
     tests = list(parsed.cases)
     seen = {t.name for t in tests}
     timings = dict(build_seconds=round(build.seconds, 3), run_seconds=round(run.seconds, 3))
-    sig = _signal_name(exit_code) if exit_code is not None else None
+    sig = signal_name(exit_code) if exit_code is not None else None
 
     if run.timed_out:
         why = f"the test run timed out after {session.limits.timeout_s:g} s and was killed"

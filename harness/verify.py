@@ -36,7 +36,6 @@ import threading
 import tomllib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from enum import Enum
 from pathlib import Path
 from typing import Callable, Literal, Mapping, Sequence
 
@@ -45,12 +44,12 @@ from pydantic import Field, ValidationError, model_validator
 from .catch2 import parse_catch2_xml
 from .errors import BadInput
 from .hashing import hash_files
-from .records import Record, Status
+from .records import CheckOutcome, Record, Status, Verdict, VerdictStatus
 from .sandbox import Sandbox, make_sandbox
 from .sandbox.base import ExecResult, Role, SandboxSession
-from .screen import ScreenFlag, logical_lines, screen, strip_comments
+from .screen import logical_lines, screen, strip_comments
 from .task import Task
-from .testrun import _signal_name, build_step, clean_log, configure_steps, note_configured, stage_files
+from .testrun import signal_name, build_step, clean_log, configure_steps, note_configured, stage_files
 
 VERIFIER_FILE = ".meta/verifier.toml"
 OUTCOME_FLAG = "--harness-verify"
@@ -152,52 +151,7 @@ def verification_files(task: Task, spec: VerifierSpec | None) -> dict[str, bytes
     return {target: b"\n".join(parts) + b"\n"}
 
 
-# --- what comes back --------------------------------------------------------------------
-
-
-class VerdictStatus(str, Enum):
-    ok = "ok"                        # the outcomes are authentic; the reward is what they earn
-    compile_error = "compile_error"
-    timeout = "timeout"
-    crash = "crash"                  # killed by a signal before the completion marker
-    forged = "forged"                # evidence of outcomes the harness did not write, or of tampering with the build
-    incomplete = "incomplete"        # the run ended without authentic outcomes for every check
-
-
-class CheckOutcome(Record):
-    name: str
-    group: str
-    weight: float = 1.0
-    passed: bool
-    tests: list[str]
-
-
-class Verdict(Record):
-    """One candidate, verified. `reward` is -1 unless `status` is ok."""
-
-    schema_version: Literal[1] = 1
-    task: str
-    task_hash: str
-    candidate_hash: str
-    status: VerdictStatus
-    reward: float = Field(ge=-1.0, le=1.0)
-    checks: list[CheckOutcome] = Field(default_factory=list)
-    reason: str | None = None            # why the status is not ok
-    violations: list[str] = Field(default_factory=list)  # what the checks on the built binary found
-    flags: list[ScreenFlag] = Field(default_factory=list)
-    tampered: list[str] = Field(default_factory=list)    # protected files the candidate changed (restored)
-    build_log: str | None = None
-    # From the candidate's own process, so not authenticated; for people, not for rewards.
-    failures: dict[str, str] = Field(default_factory=dict)
-    output: str | None = None
-    exit_code: int | None = None
-    build_seconds: float = 0.0
-    run_seconds: float = 0.0
-    backend: str = ""
-
-    @property
-    def checks_passed(self) -> int:
-        return sum(c.passed for c in self.checks)
+# --- what comes back -------------------------------------------------------------------
 
 
 def reward(checks: Sequence[CheckOutcome]) -> float:
@@ -235,7 +189,7 @@ def read_outcomes(stream: bytes, token: bytes, expected: set[str] | None, *, exi
     """Judge the bytes the outcome channel carried. `expected` is the set of test-case
     names that must each appear exactly once (None: accept whatever the authenticated
     stream lists, used to learn a task's test names from its reference)."""
-    signal = _signal_name(exit_code) if exit_code is not None else None
+    signal = signal_name(exit_code) if exit_code is not None else None
 
     def cut_short(why: str) -> Outcomes:
         if signal is not None:
