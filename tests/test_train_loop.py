@@ -9,6 +9,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 from statistics import fmean
@@ -158,3 +159,22 @@ def test_resume_refuses_changed_data(world, tmp_path):
     (cur / "colour" / ".meta" / "example.txt").write_text("blue\n")
     again = harness("train", "grpo", "--out", "toy-changed", "--runs-dir", str(world["runs"]), "--resume")
     assert again.returncode == 2 and "training data changed" in again.stderr
+
+
+def test_two_processes_train_one_run_under_a_launcher(world):
+    """`torchrun` (as `accelerate launch` does) starts two processes: they split each
+    update's 16 completions, the log counts all of them, and one process writes."""
+    assert world["sft"].returncode == 0, world["sft"].stderr
+    torchrun = str(Path(sys.executable).parent / "torchrun")
+    args = grpo_toy_args(world["cur"], world["base"], "toy-sft", "toy-two", world["runs"], 2)
+    args[args.index("--prompts-per-step") + 1] = "2"
+    args[args.index("grpo.micro_batch_size=32")] = "grpo.micro_batch_size=8"
+    done = subprocess.run([torchrun, "--nproc_per_node", "2", "-m", "harness.train", *args[1:]],
+                          capture_output=True, text=True, timeout=600, env=os.environ.copy())
+    assert done.returncode == 0, done.stderr[-3000:]
+    run = world["runs"] / "train" / "toy-two"
+    steps = steps_of(run / "log.jsonl")
+    assert [s["step"] for s in steps] == [1, 2]
+    assert all(s["completions"] == 16 and sum(s["statuses"].values()) == 16 for s in steps)
+    assert sorted(p.name for p in (run / "adapters").iterdir()) == ["toy-two", "toy-two@iter1", "toy-two@iter2"]
+    assert harness("adapters", "verify", "toy-two@iter2").returncode == 0

@@ -7,6 +7,7 @@ resolved config is printed at the start of a run and stored with it."""
 
 from __future__ import annotations
 
+import os
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
@@ -150,8 +151,6 @@ def load_config(path: Path | None = None, overrides: list[dict] | None = None) -
 
 def resolve_device(runtime: RuntimeSettings) -> str:
     """The device to train on; on CPU this also sets torch's thread count."""
-    import os
-
     import torch
 
     device = runtime.device
@@ -165,10 +164,10 @@ def resolve_device(runtime: RuntimeSettings) -> str:
 
 
 def world_size() -> int:
-    """Processes training together (more than one under `accelerate launch`)."""
-    from accelerate import PartialState
-
-    return PartialState().num_processes
+    """Processes training together, as the launcher says (torchrun and `accelerate launch`
+    set WORLD_SIZE). Read from the environment because the distributed state must not be
+    created before the trainer's arguments create it (with their device settings)."""
+    return int(os.environ.get("WORLD_SIZE", "1"))
 
 
 def use_bf16(runtime: RuntimeSettings, device: str) -> bool:

@@ -139,8 +139,6 @@ def train_grpo(
     from transformers.utils import logging as hf_logging
 
     console = console or Console(stderr=True)
-    state = PartialState()
-    main = state.is_main_process
     if resume:
         run = TrainRun.open(runs_dir, out)
         m = run.manifest
@@ -173,8 +171,10 @@ def train_grpo(
     hf_logging.set_verbosity_error()
     hf_logging.disable_progress_bar()
     datasets.disable_progress_bars()
-    # Every process has checked the run name before the main one claims it.
-    state.wait_for_everyone()
+    # The arguments set up the distributed state; every process has checked the run name
+    # before the main one claims it.
+    main = args.process_index == 0
+    PartialState().wait_for_everyone()
     if main:
         if not resume:
             run.write()

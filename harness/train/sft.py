@@ -64,8 +64,6 @@ def train_sft(
     from trl import SFTTrainer
 
     console = console or Console(stderr=True)
-    state = PartialState()
-    main = state.is_main_process
     base = base_ref(base)
     rows, source = load_sft(data)
     run = TrainRun.new(runs_dir, TrainRunManifest(
@@ -78,8 +76,10 @@ def train_sft(
     hf_logging.set_verbosity_error()
     hf_logging.disable_progress_bar()
     datasets.disable_progress_bars()
-    # Every process has checked the run name before the main one claims it.
-    state.wait_for_everyone()
+    # The arguments set up the distributed state; every process has checked the run name
+    # before the main one claims it.
+    main = args.process_index == 0
+    PartialState().wait_for_everyone()
     if main:
         run.write()
         console.print(f"sft {out}: {len(rows)} examples, base {base}, {device}{' bf16' if bf16 else ''}",

@@ -26,7 +26,8 @@ from transformers import TrainerCallback
 
 from ..records import Record
 from .checkpoints import TrainRunManifest
-from .rewards import VerifierReward
+from .config import world_size
+from .rewards import BatchStats, VerifierReward
 
 
 def _now() -> str:
@@ -161,9 +162,11 @@ class StepLogger(TrainerCallback):
 
     def on_log(self, args, state, control, logs=None, **kwargs):
         logs = logs or {}
-        if "loss" not in logs or not self.main:  # the closing summary, or evaluation
+        if "loss" not in logs:  # the closing summary, or evaluation
             return
-        record = self.build(state.global_step, logs, self._step_seconds)
+        record = self.build(state.global_step, logs, self._step_seconds)  # in every process: it may gather
+        if not self.main:
+            return
         append(self.log_path, record)
         text = self.line(record, state.max_steps)
         if self.progress is not None:
@@ -187,10 +190,24 @@ def sft_step_builder() -> Callable[[int, dict, float], SftStep]:
     return build
 
 
+def _gathered(stats: BatchStats, gen: float) -> tuple[BatchStats, float]:
+    """Every process's rewards and statuses together; seconds of the slowest process."""
+    from accelerate.utils import gather_object
+
+    parts = gather_object([(stats, gen)])
+    total = BatchStats()
+    for part, _ in parts:
+        total.add(part)
+    total.verify_seconds = max(p.verify_seconds for p, _ in parts)
+    total.wait_seconds = max(p.wait_seconds for p, _ in parts)
+    return total, max(g for _, g in parts)
+
+
 def grpo_step_builder(reward: VerifierReward, timers: StepTimers) -> Callable[[int, dict, float], GrpoStep]:
     def build(step: int, logs: dict, seconds: float) -> GrpoStep:
-        stats = reward.take_stats()
-        gen = timers.take()
+        stats, gen = reward.take_stats(), timers.take()
+        if world_size() > 1:  # each process scored its own share of the batch
+            stats, gen = _gathered(stats, gen)
         n = len(stats.rewards)
         return GrpoStep(
             step=step, loss=logs.get("loss"), learning_rate=logs.get("learning_rate"), grad_norm=logs.get("grad_norm"),
