@@ -21,6 +21,7 @@ from .errors import BadInput
 from .hashing import sha256_bytes, sha256_json
 from .paths import bundled_dir, state_dir
 from .task import Task, load_task
+from .train.data import curriculum_roots
 
 MANIFEST = "suite.toml"
 _NAME = re.compile(r"[a-z0-9][a-z0-9_.-]*")
@@ -92,6 +93,7 @@ def user_suites_dir() -> Path:
 SUITE_ROOTS: list[tuple[str, Callable[[], Path]]] = [
     ("bundled", lambda: bundled_dir("suites")),
     ("user", user_suites_dir),
+    ("curriculum", lambda: curriculum_roots()[0]),  # where `harness curriculum` writes by default
 ]
 
 

@@ -13,6 +13,7 @@ from . import suite as _suite  # noqa: F401
 from . import run as _run  # noqa: F401
 from . import train as _train  # noqa: F401
 from . import verify as _verify  # noqa: F401
+from . import curriculum as _curriculum  # noqa: F401
 
 
 def main() -> None:

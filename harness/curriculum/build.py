@@ -1,0 +1,259 @@
+"""`harness curriculum build` and `synth`: candidates, then near-duplicates collapsed, then
+validation in the sandbox, then at most K per suite task and failure kind, drawn with the
+seed, then the curriculum written with its manifest.
+
+Every candidate's fate is recorded (candidates.jsonl) and counted by reason in the
+manifest's summary, with the failure taxonomy per task and per kind."""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .. import __version__
+from ..contract import load_contract
+from ..errors import BadInput
+from ..sandbox import make_sandbox
+from ..store import utc_now
+from ..suite import find_suite
+from ..train.data import curriculum_roots
+from .candidates import Candidate, HoldOut, from_mutant, from_run, open_run, select_kinds
+from .exports import repair_slug, write_curriculum
+from .records import (
+    BuildOptions,
+    ContractRef,
+    CurriculumManifest,
+    CurriculumSummary,
+    DropReason,
+    KindCount,
+    RepairRecord,
+    RunOrigin,
+    RunSource,
+)
+from .taxonomy import FailureKind, describe
+from .validation import ProgressFn, Validator
+
+DEFAULT_CONTRACT = "repair"
+_NAME = re.compile(r"[a-z0-9][a-z0-9_.-]*")
+
+
+def default_root() -> Path:
+    """Where curricula go unless --root says otherwise: `curricula/` in the current folder
+    (git-ignored), the first place training and suite lookup search."""
+    return curriculum_roots()[0]
+
+
+class CommonOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    out: str
+    root: Path | None = None
+    max_per_task: int = Field(4, ge=1, description="kept repair tasks per suite task and failure kind")
+    failure_kinds: list[FailureKind] | None = None
+    seed: int = 0
+    hold_out: list[str] = Field(default_factory=list)
+    controls: int = Field(2, ge=0, description="mutant faulty controls per repair task")
+    contract: str = DEFAULT_CONTRACT
+    sandbox: str = "auto"
+    workers: int | None = Field(None, ge=1)
+    run_timeout_s: float = Field(10.0, gt=0, description="one run of a test binary during validation")
+    replace: bool = False
+
+    def out_root(self) -> Path:
+        return Path(self.root) if self.root is not None else default_root()
+
+
+class BuildConfig(CommonOptions):
+    runs: list[str]
+    runs_dir: Path = Path("runs")
+    mutants_per_task: int = Field(8, ge=0, description="mutants screened per suite task to find controls")
+
+
+class SynthConfig(CommonOptions):
+    suite: str
+    tasks: list[str] | None = None
+    mutants_per_task: int = Field(24, ge=1, description="mutants of each reference screened as starting points")
+
+
+@dataclass
+class Built:
+    path: Path | None          # None when no candidate was kept (nothing is written)
+    manifest: CurriculumManifest
+
+
+def _check_name(name: str) -> None:
+    if not _NAME.fullmatch(name):
+        raise BadInput(f"--out {name!r} is not a curriculum name (lowercase letters, digits, '.', '_', '-')")
+
+
+def _dedupe(candidates: list[Candidate], seed: int) -> None:
+    """Keep one candidate per suite task and normal form, drawn with the seed."""
+    live = [c for c in candidates if c.dropped is None]
+    random.Random(seed).shuffle(live)
+    first: dict[tuple[str, str], Candidate] = {}
+    for c in live:
+        kept = first.setdefault((c.source_task, c.normalized_hash), c)
+        if kept is not c:
+            c.drop(DropReason.duplicate, f"same normal form as {_label(kept)}")
+
+
+def _cap(candidates: list[Candidate], k: int, seed: int) -> None:
+    """At most k valid candidates per suite task and failure kind, drawn with the seed."""
+    groups: dict[tuple[str, FailureKind], list[Candidate]] = {}
+    for c in sorted((c for c in candidates if c.dropped is None), key=lambda c: c.key):
+        groups.setdefault((c.source_task, c.failure.kind), []).append(c)
+    rng = random.Random(seed)
+    for (tid, kind), group in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1].value)):
+        if len(group) > k:
+            keep = set(map(id, rng.sample(group, k)))
+            for c in group:
+                if id(c) not in keep:
+                    c.drop(DropReason.over_cap, f"{len(group)} valid {kind.value} candidates of {tid}, {k} kept")
+
+
+def _label(c: Candidate) -> str:
+    o = c.origin
+    if isinstance(o, RunOrigin):
+        return f"{o.run_id}/{o.config}/{o.task}/trial-{o.trial}/round-{o.round}"
+    return f"{c.source_task} mutant {o.file}:{o.line}:{o.column} {o.operator}"
+
+
+def _summary(candidates: list[Candidate], validator: Validator) -> CurriculumSummary:
+    dropped: dict[DropReason, int] = {}
+    by_kind: dict[FailureKind, KindCount] = {}
+    by_task: dict[str, dict[FailureKind, KindCount]] = {}
+    for c in candidates:
+        if c.dropped is not None:
+            dropped[c.dropped] = dropped.get(c.dropped, 0) + 1
+        if c.failure is None:
+            continue
+        for counts in (by_kind, by_task.setdefault(c.source_task, {})):
+            n = counts.setdefault(c.failure.kind, KindCount())
+            n.seen += 1
+            n.kept += c.kept_as is not None
+    order = list(FailureKind)
+    sort = lambda d: dict(sorted(d.items(), key=lambda kv: order.index(kv[0])))  # noqa: E731
+    return CurriculumSummary(
+        candidates=len(candidates), kept=sum(c.kept_as is not None for c in candidates),
+        dropped=dict(sorted(dropped.items(), key=lambda kv: list(DropReason).index(kv[0]))),
+        by_kind=sort(by_kind), by_task={t: sort(v) for t, v in sorted(by_task.items())},
+        sandbox_runs=validator.runs, validation_seconds=round(validator.seconds, 1), workers=validator.workers,
+        backend=validator.sandbox.backend,
+    )
+
+
+def _finish(config: CommonOptions, made_from: str, candidates: list[Candidate], validator: Validator, image: str, runs: list[RunSource], suite: str | None) -> Built:
+    """Cap, name, write; the curriculum and its manifest."""
+    contract = load_contract(config.contract)
+    _cap(candidates, config.max_per_task, config.seed)
+    kept = sorted((c for c in candidates if c.dropped is None), key=lambda c: c.key)
+    taken: set[str] = set()
+    records = []
+    for c in kept:
+        slug = repair_slug(c)
+        while slug in taken:  # the same code from two suites' tasks of one name
+            slug += "x"
+        taken.add(slug)
+        c.kept_as = slug
+        records.append(RepairRecord(
+            task_id=f"{config.out}/{slug}", source_task=c.source_task, source_task_hash=c.task.content_hash,
+            kind=c.failure.kind, detail=c.failure.detail, normalized_hash=c.normalized_hash, origin=c.origin,
+            expected_failing=sorted(t.name for t in c.expected.failing()),
+            controls=[f"mutant-{m.label}" for m in c.controls], contract=contract.name,
+            contract_hash=contract.content_hash,
+        ))
+    manifest = CurriculumManifest(
+        name=config.out, made_from=made_from, created_at=utc_now(), harness_version=__version__, content_hash="",
+        source_tasks=sorted({c.source_task for c in kept}), repair_tasks=[c.kept_as for c in kept], runs=runs,
+        suite=suite, contract=ContractRef(name=contract.name, version=contract.version,
+                                          content_hash=contract.content_hash),
+        options=BuildOptions(max_per_task=config.max_per_task, failure_kinds=config.failure_kinds, seed=config.seed,
+                             hold_out=sorted(HoldOut(config.hold_out).names), controls=config.controls,
+                             mutants_per_task=config.mutants_per_task),
+        summary=_summary(candidates, validator),
+    )
+    if not kept:
+        return Built(path=None, manifest=manifest)
+    path = write_curriculum(config.out_root(), config.out, image, kept, records, candidates, contract, manifest,
+                            config.replace)
+    return Built(path=path, manifest=manifest)
+
+
+def _validator(config: CommonOptions, progress: ProgressFn | None, notice: Callable[[str], None] | None) -> Validator:
+    box = make_sandbox(config.sandbox, notice=notice)
+    return Validator(box, config.workers or os.cpu_count() or 1, config.run_timeout_s, progress)
+
+
+def _check_destination(config: CommonOptions) -> None:
+    """Refused before any work: a bad name or a curriculum that would be overwritten."""
+    _check_name(config.out)
+    load_contract(config.contract)
+    dest = config.out_root() / config.out
+    if dest.exists() and not config.replace:
+        raise BadInput(f"{dest}: a curriculum named {config.out!r} exists already (use --replace to overwrite it)")
+
+
+def build_from_runs(config: BuildConfig, progress: ProgressFn | None = None,
+                    notice: Callable[[str], None] | None = None) -> Built:
+    """A curriculum from the failed rounds of the given runs."""
+    _check_destination(config)
+    if not config.runs:
+        raise BadInput("no run given")
+    hold_out = HoldOut(config.hold_out)
+    sources: list[RunSource] = []
+    candidates: list[Candidate] = []
+    images: set[str] = set()
+    for ref in dict.fromkeys(config.runs):
+        source, suite, found = from_run(open_run(ref, config.runs_dir), hold_out)
+        sources.append(source)
+        images.add(suite.image)
+        candidates += found
+    if len(images) > 1:
+        raise BadInput(f"the runs' suites build in different sandbox images ({', '.join(sorted(images))}); "
+                       "one curriculum is one suite")
+    select_kinds(candidates, config.failure_kinds)
+    _dedupe(candidates, config.seed)
+    live = [c for c in candidates if c.dropped is None]
+    validator = _validator(config, progress, notice)
+    bases = validator.prepare({c.source_task: c.task for c in live}, config.seed, config.mutants_per_task,
+                              enough=config.controls)
+    for c in live:
+        c.controls = bases[c.source_task].controls[:config.controls]
+    validator.check(live, bases)
+    return _finish(config, "runs", candidates, validator, images.pop(), sources, None)
+
+
+def synthesize(config: SynthConfig, progress: ProgressFn | None = None,
+               notice: Callable[[str], None] | None = None) -> Built:
+    """A curriculum from mutants of a suite's references: each mutant that builds and fails
+    a test is a starting point, and other such mutants of the same reference its controls."""
+    _check_destination(config)
+    suite = find_suite(config.suite)
+    hold_out = HoldOut(config.hold_out)
+    tasks = {f"{suite.name}/{t.slug}": t for t in suite.select(config.tasks)}
+    tasks = {tid: t for tid, t in tasks.items() if tid not in hold_out}
+    if not tasks:
+        raise BadInput(f"suite {suite.name}: every selected task is held out")
+    validator = _validator(config, progress, notice)
+    bases = validator.prepare(tasks, config.seed, config.mutants_per_task, enough=None)
+    candidates: list[Candidate] = []
+    for tid, basis in bases.items():
+        if not basis.reference.passed and notice is not None:
+            notice(f"{tid}: the reference does not pass ({describe(basis.reference)}); no starting points from it")
+        candidates += [from_mutant(suite.name, basis.task, m, report) for m, report in basis.screened]
+    select_kinds(candidates, config.failure_kinds)
+    _dedupe(candidates, config.seed)
+    live = [c for c in candidates if c.dropped is None]
+    for c in live:
+        others = [m for m in bases[c.source_task].controls if m != c.mutant]
+        rng = random.Random(f"{config.seed}:{c.normalized_hash}")
+        picked = set(rng.sample(range(len(others)), min(config.controls, len(others))))
+        c.controls = [m for i, m in enumerate(others) if i in picked]
+    validator.check(live, bases)
+    return _finish(config, "synth", candidates, validator, suite.image, [], suite.name)

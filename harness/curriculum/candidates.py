@@ -1,0 +1,208 @@
+"""Where candidate repair exercises come from: the failed rounds of runs, read from their
+run folders, or mutants of a suite's references. A candidate is the starting code (every
+solution file), the failure it showed, and its origin; its fate is recorded on it."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+from ..errors import BadInput
+from ..hashing import sha256_json
+from ..mutants import Mutant, generate_mutants
+from ..records import RunManifest, TestReport
+from ..store import RunFolder
+from ..suite import Suite, find_suite
+from ..task import Task
+from .normalize import interface_names, normalized_hash
+from .records import CandidateRecord, DropReason, MutantOrigin, RunOrigin, RunSource
+from .taxonomy import Failure, FailureKind, built, classify
+
+
+@dataclass
+class Candidate:
+    suite: str
+    slug: str
+    task: Task | None                # the suite task (None when the suite no longer has it)
+    origin: RunOrigin | MutantOrigin
+    files: dict[str, bytes] = field(default_factory=dict)  # the starting code
+    expected: TestReport | None = None  # the failure as recorded
+    failure: Failure | None = None
+    normalized_hash: str | None = None
+    mutant: Mutant | None = None     # for synth: the mutant that made the starting code
+    controls: list[Mutant] = field(default_factory=list)  # mutants of the reference that must fail
+    dropped: DropReason | None = None
+    why: str | None = None
+    kept_as: str | None = None
+
+    @property
+    def source_task(self) -> str:
+        return f"{self.suite}/{self.slug}"
+
+    @property
+    def key(self) -> tuple:
+        """A stable order for candidates, independent of how they were found."""
+        o = self.origin
+        if isinstance(o, RunOrigin):
+            return (self.source_task, 0, o.run_id, o.config, o.trial, o.round, "", 0)
+        return (self.source_task, 1, "", "", 0, 0, o.file, self.mutant.start if self.mutant else 0, o.operator,
+                o.replacement)
+
+    def drop(self, reason: DropReason, why: str | None = None) -> None:
+        self.dropped, self.why = reason, why
+
+    def record(self) -> CandidateRecord:
+        return CandidateRecord(
+            source_task=self.source_task, kind=self.failure.kind if self.failure else None, origin=self.origin,
+            normalized_hash=self.normalized_hash, kept_as=self.kept_as, dropped=self.dropped, why=self.why,
+        )
+
+
+class HoldOut:
+    """Suite tasks kept out of a curriculum, named by slug or as <suite>/<slug>."""
+
+    def __init__(self, names: Iterable[str]):
+        self.names = {n.strip() for n in names if n.strip()}
+
+    def __contains__(self, task_id: str) -> bool:
+        return task_id in self.names or task_id.split("/", 1)[-1] in self.names
+
+
+def report_hash(report: TestReport) -> str:
+    return sha256_json(report.model_dump(mode="json"))
+
+
+def _interface(task: Task) -> set[str]:
+    return interface_names([*task.stub_files().values(), *(task.read(f) for f in task.test_files)])
+
+
+def describe_failure(c: Candidate) -> None:
+    """Classify the recorded failure and hash the starting code's normal form."""
+    c.failure = classify(c.expected)
+    c.normalized_hash = normalized_hash(c.files, _interface(c.task))
+
+
+# --- from runs -----------------------------------------------------------------------------
+
+
+def open_run(ref: str, runs_dir: Path) -> RunFolder:
+    """A run by the path of its folder or by its id under runs_dir."""
+    path = Path(ref)
+    if (path / "manifest.json").is_file():
+        return RunFolder(path)
+    return RunFolder.open(runs_dir, ref)
+
+
+def _run_suite(manifest: RunManifest) -> Suite:
+    """The suite the run used, where its manifest says it was, else by name."""
+    if manifest.suite_path and Path(manifest.suite_path, "suite.toml").is_file():
+        return find_suite(str(Path(manifest.suite_path) / "suite.toml"))
+    return find_suite(manifest.suite)
+
+
+def _starting_code(task: Task, workspace: Path) -> dict[str, bytes]:
+    """The solution files as the sandbox built them: the workspace's, or the stub's where
+    the workspace has none (testrun.stage_files does the same)."""
+    stubs = task.stub_files()
+    out = {}
+    for rel in task.solution_files:
+        path = workspace / rel
+        if path.is_file():
+            out[rel] = path.read_bytes()
+        elif rel in stubs:
+            out[rel] = stubs[rel]
+    return out
+
+
+def from_run(folder: RunFolder, hold_out: HoldOut) -> tuple[RunSource, Suite, list[Candidate]]:
+    """Every round of every finished trial whose tests failed, in run order, with the run
+    and the suite it ran."""
+    manifest = folder.read_manifest()
+    suite = _run_suite(manifest)
+    source = RunSource(run_id=manifest.run_id, run_dir=str(folder.root), suite=manifest.suite,
+                       suite_hash=manifest.suite_hash)
+    known = {t.slug: t for t in suite.tasks}
+    out: list[Candidate] = []
+    for cfg in manifest.configs:
+        for slug in manifest.tasks:
+            for trial in range(1, manifest.trials + 1):
+                result = folder.read_result(cfg.name, slug, trial)
+                if result is None:
+                    continue
+                for rnd in result.rounds:
+                    report = rnd.test_report
+                    if report is None or report.passed:
+                        continue
+                    origin = RunOrigin(run_id=manifest.run_id, config=cfg.name, model=result.model, task=slug,
+                                       trial=trial, round=rnd.round, test_report_hash=report_hash(report))
+                    task = known.get(slug)
+                    c = Candidate(suite=manifest.suite, slug=slug, task=task, origin=origin, expected=report)
+                    out.append(c)
+                    if f"{manifest.suite}/{slug}" in hold_out:
+                        c.drop(DropReason.held_out)
+                    elif task is None or task.content_hash != result.task_hash:
+                        c.drop(DropReason.task_changed, f"{suite.path}: task {slug} is not the one run {manifest.run_id} used")
+                    else:
+                        workspace = folder.trial_dir(cfg.name, slug, trial) / f"round-{rnd.round}" / "workspace"
+                        if not workspace.is_dir():
+                            c.drop(DropReason.no_snapshot, str(workspace))
+                            continue
+                        c.files = _starting_code(task, workspace)
+                        if c.files == task.stub_files():
+                            c.drop(DropReason.unedited)
+                        else:
+                            describe_failure(c)
+    return source, suite, out
+
+
+# --- from mutants --------------------------------------------------------------------------
+
+
+def screening_order(task: Task, seed: int) -> list[Mutant]:
+    """Every mutant of the task's reference, in an order drawn with the seed (so screening a
+    prefix samples them), the same for the same task and seed."""
+    mutants = generate_mutants(task.reference_files())
+    random.Random(f"{seed}:{task.slug}").shuffle(mutants)
+    return mutants
+
+
+def mutant_origin(m: Mutant) -> MutantOrigin:
+    return MutantOrigin(operator=m.operator.value, file=m.file, line=m.line, column=m.column, original=m.original,
+                        replacement=m.replacement)
+
+
+def from_mutant(suite: str, task: Task, m: Mutant, report: TestReport) -> Candidate:
+    c = Candidate(suite=suite, slug=task.slug, task=task, origin=mutant_origin(m), files=m.apply(task.reference_files()),
+                  expected=report, mutant=m)
+    if report.passed:
+        c.drop(DropReason.mutant_survived)
+    elif not built(report):
+        c.drop(DropReason.mutant_not_compiled, classify(report).detail)
+    else:
+        describe_failure(c)
+    return c
+
+
+def select_kinds(candidates: list[Candidate], kinds: list[FailureKind] | None) -> None:
+    if kinds is None:
+        return
+    wanted = set(kinds)
+    for c in candidates:
+        if c.dropped is None and c.failure.kind not in wanted:
+            c.drop(DropReason.kind_not_selected, c.failure.kind.value)
+
+
+def parse_kinds(text: str | None) -> list[FailureKind] | None:
+    if not text:
+        return None
+    known = {k.value: k for k in FailureKind}
+    out = []
+    for name in (p.strip() for p in text.split(",")):
+        if not name:
+            continue
+        if name not in known:
+            raise BadInput(f"unknown failure kind {name!r}; known: {', '.join(known)}")
+        out.append(known[name])
+    return out or None

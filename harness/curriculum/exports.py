@@ -1,0 +1,155 @@
+"""Writing a curriculum: each kept candidate as a repair task (an Exercism-layout folder the
+runner, the sandbox and the verifier take as they take any task), the folder as a suite,
+and the training exports: `sft.jsonl` (the repair prompt, then the reference as whole
+files in the agent's edit format) and `grpo.jsonl` (the prompt and the repair task's
+folder, which the verifier builds), in harness.train.data's row models.
+
+A repair task is its suite task's folder with: the starting code as its solution files,
+instructions that add the failure and what to fix (the prompt contract's feedback text),
+mutant controls under .meta/faulty/, and .meta/repair.json. Its CMake target takes the
+repair task's folder name (the build runs `<folder>/<folder>`) while its files keep the
+suite task's names, so tests and includes stay as they are."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Sequence
+
+import tomli_w
+
+from ..contract import PromptContract
+from ..editformat import render_whole
+from ..errors import BadInput
+from ..hashing import hash_files
+from ..task import Task, load_task
+from ..train.data import GRPO_FILE, SFT_FILE, ChatMessage, GrpoRow, SftRow, write_jsonl
+from .candidates import Candidate
+from .records import CANDIDATES_FILE, MANIFEST_FILE, REPAIR_RECORD, CurriculumManifest, RepairRecord
+
+# What precedes the starting code in a training prompt; in an agent's chat the agent itself
+# shows the files.
+CURRENT_FILES = "The files as they are now:"
+_FILE_BY_FOLDER = 'string(REPLACE "-" "_" file ${exercise})'
+_NOT_COPIED = (".docs", ".git", ".exercism")
+
+
+def repair_slug(c: Candidate) -> str:
+    return f"{c.slug}-{c.normalized_hash[:8]}"
+
+
+def retarget_cmake(text: str, task: Task) -> str:
+    """The task's CMakeLists.txt with its file stem fixed to the suite task's, where
+    Exercism's derives it from the folder name."""
+    if _FILE_BY_FOLDER not in text:
+        raise BadInput(f"{task.path / 'CMakeLists.txt'}: no line `{_FILE_BY_FOLDER}`; a repair task of it "
+                       "could not keep its file names under another folder name")
+    return text.replace(_FILE_BY_FOLDER, f"set(file {task.name})  # the suite task's file names, in any folder")
+
+
+def repair_instructions(c: Candidate, contract: PromptContract) -> str:
+    return c.task.instructions().rstrip() + "\n\n" + contract.feedback_message(c.task, c.expected).strip() + "\n"
+
+
+def control_name(m) -> str:
+    return f"mutant-{m.label}"
+
+
+def write_repair_task(dest: Path, c: Candidate, record: RepairRecord, contract: PromptContract) -> Task:
+    source = c.task
+    shutil.copytree(source.path, dest, symlinks=False,
+                    ignore=lambda d, names: [n for n in names if n in _NOT_COPIED or
+                                             (Path(d) == source.path / ".meta" and n == "faulty")])
+    cmake = dest / "CMakeLists.txt"
+    if cmake.is_file():
+        cmake.write_text(retarget_cmake(cmake.read_text(), source))
+    for rel, data in c.files.items():
+        (dest / rel).write_bytes(data)
+    (dest / ".docs").mkdir()
+    (dest / ".docs" / "instructions.md").write_text(repair_instructions(c, contract))
+    for m in c.controls:
+        folder = dest / ".meta" / "faulty" / control_name(m)
+        folder.mkdir(parents=True)
+        (folder / m.file).parent.mkdir(parents=True, exist_ok=True)
+        (folder / m.file).write_bytes(m.apply(source.reference_files())[m.file])
+    (dest / REPAIR_RECORD).write_text(record.model_dump_json(indent=2) + "\n")
+    return load_task(dest)
+
+
+def training_prompt(task: Task, contract: PromptContract) -> list[ChatMessage]:
+    """What a model is asked: the contract's system text and first message for the repair
+    task, then its starting code as whole-file listings."""
+    messages = []
+    system = contract.system_text(task)
+    if system:
+        messages.append(ChatMessage(role="system", content=system))
+    current = render_whole({rel: data.decode() for rel, data in task.stub_files().items()})
+    messages.append(ChatMessage(role="user", content=f"{contract.first_message(task).rstrip()}\n\n{CURRENT_FILES}\n\n{current}"))
+    return messages
+
+
+def content_hash(folder: Path) -> str:
+    """Every file of the curriculum except the manifest and the candidates' log."""
+    files = {}
+    for p in sorted(folder.rglob("*")):
+        rel = p.relative_to(folder).as_posix()
+        if p.is_file() and rel not in (MANIFEST_FILE, CANDIDATES_FILE):
+            files[rel] = p.read_bytes()
+    return hash_files(files)
+
+
+def write_curriculum(root: Path, name: str, image: str, kept: Sequence[Candidate], records: Sequence[RepairRecord],
+                     all_candidates: Sequence[Candidate], contract: PromptContract, manifest: CurriculumManifest,
+                     replace: bool) -> Path:
+    """Write the curriculum into a staging folder beside its final place, then move it
+    there: a reader never sees half of one. Fills in the manifest's content hash."""
+    root.mkdir(parents=True, exist_ok=True)
+    dest = root / name
+    if dest.exists() and not replace:
+        raise BadInput(f"{dest}: a curriculum named {name!r} exists already (use --replace to overwrite it)")
+    staging = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=root))
+    try:
+        sft, grpo = [], []
+        for c, record in zip(kept, records):
+            task = write_repair_task(staging / c.kept_as, c, record, contract)
+            prompt = training_prompt(task, contract)
+            answer = render_whole({rel: data.decode() for rel, data in task.reference_files().items()})
+            sft.append(SftRow(task_id=record.task_id, source_task=c.source_task,
+                              messages=[*prompt, ChatMessage(role="assistant", content=answer)]))
+            grpo.append(GrpoRow(task_id=record.task_id, source_task=c.source_task, task_path=c.kept_as, prompt=prompt))
+        (staging / "suite.toml").write_text(
+            f"# A repair curriculum written by `harness curriculum` (manifest.json says from what).\n"
+            + tomli_w.dumps({"name": name, "version": "1", "language": "cpp", "image": image,
+                             "description": f"repair curriculum {name}", "tasks": [c.kept_as for c in kept]}))
+        write_jsonl(staging / SFT_FILE, sft)
+        write_jsonl(staging / GRPO_FILE, grpo)
+        with open(staging / CANDIDATES_FILE, "w") as fh:
+            for c in all_candidates:
+                fh.write(c.record().model_dump_json() + "\n")
+        manifest.content_hash = content_hash(staging)
+        (staging / MANIFEST_FILE).write_text(manifest.model_dump_json(indent=2) + "\n")
+        if dest.exists():
+            shutil.rmtree(dest)
+        staging.rename(dest)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return dest
+
+
+def read_manifest(folder: Path) -> CurriculumManifest:
+    path = folder / MANIFEST_FILE
+    try:
+        return CurriculumManifest.model_validate_json(path.read_bytes())
+    except OSError:
+        raise BadInput(f"{path}: missing; not a curriculum folder") from None
+    except ValueError as exc:
+        raise BadInput(f"{path}: not a curriculum manifest ({str(exc).splitlines()[0]})") from None
+
+
+def read_candidates(folder: Path) -> list[dict]:
+    path = folder / CANDIDATES_FILE
+    if not path.is_file():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]

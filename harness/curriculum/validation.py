@@ -1,0 +1,170 @@
+"""Validation of candidate repair exercises in the sandbox, in parallel, before any is kept:
+the reference passes, the starting code fails the way it failed when it was recorded (the
+same failing tests, a compile error of the same kind, a timeout again), and every faulty
+control fails (builds, runs to the end, and fails a test).
+
+Two phases over the sandbox pool of harness.validate (one session per worker, a task's
+build tree kept warm between the runs that share it):
+1. per suite task: the reference, then mutants of it in a seeded order (screening): the
+   mutants that build and fail become faulty controls, and for `synth` starting points;
+2. per candidate: its starting code, and the verdict.
+
+A candidate is tested in its suite task's own build tree, not in the repair task's folder:
+the files the sandbox builds are the same bytes (a repair task keeps the suite task's
+tests and build files; only its CMake target takes the folder's name), and candidates of
+one task then share one compiled test unit. Runs are cached by the exact files staged, so
+the reference and each control run once per task however many candidates share them."""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Mapping
+
+from ..hashing import hash_files
+from ..mutants import Mutant
+from ..records import TestReport
+from ..sandbox.base import Sandbox, SandboxSession
+from ..task import Task
+from ..testrun import run_tests, stage_files
+from ..validate import _Pool
+from .candidates import Candidate, screening_order
+from .records import DropReason
+from .taxonomy import built, describe, same_failure
+
+ProgressFn = Callable[[int, int, str], None]
+_CHUNK = 6  # candidates per work unit: small enough to spread one task over the workers
+
+
+def is_control(report: TestReport) -> bool:
+    """A usable faulty control builds, runs every test in time, and fails one."""
+    return built(report) and not report.timeout and not report.passed
+
+
+@dataclass
+class TaskBasis:
+    """A suite task's reference run and the mutants screened against its tests."""
+
+    source_task: str
+    task: Task
+    reference: TestReport
+    screened: list[tuple[Mutant, TestReport]] = field(default_factory=list)
+
+    @property
+    def controls(self) -> list[Mutant]:
+        return [m for m, r in self.screened if is_control(r)]
+
+
+@dataclass
+class _Unit:
+    task: Task  # the pool keeps this task's build tree warm for the unit
+    runs: int
+    source_task: str = ""
+    candidates: list[Candidate] = field(default_factory=list)
+
+
+class Validator:
+    """Runs builds-and-tests through a pool of sandbox sessions, each exact set of staged
+    files once."""
+
+    def __init__(self, sandbox: Sandbox, workers: int, run_timeout_s: float, progress: ProgressFn | None = None):
+        self.sandbox = sandbox
+        self.workers = max(1, workers)
+        self.run_timeout_s = run_timeout_s
+        self.progress = progress
+        self.runs = 0  # sandbox runs, cache hits not counted
+        self.seconds = 0.0
+        self._cache: dict[str, TestReport] = {}
+        self._lock = threading.Lock()
+
+    def test(self, task: Task, files: Mapping[str, bytes], session: SandboxSession) -> TestReport:
+        staged, _ = stage_files(task, files)
+        key = f"{task.slug}:{hash_files(staged)}"
+        with self._lock:
+            if key in self._cache:
+                return self._cache[key]
+        report = run_tests(task, files, session)
+        with self._lock:
+            self._cache[key] = report
+            self.runs += 1
+        return report
+
+    def _pool_run(self, units: list[_Unit], handle, label: str) -> None:
+        if not units:
+            return
+        start = time.monotonic()
+        total = sum(u.runs for u in units)
+        progress = None if self.progress is None else (lambda done, _, note: self.progress(done, total, f"{label}: {note}"))
+        pool = _Pool(self.sandbox, min(self.workers, len(units)), self.run_timeout_s, progress, total)
+        pool.run(units, lambda unit, session: handle(unit, session, pool))
+        self.seconds += time.monotonic() - start
+
+    # --- phase 1 --------------------------------------------------------------------------
+
+    def prepare(self, tasks: Mapping[str, Task], seed: int, screen: int, enough: int | None) -> dict[str, TaskBasis]:
+        """For each suite task (by <suite>/<slug>): the reference's run and up to `screen`
+        mutants in screening order, stopping once `enough` of them are usable controls."""
+        bases: dict[str, TaskBasis] = {}
+        lock = threading.Lock()
+
+        def handle(unit: _Unit, session: SandboxSession, pool: _Pool) -> None:
+            task = unit.task
+            reference = task.reference_files()
+            basis = TaskBasis(unit.source_task, task, self.test(task, reference, session))
+            if basis.reference.passed:
+                for m in screening_order(task, seed)[:screen]:
+                    basis.screened.append((m, self.test(task, m.apply(reference), session)))
+                    if enough is not None and len(basis.controls) >= enough:
+                        break
+            with lock:
+                bases[unit.source_task] = basis
+            pool.step(task.slug)
+
+        units = [_Unit(task=t, runs=1, source_task=tid) for tid, t in tasks.items()]
+        self._pool_run(units, handle, "reference and mutants")
+        return bases
+
+    # --- phase 2 --------------------------------------------------------------------------
+
+    def check(self, candidates: list[Candidate], bases: Mapping[str, TaskBasis]) -> None:
+        """Test each candidate's starting code and its controls; drop those that break a
+        rule, with the reason."""
+        by_task: dict[str, list[Candidate]] = {}
+        for c in candidates:
+            by_task.setdefault(c.source_task, []).append(c)
+        units = []
+        for tid, group in by_task.items():
+            # Candidates with the same header in a row: the test unit includes it, so it is
+            # recompiled only when the header changes.
+            group = sorted(group, key=lambda c: (hash_files({k: v for k, v in c.files.items() if not k.endswith(".cpp")}), c.key))
+            for i in range(0, len(group), _CHUNK):
+                chunk = group[i:i + _CHUNK]
+                units.append(_Unit(task=chunk[0].task, runs=len(chunk), source_task=tid, candidates=chunk))
+
+        def handle(unit: _Unit, session: SandboxSession, pool: _Pool) -> None:
+            basis = bases[unit.source_task]
+            for c in unit.candidates:
+                self._verdict(c, basis, session)
+                pool.step(f"{c.slug} {'kept' if c.dropped is None else c.dropped.value}")
+
+        self._pool_run(units, handle, "candidates")
+
+    def _verdict(self, c: Candidate, basis: TaskBasis, session: SandboxSession) -> None:
+        if not basis.reference.passed:
+            c.drop(DropReason.reference_fails, describe(basis.reference))
+            return
+        got = self.test(c.task, c.files, session)
+        if got.passed:
+            c.drop(DropReason.broken_passes)
+            return
+        differs = same_failure(c.expected, got)
+        if differs is not None:
+            c.drop(DropReason.not_reproduced, differs)
+            return
+        reference = c.task.reference_files()
+        for m in c.controls:
+            report = self.test(c.task, m.apply(reference), session)
+            if not is_control(report):
+                c.drop(DropReason.control_passes, f"{m.describe()}: {describe(report)}")
+                return
