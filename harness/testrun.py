@@ -99,10 +99,18 @@ def note_configured(task: Task, session: SandboxSession, ok: bool) -> None:
         session.configured.pop(task.slug, None)
 
 
+_CONFIGURE_FAILED = 97
+
+
 def _configure_and_build(task: Task, session: SandboxSession) -> ExecResult:
-    steps = [*configure_steps(task, session), build_step(task, session)]
-    result = session.exec(["sh", "-c", " && ".join(steps)], role=Role.builder, timeout_s=session.limits.build_timeout_s)
-    note_configured(task, session, result.exit_code == 0)
+    configure = configure_steps(task, session)
+    script = build_step(task, session)
+    if configure:
+        script = f"{' && '.join(configure)} || exit {_CONFIGURE_FAILED}; {script}"
+    result = session.exec(["sh", "-c", script], role=Role.builder, timeout_s=session.limits.build_timeout_s)
+    # A solution that does not compile leaves the configured tree (and the compiled test
+    # unit) good for the next round; only a failed configure or a lost tree starts over.
+    note_configured(task, session, result.exit_code is not None and result.exit_code != _CONFIGURE_FAILED)
     return result
 
 
