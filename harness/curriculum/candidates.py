@@ -47,8 +47,7 @@ class Candidate:
         o = self.origin
         if isinstance(o, RunOrigin):
             return (self.source_task, 0, o.run_id, o.config, o.trial, o.round, "", 0)
-        return (self.source_task, 1, "", "", 0, 0, o.file, self.mutant.start if self.mutant else 0, o.operator,
-                o.replacement)
+        return (self.source_task, 1, "", "", 0, 0, o.file, o.start, o.operator, o.replacement)
 
     def drop(self, reason: DropReason, why: str | None = None) -> None:
         self.dropped, self.why = reason, why
@@ -169,8 +168,8 @@ def screening_order(task: Task, seed: int) -> list[Mutant]:
 
 
 def mutant_origin(m: Mutant) -> MutantOrigin:
-    return MutantOrigin(operator=m.operator.value, file=m.file, line=m.line, column=m.column, original=m.original,
-                        replacement=m.replacement)
+    return MutantOrigin(operator=m.operator.value, file=m.file, line=m.line, column=m.column, start=m.start, end=m.end,
+                        original=m.original, replacement=m.replacement)
 
 
 def from_mutant(suite: str, task: Task, m: Mutant, report: TestReport) -> Candidate:

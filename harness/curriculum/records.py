@@ -37,13 +37,16 @@ class RunOrigin(Record):
 
 
 class MutantOrigin(Record):
-    """A mutant of the suite task's reference solution."""
+    """A mutant of the suite task's reference solution: `original` at [start, end) of the
+    file's text (character offsets) replaced; line and column are for people."""
 
     type: Literal["mutant"] = "mutant"
     operator: str
     file: str
     line: int
     column: int
+    start: int
+    end: int
     original: str
     replacement: str
 
