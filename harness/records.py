@@ -158,6 +158,9 @@ class RoundRecord(Record):
     edited_files: list[str] = Field(default_factory=list)
     test_report: TestReport | None = None  # None if the round ended in an infrastructure error
     timings: RoundTimings = Field(default_factory=RoundTimings)
+    # What the static screen found in the round's solution files: it never changes the
+    # outcome, but a reader of the trial should see it.
+    screen_flags: list[ScreenFlag] = Field(default_factory=list)
 
 
 class ModelCall(Record):

@@ -42,6 +42,7 @@ from .records import (
     TrialResult,
 )
 from .sandbox import Sandbox, SandboxSession, make_sandbox
+from .screen import screen
 from .store import CONTRACT_FILE, PROFILE_FILE, RESULT, RunFolder, new_run_id, utc_now, write_record
 from .task import Task
 from .testrun import run_tests
@@ -379,8 +380,9 @@ def run_trial(spec: TrialSpec, trial_dir: Path, sandbox: Sandbox, pool: DriverPo
             timings.test_seconds = round(time.monotonic() - t1, 4)
             timings.total_seconds = round(time.monotonic() - t0, 4)
             write_record(round_dir / "test_report.json", report)
+            solution = {f: (workspace / f).read_bytes() for f in task.solution_files if (workspace / f).is_file()}
             rounds.append(RoundRecord(round=n, counters=got.counters, edited_files=got.edited_files,
-                                      test_report=report, timings=timings))
+                                      test_report=report, timings=timings, screen_flags=screen(solution)))
             if report.passed:
                 passed_round = n
                 break

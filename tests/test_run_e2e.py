@@ -27,8 +27,10 @@ TASK = load_task(GOLDEN / "sum-of-squares")
 REF = {name: data.decode() for name, data in TASK.reference_files().items()}
 SOLVED = whole_answer(REF)
 WRONG = whole_answer({"sum_of_squares.cpp": REF["sum_of_squares.cpp"].replace("total += k * k;", "total += k;")})
-BROKEN = whole_answer({"sum_of_squares.cpp": '#include "sum_of_squares.h"\nnamespace sum_of_squares {\n'
-                                             "long long sum(int n) { return n * ; }\n}\n"})
+# It also reads the environment, which the static screen flags on the round.
+BROKEN = whole_answer({"sum_of_squares.cpp": '#include <cstdlib>\n#include "sum_of_squares.h"\n'
+                                             "namespace sum_of_squares {\n"
+                                             'long long sum(int n) { return std::getenv("N") ? 0 : n * ; }\n}\n'})
 # A fenced block with no file name while two files are in the chat: Aider cannot apply it.
 MALFORMED = "```cpp\n" + REF["sum_of_squares.cpp"] + "```\n"
 
@@ -96,6 +98,8 @@ def test_scripted_models_through_aider(tmp_path):
         r = results["never"]
         assert (r.outcome, r.passed_round, len(r.rounds)) == (TrialOutcome.failed, None, 2)
         assert r.rounds[0].test_report.status is Status.error
+        assert [f.rule for f in r.rounds[0].screen_flags] == ["environment"]
+        assert r.rounds[1].screen_flags == []
         assert "The build failed" in trajectory(run_dir, "openai-never", 2).message
         assert "error" in trajectory(run_dir, "openai-never", 2).message
 
