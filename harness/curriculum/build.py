@@ -24,7 +24,7 @@ from ..store import utc_now
 from ..suite import find_suite
 from ..train.data import curriculum_roots
 from .candidates import Candidate, HoldOut, from_mutant, from_run, open_run, select_kinds
-from .exports import repair_slug, write_curriculum
+from .exports import control_names, repair_slug, write_curriculum
 from .records import (
     BuildOptions,
     ContractRef,
@@ -165,7 +165,7 @@ def _finish(config: CommonOptions, made_from: str, candidates: list[Candidate], 
             task_id=f"{config.out}/{slug}", source_task=c.source_task, source_task_hash=c.task.content_hash,
             kind=c.failure.kind, detail=c.failure.detail, normalized_hash=c.normalized_hash, origin=c.origin,
             expected_failing=sorted(t.name for t in c.expected.failing()),
-            controls=[f"mutant-{m.label}" for m in c.controls], contract=contract.name,
+            controls=control_names(c), contract=contract.name,
             contract_hash=contract.content_hash,
         ))
     manifest = CurriculumManifest(

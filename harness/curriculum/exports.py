@@ -53,8 +53,10 @@ def repair_instructions(c: Candidate, contract: PromptContract) -> str:
     return c.task.instructions().rstrip() + "\n\n" + contract.feedback_message(c.task, c.expected).strip() + "\n"
 
 
-def control_name(m) -> str:
-    return f"mutant-{m.label}"
+def control_names(c: Candidate) -> list[str]:
+    """The .meta/faulty folder of each mutant control. A label names a place and an
+    operator, and two mutants may share both (a constant shifted up and down)."""
+    return [f"mutant-{i}-{m.label}" for i, m in enumerate(c.controls, 1)]
 
 
 def write_repair_task(dest: Path, c: Candidate, record: RepairRecord, contract: PromptContract) -> Task:
@@ -69,8 +71,8 @@ def write_repair_task(dest: Path, c: Candidate, record: RepairRecord, contract: 
         (dest / rel).write_bytes(data)
     (dest / ".docs").mkdir()
     (dest / ".docs" / "instructions.md").write_text(repair_instructions(c, contract))
-    for m in c.controls:
-        folder = dest / ".meta" / "faulty" / control_name(m)
+    for name, m in zip(control_names(c), c.controls):
+        folder = dest / ".meta" / "faulty" / name
         folder.mkdir(parents=True)
         (folder / m.file).parent.mkdir(parents=True, exist_ok=True)
         (folder / m.file).write_bytes(m.apply(source.reference_files())[m.file])
