@@ -87,8 +87,9 @@ def print_validation(validation, out: Path | None) -> None:
     from ..validate import KILL_RATE_GOAL, RunKind
 
     table = Table(show_header=True, header_style="bold")
-    for col in ("task", "reference", "stub", "faulty", *(("mutants killed",) if validation.with_mutants else ()),
-                "s", "problems"):
+    table.add_column("task", no_wrap=True)
+    for col in ("reference", "stub", "faulty", *(("mutants killed",) if validation.with_mutants else ()), "s",
+                "problems"):
         table.add_column(col, overflow="fold")
     for t in validation.tasks:
         ref = next((r for r in t.runs if r.kind is RunKind.reference), None)
@@ -103,7 +104,8 @@ def print_validation(validation, out: Path | None) -> None:
         ]
         if validation.with_mutants:
             row.append(_rate(t.mutants))
-        row += [f"{t.seconds:.0f}", "[red]" + "; ".join(t.problems) + "[/]" if t.problems else "[green]ok[/]"]
+        seconds = t.seconds + (t.mutants.seconds if t.mutants else 0)
+        row += [f"{seconds:.0f}", "[red]" + "; ".join(t.problems) + "[/]" if t.problems else "[green]ok[/]"]
         table.add_row(*row)
     console.print(table)
     if validation.with_mutants:
@@ -130,7 +132,7 @@ def suite_validate(
     mutants: bool = typer.Option(False, "--mutants", help="also measure how many mutants of each reference the tests kill"),
     tasks: Optional[str] = typer.Option(None, help="comma-separated task slugs (default: all)"),
     sandbox: str = typer.Option("auto", help="docker, local, or auto"),
-    workers: Optional[int] = typer.Option(None, min=1, help="parallel sandbox sessions (default: one per core)"),
+    workers: Optional[int] = typer.Option(None, min=1, help="parallel sandbox sessions (default: cores + 1)"),
     out: Optional[Path] = typer.Option(None, help="where validation.json and surviving mutants go "
                                                   "(default with --mutants: reports/validate-<suite>)"),
     mutant_cap: Optional[int] = typer.Option(None, min=1, help="at most this many mutants per task, sampled"),
