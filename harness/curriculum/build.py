@@ -94,7 +94,7 @@ def _check_name(name: str) -> None:
 
 def _dedupe(candidates: list[Candidate], seed: int) -> None:
     """Keep one candidate per suite task and normal form, drawn with the seed."""
-    live = [c for c in candidates if c.dropped is None]
+    live = sorted((c for c in candidates if c.dropped is None), key=lambda c: c.key)
     random.Random(seed).shuffle(live)
     first: dict[tuple[str, str], Candidate] = {}
     for c in live:
@@ -148,7 +148,8 @@ def _summary(candidates: list[Candidate], validator: Validator) -> CurriculumSum
     )
 
 
-def _finish(config: CommonOptions, made_from: str, candidates: list[Candidate], validator: Validator, image: str, runs: list[RunSource], suite: str | None) -> Built:
+def _finish(config: CommonOptions, made_from: str, candidates: list[Candidate], validator: Validator, image: str,
+            runs: list[RunSource], suite: str | None) -> Built:
     """Cap, name, write; the curriculum and its manifest."""
     contract = load_contract(config.contract)
     _cap(candidates, config.max_per_task, config.seed)
@@ -199,6 +200,12 @@ def _check_destination(config: CommonOptions) -> None:
         raise BadInput(f"{dest}: a curriculum named {config.out!r} exists already (use --replace to overwrite it)")
 
 
+def _warn_unmatched(hold_out: HoldOut, task_ids, notice: Callable[[str], None] | None) -> None:
+    missing = hold_out.unmatched(task_ids)
+    if missing and notice is not None:
+        notice(f"notice: --hold-out {', '.join(missing)} names no task here; nothing is held out for it")
+
+
 def build_from_runs(config: BuildConfig, progress: ProgressFn | None = None,
                     notice: Callable[[str], None] | None = None) -> Built:
     """A curriculum from the failed rounds of the given runs."""
@@ -209,11 +216,14 @@ def build_from_runs(config: BuildConfig, progress: ProgressFn | None = None,
     sources: list[RunSource] = []
     candidates: list[Candidate] = []
     images: set[str] = set()
+    task_ids: list[str] = []
     for ref in dict.fromkeys(config.runs):
         source, suite, found = from_run(open_run(ref, config.runs_dir), hold_out)
         sources.append(source)
         images.add(suite.image)
+        task_ids += [f"{source.suite}/{t.slug}" for t in suite.tasks]
         candidates += found
+    _warn_unmatched(hold_out, task_ids, notice)
     if len(images) > 1:
         raise BadInput(f"the runs' suites build in different sandbox images ({', '.join(sorted(images))}); "
                        "one curriculum is one suite")
@@ -237,6 +247,7 @@ def synthesize(config: SynthConfig, progress: ProgressFn | None = None,
     suite = find_suite(config.suite)
     hold_out = HoldOut(config.hold_out)
     tasks = {f"{suite.name}/{t.slug}": t for t in suite.select(config.tasks)}
+    _warn_unmatched(hold_out, tasks, notice)
     tasks = {tid: t for tid, t in tasks.items() if tid not in hold_out}
     if not tasks:
         raise BadInput(f"suite {suite.name}: every selected task is held out")

@@ -68,6 +68,11 @@ class HoldOut:
     def __contains__(self, task_id: str) -> bool:
         return task_id in self.names or task_id.split("/", 1)[-1] in self.names
 
+    def unmatched(self, task_ids: Iterable[str]) -> list[str]:
+        """The names that hold out none of these tasks (a typo holds out nothing)."""
+        ids = list(task_ids)
+        return sorted(n for n in self.names if not any(t in HoldOut([n]) for t in ids))
+
 
 def report_hash(report: TestReport) -> str:
     return sha256_json(report.model_dump(mode="json"))
