@@ -237,3 +237,24 @@ def test_synth_makes_validated_repair_tasks_from_mutants(tmp_path, docker_sandbo
         "mutant-not-compiled", 0) + s.dropped.get("duplicate", 0) == s.candidates
     rows, _, _ = load_grpo(str(built.path))
     assert len(rows) == s.kept
+
+
+def test_build_command_keeps_only_the_kinds_asked_for(made_run, tmp_path):
+    def build(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([HARNESS, "curriculum", "build", str(made_run.root), "--root", str(tmp_path),
+                               "--sandbox", "docker", "--workers", "2", *args], capture_output=True, text=True,
+                              timeout=600, env={**os.environ, "COLUMNS": "200"})
+
+    done = build("--out", "crashes", "--failure-kinds", "crash,missing-include")
+    assert done.returncode == 0, done.stderr
+    assert "16 candidates, 2 kept" in done.stdout
+    suite = load_suite(tmp_path / "crashes", origin="curriculum")
+    kinds = sorted(RepairRecord.model_validate_json(t.read(".meta/repair.json")).kind.value for t in suite.tasks)
+    assert kinds == ["crash", "missing-include"]
+    # nothing of the asked kind: nothing written, and the work failed
+    done = build("--out", "none", "--failure-kinds", "timeout")
+    assert done.returncode == 1 and "no candidate was kept" in done.stderr
+    assert "kind-not-selected" in done.stdout and not (tmp_path / "none").exists()
+    # an existing curriculum is not overwritten without --replace
+    done = build("--out", "crashes", "--failure-kinds", "crash")
+    assert done.returncode == 2 and "--replace" in done.stderr
