@@ -24,7 +24,7 @@ from ..store import utc_now
 from ..suite import find_suite
 from ..train.data import curriculum_roots
 from .candidates import Candidate, HoldOut, from_mutant, from_run, open_run, select_kinds
-from .exports import control_names, repair_slug, write_curriculum
+from .exports import check_layout, control_names, repair_slug, write_curriculum
 from .records import (
     BuildOptions,
     ContractRef,
@@ -230,9 +230,11 @@ def build_from_runs(config: BuildConfig, progress: ProgressFn | None = None,
     select_kinds(candidates, config.failure_kinds)
     _dedupe(candidates, config.seed)
     live = [c for c in candidates if c.dropped is None]
+    tasks = {c.source_task: c.task for c in live}
+    for task in tasks.values():
+        check_layout(task)
     validator = _validator(config, progress, notice)
-    bases = validator.prepare({c.source_task: c.task for c in live}, config.seed, config.mutants_per_task,
-                              enough=config.controls)
+    bases = validator.prepare(tasks, config.seed, config.mutants_per_task, enough=config.controls)
     for c in live:
         c.controls = bases[c.source_task].controls[:config.controls]
     validator.check(live, bases)
@@ -251,6 +253,8 @@ def synthesize(config: SynthConfig, progress: ProgressFn | None = None,
     tasks = {tid: t for tid, t in tasks.items() if tid not in hold_out}
     if not tasks:
         raise BadInput(f"suite {suite.name}: every selected task is held out")
+    for task in tasks.values():
+        check_layout(task)
     validator = _validator(config, progress, notice)
     bases = validator.prepare(tasks, config.seed, config.mutants_per_task, enough=None)
     candidates: list[Candidate] = []

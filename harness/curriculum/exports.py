@@ -5,7 +5,8 @@ files in the agent's edit format) and `grpo.jsonl` (the prompt and the repair ta
 folder, which the verifier builds), in harness.train.data's row models.
 
 A repair task is its suite task's folder with: the starting code as its solution files,
-instructions that add the failure and what to fix (the prompt contract's feedback text),
+instructions that add the failure and what to fix (the exercise's text in
+.docs/instructions.md, the prompt contract's feedback text in instructions.append.md),
 mutant controls under .meta/faulty/, and .meta/repair.json. Its CMake target takes the
 repair task's folder name (the build runs `<folder>/<folder>`) while its files keep the
 suite task's names, so tests and includes stay as they are."""
@@ -13,6 +14,7 @@ suite task's names, so tests and includes stay as they are."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -33,6 +35,7 @@ from .records import CANDIDATES_FILE, MANIFEST_FILE, REPAIR_RECORD, CurriculumMa
 # shows the files.
 CURRENT_FILES = "The files as they are now:"
 _FILE_BY_FOLDER = 'string(REPLACE "-" "_" file ${exercise})'
+_FILE_FIXED = re.compile(r"^set\(file \w+\)", re.M)
 _NOT_COPIED = (".docs", ".git", ".exercism")
 
 
@@ -42,15 +45,29 @@ def repair_slug(c: Candidate) -> str:
 
 def retarget_cmake(text: str, task: Task) -> str:
     """The task's CMakeLists.txt with its file stem fixed to the suite task's, where
-    Exercism's derives it from the folder name."""
-    if _FILE_BY_FOLDER not in text:
-        raise BadInput(f"{task.path / 'CMakeLists.txt'}: no line `{_FILE_BY_FOLDER}`; a repair task of it "
-                       "could not keep its file names under another folder name")
-    return text.replace(_FILE_BY_FOLDER, f"set(file {task.name})  # the suite task's file names, in any folder")
+    Exercism's derives it from the folder name. A task whose stem is fixed already (a
+    repair task itself) keeps its own."""
+    if _FILE_BY_FOLDER in text:
+        return text.replace(_FILE_BY_FOLDER, f"set(file {task.name})  # the suite task's file names, in any folder")
+    if _FILE_FIXED.search(text):
+        return text
+    raise BadInput(f"{task.path / 'CMakeLists.txt'}: no line `{_FILE_BY_FOLDER}`; a repair task of it "
+                   "could not keep its file names under another folder name")
 
 
-def repair_instructions(c: Candidate, contract: PromptContract) -> str:
-    return c.task.instructions().rstrip() + "\n\n" + contract.feedback_message(c.task, c.expected).strip() + "\n"
+def check_layout(task: Task) -> None:
+    """Refuse, before any work, a task whose repair tasks could not be written."""
+    cmake = task.path / "CMakeLists.txt"
+    if cmake.is_file():
+        retarget_cmake(cmake.read_text(), task)
+
+
+def exercise_text(task: Task) -> str:
+    """The exercise's own instructions, without any failure: a repair task keeps them in
+    its instructions.md and its failure in instructions.append.md."""
+    if (task.path / REPAIR_RECORD).is_file():
+        return (task.path / ".docs" / "instructions.md").read_text().strip()
+    return task.instructions().strip()
 
 
 def control_names(c: Candidate) -> list[str]:
@@ -70,7 +87,8 @@ def write_repair_task(dest: Path, c: Candidate, record: RepairRecord, contract: 
     for rel, data in c.files.items():
         (dest / rel).write_bytes(data)
     (dest / ".docs").mkdir()
-    (dest / ".docs" / "instructions.md").write_text(repair_instructions(c, contract))
+    (dest / ".docs" / "instructions.md").write_text(exercise_text(source) + "\n")
+    (dest / ".docs" / "instructions.append.md").write_text(contract.feedback_message(source, c.expected).strip() + "\n")
     for name, m in zip(control_names(c), c.controls):
         folder = dest / ".meta" / "faulty" / name
         folder.mkdir(parents=True)
