@@ -114,9 +114,9 @@ class Validator:
             basis = TaskBasis(unit.source_task, task, self.test(task, reference, session))
             if basis.reference.passed:
                 for m in screening_order(task, seed)[:screen]:
-                    basis.screened.append((m, self.test(task, m.apply(reference), session)))
                     if enough is not None and len(basis.controls) >= enough:
                         break
+                    basis.screened.append((m, self.test(task, m.apply(reference), session)))
             with lock:
                 bases[unit.source_task] = basis
             pool.step(task.slug)
