@@ -268,7 +268,7 @@ def _parameter_lists(toks: list[Token]) -> set[int]:
     return inside
 
 
-def _operator_sites(toks: list[Token], templates: set[int]) -> Iterable[tuple[Token, str, Operator]]:
+def _operator_sites(toks: list[Token], templates: set[int]) -> Iterable[tuple[int, str, Operator]]:
     params = _parameter_lists(toks)
     for i, tok in enumerate(toks):
         swap = _SWAPS.get(tok.text) if tok.kind == "punct" else None
@@ -278,7 +278,83 @@ def _operator_sites(toks: list[Token], templates: set[int]) -> Iterable[tuple[To
             continue
         if tok.text in ("*", "&&") and (i in params or not _binary(toks, i)):
             continue
-        yield tok, swap[0], swap[1]
+        yield i, swap[0], swap[1]
+
+
+_LEVEL_BOUNDS = frozenset({",", ";", "?", ":", "=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=",
+                           "return", "{", "}"})
+
+
+def _logical_operands(toks: list[Token], i: int) -> tuple[list[tuple[int, int]], list[int]] | None:
+    """The operands (first, last token) and operators of the `&&`/`||` chain the operator
+    at i belongs to: the tokens at its own bracket depth, up to the enclosing bracket or
+    the end of the expression."""
+    def walk(step: int, opening: str, closing: str) -> int:
+        depth, j = 0, i
+        while 0 <= j + step < len(toks):
+            t = toks[j + step].text
+            if t in opening:
+                depth += 1
+            elif t in closing:
+                if depth == 0:
+                    return j
+                depth -= 1
+            elif depth == 0 and t in _LEVEL_BOUNDS:
+                return j
+            j += step
+        return j
+
+    first, last = walk(-1, ")]", "([{"), walk(1, "([", ")]}")
+    ops, depth = [], 0
+    for j in range(first, last + 1):
+        t = toks[j].text
+        if t in ("(", "["):
+            depth += 1
+        elif t in (")", "]"):
+            depth -= 1
+        elif depth == 0 and t in ("&&", "||"):
+            ops.append(j)
+    bounds = [first - 1, *ops, last + 1]
+    operands = [(bounds[k] + 1, bounds[k + 1] - 1) for k in range(len(bounds) - 1)]
+    if any(a > b for a, b in operands):
+        return None
+    return operands, ops
+
+
+def _logical_swap(text: str, toks: list[Token], i: int, new: str) -> tuple[int, int, str] | None:
+    """Swap the `&&`/`||` at i. In a chain of the same operator the swap would mix `&&`
+    into `||` without parentheses, which -Wparentheses (-Wall) rejects, so the operands
+    the new operator binds are parenthesized: `a || b || c` becomes `(a && b) || c`, and
+    `a && b && c` becomes `(a && b) || c`. Returns the changed span and its new text."""
+    found = _logical_operands(toks, i)
+    if found is None:
+        return None
+    operands, ops = found
+    if len(ops) == 1:
+        return toks[i].start, toks[i].end, new
+    if len({toks[j].text for j in ops}) > 1:
+        return None  # already mixed, so already parenthesized at a deeper level: leave it
+    k = ops.index(i)
+    start, end = toks[operands[0][0]].start, toks[operands[-1][1]].end
+    op_start, op_end = toks[i].start, toks[i].end
+
+    def span(group: list[tuple[int, int]]) -> tuple[int, int]:
+        return toks[group[0][0]].start, toks[group[-1][1]].end
+
+    def wrapped(group: list[tuple[int, int]], body: str) -> str:
+        return f"({body})" if len(group) > 1 else body
+
+    if new == "&&":
+        # The new `&&` binds its two neighbours, inside the `||` chain.
+        pair = operands[k:k + 2]
+        a, b = span(pair)
+        body = text[a:op_start] + new + text[op_end:b]
+        return start, end, text[start:a] + wrapped(pair, body) + text[b:end]
+    # The new `||` splits the `&&` chain in two, each side still an `&&` chain.
+    left, right = operands[:k + 1], operands[k + 1:]
+    (la, lb), (ra, rb) = span(left), span(right)
+    replacement = wrapped(left, text[la:lb]) + text[lb:op_start] + new + text[op_end:ra] + wrapped(right, text[ra:rb])
+    return start, end, replacement
 
 
 _INT = re.compile(r"(0|[1-9][0-9']*)([uUlLzZ]*)")
@@ -488,8 +564,13 @@ def mutants_of_source(text: str, file: str, operators: Iterable[Operator] | None
                             original=text[start:end], replacement=replacement))
 
     templates = _template_brackets(toks)
-    for tok, new, op in _operator_sites(toks, templates):
-        add(op, tok.start, tok.end, new)
+    for i, new, op in _operator_sites(toks, templates):
+        if op is Operator.logical:
+            swap = _logical_swap(text, toks, i, new)
+            if swap is not None:
+                add(op, *swap, at=toks[i].start)
+        else:
+            add(op, toks[i].start, toks[i].end, new)
     for tok, new, op in _constant_sites(toks):
         add(op, tok.start, tok.end, new)
     for first, last in _condition_sites(toks):

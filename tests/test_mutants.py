@@ -20,12 +20,28 @@ def changes(src: str, op: Operator | None = None) -> list[tuple[str, str]]:
 def test_operator_swaps():
     src = "int f(int a, int b) {\n    return a + b * 2 - a / b;\n}\n"
     assert changes(src, Operator.arithmetic) == [("+", "-"), ("*", "/"), ("-", "+"), ("/", "*")]
-    src = "bool f(int a, int b) {\n    return a < b && a <= 3 || b > a || b >= 1 || a == b || a != 2;\n}\n"
+    src = "bool f(int a, int b) {\n    return (a < b && a <= 3) == (b > a || b >= 1) || a != 2;\n}\n"
     assert changes(src, Operator.relational) == [
-        ("<", "<="), ("<=", "<"), (">", ">="), (">=", ">"), ("==", "!="), ("!=", "==")]
-    assert changes(src, Operator.logical) == [("&&", "||"), ("||", "&&"), ("||", "&&"), ("||", "&&"), ("||", "&&")]
+        ("<", "<="), ("<=", "<"), ("==", "!="), (">", ">="), (">=", ">"), ("!=", "==")]
+    assert changes(src, Operator.logical) == [("&&", "||"), ("||", "&&"), ("||", "&&")]
     src = "void f(int& a) {\n    a += 2;\n    a /= 3;\n}\n"
     assert changes(src, Operator.arithmetic) == [("+=", "-="), ("/=", "*=")]
+
+
+def test_logical_swaps_in_chains_keep_the_parentheses_gcc_asks_for():
+    # `a || b || c` with one `||` made `&&` would mix the two unparenthesized, which
+    # -Wall -Werror rejects; the operands the new operator binds are parenthesized.
+    src = "bool f(int a, int b, int c) {\n    return a == 1 || b == 2 || c == 3;\n}\n"
+    chain = "a == 1 || b == 2 || c == 3"
+    assert changes(src, Operator.logical) == [
+        (chain, "(a == 1 && b == 2) || c == 3"), (chain, "a == 1 || (b == 2 && c == 3)")]
+    src = "bool g(int a, int b, int c) {\n    return f(a, b, c) && a > 0 && (b > 0 || c > 0);\n}\n"
+    chain = "f(a, b, c) && a > 0 && (b > 0 || c > 0)"
+    assert changes(src, Operator.logical) == [
+        (chain, "(f(a, b, c) && a > 0) || (b > 0 || c > 0)"), (chain, "f(a, b, c) || (a > 0 && (b > 0 || c > 0))"),
+        ("||", "&&")]
+    m = mutants_of_source(src, "x.cpp", [Operator.logical])[1]
+    assert (m.line, m.column) == (2, 23)  # where the swapped operator is
 
 
 def test_constants_and_boundaries():
