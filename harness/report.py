@@ -112,13 +112,26 @@ class Heatmap:
 
 
 @dataclass
+class Lines:
+    """One line per task across checkpoints in lineage order: successes out of T."""
+
+    title: str
+    checkpoints: list[str]
+    tasks: list[str]
+    successes: np.ndarray   # (tasks, checkpoints), -1 where a checkpoint has no finished trial
+    trials: np.ndarray
+    ylabel: str
+    name: str = "lineage"
+
+
+@dataclass
 class Document:
-    kind: str                         # "report" or "compare"
+    kind: str                         # "report", "compare" or "lineage"
     title: str
     lead: list[str] = field(default_factory=list)     # said before any number
     notes: list[str] = field(default_factory=list)
     tables: list[Table] = field(default_factory=list)
-    plots: list[Bars | Heatmap] = field(default_factory=list)
+    plots: list[Bars | Heatmap | Lines] = field(default_factory=list)
     data: dict = field(default_factory=dict)          # raw numbers, for JSON
     records: list[dict] = field(default_factory=list)  # one flat row each, for CSV
     verdict: str | None = None                        # PASS or FAIL of a pre-registered bar
@@ -173,6 +186,20 @@ def scope_notes(infos: list[ConfigInfo], shared_tasks: set[str] | None = None) -
     return notes
 
 
+def trained_tasks(info: ConfigInfo, tasks: set[str]) -> set[str]:
+    """The tasks among `tasks` (slugs) that the config's adapter was trained on. Curricula
+    name suite tasks `<suite>/<slug>`; such a name counts when its suite is the config's."""
+    suite = (info.suite or "").split(" ")[0]
+    found = set()
+    for name in info.trained_on_tasks or []:
+        owner, _, slug = name.rpartition("/")
+        if name in tasks:
+            found.add(name)
+        elif owner and slug in tasks and (owner == suite or not suite):
+            found.add(slug)
+    return found
+
+
 def training_overlap(infos: list[ConfigInfo], tasks: set[str]) -> tuple[list[str], set[str] | None]:
     """Notes on which suite tasks each adapter was trained on, and the union of those
     tasks (None when no configuration records a training set)."""
@@ -180,7 +207,7 @@ def training_overlap(infos: list[ConfigInfo], tasks: set[str]) -> tuple[list[str
     for info in infos:
         if info.trained_on_tasks is not None:
             known = True
-            seen = sorted(set(info.trained_on_tasks) & tasks)
+            seen = sorted(trained_tasks(info, tasks))
             union |= set(seen)
             who = f"{info.name}" + (f" (adapter {info.adapter})" if info.adapter else "")
             notes.append(f"Training overlap: {who} was trained on {len(seen)} of the {len(tasks)} tasks"
@@ -480,7 +507,7 @@ def _bar_verdict(paired: dict[str, list[stats.PairedDifference]], opts: ReportOp
     the interval of its gain over BASE (all shared tasks, the chosen round) exceeds DELTA."""
     d = paired["all tasks"][opts.round - 1]
     low = d.interval[0]
-    verdict = "PASS" if low > opts.bar else "FAIL"
+    verdict = "PASS" if stats.clears_bar(d, opts.bar) else "FAIL"
     what = "in round 1" if opts.round == 1 else "within two rounds"
     lead = [
         f"Pre-registered bar: NEW must gain at least {opts.bar:g} tasks {what}, with the lower bound of "
@@ -496,15 +523,187 @@ def _bar_verdict(paired: dict[str, list[stats.PairedDifference]], opts: ReportOp
     return lead, verdict
 
 
+# --- a loop's lineage ----------------------------------------------------------------------
+
+
+def _lineage_outcomes(lineage, runs_dir: Path) -> Outcomes:
+    """Every evaluated checkpoint's run, its config named after the checkpoint, with the
+    tasks it was trained on counted over its whole ancestry (a card lists only its own
+    iteration's curriculum; the starting adapter's card lists its own training)."""
+    from .outcomes import combine, load_run
+
+    parts, seen = [], None
+    for it in lineage.evaluated():
+        part = load_run(Path(runs_dir) / it.eval_run)
+        (name,) = part.configs
+        info = part.configs[name]
+        if it.index == 0:
+            seen = set(info.trained_on_tasks) if info.trained_on_tasks is not None else None
+        else:
+            seen = (seen or set()) | set(it.trained_on_tasks)
+        info = info.model_copy(update={"name": it.label, "trained_on_tasks": sorted(seen) if seen is not None else None})
+        parts.append(Outcomes(part.frame.assign(config=it.label), {it.label: info}, label=it.eval_run,
+                              sources=part.sources))
+    if not parts:
+        raise BadInput(f"loop {lineage.loop_id}: no evaluation has finished yet")
+    return combine(parts)[0]
+
+
+def _held_out(lineage, infos: list[ConfigInfo], tasks: list[str]) -> set[str]:
+    from .curriculum.candidates import HoldOut
+
+    held = HoldOut(lineage.config.hold_out)
+    suites = {(i.suite or "").split(" ")[0] for i in infos}
+    return {t for t in tasks if t in held.names or any(f"{s}/{t}" in held for s in suites)}
+
+
+def build_lineage(lineage, runs_dir: Path, opts: ReportOptions = ReportOptions()) -> Document:
+    """Per task, first-round successes out of T at every checkpoint in lineage order (a
+    table and a line plot); the tasks that improved and declined from the first to the
+    last checkpoint with compare's paired statistics; the headline numbers of every
+    checkpoint on all tasks, the tasks seen in training and those not; the bar's verdicts."""
+    opts = opts.model_copy(update={"round": 1})
+    outcomes = _lineage_outcomes(lineage, runs_dir)
+    its = lineage.evaluated()
+    configs = [it.label for it in its]
+    infos = [outcomes.configs[c] for c in configs]
+    frame, cohort = _cohort(outcomes.frame, opts.cohort)
+    counts = stats.task_counts(frame)
+    tasks = sorted(set(counts.index.get_level_values("task")))
+    overlap_notes, trained = training_overlap(infos, set(tasks))
+    trained = trained or set()
+    held = _held_out(lineage, infos, tasks)
+    scopes = [("all tasks", None)]
+    if trained:
+        scopes += [("seen in training", trained), ("unseen in training", set(tasks) - trained)]
+    summaries = _summaries(counts, configs, scopes, opts)
+
+    cfg = lineage.config
+    trials = sorted({i.trials for i in infos if i.trials})
+    doc = Document("lineage", f"Lineage of loop {lineage.loop_id}")
+    start = f"adapter {cfg.init_adapter}" if cfg.init_adapter else "the base model"
+    doc.lead.append(
+        f"Loop {lineage.loop_id}: suite {cfg.suite}, base {cfg.base}, from {start}; {len(its)} checkpoint(s) "
+        f"evaluated, {'/'.join(map(str, trials))} trial(s) per task; {lineage.status}"
+        + (f" ({lineage.stop_reason})" if lineage.stop_reason else "") + ".")
+    if cfg.bar is not None:
+        doc.lead.append(f"Pre-registered bar: each checkpoint must gain more than {cfg.bar:g} tasks in round "
+                        f"{cfg.bar_round} over the one before it (the lower bound of the {opts.confidence:.0%} "
+                        "interval), on held-in and held-out tasks separately; the loop stops after "
+                        f"{cfg.stop_after_failures} failures in a row.")
+    doc.notes += [cohort.capitalize() + "."] if cohort else []
+    doc.notes.append(stats.interval_method(opts.resamples, opts.seed, opts.confidence))
+    doc.notes.append("A checkpoint's training set is every task its lineage was trained on, ancestors included.")
+    doc.notes += [note for note in overlap_notes if not note.startswith("Every headline number")]
+    if trained:
+        doc.notes.append(f"Headline numbers are shown on all {len(tasks)} tasks, on the {len(trained)} seen in "
+                         f"training by the last checkpoint's lineage and on the {len(tasks) - len(trained)} not seen.")
+    if held:
+        doc.notes.append(f"Held out of every curriculum: {', '.join(sorted(held))}.")
+    doc.notes += scope_notes(infos)
+    doc.notes += _unfinished_notes(_by_config(frame, configs), counts)
+
+    # Per task, per checkpoint: first-round successes out of finished trials.
+    wide = counts.reset_index().pivot(index="task", columns="config", values=["c1", "c2", "n"]).reindex(index=tasks)
+    c1 = wide["c1"].reindex(columns=configs).fillna(-1).to_numpy(dtype=int)
+    c2 = wide["c2"].reindex(columns=configs).fillna(-1).to_numpy(dtype=int)
+    n = wide["n"].reindex(columns=configs).fillna(0).to_numpy(dtype=int)
+    rows = []
+    for i, task in enumerate(tasks):
+        cells = [f"{c1[i, j]}/{n[i, j]}" if n[i, j] else "-" for j in range(len(configs))]
+        if not (n[i, 0] and n[i, -1]):
+            change = "-"
+        elif n[i, 0] == n[i, -1]:
+            change = f"{c1[i, -1] - c1[i, 0]:+d}" if c1[i, -1] != c1[i, 0] else "0"
+        else:
+            change = f"{100 * (c1[i, -1] / n[i, -1] - c1[i, 0] / n[i, 0]):+.1f} pp"
+        rows.append([task, "yes" if task in trained else "", "yes" if task in held else "", *cells]
+                    + ([change] if len(configs) > 1 else []))
+    columns = ["task", "seen in training", "held out", *configs] + (["first to last"] if len(configs) > 1 else [])
+    doc.tables.append(Table("First-round successes out of T, per checkpoint in lineage order", columns, rows, cohort))
+    doc.tables.append(_headline(summaries, configs, opts.confidence, cohort))
+    doc.plots.append(Lines(f"First-round successes per task along loop {lineage.loop_id}" + (f" ({cohort})" if cohort else ""),
+                           configs, tasks, c1, n, f"first-round successes out of {max(trials) if trials else 'T'}"))
+
+    comparison = None
+    if len(configs) > 1:
+        comparison = build_comparison(outcomes, configs[0], configs[-1], opts)
+        changes = comparison.data["tasks"]
+        better = [r["task"] for r in changes if r["change"] > 0]
+        worse = [r["task"] for r in changes if r["change"] < 0]
+        doc.lead.append(f"From {configs[0]} to {configs[-1]} in round 1: improved {len(better)} task(s)"
+                        + (f" ({', '.join(better)})" if better else "") + f", declined {len(worse)}"
+                        + (f" ({', '.join(worse)})" if worse else "") + f", unchanged {len(changes) - len(better) - len(worse)}.")
+        doc.notes += [note for note in comparison.notes if note not in doc.notes
+                      and not note.startswith(("Training overlap", "Every headline number"))]
+        doc.tables += comparison.tables[1:]
+    else:
+        doc.notes.append("Only one checkpoint has been evaluated: there is nothing to compare yet.")
+
+    bars = [it for it in its if it.bar is not None]
+    if bars:
+        ci = f"{opts.confidence:.0%} CI"
+        rows = [[str(it.index), str(it.bar.against), sc.scope, str(len(sc.tasks)), f"{sc.before:.2f}", f"{sc.after:.2f}",
+                 fmt_signed(sc.difference), fmt_interval(sc.low, sc.high), fmt_p(sc.p_value),
+                 "PASS" if sc.passed else "FAIL"] for it in bars for sc in it.bar.scopes]
+        doc.tables.append(Table(f"Pre-registered bar ({cfg.bar:g} tasks, round {cfg.bar_round}), as the loop decided",
+                                ["iteration", "against", "tasks", "N", "before", "after", "gain", ci, "p", "verdict"],
+                                rows))
+
+    doc.records = [{"task": t, "iteration": it.index, "checkpoint": it.label, "trials": int(n[i, j]),
+                    "round1": int(c1[i, j]) if n[i, j] else None, "round2": int(c2[i, j]) if n[i, j] else None,
+                    "seen_in_training": t in trained, "held_out": t in held}
+                   for i, t in enumerate(tasks) for j, it in enumerate(its)]
+    doc.data = {
+        "loop_id": lineage.loop_id, "status": lineage.status, "stop_reason": lineage.stop_reason,
+        "cohort": cohort, "method": stats.interval_method(opts.resamples, opts.seed, opts.confidence),
+        "checkpoints": [{"iteration": it.index, "checkpoint": it.label, "adapter": it.adapter, "parent": it.parent,
+                         "eval_run": it.eval_run, "curricula": [c.model_dump() for c in it.curricula],
+                         "trained_on_tasks": it.trained_on_tasks, "bar": it.bar.model_dump() if it.bar else None}
+                        for it in its],
+        "tasks": doc.records,
+        "summaries": [_summary_data(scope, s) for scope, s in summaries],
+        "first_to_last": comparison.data if comparison is not None else None,
+        "seen_in_training": sorted(trained), "held_out": sorted(held),
+    }
+    return doc
+
+
 # --- plots -------------------------------------------------------------------------------
 
 
-def render_png(plot: Bars | Heatmap) -> bytes:
+def _lines_figure(plot: Lines):
+    """Each task's line is offset a little so that tasks with equal counts stay visible."""
+    from matplotlib.figure import Figure
+
+    n_tasks, n_points = plot.successes.shape
+    fig = Figure(figsize=(max(5.5, 1.1 * n_points + 3.5), 4.6), dpi=100)
+    ax = fig.add_subplot()
+    x = np.arange(n_points)
+    offsets = np.linspace(-0.12, 0.12, n_tasks) if n_tasks > 1 else np.zeros(1)
+    for i, task in enumerate(plot.tasks):
+        y = np.where(plot.trials[i] > 0, plot.successes[i], np.nan).astype(float)
+        ax.plot(x, y + offsets[i], marker="o", markersize=3, linewidth=1.2, label=task)
+    top = int(plot.trials.max()) if plot.trials.size else 1
+    ax.set_ylim(-0.5, top + 0.5)
+    ax.set_yticks(np.arange(top + 1))
+    ax.set_xticks(x, plot.checkpoints, rotation=30 if n_points > 3 else 0, ha="right" if n_points > 3 else "center",
+                  fontsize=8)
+    ax.set_ylabel(plot.ylabel)
+    ax.set_title(textwrap.fill(plot.title, 70), fontsize=9)
+    if n_tasks <= 30:
+        ax.legend(fontsize=6, loc="center left", bbox_to_anchor=(1.01, 0.5), ncol=1 if n_tasks <= 15 else 2)
+    return fig
+
+
+def render_png(plot: Bars | Heatmap | Lines) -> bytes:
     """One plot as PNG bytes, drawn on matplotlib's Agg canvas (no display, no pyplot)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    if isinstance(plot, Bars):
+    if isinstance(plot, Lines):
+        fig = _lines_figure(plot)
+    elif isinstance(plot, Bars):
         fig = Figure(figsize=(max(5.0, 1.2 * len(plot.configs) + 2), 4.2), dpi=100)
         ax = fig.add_subplot()
         x = np.arange(len(plot.configs))
@@ -691,7 +890,10 @@ def _slug(text: str) -> str:
 def output_path(doc: Document, fmt: str, out: Path | None) -> Path:
     if out is not None:
         return out
-    stem = "report" if doc.kind == "report" else f"compare-{_slug(doc.data['base'])}-vs-{_slug(doc.data['new'])}"
+    if doc.kind == "lineage":
+        stem = f"lineage-{_slug(doc.data['loop_id'])}"
+    else:
+        stem = "report" if doc.kind == "report" else f"compare-{_slug(doc.data['base'])}-vs-{_slug(doc.data['new'])}"
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     folder = reports_dir()
     path = folder / f"{stem}-{stamp}.{fmt}"
@@ -765,6 +967,24 @@ def report(request: ReportRequest, console) -> tuple[Document, Path | None]:
 
     fmt = resolve_format(request.format, request.out)
     doc = build_report(load(request.sources, request.runs_dir), request.options)
+    return doc, write(doc, fmt, request.out, console)
+
+
+class LineageRequest(BaseModel):
+    loop: str                      # a loop id under runs_dir, or its folder
+    runs_dir: Path = Path("runs")
+    options: ReportOptions = ReportOptions()
+    format: str | None = None
+    out: Path | None = None
+
+
+def lineage_report(request: LineageRequest, console) -> tuple[Document, Path | None]:
+    from .loop import lineage_path, read_lineage
+
+    fmt = resolve_format(request.format, request.out)
+    path = lineage_path(request.loop, request.runs_dir)
+    # The loop's folder is <runs>/loops/<id>: its runs are beside `loops`.
+    doc = build_lineage(read_lineage(str(path)), path.parent.parent.parent, request.options)
     return doc, write(doc, fmt, request.out, console)
 
 

@@ -322,6 +322,12 @@ def paired_differences(
     ]
 
 
+def clears_bar(difference: PairedDifference, delta: float) -> bool:
+    """A pre-registered bar of `delta` tasks is cleared when the lower bound of the gain's
+    interval lies above it, not merely the point estimate."""
+    return difference.interval[0] > delta
+
+
 @dataclass
 class TaskChange:
     task: str

@@ -49,13 +49,26 @@ def report_cmd(
     seed: int = typer.Option(0, help="bootstrap seed"),
     fmt: Optional[str] = typer.Option(None, "--format", help="terminal (default), md, html, json or csv"),
     out: Optional[Path] = typer.Option(None, help="output file (default: reports/report-<time>.<format>)"),
+    lineage: Optional[str] = typer.Option(None, "--lineage", help="LOOP_ID (or its folder): per task, every checkpoint of a `harness loop` in order"),
 ):
     """Numbers per configuration: tasks solved, intervals, recovery, pass@k, agent health.
 
     Round 1 and within two rounds, as mean tasks solved out of N with 95% task-bootstrap
-    intervals; scope notes say when configurations are not like for like."""
-    from ..report import ReportRequest, report
+    intervals; scope notes say when configurations are not like for like. With --lineage,
+    a loop's checkpoints in order instead: first-round successes per task, what improved
+    and declined from the first to the last with compare's statistics, seen and unseen
+    tasks apart."""
+    from ..report import LineageRequest, ReportRequest, lineage_report, report
 
+    if lineage is not None:
+        if sources or outcomes or aider:
+            from ..errors import BadInput
+
+            raise BadInput("--lineage reports one loop's own runs; drop the other sources")
+        request = LineageRequest(loop=lineage, runs_dir=runs_dir, options=_options(cohort, resamples, seed),
+                                 format=fmt, out=out)
+        _finish(lineage_report(request, console)[1])
+        return
     request = ReportRequest(sources=_sources(sources, outcomes, aider), runs_dir=runs_dir,
                             options=_options(cohort, resamples, seed), format=fmt, out=out)
     _finish(report(request, console)[1])
