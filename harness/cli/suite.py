@@ -43,10 +43,11 @@ def suite_show(name: str = typer.Argument(..., help="a suite name or the path of
     from ..validate import declared_test_cases, faulty_controls
 
     s = find_suite(name)
-    console.print(f"[bold]{s.name}[/] {s.version}  ({s.origin}: {s.path})", highlight=False)
+    console.print(f"[bold]{s.name}[/] {s.version}  ({s.origin}: {s.path})", highlight=False, soft_wrap=True)
     if s.description:
-        console.print(s.description, markup=False, highlight=False)
-    console.print(f"language {s.language}, image {s.image}, content hash {s.content_hash}", highlight=False)
+        console.print(s.description, markup=False, highlight=False, soft_wrap=True)
+    console.print(f"language {s.language}, image {s.image}", highlight=False)
+    console.print(f"content hash {s.content_hash}", highlight=False, soft_wrap=True)
     table = Table(show_header=True, header_style="bold")
     for col in ("#", "task", "tests", "faulty", "solution files"):
         table.add_column(col)
