@@ -125,13 +125,16 @@ def _looks_like_path(ref: str) -> bool:
 
 
 def find_suite(ref: str) -> Suite:
-    """A suite by name (searched in SUITE_ROOTS) or by the path of its folder."""
+    """A suite by name (searched in SUITE_ROOTS) or by the path of its folder; a bare
+    name that no root knows may still be a suite folder in the working directory."""
     if _looks_like_path(ref):
         path = Path(ref)
         return load_suite(path.parent if path.name == MANIFEST else path)
     for entry in known_suites():
         if entry.name == ref:
             return load_suite(entry.path, origin=entry.origin)
+    if (Path(ref) / MANIFEST).is_file():
+        return load_suite(ref)
     places = ", ".join(str(locate()) for _, locate in SUITE_ROOTS)
     known = ", ".join(e.name for e in known_suites()) or "none"
     raise BadInput(f"unknown suite {ref!r} (looked in {places}; known: {known})")
