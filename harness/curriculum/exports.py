@@ -105,7 +105,8 @@ def training_prompt(task: Task, contract: PromptContract) -> list[ChatMessage]:
     system = contract.system_text(task)
     if system:
         messages.append(ChatMessage(role="system", content=system))
-    current = render_whole({rel: data.decode() for rel, data in task.stub_files().items()})
+    # A model's code may hold bytes that are not UTF-8; the prompt shows them replaced.
+    current = render_whole({rel: data.decode(errors="replace") for rel, data in task.stub_files().items()})
     messages.append(ChatMessage(role="user", content=f"{contract.first_message(task).rstrip()}\n\n{CURRENT_FILES}\n\n{current}"))
     return messages
 

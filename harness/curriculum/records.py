@@ -90,6 +90,7 @@ class DropReason(str, Enum):
 class CandidateRecord(Record):
     """One failed round (or mutant) the builder considered, and what became of it."""
 
+    schema_version: Literal[1] = 1
     source_task: str
     kind: FailureKind | None = None  # None when it was dropped before it was classified
     origin: Origin
