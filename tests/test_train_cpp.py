@@ -54,3 +54,19 @@ def test_grpo_with_the_cpp_verifier_scores_garbage_minus_one_with_statuses(docke
     assert statuses.get("compile_error", 0) > 0
     assert all(s["verify_seconds"] > 0 for s in steps)
     assert (state / "adapters" / "cpp-grpo@iter2.toml").is_file()
+
+
+def test_the_same_reward_path_gives_the_reference_plus_one(docker_sandbox, curriculum):
+    """The -1s above are the answers' doing: through the very verifier GRPO calls, the
+    curriculum task's reference earns +1 and its stub -1."""
+    from harness.task import load_task
+    from harness.train.config import RuntimeSettings
+    from harness.train.rewards import Candidate, SandboxVerifier
+
+    task = load_task(curriculum / "phone-number")
+    ref = {k: v.decode() for k, v in task.reference_files().items()}
+    stub = {k: v.decode() for k, v in task.stub_files().items()}
+    verifier = SandboxVerifier(RuntimeSettings(sandbox="docker"))
+    got = verifier.verify_batch([Candidate(str(task.path), ref), Candidate(str(task.path), stub)])
+    assert (got[0].reward, got[0].status) == (1.0, "ok")
+    assert (got[1].reward, got[1].status) == (-1.0, "compile_error")

@@ -47,7 +47,9 @@ def write_cpp_curriculum(root: Path, suite_task: Path, prompts: int = 2) -> Path
     """One repair task made from a real suite task (its folder copied as it is): sft.jsonl
     answers with the reference in the whole format, grpo.jsonl asks `prompts` ways. The
     prompts are short so a tiny model's SFT reaches the answer within a few dozen tokens."""
-    slug = f"{suite_task.name}-r1"
+    # The folder keeps the suite task's name: Exercism's CMakeLists derives the file names
+    # from it (a curriculum proper retargets the CMakeLists instead).
+    slug = suite_task.name
     shutil.copytree(suite_task, root / slug)
     reference = {k: v.decode() for k, v in load_task(root / slug).reference_files().items()}
     source = f"{suite_task.parent.name}/{suite_task.name}"
