@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import time
 import tomllib
 from datetime import datetime
 from pathlib import Path
@@ -257,6 +258,7 @@ class Iteration(Record):
     two_round_mean: float | None = None
     bar: BarCheck | None = None
     done: list[Stage] = Field(default_factory=list)
+    seconds: dict[Stage, float] = Field(default_factory=dict)  # each stage's wall time (its last attempt)
     started_at: str
     finished_at: str | None = None
 
@@ -316,13 +318,22 @@ def _now() -> str:
 # --- the pre-registered bar ----------------------------------------------------------------
 
 
+def held_out_tasks(hold_out: list[str], tasks, infos) -> set[str]:
+    """The tasks (slugs) among `tasks` that --hold-out names, by slug or as <suite>/<slug>
+    of the suite the configs (outcomes.ConfigInfo) recorded."""
+    from .curriculum.candidates import HoldOut
+
+    held = HoldOut(hold_out)
+    suites = {(i.suite or "").split(" ")[0] for i in infos}
+    return {t for t in tasks if any(f"{s}/{t}" in held for s in suites)}
+
+
 def bar_check(before, after, hold_out: list[str], delta: float, round_no: int, against: int,
               resamples: int | None = None, seed: int | None = None) -> BarCheck:
     """Compare two evaluations (Outcomes of one config each) on held-in and held-out
     tasks separately, with compare's paired task bootstrap; a scope clears the bar when
     the lower bound of its gain's interval is above `delta` (stats.clears_bar)."""
     from . import stats
-    from .curriculum.candidates import HoldOut
 
     (b_name,), (a_name,) = list(before.configs), list(after.configs)
     b = stats.task_counts(before.frame)
@@ -332,14 +343,8 @@ def bar_check(before, after, hold_out: list[str], delta: float, round_no: int, a
     shared = sorted(set(b.index) & set(a.index))
     if not shared:
         raise BadInput(f"iterations {against} and {against + 1} share no task with finished trials")
-    held = HoldOut(hold_out)
-    suite = {after.configs[a_name].suite, before.configs[b_name].suite}
-    suite_name = (suite.pop() or "").split(" ")[0] if len(suite) == 1 else ""
-
-    def is_held(task: str) -> bool:
-        return f"{suite_name}/{task}" in held or task in held.names
-
-    groups = [("held-in", [t for t in shared if not is_held(t)]), ("held-out", [t for t in shared if is_held(t)])]
+    held = held_out_tasks(hold_out, shared, [before.configs[b_name], after.configs[a_name]])
+    groups = [("held-in", [t for t in shared if t not in held]), ("held-out", [t for t in shared if t in held])]
     scopes = []
     for scope, tasks in groups:
         if not tasks:
@@ -366,7 +371,9 @@ def failures_in_a_row(iterations: list[Iteration]) -> int:
 
 
 class Loop:
-    def __init__(self, lineage: Lineage, runs_dir: Path, log: Log, console=None, progress=None):
+    def __init__(self, lineage: Lineage, runs_dir: Path, log: Log, console=None,
+                 progress: Callable[[], Any] | None = None):
+        """`progress` makes a fresh progress display for each evaluation (see runner.run)."""
         from rich.console import Console
 
         self.lineage = lineage
@@ -401,7 +408,9 @@ class Loop:
             it = self.lineage.iterations[-1]
             for stage in it.stages():
                 if stage not in it.done:
+                    began = time.monotonic()
                     getattr(self, f"_{stage}")(it)
+                    it.seconds[stage] = round(time.monotonic() - began, 1)
                     it.done.append(stage)
                     self.save()
                     if self.lineage.status != "running":
@@ -535,7 +544,12 @@ class Loop:
                                 image=s.image, health_timeout_s=s.health_timeout_s)
         self.lineage.server = ServerRef(port=s.port, since=_now())
         self.save()
-        record = start_server(spec, options, log=self.log)
+        try:
+            record = start_server(spec, options, log=self.log)
+        except BaseException:  # start_server stops what it started before it raises
+            self.lineage.server = None
+            self.save()
+            raise
         self.lineage.server = ServerRef(port=s.port, since=self.lineage.server.since, pid=record.pid,
                                         container_id=record.container_id)
         self.save()
@@ -550,7 +564,7 @@ class Loop:
                                    tasks=cfg.tasks, trials=cfg.trials, rounds=e.rounds, workers=e.workers,
                                    agent=e.agent, contract=e.contract, sampling=e.sampling, sandbox=e.sandbox,
                                    runs_dir=self.runs_dir, run_id=run_id, command_line=self.lineage.command_line)
-            summary = run(config, log=self.log, progress=self.progress)
+            summary = run(config, log=self.log, progress=self.progress() if self.progress else None)
         finally:
             stop_server(record)
             self.lineage.server = None
@@ -576,7 +590,7 @@ class Loop:
             self.say(it, f"bar {cfg.bar:g} on {sc.scope} tasks: gain {sc.difference:+.2f} [{sc.low:.2f}, {sc.high:.2f}] "
                      f"-> {'PASS' if sc.passed else 'FAIL'}")
         failed = failures_in_a_row(self.lineage.iterations[: it.index + 1])
-        if failed >= cfg.stop_after_failures:
+        if failed >= cfg.stop_after_failures and it.index < cfg.iterations:
             self._stop(it, f"the pre-registered bar ({cfg.bar:g} tasks, round {cfg.bar_round}) failed "
                            f"{failed} iterations in a row")
 

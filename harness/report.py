@@ -549,19 +549,13 @@ def _lineage_outcomes(lineage, runs_dir: Path) -> Outcomes:
     return combine(parts)[0]
 
 
-def _held_out(lineage, infos: list[ConfigInfo], tasks: list[str]) -> set[str]:
-    from .curriculum.candidates import HoldOut
-
-    held = HoldOut(lineage.config.hold_out)
-    suites = {(i.suite or "").split(" ")[0] for i in infos}
-    return {t for t in tasks if t in held.names or any(f"{s}/{t}" in held for s in suites)}
-
-
 def build_lineage(lineage, runs_dir: Path, opts: ReportOptions = ReportOptions()) -> Document:
     """Per task, first-round successes out of T at every checkpoint in lineage order (a
     table and a line plot); the tasks that improved and declined from the first to the
     last checkpoint with compare's paired statistics; the headline numbers of every
     checkpoint on all tasks, the tasks seen in training and those not; the bar's verdicts."""
+    from .loop import held_out_tasks
+
     opts = opts.model_copy(update={"round": 1})
     outcomes = _lineage_outcomes(lineage, runs_dir)
     its = lineage.evaluated()
@@ -572,7 +566,7 @@ def build_lineage(lineage, runs_dir: Path, opts: ReportOptions = ReportOptions()
     tasks = sorted(set(counts.index.get_level_values("task")))
     overlap_notes, trained = training_overlap(infos, set(tasks))
     trained = trained or set()
-    held = _held_out(lineage, infos, tasks)
+    held = held_out_tasks(lineage.config.hold_out, tasks, infos)
     scopes = [("all tasks", None)]
     if trained:
         scopes += [("seen in training", trained), ("unseen in training", set(tasks) - trained)]

@@ -2,11 +2,12 @@
 Docker sandbox, the curriculum builder, GRPO with the C++ verifier, and the lineage report,
 on a three-task C++ suite. The loop starts from an SFT adapter that answers every task with
 `square`'s reference (tests/loop_support.py): `square` passes, `cube` and `twice` fail to
-build, `twice` is held out, so each curriculum holds one repair task of `cube`. GRPO's
-rewards are then all -1 (the answer never builds), the checkpoints answer as their parent
-did, the pre-registered bar fails on held-in and held-out tasks alike, and the loop stops
-after two iterations of three. Then a loop killed twice, between two stages and in the
-middle of an evaluation with its server up, resumes to the same end."""
+build, `twice` is held out, so each curriculum of failures holds one repair task of `cube`
+(the first iteration adds `--synth` repair tasks from mutants of `square` and `cube`). GRPO
+takes one update at a learning rate of 1e-6, so every checkpoint answers greedily as its
+parent did, the pre-registered bar fails on held-in and held-out tasks alike, and the loop
+stops after two iterations of three. Then a loop killed twice, between two stages and in
+the middle of an evaluation with its server up, resumes to the same end."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from harness.adapter_card import find_card, verify_card
 from harness.curriculum.exports import read_manifest
 from harness.loop import read_lineage
 from harness.outcomes import load_run
+from harness.train.data import load_grpo
 
 from .loop_support import build_short_sighted_model, sft_square, write_sft_data, write_toy_suite
 from .train_support import HARNESS, free_port, harness, private_state
@@ -66,6 +68,7 @@ sampling = {{ temperature = 0.0, max_tokens = 96 }}
 max_per_task = 1
 controls = 1
 mutants_per_task = 4
+synth_mutants_per_task = 6
 
 [serve]
 backend = "local"
@@ -111,12 +114,12 @@ def served() -> list:
 
 def test_the_loop_runs_to_its_bar_and_reports_its_lineage(world):
     started = time.monotonic()
-    done = harness(*loop_args(world, "e2e", 3, 2, "--bar", "0.5"), timeout=1800)
+    done = harness(*loop_args(world, "e2e", 3, 2, "--bar", "0.5", "--synth"), timeout=1800)
     seconds = time.monotonic() - started
     assert done.returncode == 0, done.stderr[-5000:]
-    print(f"loop e2e (3 evaluations, 2 curricula, 2 trainings): {seconds:.0f} s")
-
     lineage = read_lineage("e2e", world.runs)
+    print(f"loop e2e (3 evaluations, 3 curricula, 2 trainings): {seconds:.0f} s; seconds per stage: "
+          + "; ".join(f"iteration {it.index} {it.seconds}" for it in lineage.iterations))
     assert lineage.status == "stopped" and "failed 2 iterations in a row" in lineage.stop_reason
     assert [it.index for it in lineage.iterations] == [0, 1, 2] and lineage.server is None
     its = lineage.iterations
@@ -124,19 +127,31 @@ def test_the_loop_runs_to_its_bar_and_reports_its_lineage(world):
                                                       ("e2e-it2", "e2e-it1")]
     assert all(it.done == it.stages() for it in its)
     for it in its[1:]:
-        (cur,) = it.curricula
+        cur = it.curricula[0]
         manifest = read_manifest(Path(cur.path))
         assert cur.content_hash == manifest.content_hash and cur.made_from == "runs"
         # square never failed and twice is held out: only cube's failures become repair tasks.
-        assert manifest.source_tasks == ["toy3/cube"] == it.trained_on_tasks
+        assert manifest.source_tasks == ["toy3/cube"]
         assert all(t.startswith("cube-") for t in manifest.repair_tasks)
+        assert set(it.seconds) == {"curriculum", "train", "eval", "bar"}
         assert manifest.runs[0].run_id == its[it.index - 1].eval_run
         card, card_file = find_card(it.adapter)
         verify_card(card, card_file)
         assert card.training.parent == it.parent and card.training.dataset_hash == it.dataset_hash
-        assert card.training.trained_on_tasks == ["toy3/cube"] and card.training.source_run == it.train_run
+        assert card.training.trained_on_tasks == it.trained_on_tasks and card.training.source_run == it.train_run
         assert it.checkpoints == [f"{it.adapter}@iter1"]
         assert it.eval_model == f"local/{it.adapter}"
+    # --synth adds mutants of the references (not of the held-out one) in the first iteration
+    # only; training takes both curricula's prompts from one file.
+    runs_made, synth = its[1].curricula
+    assert synth.made_from == "synth" and synth.repair_tasks > 0
+    assert set(synth.source_tasks) <= {"toy3/cube", "toy3/square"}
+    assert its[1].trained_on_tasks == sorted({"toy3/cube", *synth.source_tasks})
+    rows, _, paths = load_grpo(its[1].train_data)
+    assert len(rows) == runs_made.repair_tasks + synth.repair_tasks
+    assert {p.parent.name for p in paths.values()} == {runs_made.name, synth.name}
+    assert len(its[2].curricula) == 1 and its[2].trained_on_tasks == ["toy3/cube"]
+    assert its[2].train_data == its[2].curricula[0].path
     assert not list((world.runs / "loops" / "e2e" / "curricula").glob("*/twice*"))
 
     # Every checkpoint answers as the starting adapter did: square solved, the others not.

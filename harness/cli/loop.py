@@ -79,7 +79,7 @@ def loop_cmd(
     if synth is not None:
         given["curriculum"] = {"synth_first": synth}
     notice = lambda m: err.print(m, markup=False, highlight=False)  # noqa: E731
-    progress = RunProgress(err)
+    progress = lambda: RunProgress(err)  # noqa: E731  (one per evaluation: its counts are that run's)
     if resume is not None:
         if given or config is not None or loop_id is not None:
             raise BadInput("--resume continues a loop with its own config; drop the other options")
