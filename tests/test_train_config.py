@@ -149,3 +149,19 @@ def test_cli_bad_input_is_one_line_and_exit_2(tmp_path, args, message):
     assert done.returncode == 2, done.stderr
     assert message in done.stderr and "Traceback" not in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.slow
+def test_sft_whose_answers_all_lie_beyond_max_length_is_one_line(tmp_path):
+    from harness.tinymodel import build_tiny_model
+
+    from .train_support import CPU, private_state, write_toy_curriculum
+
+    base = build_tiny_model(tmp_path / "base")
+    data = write_toy_curriculum(tmp_path / "toy", "green", sft_rows=8)
+    with private_state(tmp_path / "state"):
+        done = subprocess.run([HARNESS, "train", "sft", "--data", str(data), "--base", str(base), "--out", "cut",
+                               "--runs-dir", str(tmp_path / "runs"), "--set", "sft.max_length=4", *CPU],
+                              capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert "sft.max_length=4" in done.stderr and "Traceback" not in done.stderr

@@ -96,9 +96,9 @@ def train_sft(
     )
     trainer.remove_callback(PrinterCallback)
     started = time.perf_counter()
-    before = trainer.evaluate()["eval_loss"] if scored is not None else None
+    before = _eval_loss(trainer, config) if scored is not None else None
     trainer.train()
-    after = trainer.evaluate()["eval_loss"] if scored is not None else None
+    after = _eval_loss(trainer, config) if scored is not None else None
     if main:
         card = run.publish(trainer.model, out, None)
         summary = {"loss_before": before, "loss_after": after, "rows_scored": len(scored) if scored is not None else 0}
@@ -107,3 +107,13 @@ def train_sft(
         change = f"; loss on its data {before:.4f} -> {after:.4f}" if before is not None else ""
         console.print(f"sft {out}: {trainer.state.global_step} steps{change}; card {card}", markup=False, highlight=False)
     return run
+
+
+def _eval_loss(trainer, config: TrainConfig) -> float:
+    """The loss on the scored rows. None comes back when every answer token was cut off
+    by max_length, leaving nothing to score (or to learn)."""
+    loss = trainer.evaluate().get("eval_loss")
+    if loss is None:
+        raise BadInput(f"every scored example's answer lies beyond sft.max_length={config.sft.max_length} tokens; "
+                       "raise it with --set sft.max_length=N")
+    return loss
