@@ -411,8 +411,9 @@ class _Pool:
 
 def default_workers() -> int:
     """One more worker than cores: each sandbox gets one CPU, and a worker waiting on the
-    engine between builds would otherwise leave a core idle (measured on 2 cores: 3 workers
-    took 151 s where 2 took 253 s for the same 150 CPU-seconds of fixed26)."""
+    engine between builds would otherwise leave a core idle. fixed26 on 2 cores, about 140
+    CPU-seconds in the sandboxes: 85 s with 2 workers, 82 s with 3, 88 s with 4 on an idle
+    machine; with busy neighbours 3 workers took 151 s where 2 took 253 s."""
     return (os.cpu_count() or 1) + 1
 
 

@@ -113,8 +113,8 @@ SAMPLE = ["bank-account", "gigasecond", "parallel-letter-frequency", "zebra-puzz
 
 
 def test_fixed26_keeps_its_rules(docker_sandbox):
-    """A sample by default; HARNESS_VALIDATE_ALL=1 takes all 26 (about 150 s with 3
-    workers on a busy 2-core machine, 150 CPU-seconds in the sandboxes)."""
+    """A sample by default; HARNESS_VALIDATE_ALL=1 takes all 26 (about 85 s on an idle
+    2-core machine, 150-250 s when other work shares it)."""
     suite = find_suite("fixed26")
     tasks = None if os.environ.get("HARNESS_VALIDATE_ALL") else SAMPLE
     v = validate_suite(suite, docker_sandbox, tasks=tasks)
