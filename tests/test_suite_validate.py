@@ -113,10 +113,10 @@ SAMPLE = ["bank-account", "gigasecond", "parallel-letter-frequency", "zebra-puzz
 
 
 def test_fixed26_keeps_its_rules(docker_sandbox):
-    """A sample by default; HARNESS_VALIDATE_ALL=1 takes all 26 (about 85 s on an idle
-    2-core machine, 150-250 s when other work shares it)."""
+    """All 26 tasks: about 85 s on an idle 2-core machine (150-250 s when other work shares
+    it). HARNESS_VALIDATE_SAMPLE=1 takes a sample of six instead (about 25 s)."""
     suite = find_suite("fixed26")
-    tasks = None if os.environ.get("HARNESS_VALIDATE_ALL") else SAMPLE
+    tasks = SAMPLE if os.environ.get("HARNESS_VALIDATE_SAMPLE") else None
     v = validate_suite(suite, docker_sandbox, tasks=tasks)
     assert not v.broken, {t.slug: t.problems for t in v.broken}
     assert [t.slug for t in v.tasks] == [t.slug for t in suite.select(tasks)]
