@@ -41,6 +41,7 @@ class TestReport(Record):
     status: Status
     message: str | None = None  # compiler diagnostics (cleaned of sandbox paths) for error
     tests: list[TestCaseResult] = Field(default_factory=list)
+    built: bool = False  # the test binary was built (whatever its tests then did)
     build_seconds: float = 0.0
     run_seconds: float = 0.0
     timeout: bool = False

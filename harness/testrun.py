@@ -102,6 +102,13 @@ def note_configured(task: Task, session: SandboxSession, ok: bool) -> None:
 _CONFIGURE_FAILED = 97
 
 
+def drop_build(task: Task, session: SandboxSession) -> None:
+    """Free a task's build tree in the session: build space is a fixed-size tmpfs, and a
+    session that goes through a whole suite would otherwise keep every task's."""
+    session.exec(["rm", "-rf", f"{session.build_root}/{task.slug}"], role=Role.builder, timeout_s=60)
+    session.configured.pop(task.slug, None)
+
+
 def _configure_and_build(task: Task, session: SandboxSession) -> ExecResult:
     configure = configure_steps(task, session)
     script = build_step(task, session)
@@ -203,7 +210,7 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
 
     tests = list(parsed.cases)
     seen = {t.name for t in tests}
-    timings = dict(build_seconds=round(build.seconds, 3), run_seconds=round(run.seconds, 3))
+    timings = dict(built=True, build_seconds=round(build.seconds, 3), run_seconds=round(run.seconds, 3))
     sig = signal_name(exit_code) if exit_code is not None else None
 
     if run.timed_out:

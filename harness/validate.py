@@ -28,10 +28,10 @@ from pydantic import BaseModel, ValidationError
 from .errors import BadInput
 from .mutants import Mutant, count_test_cases, generate_mutants
 from .records import Record, Status, TestReport
-from .sandbox.base import Role, Sandbox, SandboxSession
+from .sandbox.base import Sandbox, SandboxSession
 from .suite import Suite
 from .task import Task
-from .testrun import run_tests
+from .testrun import drop_build, run_tests
 
 FAULTY_DIR = ".meta/faulty"
 EQUIVALENT_NOTES = ".meta/equivalent-mutants.toml"
@@ -162,12 +162,6 @@ class _Unit:
     mutants: list[Mutant] = field(default_factory=list)
 
 
-def _built(report: TestReport) -> bool:
-    # testrun reports a build that failed or timed out as an error before any run, so it
-    # has no run time; a binary that ran, even one that crashed, does.
-    return not (report.status is Status.error and report.run_seconds == 0 and not report.tests)
-
-
 def _first_lines(text: str | None, n: int = 6) -> str | None:
     if not text:
         return None
@@ -181,7 +175,7 @@ def _not_passed(report: TestReport, limit: int = 5) -> list[str]:
 
 def _candidate(kind: RunKind, name: str, report: TestReport) -> CandidateResult:
     return CandidateResult(
-        kind=kind, name=name, status=report.status, built=_built(report), tests=len(report.tests),
+        kind=kind, name=name, status=report.status, built=report.built, tests=len(report.tests),
         failed=_not_passed(report), timeout=report.timeout,
         seconds=round(report.build_seconds + report.run_seconds, 3),
         message=_first_lines(report.message),
@@ -253,7 +247,7 @@ def run_mutants(task: Task, mutants: list[Mutant], session: SandboxSession,
     out = []
     for m in mutants:
         report = run_tests(task, m.apply(reference), session)
-        if not _built(report):
+        if not report.built:
             outcome = MutantOutcome.not_compiled
         elif report.passed:
             outcome = MutantOutcome.survived
@@ -330,13 +324,6 @@ def save_survivors(out: Path, task: Task, summary: MutantSummary) -> None:
         (folder / "mutant.json").write_text(r.model_dump_json(indent=2) + "\n")
 
 
-def _drop_build(task: Task, session: SandboxSession) -> None:
-    """Free a finished task's build tree (testrun keeps it at build_root/<slug>): the
-    session's build space is a fixed-size tmpfs and a suite may be large."""
-    session.exec(["rm", "-rf", f"{session.build_root}/{task.slug}"], role=Role.builder, timeout_s=60)
-    session.configured.pop(task.slug, None)
-
-
 # --- the pool ------------------------------------------------------------------------------
 
 
@@ -383,7 +370,7 @@ class _Pool:
                         session.limits = session.limits.model_copy(
                             update={"timeout_s": min(session.limits.timeout_s, self.run_timeout_s)})
                     if previous is not None and previous.slug != unit.task.slug:
-                        _drop_build(previous, session)
+                        drop_build(previous, session)
                     handle(unit, session)
                     previous = unit.task
             except BaseException as exc:  # noqa: BLE001  (re-raised in the caller's thread)

@@ -29,7 +29,7 @@ def run(failing: dict[str, str], status: Status = Status.failed, message: str | 
         timeout: bool = False) -> TestReport:
     tests = [TestCaseResult(name=n, status=Status.failed if n in failing else Status.passed, message=failing.get(n))
              for n in NAMES]
-    return TestReport(status=status, tests=tests, message=message, timeout=timeout, run_seconds=0.2, build_seconds=1.0)
+    return TestReport(status=status, built=True, tests=tests, message=message, timeout=timeout, run_seconds=0.2, build_seconds=1.0)
 
 
 IN_FN = "sum_of_squares.cpp: In function 'long long int sum_of_squares::sum(int)':\n"

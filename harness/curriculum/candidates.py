@@ -18,7 +18,7 @@ from ..suite import Suite, find_suite
 from ..task import Task
 from .normalize import interface_names, normalized_hash
 from .records import CandidateRecord, DropReason, MutantOrigin, RunOrigin, RunSource
-from .taxonomy import Failure, FailureKind, built, classify
+from .taxonomy import Failure, FailureKind, classify
 
 
 @dataclass
@@ -182,7 +182,7 @@ def from_mutant(suite: str, task: Task, m: Mutant, report: TestReport) -> Candid
                   expected=report, mutant=m)
     if report.passed:
         c.drop(DropReason.mutant_survived)
-    elif not built(report):
+    elif not report.built:
         c.drop(DropReason.mutant_not_compiled, classify(report).detail)
     else:
         describe_failure(c)

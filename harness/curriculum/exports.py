@@ -141,7 +141,7 @@ def write_curriculum(root: Path, name: str, image: str, kept: Sequence[Candidate
                               messages=[*prompt, ChatMessage(role="assistant", content=answer)]))
             grpo.append(GrpoRow(task_id=record.task_id, source_task=c.source_task, task_path=c.kept_as, prompt=prompt))
         (staging / "suite.toml").write_text(
-            f"# A repair curriculum written by `harness curriculum` (manifest.json says from what).\n"
+            "# A repair curriculum written by `harness curriculum` (manifest.json says from what).\n"
             + tomli_w.dumps({"name": name, "version": "1", "language": "cpp", "image": image,
                              "description": f"repair curriculum {name}", "tasks": [c.kept_as for c in kept]}))
         write_jsonl(staging / SFT_FILE, sft)

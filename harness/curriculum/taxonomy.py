@@ -44,12 +44,6 @@ class Failure(Record):
     detail: str  # the diagnostic line or the failing tests the kind was read from
 
 
-def built(report: TestReport) -> bool:
-    """Whether the test binary was built: a build that failed or timed out is reported as
-    an error with no test results and no run time."""
-    return not (report.status is Status.error and report.run_seconds == 0 and not report.tests)
-
-
 # Each rule reads one diagnostic line (gcc's wording, as the sandbox image's compiler
 # prints it). Checked in this order, so the most specific reading wins.
 _COMPILE_RULES: list[tuple[FailureKind, re.Pattern]] = [
@@ -110,7 +104,7 @@ def classify(report: TestReport) -> Failure:
     if report.timeout:
         first = (report.message or "timed out").strip().splitlines()[0]
         return Failure(kind=FailureKind.timeout, detail=first)
-    if not built(report):
+    if not report.built:
         return _compile_failure(report.message or "")
     failing = report.failing()
     if report.status is Status.error:
@@ -149,12 +143,12 @@ def same_failure(expected: TestReport, got: TestReport) -> str | None:
         return "the starting code passes every test"
     if expected.timeout:
         return None if got.timeout else f"recorded a timeout, got {describe(got)}"
-    if not built(expected):
-        if built(got):
+    if not expected.built:
+        if got.built:
             return f"recorded a compile error, but it builds: {describe(got)}"
         want, have = classify(expected).kind, classify(got).kind
         return None if want is have else f"recorded a {want.value} compile error, got {have.value}"
-    if got.timeout or not built(got):
+    if got.timeout or not got.built:
         return f"recorded failing tests, got {describe(got)}"
     want = sorted(t.name for t in expected.failing())
     have = sorted(t.name for t in got.failing())

@@ -31,7 +31,7 @@ from ..testrun import run_tests, stage_files
 from ..validate import _Pool
 from .candidates import Candidate, screening_order
 from .records import DropReason
-from .taxonomy import built, describe, same_failure
+from .taxonomy import describe, same_failure
 
 ProgressFn = Callable[[int, int, str], None]
 _CHUNK = 6  # candidates per work unit: small enough to spread one task over the workers
@@ -39,7 +39,7 @@ _CHUNK = 6  # candidates per work unit: small enough to spread one task over the
 
 def is_control(report: TestReport) -> bool:
     """A usable faulty control builds, runs every test in time, and fails one."""
-    return built(report) and not report.timeout and not report.passed
+    return report.built and not report.timeout and not report.passed
 
 
 @dataclass
