@@ -155,7 +155,7 @@ def code_tokens(text: str) -> list[Token]:
     return [t for t in tokenize(text) if t.kind not in ("comment", "pp")]
 
 
-_KEYWORDS = frozenset(
+CPP_KEYWORDS = frozenset(
     """alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t
     char16_t char32_t class compl concept const consteval constexpr constinit const_cast
     continue co_await co_return co_yield decltype default delete do double dynamic_cast else
@@ -165,14 +165,14 @@ _KEYWORDS = frozenset(
     static_cast struct switch template this thread_local throw true try typedef typeid
     typename union unsigned using virtual void volatile wchar_t while xor xor_eq""".split()
 )
-_TYPE_WORDS = frozenset(
+CPP_TYPE_WORDS = frozenset(
     "auto bool char char8_t char16_t char32_t const double float int long short signed "
     "unsigned void volatile wchar_t constexpr static".split()
 )
 
 
 def _is_name(tok: Token | None) -> bool:
-    return tok is not None and tok.kind == "ident" and tok.text not in _KEYWORDS
+    return tok is not None and tok.kind == "ident" and tok.text not in CPP_KEYWORDS
 
 
 _TEMPLATE_OPENERS = frozenset({"template", "static_cast", "dynamic_cast", "const_cast", "reinterpret_cast"})
@@ -240,7 +240,7 @@ def _binary(toks: list[Token], i: int) -> bool:
     nxt = toks[i + 1] if i + 1 < len(toks) else None
     if prev is None or nxt is None:
         return False
-    if prev.text in _TYPE_WORDS or nxt.text in (")", ",", ">", "*", "&", "const", "...", "=", ";"):
+    if prev.text in CPP_TYPE_WORDS or nxt.text in (")", ",", ">", "*", "&", "const", "...", "=", ";"):
         return False
     if _is_name(prev):
         # A name right after `const`, or at the start of a statement, is a type.
@@ -443,7 +443,7 @@ _NOT_STATEMENTS = frozenset(
     """if for while switch do else try catch using typedef static_assert goto case default
     static const constexpr auto thread_local extern struct class enum union template
     typename namespace friend return delete""".split()
-) | _TYPE_WORDS
+) | CPP_TYPE_WORDS
 
 
 @dataclass

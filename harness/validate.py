@@ -327,7 +327,7 @@ def save_survivors(out: Path, task: Task, summary: MutantSummary) -> None:
 # --- the pool ------------------------------------------------------------------------------
 
 
-class _Pool:
+class SessionPool:
     """Worker threads, each with its own sandbox session, taking units off one queue. The
     work is in the sandbox, so threads are enough to keep every core busy."""
 
@@ -446,7 +446,7 @@ def validate_suite(
             chunk = found[i:i + _MUTANT_CHUNK]
             units.append(_Unit(task, runs=len(chunk), mutants=chunk))
 
-    pool = _Pool(sandbox, min(workers, len(units)), run_timeout_s, progress, sum(u.runs for u in units))
+    pool = SessionPool(sandbox, min(workers, len(units)), run_timeout_s, progress, sum(u.runs for u in units))
     checked: dict[str, TaskValidation] = {}
     mutant_results: dict[str, list[MutantResult]] = {t.slug: [] for t in selected}
 

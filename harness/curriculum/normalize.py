@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Iterable, Mapping
 
 from ..hashing import sha256_json
-from ..mutants import Token, _KEYWORDS, _TYPE_WORDS, is_cpp_source, tokenize
+from ..mutants import Token, CPP_KEYWORDS, CPP_TYPE_WORDS, is_cpp_source, tokenize
 
 # The token after a declared name: an initialiser, the end of the declaration, a parameter
 # list, an array bound, a range-for colon.
@@ -26,10 +26,10 @@ def _declared(tokens: list[Token], keep: set[str]) -> set[str]:
     out = set()
     for i in range(1, len(tokens) - 1):
         tok, prev, nxt = tokens[i], tokens[i - 1], tokens[i + 1]
-        if tok.kind != "ident" or tok.text in _KEYWORDS or tok.text in keep or nxt.text not in _AFTER_DECLARED:
+        if tok.kind != "ident" or tok.text in CPP_KEYWORDS or tok.text in keep or nxt.text not in _AFTER_DECLARED:
             continue
         type_before = (
-            (prev.kind == "ident" and (prev.text not in _KEYWORDS or prev.text in _TYPE_WORDS))
+            (prev.kind == "ident" and (prev.text not in CPP_KEYWORDS or prev.text in CPP_TYPE_WORDS))
             or prev.text in (">", ">>", "*", "&", "&&")
         )
         if type_before:

@@ -28,7 +28,7 @@ from ..records import TestReport
 from ..sandbox.base import Sandbox, SandboxSession
 from ..task import Task
 from ..testrun import run_tests, stage_files
-from ..validate import _Pool
+from ..validate import SessionPool
 from .candidates import Candidate, screening_order
 from .records import DropReason
 from .taxonomy import describe, same_failure
@@ -96,7 +96,7 @@ class Validator:
         start = time.monotonic()
         total = sum(u.runs for u in units)
         progress = None if self.progress is None else (lambda done, _, note: self.progress(done, total, f"{label}: {note}"))
-        pool = _Pool(self.sandbox, min(self.workers, len(units)), self.run_timeout_s, progress, total)
+        pool = SessionPool(self.sandbox, min(self.workers, len(units)), self.run_timeout_s, progress, total)
         pool.run(units, lambda unit, session: handle(unit, session, pool))
         self.seconds += time.monotonic() - start
 
@@ -108,7 +108,7 @@ class Validator:
         bases: dict[str, TaskBasis] = {}
         lock = threading.Lock()
 
-        def handle(unit: _Unit, session: SandboxSession, pool: _Pool) -> None:
+        def handle(unit: _Unit, session: SandboxSession, pool: SessionPool) -> None:
             task = unit.task
             reference = task.reference_files()
             basis = TaskBasis(unit.source_task, task, self.test(task, reference, session))
@@ -142,7 +142,7 @@ class Validator:
                 chunk = group[i:i + _CHUNK]
                 units.append(_Unit(task=chunk[0].task, runs=len(chunk), source_task=tid, candidates=chunk))
 
-        def handle(unit: _Unit, session: SandboxSession, pool: _Pool) -> None:
+        def handle(unit: _Unit, session: SandboxSession, pool: SessionPool) -> None:
             basis = bases[unit.source_task]
             for c in unit.candidates:
                 self._verdict(c, basis, session)
