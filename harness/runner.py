@@ -60,7 +60,7 @@ class RunConfig(BaseModel):
     models: list[str] = Field(default_factory=list)
     api_base: str | None = None
     tasks: list[str] | None = None
-    trials: int = Field(1, ge=1)
+    trials: int = Field(4, ge=1)
     rounds: int = Field(2, ge=1, le=10)
     workers: int | None = Field(None, ge=1)
     agent: str = DEFAULT_PROFILE

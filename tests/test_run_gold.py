@@ -34,7 +34,7 @@ def docker_ready():
 
 @pytest.mark.parametrize("agent", ["aider-whole", "aider-diff"])
 def test_gold_passes_fixed26_tasks_in_round_1(agent, docker_ready, tmp_path):
-    summary = run(RunConfig(suite="fixed26", models=["gold"], tasks=SAMPLE, agent=agent, workers=2,
+    summary = run(RunConfig(suite="fixed26", models=["gold"], tasks=SAMPLE, trials=1, agent=agent, workers=2,
                             sandbox="docker", runs_dir=tmp_path, run_id="gold"))
     folder = RunFolder(summary.run_dir)
     for slug in SAMPLE:

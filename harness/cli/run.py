@@ -91,7 +91,7 @@ def run_cmd(
     suite: Optional[str] = typer.Option(None, help="suite name or folder (default: fixed26)"),
     api_base: Optional[str] = typer.Option(None, "--api-base", help="base URL of an OpenAI-compatible server (with openai/<name>)"),
     tasks: Optional[str] = typer.Option(None, help="comma-separated task slugs (default: the whole suite)"),
-    trials: Optional[int] = typer.Option(None, help="trials per task (default: 1)"),
+    trials: Optional[int] = typer.Option(None, help="trials per task (default: 4)"),
     rounds: Optional[int] = typer.Option(None, help="rounds per trial: 1 + feedback rounds (default: 2)"),
     workers: Optional[int] = typer.Option(None, help="trials run at once (default: number of cores)"),
     agent: Optional[str] = typer.Option(None, help="agent profile name (agents/*.toml) or path (default: aider-whole)"),
