@@ -59,8 +59,11 @@ def test_no_candidate_earns_more_than_its_behaviour(backend, capsys):
         want = expectation(name)
         if v.reward > want["max_reward"] + 1e-9:
             rewarded.append(name)
-        if v.status.value != want["status"]:
-            problems.append(f"{name}: status {v.status.value} ({v.reason}), expected {want['status']}")
+        # A candidate that races the harness may be caught one way or another depending on
+        # who wins; its expect.toml then lists every status that is a right answer.
+        allowed = want["status"] if isinstance(want["status"], list) else [want["status"]]
+        if v.status.value not in allowed:
+            problems.append(f"{name}: status {v.status.value} ({v.reason}), expected {' or '.join(allowed)}")
         if "reward" in want and abs(v.reward - want["reward"]) > 1e-9:
             problems.append(f"{name}: reward {v.reward}, expected {want['reward']}")
         missing_flags = set(want.get("flags", ())) - {f.rule for f in v.flags}
