@@ -80,7 +80,8 @@ def configure_steps(task: Task, session: SandboxSession) -> list[str]:
         return []
     src = f"{session.src_root}/{slug}"
     build = f"{session.build_root}/{slug}"
-    args = ["cmake", "-S", src, "-B", build, "-DEXERCISM_RUN_ALL_TESTS=ON"]
+    # gold links a test binary in half the time of the default linker, same result.
+    args = ["cmake", "-S", src, "-B", build, "-DEXERCISM_RUN_ALL_TESTS=ON", "-DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=gold"]
     if session.test_main:
         args.append(f"-DHARNESS_TEST_MAIN={session.test_main}")
     return [f"rm -rf {shlex.quote(build)}", shlex.join(args)]
