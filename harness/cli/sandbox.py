@@ -44,13 +44,18 @@ def image_tag_cmd():
 def sandbox_up(
     fallback: bool = typer.Option(True, help="when Docker cannot be had, say so and exit 0 (local backend)"),
 ):
-    """Make the Docker sandbox usable: start (as root, install) the engine, build the image.
-    Falls back to the local backend with a notice when that is impossible."""
+    """Make the sandboxes usable: as root, install what the local backend needs from Debian;
+    start (as root, install) the Docker engine; build the image. Falls back to the local
+    backend with a notice when Docker is impossible."""
     from ..errors import SandboxUnavailable
-    from ..sandbox.engine import ensure_engine
+    from ..sandbox.engine import LOCAL_PACKAGES, ensure_engine, install_packages
     from ..sandbox.image import build_image
 
     log = lambda m: err.print(m, markup=False, highlight=False)  # noqa: E731
+    try:
+        install_packages(LOCAL_PACKAGES, log)
+    except SandboxUnavailable as exc:
+        log(f"notice: the local backend may lack tools: {exc}")
     try:
         how = ensure_engine(log=log)
         log(f"docker engine: {how}")

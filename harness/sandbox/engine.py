@@ -37,6 +37,41 @@ def _wait_for_engine(seconds: float) -> bool:
     return False
 
 
+# What each sandbox needs from Debian on the host: the Docker engine; debootstrap to make
+# the image's base offline; and for the local backend the toolchain the image carries.
+DOCKER_PACKAGES = ("docker.io", "debootstrap")
+LOCAL_PACKAGES = ("g++", "cmake", "make", "catch2", "libboost-date-time-dev", "libtbb-dev", "bubblewrap")
+
+
+def missing_packages(names) -> list[str]:
+    missing = []
+    for name in names:
+        proc = subprocess.run(["dpkg-query", "-W", "-f=${Status}", name], capture_output=True, text=True)
+        if "install ok installed" not in proc.stdout:
+            missing.append(name)
+    return missing
+
+
+def install_packages(names, log=print) -> list[str]:
+    """apt-get install whichever of `names` are missing (root only); returns those it
+    installed. Raises SandboxUnavailable when it cannot."""
+    if shutil.which("dpkg-query") is None:
+        return []
+    missing = missing_packages(names)
+    if not missing:
+        return []
+    if os.geteuid() != 0:
+        raise SandboxUnavailable(f"missing Debian packages {', '.join(missing)}, and only root can install them")
+    log(f"installing Debian packages: {' '.join(missing)}")
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    for cmd in (["apt-get", "update", "-q"], ["apt-get", "install", "-y", "-q", "--no-install-recommends", *missing]):
+        proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
+        if proc.returncode != 0:
+            tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["(no output)"]
+            raise SandboxUnavailable(f"{' '.join(cmd[:3])} failed: {tail[0]}")
+    return missing
+
+
 def ensure_engine(log=print, wait_s: float = 90.0) -> str:
     """Return how the engine became available ('running', 'started', 'installed and
     started'), or raise SandboxUnavailable saying why it could not."""
@@ -46,16 +81,9 @@ def ensure_engine(log=print, wait_s: float = 90.0) -> str:
         raise SandboxUnavailable(
             "no Docker engine is reachable and this is not root, so none can be installed or started"
         )
-    how = "started"
+    how = "installed and started" if install_packages(DOCKER_PACKAGES, log) else "started"
     if shutil.which("dockerd") is None:
-        log("no dockerd here: installing Debian's docker.io")
-        env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-        for cmd in (["apt-get", "update", "-q"], ["apt-get", "install", "-y", "-q", "docker.io"]):
-            proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
-            if proc.returncode != 0:
-                tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["(no output)"]
-                raise SandboxUnavailable(f"{' '.join(cmd)} failed: {tail[0]}")
-        how = "installed and started"
+        raise SandboxUnavailable("docker.io is installed but there is no dockerd on PATH")
     log("starting dockerd in the background (log: %s)" % DOCKERD_LOG)
     with open(DOCKERD_LOG, "ab") as out:
         subprocess.Popen(

@@ -93,10 +93,12 @@ def build_offline_base(client, log: Callable[[str], None]) -> str:
         return OFFLINE_BASE
     except docker.errors.ImageNotFound:
         pass
-    if shutil.which("debootstrap") is None:
-        raise SandboxUnavailable("the base image cannot be pulled and debootstrap is not installed (apt-get install debootstrap)")
     if os.geteuid() != 0:
         raise SandboxUnavailable("the base image cannot be pulled and debootstrap needs root")
+    if shutil.which("debootstrap") is None:
+        from .engine import install_packages
+
+        install_packages(("debootstrap",), log)
     mirror = debian_mirror()
     with tempfile.TemporaryDirectory(prefix="harness-rootfs-") as tmp:
         rootfs = Path(tmp) / "rootfs"
