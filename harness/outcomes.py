@@ -157,18 +157,11 @@ def load_run(path: Path) -> Outcomes:
     except ValidationError as exc:
         raise BadInput(f"{manifest_file}: not a run manifest ({_one_line(exc)})") from None
 
-    rows: list[dict] = []
-    seen: set[tuple[str, str, int]] = set()
-    for cfg in manifest.configs:
-        for result_file, data in _result_files(path / cfg.name):
-            try:
-                result = _TrialFacts.model_validate_json(data)
-            except ValidationError as exc:
-                raise BadInput(f"{result_file}: not a trial result ({_one_line(exc)})") from None
-            seen.add((cfg.name, result.task, result.trial))
-            rows.append(_result_row(cfg, result))
-    if not any(r["status"] != TrialOutcome.infra_error.value for r in rows):
+    trials = _trial_rows(path, manifest)
+    if not (trials["status"] != TrialOutcome.infra_error.value).any():
         raise BadInput(f"{path}: no finished trials (no result.json that passed or failed)")
+    seen = set(zip(trials["config"], trials["task"], trials["trial"]))
+    rows: list[dict] = []
     for cfg in manifest.configs:
         for task in manifest.tasks:
             for k in range(1, manifest.trials + 1):
@@ -176,6 +169,8 @@ def load_run(path: Path) -> Outcomes:
                     rows.append(dict(config=cfg.name, task=task, trial=k, status="missing",
                                      round1=False, round2=False, suite=manifest.suite,
                                      contract=cfg.contract, agent=cfg.agent_profile))
+    if rows:
+        trials = pd.concat([trials, pd.DataFrame(rows)], ignore_index=True)
     configs = {
         cfg.name: ConfigInfo(
             name=cfg.name, source=f"run {manifest.run_id}", model=cfg.model,
@@ -190,13 +185,18 @@ def load_run(path: Path) -> Outcomes:
         )
         for cfg in manifest.configs
     }
-    return Outcomes(_frame(rows), configs, label=manifest.run_id, sources=[str(path)])
+    return Outcomes(_frame(trials), configs, label=manifest.run_id, sources=[str(path)])
 
 
-def _result_files(config_dir: Path):
-    """(path, bytes) of each <config>/<task>/trial-<k>/result.json. A run can hold 100,000
-    of them: folders are listed with scandir and each file is opened straight away, a
-    missing one costing an exception rather than every present one an extra stat."""
+# Rows already read from a run's result.json files, each with the file's size and mtime:
+# a report on a 100,000-trial run then parses only the results written since, and
+# stats the rest. A derived file; deleting it costs one slow report.
+ROW_CACHE = ".report-rows.parquet"
+_STAMP = ("file", "mtime_ns", "size")
+
+
+def _result_stats(config_dir: Path):
+    """(relative path, stat) of each <config>/<task>/trial-<k>/result.json."""
     if not config_dir.is_dir():
         return
     with os.scandir(config_dir) as tasks:
@@ -206,12 +206,44 @@ def _result_files(config_dir: Path):
             with os.scandir(task.path) as trials:
                 for trial in trials:
                     if trial.name.startswith("trial-"):
-                        result = os.path.join(trial.path, "result.json")
                         try:
-                            with open(result, "rb") as fh:
-                                yield result, fh.read()
+                            st = os.stat(os.path.join(trial.path, "result.json"))
                         except (FileNotFoundError, NotADirectoryError):
                             continue
+                        yield f"{config_dir.name}/{task.name}/{trial.name}/result.json", st
+
+
+def _trial_rows(path: Path, manifest: RunManifest) -> pd.DataFrame:
+    """One row per result.json of the run's configurations, from the row cache where the
+    file is unchanged, parsed where it is new or rewritten (a resumed trial)."""
+    by_name = {cfg.name: cfg for cfg in manifest.configs}
+    found = [(rel, st.st_mtime_ns, st.st_size) for cfg in manifest.configs for rel, st in _result_stats(path / cfg.name)]
+    current = pd.DataFrame(found, columns=list(_STAMP))
+    try:
+        cached = pd.read_parquet(path / ROW_CACHE)
+    except Exception:  # absent, unreadable, or from another version: read everything
+        cached = pd.DataFrame(columns=list(_STAMP))
+    still = cached.merge(current, on=list(_STAMP), how="inner") if len(cached) else cached
+    fresh = current[~current["file"].isin(set(still["file"]))] if len(still) else current
+    rows = []
+    for rel in fresh["file"]:
+        result_file = path / rel
+        try:
+            result = _TrialFacts.model_validate_json(result_file.read_bytes())
+        except ValidationError as exc:
+            raise BadInput(f"{result_file}: not a trial result ({_one_line(exc)})") from None
+        rows.append(_result_row(by_name[rel.split("/", 1)[0]], result))
+    parsed = pd.concat([fresh.reset_index(drop=True), pd.DataFrame(rows)], axis=1)
+    parts = [t for t in (still, parsed) if len(t)]
+    table = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=[*_STAMP, "config", "task", "trial", "status"])
+    if rows or len(still) != len(cached):
+        try:
+            tmp = path / f"{ROW_CACHE}.{os.getpid()}.tmp"
+            table.to_parquet(tmp, index=False)
+            os.replace(tmp, path / ROW_CACHE)
+        except OSError:
+            pass  # a read-only run folder: the report is right, only slower next time
+    return table.drop(columns=list(_STAMP))
 
 
 def _result_row(cfg: ConfigManifest, result: _TrialFacts) -> dict:

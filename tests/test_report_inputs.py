@@ -5,6 +5,7 @@ with one line and exit 2."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ from typer.testing import CliRunner
 from harness import stats
 from harness.cli import app
 from harness.errors import BadInput
-from harness.outcomes import load, load_pair
+from harness.outcomes import ROW_CACHE, load, load_pair
 from harness.records import AgentCounters
 from tests.report_support import marginal_table, outcomes_table, write_run
 
@@ -41,6 +42,36 @@ def test_run_folder_rows_statuses_and_health(tmp_path):
     assert health.tokens_per_trial == pytest.approx(6 * 120 / 5)
     info = out.configs["base"]
     assert info.contract == "original" and info.trials == 3 and info.tasks == ["a", "b"]
+
+
+def test_a_rerun_report_reads_only_what_changed_and_sees_every_change(tmp_path):
+    """The row cache beside a run's results: the second report parses nothing, a trial
+    rewritten by --resume is read again, a removed one is gone, a broken cache is ignored."""
+    outcomes = {"base": {"a": [1, None], "b": ["infra", 2]}}
+    run = write_run(tmp_path, "r1", outcomes)
+    first = load([("auto", str(run))]).frame
+    assert (run / ROW_CACHE).is_file()
+
+    # Unchanged size and time: the cached row is used, so even unreadable bytes go unread.
+    target = run / "base" / "a" / "trial-2" / "result.json"
+    original, st = target.read_bytes(), os.stat(target)
+    target.write_bytes(b" " * len(original))
+    os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert load([("auto", str(run))]).frame.equals(first)
+    target.write_bytes(original)
+
+    # --resume rewrote b/trial-1: an infrastructure error that now passed in round 1.
+    redo = write_run(tmp_path / "resumed", "r1", {"base": {"a": [1, None], "b": [1, 2]}})
+    (run / "base" / "b" / "trial-1" / "result.json").write_bytes((redo / "base" / "b" / "trial-1" / "result.json").read_bytes())
+    frame = load([("auto", str(run))]).frame.set_index(["task", "trial"])
+    assert frame.loc[("b", 1), "status"] == "passed" and bool(frame.loc[("b", 1), "round1"])
+
+    (run / "base" / "a" / "trial-1" / "result.json").unlink()
+    frame = load([("auto", str(run))]).frame.set_index(["task", "trial"]).sort_index()
+    assert frame.loc[("a", 1), "status"] == "missing"
+
+    (run / ROW_CACHE).write_bytes(b"garbage")
+    assert load([("auto", str(run))]).frame.set_index(["task", "trial"]).sort_index().equals(frame)
 
 
 def test_run_id_is_found_under_the_runs_dir(tmp_path):
