@@ -228,23 +228,21 @@ class DriverPool:
             self._all.discard(proc)
         proc.kill()
 
-    def kill_all(self) -> None:
-        """Stop every driver now (Ctrl-C): a trial waiting on one gets an error at once."""
+    def _take_all(self) -> list:
         self.closed = True
         with self._lock:
             procs = list(self._all)
             self._all.clear()
             self._idle.clear()
-        for proc in procs:
+        return procs
+
+    def kill_all(self) -> None:
+        """Stop every driver now (Ctrl-C): a trial waiting on one gets an error at once."""
+        for proc in self._take_all():
             proc.kill()
 
     def close(self) -> None:
-        self.closed = True
-        with self._lock:
-            procs = list(self._all)
-            self._all.clear()
-            self._idle.clear()
-        for proc in procs:
+        for proc in self._take_all():
             proc.close()
 
 

@@ -12,21 +12,11 @@ import time
 import uuid
 
 from ..errors import SandboxUnavailable
+from .engine import docker_client
 from .base import CappedBuffer, ExecResult, Role, Sandbox, SandboxLimits, SandboxSession
 
 LABEL = "harness.sandbox"
 _UIDS = {Role.builder: "1001:1001", Role.runner: "1002:1002"}
-
-
-def _client():
-    import docker
-
-    try:
-        client = docker.from_env(timeout=120)
-        client.ping()
-        return client
-    except Exception as exc:
-        raise SandboxUnavailable(f"no Docker engine reachable ({exc.__class__.__name__})") from None
 
 
 def reap_orphans(client) -> int:
@@ -214,7 +204,7 @@ class DockerSandbox(Sandbox):
         super().__init__(limits)
         from .image import find_image, image_tag
 
-        self.client = _client()
+        self.client = docker_client()
         self.image = image or image_tag()
         if image is None and find_image(self.client) is None:
             raise SandboxUnavailable(f"sandbox image {self.image} is missing: run `harness image build`")

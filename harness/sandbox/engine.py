@@ -15,16 +15,24 @@ from ..errors import SandboxUnavailable
 DOCKERD_LOG = Path("/var/log/harness-dockerd.log")
 
 
+def docker_client(timeout: int = 120):
+    """A client of a live engine, or SandboxUnavailable. Image builds want a long
+    `timeout` (one API call streams the whole build)."""
+    import docker
+
+    try:
+        client = docker.from_env(timeout=timeout)
+        client.ping()
+        return client
+    except Exception as exc:
+        raise SandboxUnavailable(f"no Docker engine reachable ({exc.__class__.__name__})") from None
+
+
 def engine_reachable() -> bool:
     try:
-        import docker
-
-        client = docker.from_env(timeout=10)
-        try:
-            return bool(client.ping())
-        finally:
-            client.close()
-    except Exception:
+        docker_client(timeout=10).close()
+        return True
+    except SandboxUnavailable:
         return False
 
 

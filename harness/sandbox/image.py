@@ -20,6 +20,7 @@ from typing import Callable, Literal
 from pydantic import BaseModel
 
 from ..errors import SandboxUnavailable
+from .engine import docker_client
 from ..hashing import hash_files
 from ..paths import package_file
 
@@ -45,21 +46,10 @@ def image_tag() -> str:
     return f"{IMAGE_REPO}:{hash_files(context_files())[:12]}"
 
 
-def _client():
-    import docker
-
-    try:
-        client = docker.from_env(timeout=600)
-        client.ping()
-        return client
-    except Exception as exc:
-        raise SandboxUnavailable(f"no Docker engine reachable ({exc.__class__.__name__})") from None
-
-
 def find_image(client=None) -> ImageInfo | None:
     import docker
 
-    client = client or _client()
+    client = client or docker_client(timeout=600)
     try:
         img = client.images.get(image_tag())
     except docker.errors.ImageNotFound:
@@ -137,7 +127,7 @@ def _pick_base(client, log: Callable[[str], None]) -> tuple[str, str]:
 
 def build_image(force: bool = False, log: Callable[[str], None] = print) -> ImageInfo:
     """Build the toolchain image unless an image with this content tag exists."""
-    client = _client()
+    client = docker_client(timeout=600)
     if not force:
         found = find_image(client)
         if found is not None:

@@ -179,3 +179,21 @@ def use_bf16(runtime: RuntimeSettings, device: str) -> bool:
     if runtime.precision == "bf16" and not supported:
         raise BadInput(f"runtime.precision is bf16 but the {device} device does not support it")
     return runtime.precision == "bf16" or (runtime.precision == "auto" and supported)
+
+
+def common_trainer_args(stage, runtime: "RuntimeSettings", output_dir, device: str, bf16: bool) -> dict:
+    """The trainer arguments SFT and GRPO share; `stage` is config.sft or config.grpo."""
+    return dict(
+        output_dir=str(output_dir),
+        seed=runtime.seed,
+        learning_rate=stage.learning_rate,
+        # transformers reads a warm-up below 1 as a fraction of the steps.
+        warmup_steps=stage.warmup_ratio,
+        lr_scheduler_type=stage.lr_scheduler,
+        gradient_checkpointing=runtime.gradient_checkpointing,
+        bf16=bf16,
+        use_cpu=device == "cpu",
+        logging_steps=1,
+        report_to=[],
+        disable_tqdm=True,
+    )

@@ -19,7 +19,7 @@ from rich.console import Console
 
 from ..errors import BadInput
 from .checkpoints import TrainRun, TrainRunManifest, iteration_name
-from .config import TrainConfig, resolve_device, use_bf16, world_size
+from .config import TrainConfig, common_trainer_args, resolve_device, use_bf16, world_size
 from .data import grpo_records, load_grpo
 from .model import base_ref, init_adapter_dir, load_base, load_tokenizer, load_trainable_adapter, lora_config
 from .rewards import VerifierReward, make_verifier
@@ -74,11 +74,7 @@ def grpo_args(config: TrainConfig, output_dir: Path, device: str, bf16: bool):
             raise BadInput(f"runtime.generation is {rt.generation} but vLLM is not installed in this environment") from None
         vllm = {"use_vllm": True, "vllm_mode": rt.generation.removeprefix("vllm-"), **rt.vllm}
     return GRPOConfig(
-        output_dir=str(output_dir),
-        seed=rt.seed,
-        learning_rate=g.learning_rate,
-        warmup_steps=g.warmup_ratio,
-        lr_scheduler_type=g.lr_scheduler,
+        **common_trainer_args(g, rt, output_dir, device, bf16),
         per_device_train_batch_size=g.micro_batch_size,
         gradient_accumulation_steps=g.global_batch // per_update,
         num_generations=g.samples_per_prompt,
@@ -92,15 +88,9 @@ def grpo_args(config: TrainConfig, output_dir: Path, device: str, bf16: bool):
         top_p=g.top_p,
         max_completion_length=g.max_completion_length,
         mask_truncated_completions=g.mask_truncated_completions,
-        gradient_checkpointing=rt.gradient_checkpointing,
-        bf16=bf16,
-        use_cpu=device == "cpu",
-        logging_steps=1,
         save_strategy="steps",
         save_steps=rt.checkpoint_every,
         save_total_limit=rt.keep_trainer_checkpoints,
-        report_to=[],
-        disable_tqdm=True,
         remove_unused_columns=False,
         **vllm,
     )

@@ -13,7 +13,7 @@ from rich.console import Console
 
 from ..errors import BadInput
 from .checkpoints import TrainRun, TrainRunManifest
-from .config import TrainConfig, resolve_device, use_bf16, world_size
+from .config import TrainConfig, common_trainer_args, resolve_device, use_bf16, world_size
 from .data import load_sft, sft_records
 from .model import base_ref, load_base, load_tokenizer, lora_config
 from .steplog import EndRecord, StartRecord, StepLogger, append, sft_line, sft_step_builder
@@ -27,23 +27,13 @@ def sft_args(config: TrainConfig, output_dir: Path, device: str, bf16: bool):
     if s.batch_size % per_step:
         raise BadInput(f"sft: batch_size {s.batch_size} is not a multiple of micro_batch_size x devices = {per_step}")
     return SFTConfig(
-        output_dir=str(output_dir),
-        seed=rt.seed,
-        learning_rate=s.learning_rate,
-        warmup_steps=s.warmup_ratio,
-        lr_scheduler_type=s.lr_scheduler,
+        **common_trainer_args(s, rt, output_dir, device, bf16),
         num_train_epochs=s.epochs,
         per_device_train_batch_size=s.micro_batch_size,
         per_device_eval_batch_size=s.micro_batch_size,
         gradient_accumulation_steps=s.batch_size // per_step,
         max_length=s.max_length,
-        gradient_checkpointing=rt.gradient_checkpointing,
-        bf16=bf16,
-        use_cpu=device == "cpu",
-        logging_steps=1,
         save_strategy="no",
-        report_to=[],
-        disable_tqdm=True,
     )
 
 
