@@ -121,7 +121,8 @@ def _pick_base(client, log: Callable[[str], None]) -> tuple[str, str]:
         log(f"pulled {OFFICIAL_BASE}")
         return OFFICIAL_BASE, "official base"
     except docker.errors.APIError as exc:
-        log(f"cannot pull {OFFICIAL_BASE} ({str(exc).splitlines()[0][:120]}); building the base offline")
+        reason = (exc.explanation or str(exc)).splitlines()[0][:160]
+        log(f"cannot pull {OFFICIAL_BASE} ({reason}); building the base offline")
     return build_offline_base(client, log), "debootstrap base"
 
 
