@@ -31,10 +31,11 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ValidationError
 
 from .errors import BadInput
-from .records import AgentCounters, ConfigManifest, RunManifest, TrialOutcome, TrialResult
+from .records import RunManifest, TrialOutcome
+from .result_facts import one_line, read_rows
 
 REQUIRED_COLUMNS = ("config", "task", "trial", "round1", "round2")
 OPTIONAL_COLUMNS = ("contract", "suite", "agent")
@@ -110,42 +111,6 @@ def _frame(rows: list[dict] | pd.DataFrame) -> pd.DataFrame:
 # --- runs --------------------------------------------------------------------------------
 
 
-def _one_line(exc: ValidationError) -> str:
-    first = exc.errors()[0]
-    where = ".".join(str(p) for p in first["loc"]) or "(top)"
-    return f"{where}: {first['msg']}"
-
-
-class _Facts(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-
-class _ReportFacts(_Facts):
-    timeout: bool = False
-
-
-class _RoundFacts(_Facts):
-    counters: AgentCounters = AgentCounters()
-    test_report: _ReportFacts | None = None
-
-
-class _TrialFacts(_Facts):
-    """The fields of a TrialResult (records.py, the schema) that a report reads. A real
-    result.json carries every round's test report and output; validating all of it costs
-    about 7 times more than reading these fields, which decides how long a report on a
-    100,000-trial run takes. Written files are always full TrialResults."""
-
-    schema_version: Literal[1]
-    task: str
-    trial: int
-    suite: str
-    outcome: TrialOutcome
-    passed_round: int | None = None
-    rounds: list[_RoundFacts] = []
-
-    solved_by = TrialResult.solved_by
-
-
 def load_run(path: Path) -> Outcomes:
     """A run folder: its manifest, then every trial's result.json. A trial the manifest
     plans but no result.json records is kept as status "missing"."""
@@ -155,7 +120,7 @@ def load_run(path: Path) -> Outcomes:
     try:
         manifest = RunManifest.model_validate_json(manifest_file.read_bytes())
     except ValidationError as exc:
-        raise BadInput(f"{manifest_file}: not a run manifest ({_one_line(exc)})") from None
+        raise BadInput(f"{manifest_file}: not a run manifest ({one_line(exc)})") from None
 
     trials = _trial_rows(path, manifest)
     if not (trials["status"] != TrialOutcome.infra_error.value).any():
@@ -225,14 +190,10 @@ def _trial_rows(path: Path, manifest: RunManifest) -> pd.DataFrame:
         cached = pd.DataFrame(columns=list(_STAMP))
     still = cached.merge(current, on=list(_STAMP), how="inner") if len(cached) else cached
     fresh = current[~current["file"].isin(set(still["file"]))] if len(still) else current
-    rows = []
-    for rel in fresh["file"]:
-        result_file = path / rel
-        try:
-            result = _TrialFacts.model_validate_json(result_file.read_bytes())
-        except ValidationError as exc:
-            raise BadInput(f"{result_file}: not a trial result ({_one_line(exc)})") from None
-        rows.append(_result_row(by_name[rel.split("/", 1)[0]], result))
+    rows = read_rows(path, list(fresh["file"]))
+    for rel, row in zip(fresh["file"], rows):
+        cfg = by_name[rel.split("/", 1)[0]]
+        row.update(config=cfg.name, contract=cfg.contract, agent=cfg.agent_profile)
     parsed = pd.concat([fresh.reset_index(drop=True), pd.DataFrame(rows)], axis=1)
     parts = [t for t in (still, parsed) if len(t)]
     table = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=[*_STAMP, "config", "task", "trial", "status"])
@@ -244,21 +205,6 @@ def _trial_rows(path: Path, manifest: RunManifest) -> pd.DataFrame:
         except OSError:
             pass  # a read-only run folder: the report is right, only slower next time
     return table.drop(columns=list(_STAMP))
-
-
-def _result_row(cfg: ConfigManifest, result: _TrialFacts) -> dict:
-    counters = [r.counters for r in result.rounds]
-    return dict(
-        config=cfg.name, task=result.task, trial=result.trial, status=result.outcome.value,
-        round1=result.solved_by(1), round2=result.solved_by(2), suite=result.suite,
-        contract=cfg.contract, agent=cfg.agent_profile,
-        malformed_responses=sum(c.malformed_responses for c in counters),
-        exhausted_context_windows=sum(c.exhausted_context_windows for c in counters),
-        timeouts=sum(1 for r in result.rounds if r.test_report is not None and r.test_report.timeout),
-        prompt_tokens=sum(c.prompt_tokens for c in counters),
-        completion_tokens=sum(c.completion_tokens for c in counters),
-        cost=sum(c.cost for c in counters),
-    )
 
 
 # --- outcomes files ----------------------------------------------------------------------

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from harness import stats
+from harness import result_facts, stats
 from harness.cli import app
 from harness.errors import BadInput
 from harness.outcomes import ROW_CACHE, load, load_pair
@@ -72,6 +72,24 @@ def test_a_rerun_report_reads_only_what_changed_and_sees_every_change(tmp_path):
 
     (run / ROW_CACHE).write_bytes(b"garbage")
     assert load([("auto", str(run))]).frame.set_index(["task", "trial"]).sort_index().equals(frame)
+
+
+def test_many_results_are_read_by_worker_processes_with_the_same_rows(tmp_path, monkeypatch):
+    """A large run's results are parsed by spawned processes: same frame as one process,
+    and a broken file still ends in one line that names it."""
+    run = write_run(tmp_path, "r1", {"base": {"a": [1, 2, None], "b": ["infra", 1, 2]}, "new": {"a": [None, 1, 1], "b": [2, 2, None]}})
+    alone = load([("auto", str(run))]).frame
+    (run / ROW_CACHE).unlink()
+    monkeypatch.setattr(result_facts, "PARALLEL_FROM", 2)
+    spread = load([("auto", str(run))]).frame
+    key = ["config", "task", "trial"]
+    assert spread.sort_values(key).reset_index(drop=True).equals(alone.sort_values(key).reset_index(drop=True))
+
+    (run / ROW_CACHE).unlink()
+    broken = run / "new" / "b" / "trial-2" / "result.json"
+    broken.write_text("{}")
+    with pytest.raises(BadInput, match=f"{broken}: not a trial result"):
+        load([("auto", str(run))])
 
 
 def test_run_id_is_found_under_the_runs_dir(tmp_path):

@@ -1,0 +1,104 @@
+"""What a report reads from each trial's result.json, and reading many of them at once.
+
+A result.json carries every round's test report and output; a report needs a dozen
+fields of it. Validating only those fields costs about a seventh of validating the whole
+TrialResult (records.py, the schema; written files are always full TrialResults). On a
+run of 100,000 trials, opening and parsing the files is most of the first report, so it
+is spread over the machine's cores. This module stays free of pandas so that the worker
+processes start quickly."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from .errors import BadInput
+from .records import AgentCounters, TrialOutcome, TrialResult
+
+# Below this many files a worker process costs more to start than it saves.
+PARALLEL_FROM = 4000
+
+
+class _Facts(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class _ReportFacts(_Facts):
+    timeout: bool = False
+
+
+class _RoundFacts(_Facts):
+    counters: AgentCounters = AgentCounters()
+    test_report: _ReportFacts | None = None
+
+
+class TrialFacts(_Facts):
+    schema_version: Literal[1]
+    task: str
+    trial: int
+    suite: str
+    outcome: TrialOutcome
+    passed_round: int | None = None
+    rounds: list[_RoundFacts] = []
+
+    solved_by = TrialResult.solved_by
+
+
+def one_line(exc: ValidationError) -> str:
+    first = exc.errors()[0]
+    where = ".".join(str(p) for p in first["loc"]) or "(top)"
+    return f"{where}: {first['msg']}"
+
+
+def facts_row(result: TrialFacts) -> dict:
+    """The report's columns that come from the trial itself (the config's come from the
+    manifest)."""
+    counters = [r.counters for r in result.rounds]
+    return dict(
+        task=result.task, trial=result.trial, status=result.outcome.value,
+        round1=result.solved_by(1), round2=result.solved_by(2), suite=result.suite,
+        malformed_responses=sum(c.malformed_responses for c in counters),
+        exhausted_context_windows=sum(c.exhausted_context_windows for c in counters),
+        timeouts=sum(1 for r in result.rounds if r.test_report is not None and r.test_report.timeout),
+        prompt_tokens=sum(c.prompt_tokens for c in counters),
+        completion_tokens=sum(c.completion_tokens for c in counters),
+        cost=sum(c.cost for c in counters),
+    )
+
+
+def _read_chunk(root: str, rels: list[str]) -> list[dict]:
+    rows = []
+    for rel in rels:
+        path = os.path.join(root, rel)
+        with open(path, "rb") as f:
+            data = f.read()
+        try:
+            rows.append(facts_row(TrialFacts.model_validate_json(data)))
+        except ValidationError as exc:
+            raise BadInput(f"{path}: not a trial result ({one_line(exc)})") from None
+    return rows
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def read_rows(root: Path, rels: list[str]) -> list[dict]:
+    """facts_row of each root/rel, in order. Many files are read by worker processes;
+    they are spawned, not forked, because the runner calls this with threads alive."""
+    workers = min(_cores(), 8)
+    if len(rels) < PARALLEL_FROM or workers < 2:
+        return _read_chunk(str(root), rels)
+    size = -(-len(rels) // (workers * 4))
+    chunks = [rels[i:i + size] for i in range(0, len(rels), size)]
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        parts = pool.map(_read_chunk, [str(root)] * len(chunks), chunks)
+        return [row for part in parts for row in part]
