@@ -190,7 +190,7 @@ def common_trainer_args(stage, runtime: "RuntimeSettings", output_dir, device: s
         # transformers reads a warm-up below 1 as a fraction of the steps.
         warmup_steps=stage.warmup_ratio,
         lr_scheduler_type=stage.lr_scheduler,
-        gradient_checkpointing=runtime.gradient_checkpointing,
+        activation_checkpointing=runtime.gradient_checkpointing,
         bf16=bf16,
         use_cpu=device == "cpu",
         logging_steps=1,

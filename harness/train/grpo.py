@@ -21,7 +21,9 @@ from ..errors import BadInput
 from .checkpoints import TrainRun, TrainRunManifest, iteration_name
 from .config import TrainConfig, common_trainer_args, resolve_device, use_bf16, world_size
 from .data import grpo_records, load_grpo
-from .model import base_ref, init_adapter_dir, load_base, load_tokenizer, load_trainable_adapter, lora_config
+from .model import (
+    base_ref, init_adapter_dir, load_base, load_tokenizer, load_trainable_adapter, lora_config, quiet_and_synchronised,
+)
 from .rewards import VerifierReward, make_verifier
 from .steplog import EndRecord, StartRecord, StepLogger, StepTimers, append, grpo_line, grpo_step_builder, read_log, truncate_after
 
@@ -123,10 +125,7 @@ def train_grpo(
     """Run GRPO and publish its adapters; returns the run. With `resume`, the run named
     `out` continues from its last checkpoint with its own config, base, data and starting
     adapter (any of these given must match what it started with)."""
-    import datasets
-    from accelerate import PartialState
     from datasets import Dataset
-    from transformers.utils import logging as hf_logging
 
     console = console or Console(stderr=True)
     if resume:
@@ -158,13 +157,7 @@ def train_grpo(
     bf16 = use_bf16(config.runtime, device)
     args = grpo_args(config, run.trainer_dir, device, bf16)
     reward = VerifierReward(make_verifier(config.runtime))
-    hf_logging.set_verbosity_error()
-    hf_logging.disable_progress_bar()
-    datasets.disable_progress_bars()
-    # The arguments set up the distributed state; every process has checked the run name
-    # before the main one claims it.
-    main = args.process_index == 0
-    PartialState().wait_for_everyone()
+    main = quiet_and_synchronised(args)
     if main:
         if not resume:
             run.write()

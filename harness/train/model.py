@@ -70,3 +70,18 @@ def load_trainable_adapter(model, adapter_dir: Path):
     from peft import PeftModel
 
     return PeftModel.from_pretrained(model, str(adapter_dir), is_trainable=True)
+
+
+def quiet_and_synchronised(args) -> bool:
+    """Silence the libraries' own progress output (the trainers print theirs) and wait until
+    every process has checked the run before the main one claims it. True on the main
+    process."""
+    import datasets
+    from accelerate import PartialState
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.set_verbosity_error()
+    hf_logging.disable_progress_bar()
+    datasets.disable_progress_bars()
+    PartialState().wait_for_everyone()
+    return args.process_index == 0

@@ -15,7 +15,7 @@ from ..errors import BadInput
 from .checkpoints import TrainRun, TrainRunManifest
 from .config import TrainConfig, common_trainer_args, resolve_device, use_bf16, world_size
 from .data import load_sft, sft_records
-from .model import base_ref, load_base, load_tokenizer, lora_config
+from .model import base_ref, load_base, load_tokenizer, lora_config, quiet_and_synchronised
 from .steplog import EndRecord, StartRecord, StepLogger, append, sft_line, sft_step_builder
 
 
@@ -46,11 +46,8 @@ def train_sft(
     runs_dir: Path = Path("runs"),
     console: Console | None = None,
 ) -> TrainRun:
-    import datasets
-    from accelerate import PartialState
     from datasets import Dataset
     from transformers import PrinterCallback
-    from transformers.utils import logging as hf_logging
     from trl import SFTTrainer
 
     console = console or Console(stderr=True)
@@ -63,13 +60,7 @@ def train_sft(
     device = resolve_device(config.runtime)
     bf16 = use_bf16(config.runtime, device)
     args = sft_args(config, run.trainer_dir, device, bf16)
-    hf_logging.set_verbosity_error()
-    hf_logging.disable_progress_bar()
-    datasets.disable_progress_bars()
-    # The arguments set up the distributed state; every process has checked the run name
-    # before the main one claims it.
-    main = args.process_index == 0
-    PartialState().wait_for_everyone()
+    main = quiet_and_synchronised(args)
     if main:
         run.write()
         console.print(f"sft {out}: {len(rows)} examples, base {base}, {device}{' bf16' if bf16 else ''}",
