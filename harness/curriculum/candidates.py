@@ -173,8 +173,7 @@ def screening_order(task: Task, seed: int) -> list[Mutant]:
 
 
 def mutant_origin(m: Mutant) -> MutantOrigin:
-    return MutantOrigin(operator=m.operator.value, file=m.file, line=m.line, column=m.column, start=m.start, end=m.end,
-                        original=m.original, replacement=m.replacement)
+    return MutantOrigin(**m.model_dump(mode="json"))
 
 
 def from_mutant(suite: str, task: Task, m: Mutant, report: TestReport) -> Candidate:
