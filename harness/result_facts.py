@@ -12,6 +12,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Literal
 
@@ -99,6 +100,11 @@ def read_rows(root: Path, rels: list[str]) -> list[dict]:
         return _read_chunk(str(root), rels)
     size = -(-len(rels) // (workers * 4))
     chunks = [rels[i:i + size] for i in range(0, len(rels), size)]
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        parts = pool.map(_read_chunk, [str(root)] * len(chunks), chunks)
-        return [row for part in parts for row in part]
+    try:
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+            parts = pool.map(_read_chunk, [str(root)] * len(chunks), chunks)
+            return [row for part in parts for row in part]
+    except BrokenProcessPool:
+        # A worker died or could not start (a caller's script without a __main__ guard is
+        # run again by every spawned process): the result is the same from one process.
+        return _read_chunk(str(root), rels)
