@@ -10,15 +10,12 @@ texts as rendered for its task."""
 from __future__ import annotations
 
 import string
-import tomllib
-from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from .errors import BadInput
 from .hashing import sha256_json
-from .paths import bundled_dir
+from .paths import load_bundled_toml
 from .records import Status, TestReport
 from .task import Task
 
@@ -93,19 +90,8 @@ class PromptContract(BaseModel):
 
 
 def load_contract(name_or_path: str) -> PromptContract:
-    path = Path(name_or_path)
-    if not (path.suffix == ".toml" and path.is_file()):
-        path = bundled_dir("prompt_contracts") / f"{name_or_path}.toml"
-    if not path.is_file():
-        known = sorted(p.stem for p in bundled_dir("prompt_contracts").glob("*.toml"))
-        raise BadInput(f"unknown prompt contract {name_or_path!r}: choose one of {', '.join(known) or 'none'} or give a .toml path")
-    try:
-        data = tomllib.loads(path.read_text())
-        data.setdefault("name", path.stem)
-        return PromptContract.model_validate(data)
-    except (tomllib.TOMLDecodeError, ValidationError) as exc:
-        lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
-        raise BadInput(f"{path}: not a valid prompt contract ({' '.join(lines[:3])})") from None
+    """A bundled contract by name (`prompt_contracts/<name>.toml`) or a contract file by path."""
+    return load_bundled_toml("prompt_contracts", name_or_path, PromptContract, "prompt contract")
 
 
 # --- the test output a model is shown ---------------------------------------------------

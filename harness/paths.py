@@ -5,7 +5,15 @@ inside the import package, and the user's cache and state directories."""
 from __future__ import annotations
 
 import os
+import tomllib
 from pathlib import Path
+from typing import TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from .errors import BadInput
+
+M = TypeVar("M", bound=BaseModel)
 
 ASSET_KINDS = ("suites", "agents", "prompt_contracts", "adapters", "reports")
 
@@ -26,21 +34,38 @@ def package_file(*parts: str) -> Path:
     return _PACKAGE.joinpath(*parts)
 
 
-def cache_dir() -> Path:
-    """Rebuildable things: the Aider environment, compiled test mains, downloaded nothing."""
-    root = os.environ.get("HARNESS_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "harness"
-    )
+def _user_dir(own: str, xdg: str, default: str) -> Path:
+    """$own if set, else $xdg/harness (XDG base directories), created on first use."""
+    root = os.environ.get(own) or os.path.join(os.environ.get(xdg) or os.path.expanduser(default), "harness")
     path = Path(root)
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+def cache_dir() -> Path:
+    """Rebuildable things: the Aider environment, compiled test mains, downloaded nothing."""
+    return _user_dir("HARNESS_CACHE_DIR", "XDG_CACHE_HOME", "~/.cache")
 
 
 def state_dir() -> Path:
     """Things that describe the user's live setup: running servers, user suites, cards."""
-    root = os.environ.get("HARNESS_STATE_DIR") or os.path.join(
-        os.environ.get("XDG_STATE_HOME") or os.path.expanduser("~/.local/state"), "harness"
-    )
-    path = Path(root)
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    return _user_dir("HARNESS_STATE_DIR", "XDG_STATE_HOME", "~/.local/state")
+
+
+def load_bundled_toml(kind: str, name_or_path: str, model: type[M], what: str) -> M:
+    """A bundled asset by name (`<kind>/<name>.toml`) or a TOML file by path, validated as
+    `model`; its name defaults to the file's stem. Unknown names and invalid files are
+    BadInput naming what the user can choose or the file at fault."""
+    path = Path(name_or_path)
+    if not (path.suffix == ".toml" and path.is_file()):
+        path = bundled_dir(kind) / f"{name_or_path}.toml"
+    if not path.is_file():
+        known = sorted(p.stem for p in bundled_dir(kind).glob("*.toml"))
+        raise BadInput(f"unknown {what} {name_or_path!r}: choose one of {', '.join(known) or 'none'} or give a .toml path")
+    try:
+        data = tomllib.loads(path.read_text())
+        data.setdefault("name", path.stem)
+        return model.model_validate(data)
+    except (tomllib.TOMLDecodeError, ValidationError) as exc:
+        lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
+        raise BadInput(f"{path}: not a valid {what} ({' '.join(lines[:3])})") from None

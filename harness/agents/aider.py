@@ -15,15 +15,14 @@ import queue
 import signal
 import subprocess
 import threading
-import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
-from ..errors import BadInput, InfraError, InfraKind
+from ..errors import InfraError, InfraKind
 from ..hashing import sha256_json
-from ..paths import bundled_dir, package_file
+from ..paths import load_bundled_toml, package_file
 from ..records import AgentCounters, ModelCall, Sampling
 from .env import DEFAULT_AIDER_VERSION, ensure_aider_env
 
@@ -72,19 +71,7 @@ class AgentProfile(BaseModel):
 
 def load_profile(name_or_path: str) -> AgentProfile:
     """A bundled profile by name (`agents/<name>.toml`) or a profile file by path."""
-    path = Path(name_or_path)
-    if not (path.suffix == ".toml" and path.is_file()):
-        path = bundled_dir("agents") / f"{name_or_path}.toml"
-    if not path.is_file():
-        known = sorted(p.stem for p in bundled_dir("agents").glob("*.toml"))
-        raise BadInput(f"unknown agent profile {name_or_path!r}: choose one of {', '.join(known) or 'none'} or give a .toml path")
-    try:
-        data = tomllib.loads(path.read_text())
-        data.setdefault("name", path.stem)
-        return AgentProfile.model_validate(data)
-    except (tomllib.TOMLDecodeError, ValidationError) as exc:
-        first = str(exc).splitlines()
-        raise BadInput(f"{path}: not a valid agent profile ({' '.join(first[:3])})") from None
+    return load_bundled_toml("agents", name_or_path, AgentProfile, "agent profile")
 
 
 # --- driver processes ------------------------------------------------------------------
