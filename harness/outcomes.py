@@ -27,7 +27,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Callable, Literal
 
 import numpy as np
 import pandas as pd
@@ -73,6 +73,8 @@ class ConfigInfo(BaseModel):
     adapter: str | None = None
     adapter_hash: str | None = None
     trained_on_tasks: list[str] | None = None
+    run_dir: str | None = None           # a run's config: the run folder, and the config's
+    run_config: str | None = None        # folder in it (the name before any qualification)
 
 
 @dataclass
@@ -122,7 +124,7 @@ def load_run(path: Path) -> Outcomes:
     except ValidationError as exc:
         raise BadInput(f"{manifest_file}: not a run manifest ({one_line(exc)})") from None
 
-    trials = _trial_rows(path, manifest)
+    trials = trial_rows(path, manifest)
     if not (trials["status"] != TrialOutcome.infra_error.value).any():
         raise BadInput(f"{path}: no finished trials (no result.json that passed or failed)")
     seen = set(zip(trials["config"], trials["task"], trials["trial"]))
@@ -146,7 +148,7 @@ def load_run(path: Path) -> Outcomes:
             aider_version=cfg.aider_version, edit_format=cfg.edit_format,
             trials=manifest.trials, sampling=cfg.sampling.model_dump(),
             adapter=cfg.adapter, adapter_hash=cfg.adapter_hash,
-            trained_on_tasks=cfg.trained_on_tasks,
+            trained_on_tasks=cfg.trained_on_tasks, run_dir=str(path), run_config=cfg.name,
         )
         for cfg in manifest.configs
     }
@@ -178,19 +180,22 @@ def _result_stats(config_dir: Path):
                         yield f"{config_dir.name}/{task.name}/{trial.name}/result.json", st
 
 
-def _trial_rows(path: Path, manifest: RunManifest) -> pd.DataFrame:
+def trial_rows(path: Path, manifest: RunManifest, cache: str = ROW_CACHE,
+               read: Callable[[Path, list[str]], list[dict]] = read_rows) -> pd.DataFrame:
     """One row per result.json of the run's configurations, from the row cache where the
-    file is unchanged, parsed where it is new or rewritten (a resumed trial)."""
+    file is unchanged, parsed where it is new or rewritten (a resumed trial). `read` turns
+    files into rows (the report's facts by default; the viewer reads more, into a cache of
+    its own)."""
     by_name = {cfg.name: cfg for cfg in manifest.configs}
     found = [(rel, st.st_mtime_ns, st.st_size) for cfg in manifest.configs for rel, st in _result_stats(path / cfg.name)]
     current = pd.DataFrame(found, columns=list(_STAMP))
     try:
-        cached = pd.read_parquet(path / ROW_CACHE)
+        cached = pd.read_parquet(path / cache)
     except Exception:  # absent, unreadable, or from another version: read everything
         cached = pd.DataFrame(columns=list(_STAMP))
     still = cached.merge(current, on=list(_STAMP), how="inner") if len(cached) else cached
     fresh = current[~current["file"].isin(set(still["file"]))] if len(still) else current
-    rows = read_rows(path, list(fresh["file"]))
+    rows = read(path, list(fresh["file"]))
     for rel, row in zip(fresh["file"], rows):
         cfg = by_name[rel.split("/", 1)[0]]
         row.update(config=cfg.name, contract=cfg.contract, agent=cfg.agent_profile)
@@ -199,9 +204,9 @@ def _trial_rows(path: Path, manifest: RunManifest) -> pd.DataFrame:
     table = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=[*_STAMP, "config", "task", "trial", "status"])
     if rows or len(still) != len(cached):
         try:
-            tmp = path / f"{ROW_CACHE}.{os.getpid()}.tmp"
+            tmp = path / f"{cache}.{os.getpid()}.tmp"
             table.to_parquet(tmp, index=False)
-            os.replace(tmp, path / ROW_CACHE)
+            os.replace(tmp, path / cache)
         except OSError:
             pass  # a read-only run folder: the report is right, only slower next time
     return table.drop(columns=list(_STAMP))

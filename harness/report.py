@@ -135,6 +135,8 @@ class Document:
     data: dict = field(default_factory=dict)          # raw numbers, for JSON
     records: list[dict] = field(default_factory=list)  # one flat row each, for CSV
     verdict: str | None = None                        # PASS or FAIL of a pre-registered bar
+    pages: str | None = None                          # HTML: the viewer's pages behind it (view/static.py)
+    links: dict[str, str] = field(default_factory=dict)  # HTML: a table row's first cell -> its page's href
 
 
 # --- scope notes -------------------------------------------------------------------------
@@ -526,7 +528,7 @@ def _bar_verdict(paired: dict[str, list[stats.PairedDifference]], opts: ReportOp
 # --- a loop's lineage ----------------------------------------------------------------------
 
 
-def _lineage_outcomes(lineage, runs_dir: Path) -> Outcomes:
+def lineage_outcomes(lineage, runs_dir: Path) -> Outcomes:
     """Every evaluated checkpoint's run, its config named after the checkpoint, with the
     tasks it was trained on counted over its whole ancestry (a card lists only its own
     iteration's curriculum; the starting adapter's card lists its own training)."""
@@ -557,7 +559,7 @@ def build_lineage(lineage, runs_dir: Path, opts: ReportOptions = ReportOptions()
     from .loop import held_out_tasks
 
     opts = opts.model_copy(update={"round": 1})
-    outcomes = _lineage_outcomes(lineage, runs_dir)
+    outcomes = lineage_outcomes(lineage, runs_dir)
     its = lineage.evaluated()
     configs = [it.label for it in its]
     infos = [outcomes.configs[c] for c in configs]
@@ -808,11 +810,19 @@ th:first-child,td:first-child{text-align:left}th{background:#f0f3f7}caption{capt
 .lead{font-weight:bold;font-size:1.1em}.PASS{color:#17692b}.FAIL{color:#a31515}li.warn{color:#8a5300}img{max-width:100%}"""
 
 
+def _linked(cell: str, links: dict[str, str]) -> str:
+    if cell not in links:
+        return html.escape(cell)
+    return f"<a href='{html.escape(links[cell])}'>{html.escape(cell)}</a>"
+
+
 def render_html(doc: Document, pngs: dict[str, bytes]) -> str:
     """One self-contained page: the tables, and the plots embedded as base64 PNG."""
     e = html.escape
     out = ["<!doctype html>", "<html><head><meta charset='utf-8'>", f"<title>{e(doc.title)}</title>",
            f"<style>{_CSS}</style></head><body>", f"<h1>{e(doc.title)}</h1>"]
+    if doc.pages:
+        out.append(f"<p><a href='{e(doc.pages)}'>Every trial behind these numbers</a></p>")
     for line in doc.lead:
         cls = "lead " + line.split(":")[0] if line.startswith(("PASS", "FAIL")) else "lead"
         out.append(f"<p class='{cls}'>{e(line)}</p>")
@@ -824,7 +834,8 @@ def render_html(doc: Document, pngs: dict[str, bytes]) -> str:
         if table.caption:
             out.append(f"<caption>{e(table.caption)}</caption>")
         out.append("<tr>" + "".join(f"<th>{e(c)}</th>" for c in table.columns) + "</tr>")
-        out += ["<tr>" + "".join(f"<td>{e(c)}</td>" for c in row) + "</tr>" for row in table.rows]
+        out += ["<tr>" + "".join(f"<td>{_linked(c, doc.links) if i == 0 else e(c)}</td>" for i, c in enumerate(row))
+                + "</tr>" for row in table.rows]
         out.append("</table>")
     for plot in doc.plots:
         if plot.name in pngs:
@@ -915,9 +926,10 @@ def resolve_format(fmt: str | None, out: Path | None) -> str:
     return suffix
 
 
-def write(doc: Document, fmt: str, out: Path | None, console) -> Path | None:
+def write(doc: Document, fmt: str, out: Path | None, console, outcomes: Outcomes | None = None) -> Path | None:
     """Render the document; print it (terminal) or write it to a file and return its path.
-    Markdown gets its plots as PNG files next to it; HTML embeds them."""
+    Markdown gets its plots as PNG files next to it; HTML embeds them, and over runs
+    (`outcomes` given) links to the viewer's pages of their trials, written beside it."""
     if fmt == "terminal":
         render_terminal(doc, console)
         return None
@@ -931,6 +943,10 @@ def write(doc: Document, fmt: str, out: Path | None, console) -> Path | None:
             images[plot.name] = image.name
         text = render_markdown(doc, images)
     elif fmt == "html":
+        if outcomes is not None:
+            from .view.static import attach_pages
+
+            attach_pages(doc, outcomes, path)
         text = render_html(doc, {plot.name: render_png(plot) for plot in doc.plots})
     elif fmt == "json":
         text = render_json(doc)
@@ -960,8 +976,9 @@ def report(request: ReportRequest, console) -> tuple[Document, Path | None]:
     from .outcomes import load
 
     fmt = resolve_format(request.format, request.out)
-    doc = build_report(load(request.sources, request.runs_dir), request.options)
-    return doc, write(doc, fmt, request.out, console)
+    outcomes = load(request.sources, request.runs_dir)
+    doc = build_report(outcomes, request.options)
+    return doc, write(doc, fmt, request.out, console, outcomes)
 
 
 class LineageRequest(BaseModel):
@@ -988,4 +1005,4 @@ def compare(request: CompareRequest, console) -> tuple[Document, Path | None]:
     fmt = resolve_format(request.format, request.out)
     outcomes, base, new = load_pair(request.base, request.new, request.sources, request.runs_dir)
     doc = build_comparison(outcomes, base, new, request.options)
-    return doc, write(doc, fmt, request.out, console)
+    return doc, write(doc, fmt, request.out, console, outcomes)

@@ -140,6 +140,14 @@ def find_suite(ref: str) -> Suite:
     raise BadInput(f"unknown suite {ref!r} (looked in {places}; known: {known})")
 
 
+def suite_of_run(manifest) -> Suite:
+    """The suite a run used (a records.RunManifest), where its manifest says it was, else by
+    name."""
+    if manifest.suite_path and Path(manifest.suite_path, "suite.toml").is_file():
+        return find_suite(str(Path(manifest.suite_path) / "suite.toml"))
+    return find_suite(manifest.suite)
+
+
 def read_manifest(path: Path) -> SuiteManifest:
     manifest_path = path / MANIFEST
     if not manifest_path.is_file():

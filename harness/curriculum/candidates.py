@@ -12,9 +12,9 @@ from typing import Iterable
 from ..errors import BadInput
 from ..hashing import sha256_json
 from ..mutants import Mutant, generate_mutants
-from ..records import RunManifest, TestReport
+from ..records import TestReport
 from ..store import RunFolder
-from ..suite import Suite, find_suite
+from ..suite import Suite, suite_of_run
 from ..task import Task
 from .normalize import interface_names, normalized_hash
 from .records import CandidateRecord, DropReason, MutantOrigin, RunOrigin, RunSource
@@ -99,13 +99,6 @@ def open_run(ref: str, runs_dir: Path) -> RunFolder:
     return RunFolder.open(runs_dir, ref)
 
 
-def _run_suite(manifest: RunManifest) -> Suite:
-    """The suite the run used, where its manifest says it was, else by name."""
-    if manifest.suite_path and Path(manifest.suite_path, "suite.toml").is_file():
-        return find_suite(str(Path(manifest.suite_path) / "suite.toml"))
-    return find_suite(manifest.suite)
-
-
 def _starting_code(task: Task, workspace: Path) -> dict[str, bytes]:
     """The solution files as the sandbox built them: the workspace's, or the stub's where
     the workspace has none (testrun.stage_files does the same)."""
@@ -124,7 +117,7 @@ def from_run(folder: RunFolder, hold_out: HoldOut) -> tuple[RunSource, Suite, li
     """Every round of every finished trial whose tests failed, in run order, with the run
     and the suite it ran."""
     manifest = folder.read_manifest()
-    suite = _run_suite(manifest)
+    suite = suite_of_run(manifest)
     source = RunSource(run_id=manifest.run_id, run_dir=str(folder.root), suite=manifest.suite,
                        suite_hash=manifest.suite_hash)
     known = {t.slug: t for t in suite.tasks}

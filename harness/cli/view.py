@@ -1,0 +1,46 @@
+"""`harness view`: the trials behind a report, in the browser."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from .app import app, err, handled
+
+
+@app.command("view")
+@handled
+def view_cmd(
+    sources: list[str] = typer.Argument(..., help="run folders or ids (under --runs-dir), loops (folder or id), curriculum folders"),
+    port: int = typer.Option(8765, "--port", help="the port to serve on"),
+    host: str = typer.Option("127.0.0.1", "--host", help="the address to listen on (the pages show every trial: keep it local)"),
+    runs_dir: Path = typer.Option(Path("runs"), help="where run and loop ids are looked up"),
+    out: Optional[Path] = typer.Option(None, "--out", help="write the pages as static files into this folder instead of serving them"),
+):
+    """A read-only page per run: configurations x tasks with every trial's outcome, filters,
+    the report's headline numbers; each trial's messages, diffs and test reports;
+    comparisons of two configurations; loops' lineages and curricula's sources.
+
+    Served on http://HOST:PORT/ until Ctrl-C; with --out, written as files that open
+    without a server."""
+    from pydantic import ValidationError
+
+    from ..errors import BadInput
+    from ..view.server import ViewRequest, prepare, serve
+
+    try:
+        request = ViewRequest(sources=sources, runs_dir=runs_dir, host=host, port=port)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise BadInput(f"--{first['loc'][0]}: {first['msg']}") from None
+    if out is not None:
+        from ..view.static import export_site
+
+        site = prepare(request)
+        pages = export_site(site, out)
+        err.print(f"wrote {pages} pages under {out}; open {out / 'index.html' if site.configs else out}",
+                  markup=False, highlight=False)
+        return
+    serve(request, on_ready=lambda url: err.print(f"serving {url} (Ctrl-C stops)", markup=False, highlight=False))
