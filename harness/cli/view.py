@@ -18,6 +18,8 @@ def view_cmd(
     host: str = typer.Option("127.0.0.1", "--host", help="the address to listen on (the pages show every trial: keep it local)"),
     runs_dir: Path = typer.Option(Path("runs"), help="where run and loop ids are looked up"),
     out: Optional[Path] = typer.Option(None, "--out", help="write the pages as static files into this folder instead of serving them"),
+    resamples: int = typer.Option(10_000, help="bootstrap resamples of the headline intervals"),
+    seed: int = typer.Option(0, help="bootstrap seed"),
 ):
     """A read-only page per run: configurations x tasks with every trial's outcome, filters,
     the report's headline numbers; each trial's messages, diffs and test reports;
@@ -29,9 +31,11 @@ def view_cmd(
 
     from ..errors import BadInput
     from ..view.server import ViewRequest, prepare, serve
+    from .report import _options
 
     try:
-        request = ViewRequest(sources=sources, runs_dir=runs_dir, host=host, port=port)
+        request = ViewRequest(sources=sources, runs_dir=runs_dir, host=host, port=port,
+                              options=_options(None, resamples, seed))
     except ValidationError as exc:
         first = exc.errors()[0]
         raise BadInput(f"--{first['loc'][0]}: {first['msg']}") from None

@@ -347,7 +347,7 @@ def lineage_page(links: Links, loop_id: str) -> str:
                 continue
             r = hit.iloc[0]
             x, y = xy(j, int(r["round1"]))
-            points.append(Point(x, y + offset, links.grid(config=checkpoint, task=task),
+            points.append(Point(x, y + offset, links.grid(config=loop.names.get(checkpoint, checkpoint), task=task),
                                 f"{task} at {checkpoint}: {int(r['round1'])}/{int(r['trials'])} in round 1"))
         lines.append((task, i, points))
     axis = dict(width=width, height=height, pad=pad, top=top,

@@ -29,6 +29,7 @@ LINEAGE_FILE = "lineage.json"
 class LoopSource:
     lineage: object        # loop.Lineage
     runs_dir: Path         # where its evaluation runs are
+    names: dict[str, str] = field(default_factory=dict)  # checkpoint label -> the site's config name
 
 
 @dataclass
@@ -187,20 +188,13 @@ def _curriculum(path: Path) -> CurriculumSource:
 
 def load_site(sources: list[str], runs_dir: Path = Path("runs"), options: ReportOptions = ReportOptions()) -> Site:
     """Every source, as one Site. Configurations that two sources share a name for are
-    qualified by their source, as in reports."""
+    qualified by their source, as in reports; a run is shown once however many sources
+    bring it (a loop's checkpoint, a curriculum's source, itself)."""
     if not sources:
         raise BadInput("nothing to view: name at least one run, loop or curriculum")
     parts: list[Outcomes] = []
-    loops: list[LoopSource] = []
+    loops: list[tuple[LoopSource, int]] = []   # with the index of its part
     curricula: list[CurriculumSource] = []
-    seen_runs: set[Path] = set()
-
-    def add_run(path: Path) -> None:
-        key = path.resolve()
-        if key not in seen_runs:
-            seen_runs.add(key)
-            parts.append(load_run(path))
-
     for spec in sources:
         loop_file = _loop_file(spec, runs_dir)
         path = Path(spec)
@@ -210,19 +204,25 @@ def load_site(sources: list[str], runs_dir: Path = Path("runs"), options: Report
 
             lineage = read_lineage(str(loop_file))
             loop_runs = loop_file.parent.parent.parent   # <runs>/loops/<id>/lineage.json
-            loops.append(LoopSource(lineage, loop_runs))
+            loops.append((LoopSource(lineage, loop_runs), len(parts)))
             parts.append(lineage_outcomes(lineage, loop_runs))
         elif path.is_dir() and _is_curriculum(path):
-            c = _curriculum(path)
-            curricula.append(c)
-            for run in c.manifest.runs:
-                if (Path(run.run_dir) / "manifest.json").is_file():
-                    add_run(Path(run.run_dir))
-        elif path.is_dir() and (path / "manifest.json").is_file():
-            add_run(path)
+            curricula.append(_curriculum(path))
         elif not path.exists() and (Path(runs_dir) / spec / "manifest.json").is_file():
-            add_run(Path(runs_dir) / spec)
+            parts.append(load_run(Path(runs_dir) / spec))
         else:
             parts.append(load_source(spec, runs_dir))
-    outcomes = combine(parts)[0] if parts else Outcomes(_frame(pd.DataFrame(columns=["config", "task", "trial", "status", "round1", "round2"])), {})
-    return Site(outcomes, options, loops, curricula)
+    shown = {Path(i.run_dir).resolve() for part in parts for i in part.configs.values() if i.run_dir}
+    for c in curricula:
+        for run in c.manifest.runs:
+            folder = Path(run.run_dir)
+            if (folder / "manifest.json").is_file() and folder.resolve() not in shown:
+                shown.add(folder.resolve())
+                parts.append(load_run(folder))
+    if not parts:
+        return Site(Outcomes(_frame(pd.DataFrame(columns=["config", "task", "trial", "status", "round1", "round2"])), {}),
+                    options, [lp for lp, _ in loops], curricula)
+    outcomes, renames = combine(parts)
+    for loop, index in loops:
+        loop.names = renames[index]
+    return Site(outcomes, options, [lp for lp, _ in loops], curricula)

@@ -58,7 +58,7 @@ class RoundView:
     trajectory: RoundTrajectory | None
     record: RoundRecord | None
     report: TestReport | None
-    files: dict[str, str]
+    files: dict[str, str] | None   # the solution files after the round; None without a snapshot
     from_start: list[FileDiff] | None
     from_previous: list[FileDiff] | None
     calls: list[CallView]
@@ -82,8 +82,8 @@ class TrialView:
 
     @property
     def final_files(self) -> dict[str, str]:
-        """The solution files after the last round the trial ran."""
-        return self.rounds[-1].files if self.rounds else {}
+        """The solution files after the last round that kept a snapshot."""
+        return next((r.files for r in reversed(self.rounds) if r.files is not None), {})
 
 
 def _text(data: bytes) -> str:
@@ -201,14 +201,16 @@ def read_trial(config: str, task_slug: str, trial: int, trial_dir: Path, run_dir
             edited = {f for t in [trajectory] if t for f in t.edited_files}
             names = sorted(edited) or sorted(p.relative_to(workspace).as_posix()
                                              for p in workspace.rglob("*") if p.is_file())
-        files = {rel: _text((workspace / rel).read_bytes()) for rel in names if (workspace / rel).is_file()}
+        # No snapshot (a round cut short, or records written by other tools): no files, no diffs.
+        files = ({rel: _text((workspace / rel).read_bytes()) for rel in names if (workspace / rel).is_file()}
+                 if workspace.is_dir() else None)
         raw = _raw(round_dir, run_dir, ["trajectory.json", "test_report.json"])
-        raw += [(f"workspace/{rel}", (workspace / rel).relative_to(run_dir).as_posix()) for rel in sorted(files)]
+        raw += [(f"workspace/{rel}", (workspace / rel).relative_to(run_dir).as_posix()) for rel in sorted(files or {})]
         view.rounds.append(RoundView(
             number=n, trajectory=trajectory, record=record, report=report, files=files,
-            from_start=diff_files(view.start, files) if view.start is not None else None,
-            from_previous=diff_files(previous, files) if previous is not None and n > 1 else None,
+            from_start=diff_files(view.start, files) if view.start is not None and files is not None else None,
+            from_previous=diff_files(previous, files) if previous is not None and files is not None and n > 1 else None,
             calls=_calls(trajectory, shown) if trajectory else [], raw=raw,
         ))
-        previous = files
+        previous = files if files is not None else previous
     return view
