@@ -171,7 +171,7 @@ def test_markdown_report_with_plot_files(runs, tmp_path):
         assert (out.parent / f"r-{name}.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
 
 
-def test_html_report_is_one_self_contained_file(runs, tmp_path):
+def test_html_report_embeds_its_plots_and_links_the_pages_beside_it(runs, tmp_path):
     out = tmp_path / "c.html"
     result = runner.invoke(app, ["compare", "r1:base", "r1:lora", "--runs-dir", str(runs), "--format", "html",
                                  "--out", str(out), "--resamples", "2000"])
@@ -179,9 +179,13 @@ def test_html_report_is_one_self_contained_file(runs, tmp_path):
     page = out.read_text()
     images = re.findall(r"src='data:image/png;base64,([A-Za-z0-9+/=]+)'", page)
     assert len(images) == 2 and all(base64.b64decode(i).startswith(b"\x89PNG") for i in images)
-    assert not re.search(r"(src|href)=['\"](?!data:)", page)  # nothing fetched from elsewhere
+    assert not re.search(r"src=['\"](?!data:)", page)  # nothing fetched from elsewhere
     assert "regression (n.s.)" in page and "16/59 (27.1%)" in page
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.html", "r1"]
+    # every link leads to a page written beside the report: the comparison, each changed task
+    links = re.findall(r"href='([^']+)'", page)
+    assert links and all(link.startswith("c.pages/") and (tmp_path / link).is_file() for link in links)
+    assert "c.pages/compare/base/lora/task-always-00.html" in links
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.html", "c.pages", "r1"]
 
 
 def test_json_report(runs, tmp_path):

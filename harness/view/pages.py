@@ -147,25 +147,28 @@ class GridCell:
     trials: list[TrialCell]
 
 
-def _outcome(row) -> str:
-    if row.status == "passed":
-        return "p1" if row.round1 else "p2"
-    return {"failed": "f", "infra_error": "i"}.get(row.status, "m")
+_CODES = {"failed": "f", "infra_error": "i"}
 
 
 def _cells(links: Links) -> tuple[list[str], dict[tuple[str, str], list[TrialCell]], list[str]]:
     site = links.site
     linked = {name for name, info in site.outcomes.configs.items() if info.run_dir}
+    trials = site.trials
+    # The grid of a large run has one link per trial: each address is put together from
+    # its config's and task's once-quoted parts rather than quoted whole every time.
+    prefix = {c: links.to(f"trial/{site.slug[c]}/") for c in linked}
+    task_part = {t: quote(t, safe="@+~._-") for t in trials["task"].unique()}
     by_cell: dict[tuple[str, str], list[TrialCell]] = {}
     kinds: set[str] = set()
-    for row in site.trials.itertuples(index=False):
-        code = _outcome(row)
-        tags = row.kinds.split() + ([f"infra:{row.infra}"] if row.infra else [])
+    columns = ("config", "task", "trial", "status", "round1", "passed_round", "kinds", "infra")
+    for config, task, trial, status, round1, passed_round, failed, infra in zip(*(trials[c].tolist() for c in columns)):
+        code = ("p1" if round1 else "p2") if status == "passed" else _CODES.get(status, "m")
+        tags = failed.split() + ([f"infra:{infra}"] if infra else [])
         kinds.update(tags)
-        what = OUTCOME_NAMES[code] if code != "p2" else f"solved in round {row.passed_round or 2}"
-        title = f"trial {row.trial}: {what}" + (f"; {', '.join(tags)}" if tags else "")
-        href = links.trial(row.config, row.task, row.trial) if row.config in linked and code != "m" else None
-        by_cell.setdefault((row.config, row.task), []).append(TrialCell(row.trial, code, " ".join(tags), title, href))
+        what = OUTCOME_NAMES[code] if code != "p2" else f"solved in round {passed_round or 2}"
+        title = f"trial {trial}: {what}" + (f"; {', '.join(tags)}" if tags else "")
+        href = f"{prefix[config]}{task_part[task]}/trial-{trial}.html" if config in linked and code != "m" else None
+        by_cell.setdefault((config, task), []).append(TrialCell(int(trial), code, " ".join(tags), title, href))
     tasks = sorted({task for _, task in by_cell})
     return tasks, by_cell, sorted(kinds)
 
@@ -173,18 +176,15 @@ def _cells(links: Links) -> tuple[list[str], dict[tuple[str, str], list[TrialCel
 def grid_page(links: Links) -> str:
     site = links.site
     tasks, by_cell, kinds = _cells(links)
-    counts = site.counts
-    known = set(counts.index)
+    counts = dict(zip(site.counts.index, zip(site.counts["n"], site.counts["c1"], site.counts["c2"])))
     rows = []
     for task in tasks:
         cells = []
         for config in site.configs:
-            key = (config, task)
-            n = tuple(int(x) for x in counts.loc[key, ["n", "c1", "c2"]]) if key in known else None
-            cells.append(GridCell(config, n, by_cell.get(key, [])))
+            n = counts.get((config, task))
+            cells.append(GridCell(config, tuple(int(x) for x in n) if n else None, by_cell.get((config, task), [])))
         rows.append((task, cells))
-    doc = site.report
-    return _render("grid.html", links, doc=doc, rows=rows, kinds=kinds, total=len(site.trials),
+    return _render("grid.html", links, doc=site.report, rows=rows, kinds=kinds, total=len(site.trials),
                    models={c: site.outcomes.configs[c].model for c in site.configs})
 
 

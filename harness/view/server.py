@@ -44,6 +44,9 @@ def create_app(site: Site):
 
     app = FastAPI(title="harness view", docs_url=None, redoc_url=None, openapi_url=None)
     headers = {"Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff"}
+    # The site does not change while it is served, and the grid is the one page whose
+    # cost grows with the run: it is rendered once, before the first request.
+    grid_html = grid_page(Links(site, "index.html")) if site.configs else None
 
     def page(path: str, render, *args) -> HTMLResponse:
         links = Links(site, path)
@@ -60,7 +63,7 @@ def create_app(site: Site):
             target = (f"lineage/{next(iter(site.loop_slug.values()))}.html" if site.loops
                       else f"curriculum/{next(iter(site.curriculum_slug.values()))}.html")
             return RedirectResponse(target)
-        return page("index.html", grid_page)
+        return HTMLResponse(grid_html, headers=headers)
 
     @app.get("/assets/{name}")
     def asset(name: str):
@@ -126,12 +129,8 @@ def _check_port(host: str, port: int) -> None:
 
 
 def prepare(request: ViewRequest) -> Site:
-    """The site, with everything the grid needs loaded now: a bad source is a one-line
-    error before any server starts, and the first page is as fast as the rest."""
-    site = load_site(request.sources, request.runs_dir, request.options)
-    if site.configs:
-        _ = site.trials, site.report, site.counts
-    return site
+    """The site, loaded: a bad source is a one-line error before any server starts."""
+    return load_site(request.sources, request.runs_dir, request.options)
 
 
 def serve(request: ViewRequest, on_ready=None) -> None:
@@ -140,7 +139,8 @@ def serve(request: ViewRequest, on_ready=None) -> None:
 
     site = prepare(request)
     _check_port(request.host, request.port)
-    config = uvicorn.Config(create_app(site), host=request.host, port=request.port, log_level="warning",
+    app = create_app(site)
+    config = uvicorn.Config(app, host=request.host, port=request.port, log_level="warning",
                             access_log=False)
     server = uvicorn.Server(config)
     if on_ready is not None:
