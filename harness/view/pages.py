@@ -219,8 +219,7 @@ def trial_page(links: Links, config: str, task: str, trial: int) -> str:
     if config not in site.outcomes.configs:
         raise NotFound(f"no config {config}")
     view = _trial_view(site, config, task, trial)
-    row = site.trials[(site.trials["config"] == config) & (site.trials["task"] == task) & (site.trials["trial"] == trial)]
-    return _render("trial.html", links, view=view, row=row.iloc[0] if len(row) else None,
+    return _render("trial.html", links, view=view, row=site.trial_row(config, task, trial),
                    info=site.outcomes.configs[config], repair=_repair_link(links, view.repair))
 
 

@@ -110,6 +110,17 @@ class Site:
         joined["tampered"] = joined["tampered"].fillna(False).astype(bool)
         return joined.sort_values(["config", "task", "trial"], kind="stable").reset_index(drop=True)
 
+    @cached_property
+    def _positions(self) -> dict[tuple[str, str, int], int]:
+        trials = self.trials
+        return {key: i for i, key in enumerate(zip(trials["config"].tolist(), trials["task"].tolist(),
+                                                   trials["trial"].tolist()))}
+
+    def trial_row(self, config: str, task: str, trial: int) -> pd.Series | None:
+        """The trial's row of `trials`, found without scanning them."""
+        i = self._positions.get((config, task, trial))
+        return None if i is None else self.trials.iloc[i]
+
     def _configs_by_run(self) -> dict[Path, list[tuple[str, str]]]:
         out: dict[Path, list[tuple[str, str]]] = {}
         for name, info in self.outcomes.configs.items():

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
+from types import SimpleNamespace
 
 from pydantic import BaseModel, ValidationError
 
@@ -147,14 +149,20 @@ def _calls(trajectory: RoundTrajectory, shown: list[tuple[str, str]]) -> list[Ca
 
 
 def _task_facts(manifest: RunManifest, slug: str) -> tuple[object | None, str | None]:
-    """The suite task the trial ran, if it is still what the run recorded; else a note."""
+    return _suite_task(manifest.suite, manifest.suite_path, slug, manifest.task_hashes.get(slug))
+
+
+@lru_cache(maxsize=4096)
+def _suite_task(suite: str, suite_path: str | None, slug: str, recorded: str | None) -> tuple[object | None, str | None]:
+    """The suite task a trial ran, if it is still what the run recorded; else a note. Kept
+    once looked up: a suite is loaded whole, and every trial page of its tasks asks."""
     from ..suite import suite_of_run
 
+    manifest = SimpleNamespace(suite=suite, suite_path=suite_path)
     try:
         task = suite_of_run(manifest).task(slug)
     except HarnessError as exc:
         return None, f"The suite task is not available here ({exc}), so there is no diff against the starting code."
-    recorded = manifest.task_hashes.get(slug)
     if recorded is not None and task.content_hash != recorded:
         return None, (f"The suite's {slug} has changed since the run (content {task.content_hash[:12]}, the run "
                       f"recorded {recorded[:12]}), so there is no diff against the starting code.")
