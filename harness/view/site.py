@@ -18,7 +18,7 @@ import pandas as pd
 
 from .. import stats
 from ..errors import BadInput
-from ..outcomes import Outcomes, _frame, combine, load_run, load_source
+from ..outcomes import FRAME_COLUMNS, Outcomes, combine, load_run, load_source
 from ..records import RunManifest
 from ..report import Document, ReportOptions, build_report
 
@@ -219,8 +219,6 @@ def load_site(sources: list[str], runs_dir: Path = Path("runs"), options: Report
             parts.append(lineage_outcomes(lineage, loop_runs))
         elif path.is_dir() and _is_curriculum(path):
             curricula.append(_curriculum(path))
-        elif not path.exists() and (Path(runs_dir) / spec / "manifest.json").is_file():
-            parts.append(load_run(Path(runs_dir) / spec))
         else:
             parts.append(load_source(spec, runs_dir))
     shown = {Path(i.run_dir).resolve() for part in parts for i in part.configs.values() if i.run_dir}
@@ -231,8 +229,8 @@ def load_site(sources: list[str], runs_dir: Path = Path("runs"), options: Report
                 shown.add(folder.resolve())
                 parts.append(load_run(folder))
     if not parts:
-        return Site(Outcomes(_frame(pd.DataFrame(columns=["config", "task", "trial", "status", "round1", "round2"])), {}),
-                    options, [lp for lp, _ in loops], curricula)
+        # Only curricula made from mutants: their pages, and no grid.
+        return Site(Outcomes(pd.DataFrame(columns=list(FRAME_COLUMNS)), {}), options, [lp for lp, _ in loops], curricula)
     outcomes, renames = combine(parts)
     for loop, index in loops:
         loop.names = renames[index]
