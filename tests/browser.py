@@ -84,3 +84,16 @@ def screenshot(driver, path: Path) -> Path:
     driver.save_screenshot(str(path))
     assert path.stat().st_size > 1000
     return path
+
+
+def follow(driver, element, timeout: float = 30.0) -> None:
+    """Click a link or a submit button and wait until the next page has replaced this one:
+    a click returns before the browser navigates, and a lookup made in between would read
+    (or miss an element on) the old page."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    old = driver.find_element(By.TAG_NAME, "html")
+    element.click()
+    WebDriverWait(driver, timeout).until(expected_conditions.staleness_of(old))

@@ -21,7 +21,7 @@ from harness.records import RoundTrajectory, Sampling, TestReport
 from harness.runner import RunConfig, run
 from harness.task import load_task
 
-from .browser import browser, chromium, screenshot  # noqa: F401  (fixtures)
+from .browser import browser, chromium, follow, screenshot  # noqa: F401  (fixtures)
 from .conftest import GOLDEN, ROOT
 from .run_support import fast_profile, make_suite
 from .scripted_model import Script, ScriptedModel
@@ -131,7 +131,7 @@ def test_the_viewer_in_the_browser(view_run, served, browser, tmp_path):
     screenshot(browser, tmp_path / "grid.png")
 
     # base's trial 2: the round-2 feedback message and round 1's failing test, as recorded
-    browser.find_element(By.CSS_SELECTOR, "td[data-config='openai-base'] a.t.p2").click()
+    follow(browser, browser.find_element(By.CSS_SELECTOR, "td[data-config='openai-base'] a.t.p2"))
     trial = view_run / "openai-base" / "sum-of-squares" / "trial-2"
     feedback = RoundTrajectory.model_validate_json((trial / "round-2" / "trajectory.json").read_bytes()).message
     report = TestReport.model_validate_json((trial / "round-1" / "test_report.json").read_bytes())
@@ -147,7 +147,7 @@ def test_the_viewer_in_the_browser(view_run, served, browser, tmp_path):
 
     # new's trial 1: a compile error with its diagnostics, and a <script> in the answer shown as text
     browser.get(served)
-    browser.find_element(By.CSS_SELECTOR, "td[data-config='openai-new'] a.t.f").click()
+    follow(browser, browser.find_element(By.CSS_SELECTOR, "td[data-config='openai-new'] a.t.f"))
     assert browser.execute_script("return window.__pwned") is None
     page = browser.find_element(By.TAG_NAME, "main").text
     assert INJECTED in page and "// <script>window.__pwned = 2</script>" in page
@@ -155,10 +155,10 @@ def test_the_viewer_in_the_browser(view_run, served, browser, tmp_path):
 
     # the comparison, from the grid's form, to the regressed task's two answers
     browser.get(served)
-    browser.find_element(By.ID, "compare-go").click()
+    follow(browser, browser.find_element(By.ID, "compare-go"))
     assert "Difference in mean tasks solved" in browser.find_element(By.ID, "paired").text
     screenshot(browser, tmp_path / "compare.png")
-    browser.find_element(By.CSS_SELECTOR, "ul.changed a").click()
+    follow(browser, browser.find_element(By.CSS_SELECTOR, "ul.changed a"))
     assert "regression" in browser.find_element(By.TAG_NAME, "h1").text
     base_answer = browser.find_element(By.ID, "answer-1").text
     new_answer = browser.find_element(By.ID, "answer-2").text
@@ -179,12 +179,12 @@ def test_html_reports_link_static_pages(view_run, browser, tmp_path):
                            "--resamples", "2000"], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     browser.get(out.as_uri())
-    browser.find_element(By.LINK_TEXT, "Every trial behind these numbers").click()
+    follow(browser, browser.find_element(By.LINK_TEXT, "Every trial behind these numbers"))
     _check_grid(browser)
-    browser.find_element(By.CSS_SELECTOR, "td[data-config='openai-new'] a.t.f").click()   # a file, no server
+    follow(browser, browser.find_element(By.CSS_SELECTOR, "td[data-config='openai-new'] a.t.f"))   # a file, no server
     assert browser.execute_script("return window.__pwned") is None
     assert INJECTED in browser.find_element(By.TAG_NAME, "main").text
-    browser.find_element(By.LINK_TEXT, "result.json").click()   # the raw file in the run folder itself
+    follow(browser, browser.find_element(By.LINK_TEXT, "result.json"))   # the raw file in the run folder itself
     assert '"outcome": "failed"' in browser.page_source
 
     out = tmp_path / "compare.html"
@@ -192,7 +192,7 @@ def test_html_reports_link_static_pages(view_run, browser, tmp_path):
                            "--format", "html", "--out", str(out), "--resamples", "2000"], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     browser.get(out.as_uri())
-    browser.find_element(By.LINK_TEXT, "sum-of-squares").click()
+    follow(browser, browser.find_element(By.LINK_TEXT, "sum-of-squares"))
     assert "total += k * k;" in browser.find_element(By.ID, "answer-1").text
     assert "total += k;" in browser.find_element(By.ID, "answer-2").text
     screenshot(browser, tmp_path / "static-compare-task.png")

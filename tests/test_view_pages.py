@@ -23,7 +23,7 @@ from harness.task import load_task
 from harness.view.server import create_app
 from harness.view.site import load_site
 
-from .browser import browser, chromium, screenshot  # noqa: F401  (fixtures)
+from .browser import browser, chromium, follow, screenshot  # noqa: F401  (fixtures)
 from .conftest import GOLDEN, ROOT
 from .report_support import STAMP, write_run
 
@@ -97,7 +97,7 @@ def test_a_lineage_and_a_curriculum_in_the_browser(world, browser, tmp_path):
 
     # the curriculum's exercise links to the trial it came from, and so does a run of it
     browser.get((out / "curriculum" / "rep1.html").as_uri())
-    browser.find_element(By.CSS_SELECTOR, "a.source-trial").click()
+    follow(browser, browser.find_element(By.CSS_SELECTOR, "a.source-trial"))
     assert browser.find_element(By.TAG_NAME, "h1").text == "b, trial 1 base"
     assert browser.current_url.endswith("#round-1")
     browser.get((out / "trial" / "tiny" / REPAIR / "trial-1.html").as_uri())
