@@ -331,8 +331,9 @@ def held_out_tasks(hold_out: list[str], tasks, infos) -> set[str]:
 def bar_check(before, after, hold_out: list[str], delta: float, round_no: int, against: int,
               resamples: int | None = None, seed: int | None = None) -> BarCheck:
     """Compare two evaluations (Outcomes of one config each) on held-in and held-out
-    tasks separately, with compare's paired task bootstrap; a scope clears the bar when
-    the lower bound of its gain's interval is above `delta` (stats.clears_bar)."""
+    tasks separately, with compare's paired statistics; a scope clears the bar when the
+    lower bound of its gain's interval is at least `delta` (stats.clears_bar). A scope with
+    no counted outcome in the round fails."""
     from . import stats
 
     (b_name,), (a_name,) = list(before.configs), list(after.configs)
@@ -349,8 +350,12 @@ def bar_check(before, after, hold_out: list[str], delta: float, round_no: int, a
     for scope, tasks in groups:
         if not tasks:
             continue
-        d = stats.paired_differences(b.loc[tasks], a.loc[tasks], resamples or stats.RESAMPLES,
-                                     stats.SEED if seed is None else seed)[round_no - 1]
+        found = [d for d in stats.paired_differences(b.loc[tasks], a.loc[tasks], "tasks", resamples or stats.RESAMPLES,
+                                                     stats.SEED if seed is None else seed) if d.round == round_no]
+        if not found:
+            raise BadInput(f"iterations {against} and {against + 1}: no {scope} task has a counted outcome "
+                           f"in round {round_no}")
+        d = found[0]
         scopes.append(ScopeCheck(scope=scope, tasks=tasks, before=d.base, after=d.new, difference=d.difference,
                                  low=d.interval[0], high=d.interval[1], p_value=d.p_value,
                                  passed=stats.clears_bar(d, delta)))

@@ -1,22 +1,27 @@
 """Every input a report accepts, turned into one pandas DataFrame of trial outcomes.
 
 Inputs: run folders (`runs/<run-id>/manifest.json` and a `result.json` per trial), outcomes
-files (CSV or Parquet with columns config, task, trial, round1, round2, and optionally
-contract, suite, agent), and folders of Aider benchmark results (one
-`.aider.results.json` per exercise, whose `tests_outcomes` list holds one boolean per
-try and stops at the first pass).
+files (CSV or Parquet with columns config, task, trial, round1, round2, and optionally any
+setting column below), and folders of Aider benchmark results (one `.aider.results.json`
+per exercise, whose `tests_outcomes` list holds one boolean per try and stops at the
+first pass).
 
 The frame has one row per task-trial expected, finished or not:
 
     config, task, trial        identity
-    status                     passed | failed | infra_error | missing (never written)
-    done                       status is passed or failed: the only rows that count
+    status                     passed | failed | partial (an infrastructure error after
+                               round 1 was tested) | infra_error | missing (never written)
+    done                       status is passed or failed: every round the trial needed ran
+    rounds_recorded            leading rounds with a tested outcome
+    round1_known, round2_known whether the round-1 outcome, and the outcome within two
+                               rounds, count: a fault never removes a recorded outcome
     round1, round2             solved in round 1, solved within two rounds
-    suite, contract, agent     as recorded, or None
+    rounds, planned_trials, suite, suite_hash, contract, contract_hash, agent, agent_hash,
+    aider_version, sampling    every setting that can change a number, as recorded, or None
     malformed_responses, exhausted_context_windows, timeouts,
     prompt_tokens, completion_tokens, cost      agent health, 0 where not recorded
 
-What is known about a configuration beyond its trials (hashes, sampling, training set)
+What is known about a configuration beyond its trials (the model, the training set)
 travels next to the frame as a ConfigInfo per configuration.
 """
 
@@ -38,13 +43,16 @@ from .records import RunManifest, TrialOutcome
 from .result_facts import one_line, read_rows
 
 REQUIRED_COLUMNS = ("config", "task", "trial", "round1", "round2")
-OPTIONAL_COLUMNS = ("contract", "suite", "agent")
+# Every setting that can change a number; an outcomes file may give any of them per row.
+SETTING_COLUMNS = ("rounds", "planned_trials", "suite", "suite_hash", "contract", "contract_hash", "agent",
+                   "agent_hash", "aider_version", "sampling")
 HEALTH_COLUMNS = (
     "malformed_responses", "exhausted_context_windows", "timeouts",
     "prompt_tokens", "completion_tokens", "cost",
 )
-FRAME_COLUMNS = ("config", "task", "trial", "status", "done", "round1", "round2",
-                 *OPTIONAL_COLUMNS, *HEALTH_COLUMNS)
+FRAME_COLUMNS = ("config", "task", "trial", "status", "done", "rounds_recorded", "round1_known", "round2_known",
+                 "round1", "round2", *SETTING_COLUMNS, *HEALTH_COLUMNS)
+DEFAULT_ROUNDS = 2  # where a source does not record its rounds: both round columns are given
 
 AIDER_RESULTS = ".aider.results.json"
 # Aider names each benchmark run folder "<YYYY-MM-DD-HH-MM-SS>--<name>".
@@ -69,10 +77,12 @@ class ConfigInfo(BaseModel):
     aider_version: str | None = None
     edit_format: str | None = None
     trials: int | None = None            # trials planned
+    rounds: int | None = None            # rounds planned
     sampling: dict[str, object] | None = None
     adapter: str | None = None
     adapter_hash: str | None = None
-    trained_on_tasks: list[str] | None = None
+    trained_on_tasks: list[str] | None = None   # tasks it was trained on (at least these, if training_unknown)
+    training_unknown: bool = False       # an adapter whose training set is not (fully) recorded
     run_dir: str | None = None           # a run's config: the run folder, and the config's
     run_config: str | None = None        # folder in it (the name before any qualification)
 
@@ -92,21 +102,42 @@ class Outcomes:
         )
 
 
+def sampling_text(s: dict | None) -> str | None:
+    """Sampling settings as one comparable string; None when not recorded."""
+    if s is None:
+        return None
+    shown = {k: v for k, v in s.items() if v is not None}
+    return ", ".join(f"{k}={v}" for k, v in sorted(shown.items())) or "server defaults"
+
+
 def _frame(rows: list[dict] | pd.DataFrame) -> pd.DataFrame:
-    """Complete and type a frame: health columns default to 0, labels to None."""
+    """Complete and type a frame: health columns default to 0, settings to None, and which
+    outcomes count follows from the status and the rounds recorded."""
     frame = pd.DataFrame(rows) if not isinstance(rows, pd.DataFrame) else rows
-    for col in OPTIONAL_COLUMNS:
+    for col in SETTING_COLUMNS:
         if col not in frame:
             frame[col] = None
     for col in HEALTH_COLUMNS:
         frame[col] = pd.to_numeric(frame[col], errors="coerce").fillna(0) if col in frame else 0
+    frame["round1"] = frame["round1"].astype(bool)
+    frame["round2"] = frame["round2"].astype(bool)
+    rounds = pd.to_numeric(frame["rounds"], errors="coerce")
+    planned = rounds.fillna(DEFAULT_ROUNDS)
+    if "rounds_recorded" not in frame:
+        frame["rounds_recorded"] = np.select(
+            [frame["status"] == TrialOutcome.passed.value, frame["status"] == TrialOutcome.failed.value,
+             frame["status"] == "partial"],
+            [np.where(frame["round1"], 1, 2), planned, 1], 0)
+    frame["rounds_recorded"] = pd.to_numeric(frame["rounds_recorded"], errors="coerce").fillna(0).astype("int64")
     frame["done"] = frame["status"].isin([TrialOutcome.passed.value, TrialOutcome.failed.value])
+    frame["round1_known"] = frame["rounds_recorded"] >= 1
+    frame["round2_known"] = (planned >= 2) & (frame["round1"] | (frame["rounds_recorded"] >= 2))
+    frame["rounds"] = rounds.astype("Int64")
+    frame["planned_trials"] = pd.to_numeric(frame["planned_trials"], errors="coerce").astype("Int64")
     frame = frame[list(FRAME_COLUMNS)].copy()
     frame["config"] = frame["config"].astype(str)
     frame["task"] = frame["task"].astype(str)
     frame["trial"] = frame["trial"].astype("int64")
-    frame["round1"] = frame["round1"].astype(bool)
-    frame["round2"] = frame["round2"].astype(bool)
     return frame
 
 
@@ -125,19 +156,25 @@ def load_run(path: Path) -> Outcomes:
         raise BadInput(f"{manifest_file}: not a run manifest ({one_line(exc)})") from None
 
     trials = trial_rows(path, manifest)
-    if not (trials["status"] != TrialOutcome.infra_error.value).any():
-        raise BadInput(f"{path}: no finished trials (no result.json that passed or failed)")
+    if not (trials["rounds_recorded"] > 0).any():
+        raise BadInput(f"{path}: no finished trials (no result.json with a tested round)")
     seen = set(zip(trials["config"], trials["task"], trials["trial"]))
     rows: list[dict] = []
     for cfg in manifest.configs:
         for task in manifest.tasks:
             for k in range(1, manifest.trials + 1):
                 if (cfg.name, task, k) not in seen:
-                    rows.append(dict(config=cfg.name, task=task, trial=k, status="missing",
-                                     round1=False, round2=False, suite=manifest.suite,
-                                     contract=cfg.contract, agent=cfg.agent_profile))
+                    rows.append(dict(config=cfg.name, task=task, trial=k, status="missing", rounds_recorded=0,
+                                     round1=False, round2=False))
     if rows:
         trials = pd.concat([trials, pd.DataFrame(rows)], ignore_index=True)
+    settings = pd.DataFrame([dict(
+        config=cfg.name, rounds=manifest.rounds, planned_trials=manifest.trials,
+        suite=f"{manifest.suite} {manifest.suite_version}", suite_hash=manifest.suite_hash,
+        contract=cfg.contract, contract_hash=cfg.contract_hash, agent=cfg.agent_profile, agent_hash=cfg.agent_hash,
+        aider_version=cfg.aider_version, sampling=sampling_text(cfg.sampling.model_dump()),
+    ) for cfg in manifest.configs])
+    trials = trials.drop(columns=[c for c in SETTING_COLUMNS if c in trials]).merge(settings, on="config", how="left")
     configs = {
         cfg.name: ConfigInfo(
             name=cfg.name, source=f"run {manifest.run_id}", model=cfg.model,
@@ -146,9 +183,10 @@ def load_run(path: Path) -> Outcomes:
             contract=cfg.contract, contract_hash=cfg.contract_hash,
             agent_profile=cfg.agent_profile, agent_hash=cfg.agent_hash,
             aider_version=cfg.aider_version, edit_format=cfg.edit_format,
-            trials=manifest.trials, sampling=cfg.sampling.model_dump(),
+            trials=manifest.trials, rounds=manifest.rounds, sampling=cfg.sampling.model_dump(),
             adapter=cfg.adapter, adapter_hash=cfg.adapter_hash,
             trained_on_tasks=cfg.trained_on_tasks, run_dir=str(path), run_config=cfg.name,
+            training_unknown=cfg.adapter is not None and cfg.trained_on_tasks is None,
         )
         for cfg in manifest.configs
     }
@@ -158,7 +196,7 @@ def load_run(path: Path) -> Outcomes:
 # Rows already read from a run's result.json files, each with the file's size and mtime:
 # a report on a 100,000-trial run then parses only the results written since, and
 # stats the rest. A derived file; deleting it costs one slow report.
-ROW_CACHE = ".report-rows.parquet"
+ROW_CACHE = ".report-rows-2.parquet"  # numbered by the facts its rows hold: an older one is left unread
 _STAMP = ("file", "mtime_ns", "size")
 
 
@@ -198,10 +236,11 @@ def trial_rows(path: Path, manifest: RunManifest, cache: str = ROW_CACHE,
     rows = read(path, list(fresh["file"]))
     for rel, row in zip(fresh["file"], rows):
         cfg = by_name[rel.split("/", 1)[0]]
-        row.update(config=cfg.name, contract=cfg.contract, agent=cfg.agent_profile)
+        row.update(config=cfg.name)
     parsed = pd.concat([fresh.reset_index(drop=True), pd.DataFrame(rows)], axis=1)
     parts = [t for t in (still, parsed) if len(t)]
-    table = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=[*_STAMP, "config", "task", "trial", "status"])
+    table = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(
+        columns=[*_STAMP, "config", "task", "trial", "status", "rounds_recorded"])
     if rows or len(still) != len(cached):
         try:
             tmp = path / f"{cache}.{os.getpid()}.tmp"
@@ -219,7 +258,8 @@ _FALSE = {"false", "0", "no", "n", "f", "fail", "failed"}
 
 
 def load_outcomes_file(path: Path) -> Outcomes:
-    """A CSV or Parquet file, one row per task-trial, every row finished."""
+    """A CSV or Parquet file, one row per task-trial. An empty round2 where round1 is false
+    is a trial whose round 2 ended in an infrastructure error: round 1 counts, round 2 not."""
     suffix = path.suffix.lower()
     if not path.is_file():
         raise BadInput(f"{path}: no such outcomes file")
@@ -240,18 +280,29 @@ def load_outcomes_file(path: Path) -> Outcomes:
                        f"{', '.join(missing)} (need {', '.join(REQUIRED_COLUMNS)})")
     if table.empty:
         raise BadInput(f"{path}: no rows")
-    if table[list(REQUIRED_COLUMNS)].isna().any().any():
-        col = next(c for c in REQUIRED_COLUMNS if table[c].isna().any())
+    must = [c for c in REQUIRED_COLUMNS if c != "round2"]
+    if table[must].isna().any().any():
+        col = next(c for c in must if table[c].isna().any())
         raise BadInput(f"{path}: empty value in column {col} (row {int(table[col].isna().to_numpy().argmax()) + 1})")
     trial = pd.to_numeric(table["trial"], errors="coerce")
     bad = trial.isna() | (trial != np.floor(trial))
     if bad.any():
         raise BadInput(f"{path}: trial must be a whole number (row {int(bad.to_numpy().argmax()) + 1}: "
                        f"{table['trial'].iloc[int(bad.to_numpy().argmax())]!r})")
+    if "rounds" in table:
+        rounds = pd.to_numeric(table["rounds"], errors="coerce")
+        bad = rounds.isna() | (rounds != np.floor(rounds)) | (rounds < 1)
+        if bad.any():
+            row = int(bad.to_numpy().argmax())
+            raise BadInput(f"{path}: rounds must be a whole number of at least 1 (row {row + 1}: {table['rounds'].iloc[row]!r})")
     frame = table.copy()
     frame["trial"] = trial.astype("int64")
-    for col in ("round1", "round2"):
-        frame[col] = _booleans(frame[col], path, col)
+    frame["round1"] = _booleans(frame["round1"], path, "round1")
+    faulted = frame["round2"].isna()
+    if (faulted & frame["round1"]).any():
+        row = int((faulted & frame["round1"]).to_numpy().argmax()) + 1
+        raise BadInput(f"{path}: row {row} passes round 1 but has no round2 (round2 must include round1)")
+    frame["round2"] = _booleans(frame["round2"].where(~faulted, False), path, "round2")
     inconsistent = frame["round1"] & ~frame["round2"]
     if inconsistent.any():
         row = int(inconsistent.to_numpy().argmax()) + 1
@@ -260,14 +311,19 @@ def load_outcomes_file(path: Path) -> Outcomes:
     if duplicated.any():
         r = frame[duplicated].iloc[0]
         raise BadInput(f"{path}: config {r['config']}, task {r['task']}, trial {r['trial']} appears twice")
-    frame["status"] = np.where(frame["round2"], TrialOutcome.passed.value, TrialOutcome.failed.value)
+    frame["status"] = np.where(faulted, "partial",
+                               np.where(frame["round2"], TrialOutcome.passed.value, TrialOutcome.failed.value))
+    planned = frame.groupby("config")["trial"].transform("nunique")
+    frame["planned_trials"] = frame["planned_trials"] if "planned_trials" in frame else planned
     frame = _frame(frame)
     configs = {}
     for name, rows in frame.groupby("config", sort=True):
-        label = {c: _single(rows[c]) for c in OPTIONAL_COLUMNS}
+        label = {c: _single(rows[c]) for c in ("suite", "contract", "agent", "aider_version")}
+        rounds = rows["rounds"].dropna().unique()
         configs[name] = ConfigInfo(
-            name=name, source=f"file {path.name}", suite=label["suite"],
-            contract=label["contract"], agent_profile=label["agent"], trials=int(rows["trial"].nunique()),
+            name=name, source=f"file {path.name}", suite=label["suite"], contract=label["contract"],
+            agent_profile=label["agent"], aider_version=label["aider_version"],
+            trials=int(rows["trial"].nunique()), rounds=int(rounds[0]) if len(rounds) == 1 else None,
         )
     return Outcomes(frame, configs, label=path.stem, sources=[str(path)])
 
@@ -315,6 +371,7 @@ def load_aider_folder(path: Path) -> Outcomes:
     for name, run_dirs in runs_of.items():
         facts: dict[str, set] = {"model": set(), "edit_format": set(), "commit_hash": set()}
         seen: set[str] = set()
+        first_row = len(rows)
         for trial, run_dir in enumerate(run_dirs, start=1):
             for f in by_run[run_dir]:
                 try:
@@ -333,6 +390,8 @@ def load_aider_folder(path: Path) -> Outcomes:
                     if data.get(k):
                         facts[k].add(str(data[k]))
                 rows.append(_aider_row(name, task, trial, data))
+        for row in rows[first_row:]:
+            row["planned_trials"] = len(run_dirs)
         configs[name] = ConfigInfo(
             name=name, source=f"aider {path.name}",
             model=", ".join(sorted(facts["model"])) or None,
@@ -342,7 +401,7 @@ def load_aider_folder(path: Path) -> Outcomes:
             trials=len(run_dirs),
         )
     frame = _frame(rows)
-    if not frame["done"].any():
+    if not frame["round1_known"].any():
         raise BadInput(f"{path}: no finished Aider results (every one holds an exception or no test outcome)")
     return Outcomes(frame, configs, label=path.name, sources=[str(path)])
 
@@ -356,13 +415,17 @@ def _aider_run_dir(root: Path, results_file: Path) -> Path:
 
 def _aider_row(config: str, task: str, trial: int, data: dict) -> dict:
     tries = data.get("tests_outcomes") or []
-    if "exception" in data or not tries:
-        status, first = TrialOutcome.infra_error.value, None
+    first = next((i + 1 for i, ok in enumerate(tries) if ok), None)
+    if first is not None:
+        status = TrialOutcome.passed.value
+    elif not tries:
+        status = TrialOutcome.infra_error.value
+    elif "exception" in data:  # the tries tested before it crashed still count
+        status = "partial"
     else:
-        first = next((i + 1 for i, ok in enumerate(tries) if ok), None)
-        status = TrialOutcome.passed.value if first is not None else TrialOutcome.failed.value
+        status = TrialOutcome.failed.value
     return dict(
-        config=config, task=task, trial=trial, status=status,
+        config=config, task=task, trial=trial, status=status, rounds_recorded=first or len(tries),
         round1=first is not None and first <= 1, round2=first is not None and first <= 2,
         malformed_responses=data.get("num_malformed_responses", 0),
         exhausted_context_windows=data.get("num_exhausted_context_windows", 0),
@@ -370,7 +433,7 @@ def _aider_row(config: str, task: str, trial: int, data: dict) -> dict:
         prompt_tokens=data.get("prompt_tokens", 0),
         completion_tokens=data.get("completion_tokens", 0),
         cost=data.get("cost", 0.0),
-        agent=data.get("edit_format"),
+        agent=data.get("edit_format"), aider_version=data.get("commit_hash"),
     )
 
 
@@ -442,7 +505,7 @@ def load_pair(base: str, new: str, sources: list[Source], runs_dir: Path = Path(
     name among the sources given with `specs`, or a source ("runs/x", a run id, a file, an
     Aider folder) holding exactly one configuration, or "SOURCE:CONFIG"."""
     pool = load(sources, runs_dir) if sources else None
-    picked = [_pick(spec, pool, runs_dir) for spec in (base, new)]
+    picked = [pick_one(spec, pool, runs_dir) for spec in (base, new)]
     if picked[0].sources == picked[1].sources and list(picked[0].configs) == list(picked[1].configs):
         raise BadInput(f"BASE and NEW are the same configuration ({base})")
     merged, renames = combine(picked)
@@ -450,7 +513,8 @@ def load_pair(base: str, new: str, sources: list[Source], runs_dir: Path = Path(
     return merged, b, n
 
 
-def _pick(spec: str, pool: Outcomes | None, runs_dir: Path) -> Outcomes:
+def pick_one(spec: str, pool: Outcomes | None, runs_dir: Path) -> Outcomes:
+    """One configuration: a name among `pool`'s, a source holding exactly one, or SOURCE:CONFIG."""
     if pool is not None and spec in pool.configs:
         return pool.only([spec])
     source, config = spec, None

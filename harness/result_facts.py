@@ -56,12 +56,33 @@ def one_line(exc: ValidationError) -> str:
     return f"{where}: {first['msg']}"
 
 
+def rounds_recorded(result: TrialFacts) -> int:
+    """How many leading rounds have a tested outcome: the round that passed, every round of
+    a failed trial, or those tested before an infrastructure error."""
+    if result.passed_round is not None:
+        return result.passed_round
+    tested = 0
+    for r in result.rounds:
+        if r.test_report is None:
+            break
+        tested += 1
+    return tested
+
+
+def status(result: TrialFacts) -> str:
+    """The trial's state in a report: its outcome, or "partial" for an infrastructure error
+    after round 1 was tested, whose recorded rounds still count."""
+    if result.outcome is TrialOutcome.infra_error and rounds_recorded(result) > 0:
+        return "partial"
+    return result.outcome.value
+
+
 def facts_row(result: TrialFacts) -> dict:
     """The report's columns that come from the trial itself (the config's come from the
     manifest)."""
     counters = [r.counters for r in result.rounds]
     return dict(
-        task=result.task, trial=result.trial, status=result.outcome.value,
+        task=result.task, trial=result.trial, status=status(result), rounds_recorded=rounds_recorded(result),
         round1=result.solved_by(1), round2=result.solved_by(2), suite=result.suite,
         malformed_responses=sum(c.malformed_responses for c in counters),
         exhausted_context_windows=sum(c.exhausted_context_windows for c in counters),

@@ -117,7 +117,7 @@ class ConfigSummary(BaseModel):
     two_round_mean: float        # ... within two rounds
     recovered: int               # first-round failures solved in round 2 (k)
     first_round_failures: int    # n
-    infra_errors: int
+    infra_errors: int            # trials not done: an infrastructure error, before or after round 1
     missing: int                 # trials with no result at all (the run was stopped)
 
     @property
@@ -467,9 +467,9 @@ def summarize_run(run_dir: Path) -> list[ConfigSummary]:
             counts = stats.task_counts(rows)
             if len(counts):
                 s = stats.summarize(cfg.name, counts, with_pass_at_k=False)
-                first, two, recovery = s.mean[0], s.mean[1], s.recovery
+                first, two, recovery = s.mean[0], s.mean[1], s.recovery or recovery
             health = stats.health(rows)
-            infra, missing = health.infra_errors, health.missing
+            infra, missing = health.infra_errors + health.partial, health.missing
         else:
             folder = RunFolder(run_dir)
             infra = sum(folder.read_result(cfg.name, t, k) is not None

@@ -1,14 +1,40 @@
 """Every number a report prints, computed from the frame of trial outcomes
-(harness.outcomes): means of tasks solved, recovery, task-bootstrap intervals, unbiased
-pass@k, paired differences, per-task exact tests with Holm's correction, and cohort
-selection.
+(harness.outcomes): means of tasks solved, recovery, intervals, unbiased pass@k, paired
+differences with an exact test, per-task exact tests with Holm's correction, the power a
+trial count allows, and cohort selection.
 
-The unit of sampling is the task. A configuration's score is the expected number of tasks
-solved, estimated as the sum over tasks of each task's success rate over its finished
-trials; with every trial finished that is exactly the mean over trials of the tasks solved
-in that trial. Intervals resample tasks with replacement, each task keeping all of its
-trials, because the question a study asks is how the score would move on another draw of
-tasks like these, and trials of one task are not independent of each other.
+Counting. A trial's round-1 outcome counts once its first round was tested; its outcome
+within two rounds counts once its second round was (or round 1 passed). A fault in round 2
+never removes round 1's outcome: the trial counts in the round-1 rate and is left out of the
+two-round rate and of recovery until `--resume` finishes it. A configuration's score is the
+expected number of tasks solved: the sum over tasks of each task's success rate over its
+trials whose outcome counts; with every trial counted that is the mean over trials of the
+tasks solved in that trial.
+
+Intervals say what they are about, one of two targets:
+
+- "tasks" (the default): a new draw of tasks like these, each run for new trials. A
+  two-level bootstrap: each resample draws N tasks with replacement, then new trials for
+  each drawn task. Each task's trials are redrawn from its rate shrunk towards the
+  configuration's pooled rate by the amount that makes the resampled spread of task rates
+  equal to the spread observed (the observed spread already holds trial noise, so plain
+  rates would count it twice), and never towards certainty where the suite shows none.
+  Percentile levels are widened as Student's t widens a normal interval with N - 1 degrees
+  of freedom (a bootstrap from few tasks is too narrow otherwise): a one- or two-task
+  interval is the whole range the resamples reach.
+- "trials": these same tasks, each run for new trials. Only trials are redrawn, each task's
+  from its successes and failures plus TRIAL_PRIOR of each, so that 0/n or n/n is never
+  taken as certain.
+
+The smoothing constants were chosen by the coverage simulation in tests/test_stats.py
+(README, "Statistics"): suites of 3, 8 and 26 tasks with some tasks never solved, some
+always, the rest spread, 2, 4 or 8 trials.
+
+A paired difference (NEW minus BASE over shared tasks) has an interval for either target
+and a p-value from the stratified exact test: under no change each task's successes are
+spread over its trials of both configurations at random, so NEW's total of successes has the
+convolution of the tasks' hypergeometric distributions as its exact null distribution,
+whatever the number of tasks. Per task, Fisher's exact test with Holm's correction.
 """
 
 from __future__ import annotations
@@ -16,6 +42,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -26,84 +53,158 @@ RESAMPLES = 10_000
 SEED = 0
 CONFIDENCE = 0.95
 ALPHA = 0.05
+MIN_TASKS = 8        # below this many tasks the report warns that intervals are unreliable
+TRIAL_PRIOR = 0.125  # successes and failures added to a task's trials when they are redrawn alone
+POWER = 0.8          # plan-trials: the chance of detecting the effect that a plan asks for
 
-# Index draws per chunk when turning resamples into counts: bounds memory (8 bytes each)
-# whatever the suite size.
-_CHUNK_DRAWS = 2_000_000
+Target = Literal["tasks", "trials"]
+TARGETS: dict[str, str] = {
+    "tasks": "a new draw of tasks like these, each run for new trials",
+    "trials": "these same tasks, each run for new trials",
+}
 
 
-def interval_method(resamples: int = RESAMPLES, seed: int = SEED, confidence: float = CONFIDENCE) -> str:
-    """The sentence every report prints next to its intervals."""
-    return (
-        f"{confidence:.0%} task-bootstrap percentile intervals: the tasks are resampled with "
-        f"replacement, each keeping all of its trials; {resamples:,} resamples, seed {seed}."
-    )
+def interval_method(target: Target = "tasks", resamples: int = RESAMPLES, seed: int = SEED,
+                    confidence: float = CONFIDENCE) -> str:
+    """The sentence every report prints next to its intervals: what they are about and how
+    they were made."""
+    if target == "tasks":
+        how = ("two-level bootstrap: tasks resampled with replacement, then new trials for each drawn task; "
+               "percentile levels widened by Student's t for the number of tasks")
+    else:
+        how = "bootstrap of trials within each task (the tasks are fixed)"
+    return f"{confidence:.0%} intervals for {TARGETS[target]} ({how}; {resamples:,} resamples, seed {seed})."
+
+
+def small_suite_warning(tasks: int) -> str | None:
+    if tasks >= MIN_TASKS:
+        return None
+    return (f"Warning: intervals are unreliable below {MIN_TASKS} tasks (here {tasks}); "
+            "they are wide on purpose and still may not hold their nominal coverage.")
 
 
 # --- per-task counts ---------------------------------------------------------------------
 
 
 def task_counts(frame: pd.DataFrame) -> pd.DataFrame:
-    """Per (config, task): finished trials n, successes in round 1 (c1) and within two
-    rounds (c2). Unfinished trials (infrastructure errors, never written) do not count."""
-    done = frame[frame["done"]]
-    counts = done.groupby(["config", "task"], observed=True, sort=True).agg(
-        n=("trial", "size"), c1=("round1", "sum"), c2=("round2", "sum")
-    )
-    return counts.astype("int64")
+    """Per (config, task): trials whose round-1 outcome counts (n1) and their successes
+    (c1); trials whose outcome within two rounds counts (n2) and their successes (c2). A
+    task with no counted trial is left out."""
+    known1, known2 = frame["round1_known"], frame["round2_known"]
+    marked = pd.DataFrame({
+        "config": frame["config"], "task": frame["task"],
+        "n1": known1, "c1": known1 & frame["round1"], "n2": known2, "c2": known2 & frame["round2"],
+    })
+    counts = marked.groupby(["config", "task"], observed=True, sort=True)[["n1", "c1", "n2", "c2"]].sum()
+    return counts[counts["n1"] > 0].astype("int64")
 
 
-def rates(counts: pd.DataFrame) -> np.ndarray:
-    """(N, 2) per-task success rates, round 1 and within two rounds."""
-    n = counts["n"].to_numpy(dtype=float)
-    return np.column_stack([counts["c1"].to_numpy() / n, counts["c2"].to_numpy() / n])
+def round_counts(counts: pd.DataFrame, round_no: int) -> pd.DataFrame:
+    """Columns n and c of one round, over the tasks that have a counted trial in it."""
+    n, c = counts[f"n{round_no}"], counts[f"c{round_no}"]
+    keep = n > 0
+    return pd.DataFrame({"n": n[keep], "c": c[keep]})
 
 
-# --- bootstrap ---------------------------------------------------------------------------
+# --- intervals ---------------------------------------------------------------------------
 
 
-def bootstrap_sums(values: np.ndarray, resamples: int = RESAMPLES, seed: int = SEED) -> np.ndarray:
-    """Bootstrap distribution of column sums over rows resampled with replacement.
+def _binomial_pmf(n: int, q: float) -> np.ndarray:
+    k = np.arange(n + 1)
+    comb = np.array([math.comb(n, int(i)) for i in k], dtype=float)
+    return comb * q ** k * (1 - q) ** (n - k)
 
-    values: (N,) or (N, m), one row per task. Returns (resamples, m). Resample b draws N
-    row indices exactly as `rng.integers(0, N, (resamples, N))` would (the draw
-    scipy.stats.bootstrap makes), so with the same seed both see the same resamples. The
-    sum is linear in how often each row was drawn, so a chunk of resamples becomes a count
-    matrix and all m columns cost one matrix product: several configurations over suites
-    of the same size share one pass."""
-    values = np.asarray(values, dtype=float)
-    if values.ndim == 1:
-        values = values[:, None]
-    n_rows = values.shape[0]
-    if n_rows == 0:
-        raise ValueError("bootstrap over zero tasks")
+
+def redraw_rates(n: np.ndarray, c: np.ndarray, target: Target) -> np.ndarray:
+    """The success rate each task's trials are redrawn from (see the module docstring)."""
+    n, c = np.asarray(n, dtype=float), np.asarray(c, dtype=float)
+    if target == "trials":
+        return (c + TRIAL_PRIOR) / (n + 2 * TRIAL_PRIOR)
+    rates = c / n
+    pooled = (c.sum() + 0.5) / (n.sum() + 1)   # Jeffreys: a suite that never passes is not sure never to
+    spread = rates.var()
+    if rates.size < 2 or spread == 0:
+        return np.full(rates.size, pooled)
+    h = float(np.mean(1 / n))
+    if h >= 1:  # one trial per task: trial noise and task spread cannot be told apart
+        return rates
+    mean = rates.mean()
+    between = (rates.var(ddof=1) - mean * (1 - mean) * h) / (1 - h)
+    shrink = math.sqrt(min(1.0, max(0.0, between / spread)))
+    return pooled + shrink * (rates - pooled)
+
+
+def _outcome_groups(columns: list[tuple[np.ndarray, np.ndarray, float]], target: Target):
+    """Tasks grouped by their counts in every column: (task count, per column (n, q, weight))."""
+    keys = np.column_stack([np.column_stack([n, c]) for n, c, _ in columns]).astype(np.int64)
+    rates = np.column_stack([redraw_rates(n, c, target) for n, c, _ in columns])
+    _, first, sizes = np.unique(keys, axis=0, return_index=True, return_counts=True)
+    for i, size in zip(first, sizes):
+        yield int(size), [(int(keys[i, 2 * j]), float(rates[i, j]), w) for j, (_, _, w) in enumerate(columns)]
+
+
+def resampled_totals(columns: list[tuple[np.ndarray, np.ndarray, float]], target: Target = "tasks",
+                     resamples: int = RESAMPLES, seed: int = SEED) -> np.ndarray:
+    """Bootstrap distribution (resamples,) of sum over tasks of sum_j weight_j * c_j / n_j.
+
+    columns: per column (n, c, weight) over the same tasks in the same order: one column
+    for a mean, two (weights -1 and +1) for a paired difference, whose resampled tasks are
+    then the same for both. For the "tasks" target a resample's N draws are independent and
+    each is a task drawn uniformly, then its trials, so each resample is a multinomial count
+    of N draws over the mixture of the tasks' outcome distributions. For "trials", tasks
+    with the same counts are redrawn together: the sum of g redraws of n trials at rate q
+    is one binomial of g * n trials."""
     rng = np.random.default_rng(seed)
-    out = np.empty((resamples, values.shape[1]))
-    step = max(1, _CHUNK_DRAWS // n_rows)
-    for start in range(0, resamples, step):
-        size = min(step, resamples - start)
-        idx = rng.integers(0, n_rows, (size, n_rows))
-        idx += (np.arange(size) * n_rows)[:, None]
-        counts = np.bincount(idx.ravel(), minlength=size * n_rows).reshape(size, n_rows)
-        out[start:start + size] = counts @ values
-    return out
+    n_tasks = len(columns[0][0])
+    if n_tasks == 0:
+        raise ValueError("bootstrap over zero tasks")
+    groups = list(_outcome_groups(columns, target))
+    if target == "trials":
+        totals = np.zeros(resamples)
+        for size, parts in groups:
+            for n, q, w in parts:
+                totals += w * rng.binomial(size * n, q, resamples) / n
+        return totals
+    values, probs = [], []
+    for size, parts in groups:
+        v, p = np.zeros(1), np.ones(1)
+        for n, q, w in parts:
+            v = (v[:, None] + w * np.arange(n + 1) / n).ravel()
+            p = (p[:, None] * _binomial_pmf(n, q)).ravel()
+        values.append(v)
+        probs.append(p * size / n_tasks)
+    v, p = np.concatenate(values), np.concatenate(probs)
+    v, where = np.unique(np.round(v, 12), return_inverse=True)
+    p = np.bincount(where, weights=p, minlength=v.size)
+    return rng.multinomial(n_tasks, p / p.sum(), size=resamples) @ v
 
 
-def percentile_interval(distribution: np.ndarray, confidence: float = CONFIDENCE) -> np.ndarray:
-    """(2, m) lower and upper percentile bounds of a (B, m) bootstrap distribution."""
+def tail_level(target: Target, tasks: int, confidence: float = CONFIDENCE) -> float:
+    """The lower percentile level of an interval: (1 - confidence) / 2, widened for the
+    "tasks" target as Student's t with tasks - 1 degrees of freedom widens a normal
+    interval; 0 (the whole range) below two tasks."""
     tail = (1 - confidence) / 2
-    return np.quantile(distribution, [tail, 1 - tail], axis=0)
+    if target == "trials":
+        return tail
+    if tasks < 2:
+        return 0.0
+    from scipy.stats import norm, t  # scipy.stats takes ~1 s to import: only here
+
+    return float(norm.cdf(-t.ppf(1 - tail, tasks - 1)))
 
 
-def bootstrap_p_value(distribution: np.ndarray) -> np.ndarray:
-    """Two-sided p-value for "the difference is zero" from the bootstrap distribution of a
-    difference: twice the smaller tail beyond zero, counted with the +1 that keeps a finite
-    number of resamples from ever claiming p = 0. It agrees with the percentile interval:
-    p < 1 - confidence roughly when the interval excludes zero."""
-    b = distribution.shape[0]
-    below = (distribution <= 0).sum(axis=0)
-    above = (distribution >= 0).sum(axis=0)
-    return np.minimum(1.0, 2 * (np.minimum(below, above) + 1) / (b + 1))
+def interval(columns: list[tuple[np.ndarray, np.ndarray, float]], target: Target = "tasks",
+             resamples: int = RESAMPLES, seed: int = SEED, confidence: float = CONFIDENCE) -> tuple[float, float]:
+    totals = resampled_totals(columns, target, resamples, seed)
+    tail = tail_level(target, len(columns[0][0]), confidence)
+    low, high = np.quantile(totals, [tail, 1 - tail])
+    return float(low), float(high)
+
+
+def total_interval(n, c, target: Target = "tasks", resamples: int = RESAMPLES, seed: int = SEED,
+                   confidence: float = CONFIDENCE) -> tuple[float, float]:
+    """Interval of the expected number of tasks solved, from per-task trials n and successes c."""
+    return interval([(np.asarray(n), np.asarray(c), 1.0)], target, resamples, seed, confidence)
 
 
 # --- pass@k ------------------------------------------------------------------------------
@@ -132,13 +233,19 @@ def ks_to_show(trials: int) -> list[int]:
     return sorted(set(ks + [trials]))
 
 
-def mean_pass_at_k(n: np.ndarray, c: np.ndarray, k: int) -> float:
-    """pass@k averaged over the tasks with at least k finished trials (nan if none)."""
+@dataclass
+class PassAtK:
+    value: float     # nan when no task has k trials
+    tasks: int       # the tasks it averages over: those with at least k trials
+
+
+def mean_pass_at_k(n: np.ndarray, c: np.ndarray, k: int) -> PassAtK:
+    """pass@k averaged over the tasks with at least k counted trials, and how many those are."""
     values = [pass_at_k(int(ni), int(ci), k) for ni, ci in zip(n, c) if ni >= k]
-    return float(np.mean(values)) if values else float("nan")
+    return PassAtK(float(np.mean(values)) if values else float("nan"), len(values))
 
 
-# --- tests of two success counts ---------------------------------------------------------
+# --- tests of success counts -------------------------------------------------------------
 
 
 @lru_cache(maxsize=None)
@@ -157,6 +264,31 @@ def exact_test(c_base: int, n_base: int, c_new: int, n_new: int) -> float:
     return float(fisher_exact(table, alternative="two-sided").pvalue)
 
 
+@lru_cache(maxsize=65_536)
+def _hypergeometric(total: int, successes: int, draws: int) -> tuple[int, np.ndarray]:
+    """The lowest possible count and the pmf of successes among `draws` of `total` trials
+    of which `successes` succeeded, drawn without replacement."""
+    low, high = max(0, draws - (total - successes)), min(successes, draws)
+    ways = [math.comb(successes, x) * math.comb(total - successes, draws - x) for x in range(low, high + 1)]
+    whole = math.comb(total, draws)
+    return low, np.array([w / whole for w in ways])
+
+
+def stratified_exact_test(n_base, c_base, n_new, c_new) -> float:
+    """Two-sided p-value of "no change on any task" from per-task counts: NEW's total of
+    successes against its exact null distribution, the convolution over tasks of the
+    hypergeometric count of NEW's successes among the task's pooled successes; twice the
+    smaller tail, at most 1. Its size is at most alpha at any number of tasks."""
+    null, offset = np.ones(1), 0
+    for nb, cb, nn, cn in zip(n_base, c_base, n_new, c_new):
+        low, pmf = _hypergeometric(int(nb + nn), int(cb + cn), int(nn))
+        offset += low
+        null = np.convolve(null, pmf)
+    observed = int(np.sum(c_new)) - offset
+    lower, upper = null[:observed + 1].sum(), null[observed:].sum()
+    return float(min(1.0, 2 * min(lower, upper)))
+
+
 def holm(p_values) -> np.ndarray:
     """Holm's step-down adjusted p-values, in the input's order: the i-th smallest p is
     multiplied by (m - i + 1), then made non-decreasing along the sorted order and capped
@@ -172,6 +304,106 @@ def holm(p_values) -> np.ndarray:
     return adjusted
 
 
+# --- power -------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=4096)
+def smallest_p(n_base: int, n_new: int) -> float:
+    """The smallest two-sided Fisher p-value one task can reach with these trial counts:
+    every trial of one configuration passing and every trial of the other failing."""
+    return min(exact_test(0, n_base, n_new, n_new), exact_test(n_base, n_base, 0, n_new))
+
+
+def trials_for_significance(tasks: int, alpha: float = ALPHA, limit: int = 1000) -> int:
+    """The fewest trials per configuration (the same in both) with which a task can be
+    significant after Holm's correction over `tasks` tasks: 2 / C(2T, T) <= alpha / tasks."""
+    for trials in range(1, limit + 1):
+        if 2 / math.comb(2 * trials, trials) * tasks <= alpha:
+            return trials
+    return limit
+
+
+@dataclass
+class TaskPower:
+    smallest_p: float            # the smallest p any one task can reach
+    reachable: bool              # whether some task can be significant after Holm
+    trials_needed: int           # trials per configuration that would make it reachable
+
+    def sentence(self, tasks: int, alpha: float) -> str | None:
+        if self.reachable:
+            return None
+        return (f"No task can reach significance: with these trial counts the smallest p-value one task can "
+                f"have is {self.smallest_p:.3g}, and Holm's correction over {tasks} tasks needs "
+                f"{alpha / tasks:.3g} or less; {self.trials_needed} trials per configuration would be needed.")
+
+
+def task_power(n_base: np.ndarray, n_new: np.ndarray, alpha: float = ALPHA) -> TaskPower:
+    lowest = min(smallest_p(int(a), int(b)) for a, b in zip(n_base, n_new))
+    tasks = len(n_base)
+    return TaskPower(lowest, lowest * tasks <= alpha, trials_for_significance(tasks, alpha))
+
+
+def shifted_rates(rates: np.ndarray, effect: float) -> np.ndarray:
+    """Per-task rates whose sum moves by `effect` tasks: a gain is shared in proportion to
+    each task's failure rate, a loss in proportion to its success rate."""
+    rates = np.asarray(rates, dtype=float)
+    room = (1 - rates) if effect >= 0 else rates
+    if room.sum() < abs(effect) - 1e-12:
+        direction = "gain" if effect >= 0 else "lose"
+        raise BadInput(f"--effect {effect:g}: the baseline can {direction} at most {room.sum():.2f} tasks")
+    return rates + effect * room / room.sum() if room.sum() else rates
+
+
+@dataclass
+class PowerPoint:
+    trials: int
+    power: float
+
+
+def detection_power(rates: np.ndarray, new_rates: np.ndarray, trials: int, alpha: float = ALPHA,
+                    simulations: int = 1000, seed: int = SEED) -> float:
+    """The share of simulated comparisons, both configurations run for `trials` trials per
+    task, in which the stratified exact test finds the change at `alpha` in its direction."""
+    rng = np.random.default_rng([seed, trials])
+    n = np.full(len(rates), trials)
+    base = rng.binomial(trials, rates, (simulations, len(rates)))
+    new = rng.binomial(trials, new_rates, (simulations, len(rates)))
+    sign = np.sign(np.sum(new_rates) - np.sum(rates))
+    found = 0
+    for b, c in zip(base, new):
+        if np.sign(c.sum() - b.sum()) == sign and stratified_exact_test(n, b, n, c) <= alpha:
+            found += 1
+    return found / simulations
+
+
+def plan_trials(rates: np.ndarray, effect: float, alpha: float = ALPHA, power: float = POWER,
+                simulations: int = 1000, seed: int = SEED, max_trials: int = 256) -> tuple[int | None, list[PowerPoint]]:
+    """The fewest trials per task (both configurations) that detect a change of `effect`
+    tasks with the given power, by simulation from the baseline's per-task rates; the
+    powers computed on the way. None when even max_trials do not."""
+    new_rates = shifted_rates(rates, effect)
+    seen: dict[int, float] = {}
+
+    def at(t: int) -> float:
+        if t not in seen:
+            seen[t] = detection_power(rates, new_rates, t, alpha, simulations, seed)
+        return seen[t]
+
+    high = 1
+    while at(high) < power:
+        if high >= max_trials:
+            return None, [PowerPoint(t, p) for t, p in sorted(seen.items())]
+        high = min(2 * high, max_trials)
+    low = high // 2
+    while high - low > 1:
+        mid = (low + high) // 2
+        if at(mid) >= power:
+            high = mid
+        else:
+            low = mid
+    return high, [PowerPoint(t, p) for t, p in sorted(seen.items())]
+
+
 # --- summaries ---------------------------------------------------------------------------
 
 
@@ -185,13 +417,23 @@ class Ratio:
         return self.k / self.n if self.n else None
 
 
+STATES = {
+    "passed": "passed",
+    "failed": "failed",
+    "partial": "fault after round 1 (round 1 kept)",
+    "infra_error": "infrastructure error",
+    "missing": "never written",
+}
+
+
 @dataclass
 class Health:
     """Agent health over a configuration's trials (every recorded trial, finished or not)."""
 
     trials: int              # task-trials expected
     finished: int
-    infra_errors: int
+    partial: int             # an infrastructure error after round 1's outcome was recorded
+    infra_errors: int        # an infrastructure error before any outcome (partial ones not included)
     missing: int             # never written
     malformed_responses: int
     exhausted_context_windows: int
@@ -200,80 +442,82 @@ class Health:
     cost_per_trial: float | None
 
 
+NAN_PAIR = (float("nan"), float("nan"))
+
+
 @dataclass
 class Summary:
     """The headline numbers of one configuration over one set of tasks."""
 
     config: str
-    tasks: int                       # N: tasks with at least one finished trial
-    trials: int                      # T: the most finished trials any task has
-    mean: tuple[float, float]        # expected tasks solved: round 1, within two rounds
-    interval: tuple[tuple[float, float], tuple[float, float]] | None = None
-    recovery: Ratio = field(default_factory=lambda: Ratio(0, 0))
-    pass_at_k: dict[str, dict[int, float]] = field(default_factory=dict)  # "round1"/"round2"
+    tasks: int                       # N: tasks with a counted round-1 outcome
+    trials: int                      # T: the most counted round-1 outcomes any task has
+    mean: tuple[float, float]        # expected tasks solved: round 1, within two rounds (nan: none counted)
+    tasks2: int = 0                  # tasks with a counted two-round outcome
+    interval: tuple[tuple[float, float], tuple[float, float]] = (NAN_PAIR, NAN_PAIR)
+    recovery: Ratio | None = field(default_factory=lambda: Ratio(0, 0))   # None: no two-round outcome
+    pass_at_k: dict[str, dict[int, PassAtK]] = field(default_factory=dict)  # "round1"/"round2"
 
     def percent(self, round_no: int) -> float:
-        return 100.0 * self.mean[round_no - 1] / self.tasks if self.tasks else float("nan")
+        tasks = self.tasks if round_no == 1 else self.tasks2
+        return 100.0 * self.mean[round_no - 1] / tasks if tasks else float("nan")
 
 
-def recovery(counts: pd.DataFrame) -> Ratio:
-    """First-round failures over all finished task-trials (n), and those solved in round 2
-    (k). Round 2 only runs after a failed round 1, so c2 - c1 are exactly the recoveries."""
-    return Ratio(k=int((counts["c2"] - counts["c1"]).sum()), n=int((counts["n"] - counts["c1"]).sum()))
+def recovery(counts: pd.DataFrame) -> Ratio | None:
+    """First-round failures among the trials with a counted two-round outcome (n), and
+    those solved in round 2 (k). Round 2 only runs after a failed round 1, so c2 - c1 are
+    exactly the recoveries. None when no trial has a two-round outcome (a one-round run)."""
+    two = counts[counts["n2"] > 0]
+    if two.empty:
+        return None
+    return Ratio(k=int((two["c2"] - two["c1"]).sum()), n=int((two["n2"] - two["c1"]).sum()))
 
 
 def summarize(config: str, counts: pd.DataFrame, with_pass_at_k: bool = True) -> Summary:
     """Means, recovery and pass@k of one configuration from its per-task counts (one row
-    per task). Intervals come separately (bootstrap_intervals), so that every configuration
-    of a report is resampled in one pass."""
-    r = rates(counts)
+    per task). Intervals come separately (intervals_of)."""
+    one, two = round_counts(counts, 1), round_counts(counts, 2)
     summary = Summary(
-        config=config,
-        tasks=len(counts),
-        trials=int(counts["n"].max()) if len(counts) else 0,
-        mean=(float(r[:, 0].sum()), float(r[:, 1].sum())),
-        recovery=recovery(counts),
+        config=config, tasks=len(one), trials=int(one["n"].max()) if len(one) else 0,
+        mean=(float((one["c"] / one["n"]).sum()), float((two["c"] / two["n"]).sum()) if len(two) else float("nan")),
+        tasks2=len(two), recovery=recovery(counts),
     )
     if with_pass_at_k:
-        n, c1, c2 = (counts[col].to_numpy() for col in ("n", "c1", "c2"))
         ks = ks_to_show(summary.trials)
         summary.pass_at_k = {
-            "round1": {k: mean_pass_at_k(n, c1, k) for k in ks},
-            "round2": {k: mean_pass_at_k(n, c2, k) for k in ks},
+            f"round{r}": {k: mean_pass_at_k(rc["n"].to_numpy(), rc["c"].to_numpy(), k) for k in ks}
+            for r, rc in ((1, one), (2, two)) if len(rc)
         }
     return summary
 
 
-def bootstrap_intervals(
-    blocks: list[np.ndarray], resamples: int = RESAMPLES, seed: int = SEED, confidence: float = CONFIDENCE
-) -> list[np.ndarray]:
-    """Percentile intervals of the column sums of each (N_i, m_i) block: one (2, m_i) array
-    per block. Blocks with the same N share one resampling pass (and so the same resampled
-    task positions, which leaves each block's own interval what it would be alone)."""
-    by_size: dict[int, list[int]] = {}
-    for i, block in enumerate(blocks):
-        by_size.setdefault(block.shape[0], []).append(i)
-    out: list[np.ndarray] = [np.empty(0)] * len(blocks)
-    for members in by_size.values():
-        stacked = np.hstack([blocks[i] for i in members])
-        bounds = percentile_interval(bootstrap_sums(stacked, resamples, seed), confidence)
-        col = 0
-        for i in members:
-            width = blocks[i].shape[1]
-            out[i] = bounds[:, col:col + width]
-            col += width
-    return out
+def intervals_of(counts: pd.DataFrame, target: Target = "tasks", resamples: int = RESAMPLES, seed: int = SEED,
+                 confidence: float = CONFIDENCE) -> tuple[tuple[float, float], tuple[float, float]]:
+    """Intervals of the round-1 and two-round means of one configuration."""
+    out = []
+    for r in (1, 2):
+        rc = round_counts(counts, r)
+        out.append(total_interval(rc["n"], rc["c"], target, resamples, seed, confidence) if len(rc) else NAN_PAIR)
+    return out[0], out[1]
+
+
+def states(frame: pd.DataFrame) -> dict[str, int]:
+    """How many of a configuration's task-trials are in each state (STATES)."""
+    found = frame["status"].value_counts()
+    return {state: int(found.get(state, 0)) for state in STATES}
 
 
 def health(frame: pd.DataFrame) -> Health:
     """Agent health of one configuration's rows (finished or not)."""
     recorded = frame[frame["status"] != "missing"]
     tokens = recorded["prompt_tokens"] + recorded["completion_tokens"]
+    count = states(frame)
     return Health(
         trials=len(frame),
-        finished=int(frame["done"].sum()),
-        infra_errors=int((frame["status"] == "infra_error").sum()),
-        missing=int((frame["status"] == "missing").sum()),
+        finished=count["passed"] + count["failed"],
+        partial=count["partial"],
+        infra_errors=count["infra_error"],
+        missing=count["missing"],
         malformed_responses=int(frame["malformed_responses"].sum()),
         exhausted_context_windows=int(frame["exhausted_context_windows"].sum()),
         timeouts=int(frame["timeouts"].sum()),
@@ -290,63 +534,66 @@ class PairedDifference:
     """NEW minus BASE in expected tasks solved over the shared tasks, one round."""
 
     round: int
+    tasks: int
     base: float
     new: float
     difference: float
     interval: tuple[float, float]
-    p_value: float
+    p_value: float               # the stratified exact test of "no change on any task"
 
 
 def paired_differences(
-    base: pd.DataFrame, new: pd.DataFrame, resamples: int = RESAMPLES, seed: int = SEED,
-    confidence: float = CONFIDENCE,
+    base: pd.DataFrame, new: pd.DataFrame, target: Target = "tasks", resamples: int = RESAMPLES,
+    seed: int = SEED, confidence: float = CONFIDENCE,
 ) -> list[PairedDifference]:
-    """Paired task bootstrap over the tasks both count tables hold (same index, same
-    order): each resample draws tasks and takes both configurations' rates on them."""
+    """Per round, over the tasks both count tables hold with a counted outcome in that
+    round (same index, same order): the difference, its interval (both configurations'
+    trials redrawn on the same resampled tasks) and the stratified exact test's p-value."""
     if not base.index.equals(new.index):
         raise ValueError("paired counts must cover the same tasks in the same order")
-    rb, rn = rates(base), rates(new)
-    distribution = bootstrap_sums(rn - rb, resamples, seed)
-    bounds = percentile_interval(distribution, confidence)
-    p = bootstrap_p_value(distribution)
-    return [
-        PairedDifference(
-            round=i + 1,
-            base=float(rb[:, i].sum()),
-            new=float(rn[:, i].sum()),
-            difference=float((rn[:, i] - rb[:, i]).sum()),
-            interval=(float(bounds[0, i]), float(bounds[1, i])),
-            p_value=float(p[i]),
-        )
-        for i in range(2)
-    ]
+    out = []
+    for r in (1, 2):
+        keep = (base[f"n{r}"] > 0) & (new[f"n{r}"] > 0)
+        if not keep.any():
+            continue
+        nb, cb = base.loc[keep, f"n{r}"].to_numpy(), base.loc[keep, f"c{r}"].to_numpy()
+        nn, cn = new.loc[keep, f"n{r}"].to_numpy(), new.loc[keep, f"c{r}"].to_numpy()
+        low, high = interval([(nb, cb, -1.0), (nn, cn, 1.0)], target, resamples, seed, confidence)
+        out.append(PairedDifference(
+            round=r, tasks=int(keep.sum()), base=float((cb / nb).sum()), new=float((cn / nn).sum()),
+            difference=float((cn / nn - cb / nb).sum()), interval=(low, high),
+            p_value=stratified_exact_test(nb, cb, nn, cn),
+        ))
+    return out
 
 
 def clears_bar(difference: PairedDifference, delta: float) -> bool:
     """A pre-registered bar of `delta` tasks is cleared when the lower bound of the gain's
-    interval lies above it, not merely the point estimate."""
-    return difference.interval[0] > delta
+    interval is at least `delta`, not merely the point estimate."""
+    return difference.interval[0] >= delta
 
 
 @dataclass
 class TaskChange:
     task: str
-    base: tuple[int, int, int]   # n, c1, c2
-    new: tuple[int, int, int]
-    change: float                # difference of success rates in the chosen round
+    base: tuple[int, int, int, int]   # n1, c1, n2, c2
+    new: tuple[int, int, int, int]
+    change: float                     # difference of success rates in the chosen round
     p_value: float
     p_holm: float
     label: str
 
 
 def task_changes(base: pd.DataFrame, new: pd.DataFrame, round_no: int, alpha: float = ALPHA) -> list[TaskChange]:
-    """One row per shared task: counts, the change in success rate in `round_no`, Fisher's
-    exact p-value, its Holm adjustment across the tasks, and the label. A gain or a
-    regression is called significant only when its Holm-adjusted p is <= alpha; otherwise
-    it is labelled "(n.s.)". Sorted by change, regressions first, then by task."""
-    col = f"c{round_no}"
-    nb, cb = base["n"].to_numpy(), base[col].to_numpy()
-    nn, cn = new["n"].to_numpy(), new[col].to_numpy()
+    """One row per shared task with a counted outcome in `round_no` in both: counts, the
+    change in success rate, Fisher's exact p-value, its Holm adjustment across those tasks,
+    and the label. A gain or a regression is called significant only when its Holm-adjusted
+    p is <= alpha; otherwise it is labelled "(n.s.)". Sorted by change, regressions first,
+    then by task."""
+    keep = (base[f"n{round_no}"] > 0) & (new[f"n{round_no}"] > 0)
+    base, new = base[keep], new[keep]
+    nb, cb = base[f"n{round_no}"].to_numpy(), base[f"c{round_no}"].to_numpy()
+    nn, cn = new[f"n{round_no}"].to_numpy(), new[f"c{round_no}"].to_numpy()
     change = cn / nn - cb / nb
     p = np.array([exact_test(int(a), int(b), int(c), int(d)) for a, b, c, d in zip(cb, nb, cn, nn)])
     adjusted = holm(p)
@@ -360,8 +607,8 @@ def task_changes(base: pd.DataFrame, new: pd.DataFrame, round_no: int, alpha: fl
                 label += " (n.s.)"
         out.append(TaskChange(
             task=str(task),
-            base=tuple(int(base[c].iat[i]) for c in ("n", "c1", "c2")),
-            new=tuple(int(new[c].iat[i]) for c in ("n", "c1", "c2")),
+            base=tuple(int(base[c].iat[i]) for c in ("n1", "c1", "n2", "c2")),
+            new=tuple(int(new[c].iat[i]) for c in ("n1", "c1", "n2", "c2")),
             change=float(change[i]), p_value=float(p[i]), p_holm=float(adjusted[i]), label=label,
         ))
     out.sort(key=lambda t: (t.change, t.task))
@@ -381,21 +628,32 @@ def parse_cohort(spec: str | None) -> int | None:
     return int(number)
 
 
-def best_trials(frame: pd.DataFrame, k: int) -> pd.DataFrame:
-    """Keep, per configuration, the K trials with the highest total: tasks solved within
-    two rounds, ties broken by tasks solved in round 1, then by the lower trial index.
-    Every row of a kept trial stays (finished or not)."""
-    totals = (
-        frame[frame["done"]].groupby(["config", "trial"], observed=True)[["round2", "round1"]].sum()
-        .reset_index()
+def best_trials(frame: pd.DataFrame, k: int, round_no: int = 2) -> pd.DataFrame:
+    """Keep, per configuration, the K trials with the most tasks solved in the round being
+    reported (`round_no`: round 1, or within two rounds), ties broken by the other round,
+    then by the lower trial index. Every row of a kept trial stays (finished or not)."""
+    other = 3 - round_no
+    solved = frame.assign(
+        ranked=frame[f"round{round_no}_known"] & frame[f"round{round_no}"],
+        tie=frame[f"round{other}_known"] & frame[f"round{other}"],
     )
-    all_trials = frame[["config", "trial"]].drop_duplicates()
-    totals = all_trials.merge(totals, on=["config", "trial"], how="left").fillna({"round1": 0, "round2": 0})
+    totals = solved.groupby(["config", "trial"], observed=True)[["ranked", "tie"]].sum().reset_index()
     per_config = totals.groupby("config", observed=True)["trial"].nunique()
     short = per_config[per_config < k]
     if len(short):
         name, have = short.index[0], int(short.iloc[0])
         raise BadInput(f"--cohort best:{k}: config {name} has only {have} trials")
-    totals = totals.sort_values(["config", "round2", "round1", "trial"], ascending=[True, False, False, True])
+    totals = totals.sort_values(["config", "ranked", "tie", "trial"], ascending=[True, False, False, True])
     keep = totals.groupby("config", observed=True).head(k)[["config", "trial"]]
     return frame.merge(keep, on=["config", "trial"], how="inner")
+
+
+def cohort_inflation(frame: pd.DataFrame, selected: pd.DataFrame, round_no: int) -> dict[str, float]:
+    """Per configuration: the selected cohort's mean tasks solved in `round_no` minus the
+    mean over all its trials, on the same data."""
+    def means(rows: pd.DataFrame) -> pd.Series:
+        counts = round_counts(task_counts(rows), round_no)
+        return (counts["c"] / counts["n"]).groupby(level="config").sum()
+
+    everyone, chosen = means(frame), means(selected)
+    return {str(c): float(chosen.get(c, 0.0) - everyone.get(c, 0.0)) for c in everyone.index}

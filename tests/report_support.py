@@ -1,6 +1,7 @@
 """Writes run folders and outcomes files the way the runner and other tools do, so report
 tests read real records from disk. A trial is given as the round it first passed in: 1, 2,
-None (failed both), "infra" (an infrastructure error), or "skip" (no result.json)."""
+None (failed every round), "infra" (an infrastructure error before any test), "fault2" (round 1
+failed, then an infrastructure error in round 2) or "skip" (no result.json)."""
 
 from __future__ import annotations
 
@@ -26,9 +27,9 @@ def config_manifest(name: str, **overrides) -> ConfigManifest:
     return ConfigManifest(**fields)
 
 
-def _rounds(first_pass, counters: AgentCounters, tests: int) -> list[RoundRecord]:
+def _rounds(first_pass, counters: AgentCounters, tests: int, planned: int = 2) -> list[RoundRecord]:
     rounds = []
-    for number in (1, 2):
+    for number in range(1, planned + 1):
         passed = first_pass == number
         status = Status.passed if passed else Status.failed
         cases = [TestCaseResult(name=f"case {i}", status=status,
@@ -51,6 +52,7 @@ def write_run(
     task_hashes: dict[str, str] | None = None,
     counters: AgentCounters | None = None,
     tests_per_report: int = 0,
+    rounds: int = 2,
 ) -> Path:
     """outcomes[config][task] = one entry per trial (see the module docstring). With
     tests_per_report, each round's TestReport lists that many test cases, failures with a
@@ -61,7 +63,7 @@ def write_run(
     manifest = RunManifest(
         run_id=run_id, created_at=STAMP, harness_version="0.1.0", suite="fixed26", suite_version="1",
         suite_hash=suite_hash, task_hashes=task_hashes or {t: t[0] * 64 for t in tasks}, tasks=tasks,
-        trials=trials, rounds=2, sandbox="local",
+        trials=trials, rounds=rounds, sandbox="local",
         configs=[config_manifest(name, **(configs or {}).get(name, {})) for name in outcomes],
     )
     run.mkdir(parents=True)
@@ -78,23 +80,29 @@ def write_run(
                 if entry == "infra":
                     result = TrialResult(**base, outcome=TrialOutcome.infra_error,
                                          infra_error=InfraFailure(kind="provider", message="timeout"))
+                elif entry == "fault2":
+                    tested = _rounds(None, counters or AgentCounters(), tests_per_report, planned=1)
+                    result = TrialResult(**base, outcome=TrialOutcome.infra_error, rounds=tested + [RoundRecord(round=2)],
+                                         infra_error=InfraFailure(kind="provider", message="timeout"))
                 else:
                     result = TrialResult(
                         **base, outcome=TrialOutcome.passed if entry else TrialOutcome.failed,
-                        passed_round=entry, rounds=_rounds(entry, counters or AgentCounters(), tests_per_report))
+                        passed_round=entry, rounds=_rounds(entry, counters or AgentCounters(), tests_per_report, rounds))
                 (folder / "result.json").write_text(result.model_dump_json())
     return run
 
 
 def outcomes_table(outcomes: dict[str, dict[str, list]]) -> pd.DataFrame:
-    """The same trials as an outcomes file's rows (infra errors and skips left out)."""
+    """The same trials as an outcomes file's rows (infra errors and skips left out; a round-2
+    fault has an empty round2)."""
     rows = []
     for config, per_task in outcomes.items():
         for task, entries in per_task.items():
             for k, entry in enumerate(entries, start=1):
                 if entry in ("infra", "skip"):
                     continue
-                rows.append(dict(config=config, task=task, trial=k, round1=entry == 1, round2=entry in (1, 2)))
+                rows.append(dict(config=config, task=task, trial=k, round1=entry == 1,
+                                 round2=None if entry == "fault2" else entry in (1, 2)))
     return pd.DataFrame(rows)
 
 

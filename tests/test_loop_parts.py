@@ -35,9 +35,11 @@ def test_the_bar_is_checked_on_held_in_and_held_out_tasks_apart(tmp_path):
     after = outcomes(tmp_path, "after", {**{t: 4 for t in HELD_IN}, "h1": 2, "h2": 4})
     check = bar_check(before, after, ["toy/h1", "h2"], delta=0.5, round_no=1, against=3, resamples=2000)
     held_in, held_out = check.scopes
-    # Every held-in task went from 0/4 to 4/4: a gain of 6 tasks in every resample.
+    # Every held-in task went from 0/4 to 4/4: a gain of 6 tasks, but 4 trials do not make
+    # 0/4 certain, so the interval reaches below 6.
     assert (held_in.scope, held_in.tasks) == ("held-in", HELD_IN)
-    assert (held_in.before, held_in.after, held_in.difference, held_in.low, held_in.high) == (0.0, 6.0, 6.0, 6.0, 6.0)
+    assert (held_in.before, held_in.after, held_in.difference, held_in.high) == (0.0, 6.0, 6.0, 6.0)
+    assert 0.5 <= held_in.low < 6.0
     assert held_in.passed
     # The held-out tasks did not move (2/4 + 4/4 = 1.5 tasks before and after).
     assert (held_out.scope, held_out.tasks) == ("held-out", ["h1", "h2"])
@@ -52,9 +54,9 @@ def test_the_bar_needs_the_lower_bound_above_delta_not_the_mean(tmp_path):
     after = outcomes(tmp_path, "after", {**{t: 0 for t in HELD_IN}, "t0": 4})
     check = bar_check(before, after, [], delta=0.5, round_no=1, against=0, resamples=2000)
     (only,) = check.scopes
-    assert only.scope == "held-in" and only.difference == 1.0 and only.low == 0.0
+    assert only.scope == "held-in" and only.difference == 1.0 and only.low <= 0.0
     assert not check.passed
-    assert bar_check(before, after, [], delta=-0.5, round_no=1, against=0, resamples=2000).passed
+    assert bar_check(before, after, [], delta=only.low, round_no=1, against=0, resamples=2000).passed  # at least
 
 
 def _it(index: int, passed: bool | None) -> Iteration:

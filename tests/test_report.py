@@ -49,7 +49,8 @@ def test_report_headline_numbers_and_notes(runs):
     unseen = rows[("lora", "unseen in training")]
     assert unseen[2] == "24" and unseen[4] == "18.25 (76.0%)"
     assert any("lora (adapter lora-1) was trained on 2 of the 26 tasks: never-00, never-01" in n for n in doc.notes)
-    assert any(n.startswith("95% task-bootstrap percentile intervals") and "2,000 resamples" in n for n in doc.notes)
+    assert any(n.startswith("95% intervals for a new draw of tasks like these, each run for new trials")
+               and "2,000 resamples" in n for n in doc.notes)
     # the interval holds the mean
     low, high = (float(x) for x in re.findall(r"[\d.]+", base[5]))
     assert low < 11.25 < high
@@ -84,18 +85,24 @@ def test_unfinished_trials_are_reported_not_failed(tmp_path):
     write_run(tmp_path, "r1", {"base": {"a": [1, "infra", 1, "skip"], "b": ["infra", "infra", "skip", "skip"],
                                         "c": [None, 2, 2, 2]}})
     doc = build_report(load([("auto", "r1")], tmp_path), FAST)
-    assert ("base: 6 of 12 task-trials not finished (3 infrastructure errors, 3 never written); they are not "
-            "counted as failures, and each task's rate uses its finished trials.") in doc.notes
-    assert "base: left out, no finished trial: b" in doc.notes
+    assert ("base: 6 of 12 task-trials have no outcome (3 infrastructure errors, 3 never written); they are not "
+            "counted as failures, and each task's rate uses its counted trials.") in doc.notes
+    assert "base: left out, no counted trial: b" in doc.notes
     assert doc.tables[0].rows[0][1:4] == ["2", "4", "1.00 (50.0%)"]  # a: 2/2, c: 0/4
-    assert doc.tables[2].rows[0][1:4] == ["12", "3", "3"]  # health: task-trials, infra errors, not written
+    states = doc.tables[2]
+    assert states.title == "Task-trials by state"
+    assert states.rows[0] == ["base", "12", "5", "1", "0", "3", "3"]
 
 
 def test_cohort_is_named_in_every_table_and_plot(tmp_path):
     write_run(tmp_path, "r1", {"base": {"a": [1, None, 2, None], "b": [1, None, None, 1], "c": [None, None, 2, None]}})
     doc = build_report(load([("auto", "r1")], tmp_path), ReportOptions(resamples=2_000, cohort=2))
-    assert all(t.caption == "selected cohort: best 2 of 4 trials" for t in doc.tables)
-    assert all("selected cohort: best 2 of 4 trials" in p.title for p in doc.plots)
+    assert all(t.caption.startswith("selected cohort") for t in doc.tables)
+    assert all("(selected cohort)" in p.title for p in doc.plots)
+    assert any(n.startswith("Selected cohort: best 2 of 4 trials, ranked by tasks solved within two rounds") for n in doc.notes)
+    # intervals are marked as not valid, in the table and in JSON
+    assert doc.tables[0].rows[0][4].endswith(" *") and doc.data["interval"]["valid"] is False
+    assert doc.data["summaries"][0]["interval_valid"] is False
     # trial totals within two rounds: 2, 0, 2, 1; trials 1 and 3 tie at 2 and both stay
     # (the tie-break by round 1, 2 against 0, would only matter for best:1).
     # Round 1 on trials 1 and 3: a 1/2, b 1/2, c 0/2.
@@ -124,8 +131,8 @@ def test_compare_per_task_labels_and_recovery(runs):
     diff = next(t for t in doc.tables if t.title.startswith("Difference"))
     # +10 never-solved tasks now always solved, -1 always-solved task lost; two of the ten
     # are in the training set
-    assert diff.rows[1][:5] == ["all tasks", "two rounds", "15.25", "24.25", "+9.00"]
-    assert diff.rows[3][:5] == ["unseen in training", "two rounds", "15.25", "22.25", "+7.00"]
+    assert diff.rows[1][:6] == ["all tasks", "two rounds", "26", "15.25", "24.25", "+9.00"]
+    assert diff.rows[3][:6] == ["unseen in training", "two rounds", "24", "15.25", "22.25", "+7.00"]
 
 
 def test_compare_with_enough_trials_calls_a_regression_significant(tmp_path):
@@ -134,7 +141,8 @@ def test_compare_with_enough_trials_calls_a_regression_significant(tmp_path):
     write_run(tmp_path, "r1", {"base": tasks, "new": worse})
     outcomes, base, new = load_pair("r1:base", "r1:new", [], tmp_path)
     per_task = build_comparison(outcomes, base, new, FAST).tables[2]
-    assert per_task.rows[0][0] == "t0" and "regression" == per_task.rows[0][7]  # p = 2/C(24,12), x5 tasks
+    assert per_task.rows[0][0] == "t0"
+    assert per_task.rows[0][per_task.columns.index("label")] == "regression"  # p = 2/C(24,12), x5 tasks
 
 
 def test_pre_registered_bar_is_stated_before_the_numbers(runs):
@@ -195,7 +203,9 @@ def test_json_report(runs, tmp_path):
     body = json.loads(out.read_text())
     base = next(s for s in body["data"]["summaries"] if s["config"] == "base" and s["tasks_in"] == "all tasks")
     assert base["round1_mean"] == 11.25 and base["recovered"] == 16 and base["first_round_failures"] == 59
-    assert body["data"]["pass_at_k"]["base"]["round1"]["1"] == pytest.approx(11.25 / 26)
+    assert body["data"]["pass_at_k"]["base"]["round1"]["1"] == {"value": pytest.approx(11.25 / 26), "tasks": 26}
+    assert body["data"]["interval"]["target"] == "tasks" and body["data"]["interval"]["valid"] is True
+    assert body["data"]["warnings"] == [] and base["round1_low"] < 11.25 < base["round1_high"]
     assert body["data"]["training_overlap"] == ["never-00", "never-01"]
     assert body["tables"][0]["rows"][0][4] == "11.25 (43.3%)"
 
@@ -229,5 +239,5 @@ def test_default_output_goes_to_the_checkout_reports_folder(runs):
 def test_a_config_with_no_finished_trial_keeps_its_row(tmp_path):
     write_run(tmp_path, "r1", {"ok": {"a": [1, 1]}, "down": {"a": ["infra", "skip"]}})
     doc = build_report(load([("auto", "r1")], tmp_path), FAST)
-    assert doc.tables[0].rows[1][:4] == ["down", "0", "0", "no finished trial"]
-    assert "down: left out, no finished trial: a" in doc.notes
+    assert doc.tables[0].rows[1][:4] == ["down", "0", "0", "no counted trial"]
+    assert "down: left out, no counted trial: a" in doc.notes

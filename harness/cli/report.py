@@ -13,15 +13,22 @@ from .app import app, console, err, handled
 _SOURCES_HELP = "run folders, run ids (under --runs-dir), outcomes files (.csv/.parquet) or Aider results folders"
 
 
-def _options(cohort, resamples, seed, round_no=2, bar=None):
+_INTERVAL_HELP = ("what the intervals are about: tasks (a new draw of tasks like these, each run for new trials) "
+                  "or trials (these same tasks, run for new trials)")
+
+
+def _options(cohort, resamples, seed, round_no=2, bar=None, interval="tasks"):
     from pydantic import ValidationError
 
     from ..errors import BadInput
     from ..report import ReportOptions
     from ..stats import parse_cohort
 
+    if interval not in ("tasks", "trials"):
+        raise BadInput(f"--interval {interval}: expected tasks or trials")
     try:
-        return ReportOptions(cohort=parse_cohort(cohort), resamples=resamples, seed=seed, round=round_no, bar=bar)
+        return ReportOptions(cohort=parse_cohort(cohort), resamples=resamples, seed=seed, round=round_no, bar=bar,
+                             interval=interval)
     except ValidationError as exc:
         first = exc.errors()[0]
         raise BadInput(f"--{first['loc'][0]}: {first['msg']}") from None
@@ -44,20 +51,23 @@ def report_cmd(
     outcomes: Optional[list[Path]] = typer.Option(None, "--outcomes", help="CSV or Parquet: config, task, trial, round1, round2 [, contract, suite, agent]"),
     aider: Optional[list[Path]] = typer.Option(None, "--aider", help="a folder of Aider benchmark .aider.results.json files"),
     runs_dir: Path = typer.Option(Path("runs"), help="where run ids are looked up"),
-    cohort: Optional[str] = typer.Option(None, help="best:K keeps, per config, the K trials with the highest total"),
+    interval: str = typer.Option("tasks", "--interval", help=_INTERVAL_HELP),
+    cohort: Optional[str] = typer.Option(None, help="best:K keeps, per config, the K trials that solved the most tasks in --round"),
+    round_no: int = typer.Option(2, "--round", min=1, max=2, help="the round a --cohort is ranked by: 1, or 2 (within two rounds)"),
     resamples: int = typer.Option(10_000, help="bootstrap resamples"),
     seed: int = typer.Option(0, help="bootstrap seed"),
     fmt: Optional[str] = typer.Option(None, "--format", help="terminal (default), md, html, json or csv"),
     out: Optional[Path] = typer.Option(None, help="output file (default: reports/report-<time>.<format>)"),
     lineage: Optional[str] = typer.Option(None, "--lineage", help="LOOP_ID (or its folder): per task, every checkpoint of a `harness loop` in order"),
 ):
-    """Numbers per configuration: tasks solved, intervals, recovery, pass@k, agent health.
+    """Numbers per configuration: tasks solved, intervals, recovery, pass@k, states, health.
 
-    Round 1 and within two rounds, as mean tasks solved out of N with 95% task-bootstrap
-    intervals; scope notes say when configurations are not like for like. With --lineage,
-    a loop's checkpoints in order instead: first-round successes per task, what improved
-    and declined from the first to the last with compare's statistics, seen and unseen
-    tasks apart."""
+    Round 1 and within two rounds, as mean tasks solved out of N with 95% intervals whose
+    target is named (--interval); scope notes say when configurations, or one
+    configuration's own trials, are not like for like. With --lineage, a loop's
+    checkpoints in order instead: first-round successes per task, what improved and
+    declined from the first to the last with compare's statistics, seen and unseen tasks
+    apart."""
     from ..report import LineageRequest, ReportRequest, lineage_report, report
 
     if lineage is not None:
@@ -65,12 +75,13 @@ def report_cmd(
             from ..errors import BadInput
 
             raise BadInput("--lineage reports one loop's own runs; drop the other sources")
-        request = LineageRequest(loop=lineage, runs_dir=runs_dir, options=_options(cohort, resamples, seed),
+        request = LineageRequest(loop=lineage, runs_dir=runs_dir,
+                                 options=_options(cohort, resamples, seed, round_no, interval=interval),
                                  format=fmt, out=out)
         _finish(lineage_report(request, console)[1])
         return
     request = ReportRequest(sources=_sources(sources, outcomes, aider), runs_dir=runs_dir,
-                            options=_options(cohort, resamples, seed), format=fmt, out=out)
+                            options=_options(cohort, resamples, seed, round_no, interval=interval), format=fmt, out=out)
     _finish(report(request, console)[1])
 
 
@@ -83,9 +94,10 @@ def compare_cmd(
     outcomes: Optional[list[Path]] = typer.Option(None, "--outcomes", help="an outcomes file holding BASE and NEW"),
     aider: Optional[list[Path]] = typer.Option(None, "--aider", help="an Aider results folder holding BASE and NEW"),
     round_no: int = typer.Option(2, "--round", min=1, max=2, help="the round of the per-task tests and labels: 1, or 2 (within two rounds)"),
-    bar: Optional[float] = typer.Option(None, "--pre-registered-bar", help="PASS only if NEW's gain has its interval's lower bound above DELTA tasks; exit 1 on FAIL"),
+    bar: Optional[float] = typer.Option(None, "--pre-registered-bar", help="PASS only if NEW gains at least DELTA tasks: its interval's lower bound at least DELTA; exit 1 on FAIL"),
     runs_dir: Path = typer.Option(Path("runs"), help="where run ids are looked up"),
-    cohort: Optional[str] = typer.Option(None, help="best:K keeps, per config, the K trials with the highest total"),
+    interval: str = typer.Option("tasks", "--interval", help=_INTERVAL_HELP),
+    cohort: Optional[str] = typer.Option(None, help="best:K keeps, per config, the K trials that solved the most tasks in --round"),
     resamples: int = typer.Option(10_000, help="bootstrap resamples"),
     seed: int = typer.Option(0, help="bootstrap seed"),
     fmt: Optional[str] = typer.Option(None, "--format", help="terminal (default), md, html, json or csv"),
@@ -93,13 +105,43 @@ def compare_cmd(
 ):
     """What changed per task from BASE to NEW, with paired statistics.
 
-    Successes per task, the change and its label (Fisher's exact test, Holm-corrected), the
-    paired task-bootstrap difference with a p-value, and recovery side by side."""
+    Successes per task, the change and its label (Fisher's exact test, Holm-corrected) and
+    the smallest p the trial counts allow; the difference in mean tasks solved with its
+    interval and the suite-level stratified exact test; recovery side by side."""
     from ..report import CompareRequest, compare
 
     request = CompareRequest(base=base, new=new, sources=_sources(from_, outcomes, aider), runs_dir=runs_dir,
-                             options=_options(cohort, resamples, seed, round_no, bar), format=fmt, out=out)
+                             options=_options(cohort, resamples, seed, round_no, bar, interval), format=fmt, out=out)
     doc, path = compare(request, console)
     _finish(path)
     if doc.verdict == "FAIL":
         raise typer.Exit(1)
+
+
+@app.command("plan-trials")
+@handled
+def plan_trials_cmd(
+    baseline: str = typer.Option(..., "--baseline", help="the baseline: a run, run id, outcomes file or Aider folder with one config, or SOURCE:CONFIG"),
+    effect: float = typer.Option(..., "--effect", help="the change to detect, in tasks solved (negative: a loss)"),
+    round_no: int = typer.Option(2, "--round", min=1, max=2, help="the round the change is in: 1, or 2 (within two rounds)"),
+    alpha: float = typer.Option(0.05, help="the test's level"),
+    power: float = typer.Option(0.8, help="the chance of detecting the change that the plan must reach"),
+    simulations: int = typer.Option(1000, min=100, help="simulated comparisons per trial count"),
+    seed: int = typer.Option(0, help="simulation seed"),
+    max_trials: int = typer.Option(256, "--max-trials", min=1, help="give up beyond this many trials per task"),
+    runs_dir: Path = typer.Option(Path("runs"), help="where run ids are looked up"),
+    fmt: Optional[str] = typer.Option(None, "--format", help="terminal (default), md, html, json or csv"),
+    out: Optional[Path] = typer.Option(None, help="output file"),
+):
+    """How many trials per task detect a change of --effect tasks with 80% power.
+
+    By simulation from the baseline's per-task success rates: both configurations are run
+    again with T trials per task, NEW's rates moved by the effect (a gain shared in
+    proportion to each task's failure rate), and the suite-level stratified exact test
+    must find the change at --alpha in its direction."""
+    from ..report import PlanRequest, plan
+
+    request = PlanRequest(baseline=baseline, effect=effect, round=round_no, alpha=alpha, power=power,
+                          simulations=simulations, seed=seed, max_trials=max_trials, runs_dir=runs_dir,
+                          format=fmt, out=out)
+    _finish(plan(request, console)[1])
