@@ -180,6 +180,14 @@ class ModelCall(Record):
     error: str | None = None
 
 
+class ChatState(Record):
+    """The agent's conversation after a round, as Aider keeps it (messages already answered,
+    and any not yet moved back), each {"role", "content"}: enough to restart the chat there."""
+
+    done: list[dict] = Field(default_factory=list)
+    current: list[dict] = Field(default_factory=list)
+
+
 class RoundTrajectory(Record):
     """What happened between the agent and the model in one round: the message the harness
     sent, every model call, the agent's own warnings and the files it changed. Written to
@@ -195,6 +203,9 @@ class RoundTrajectory(Record):
     notes: list[str] = Field(default_factory=list)  # the agent's error and warning lines
     counters: AgentCounters = Field(default_factory=AgentCounters)
     provider_error: str | None = None
+    # The conversation at the round's end: `--resume` restarts a trial whose next round
+    # failed from here, with this round's workspace.
+    chat_after: ChatState | None = None
 
 
 class InfraFailure(Record):

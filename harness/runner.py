@@ -7,7 +7,8 @@ an agent chat, writes its folder (store.py) and returns its TrialResult; result.
 last. `run` plans (everything checkable is checked before any work), writes the manifest,
 hands the trials that are not done to a pool of worker threads, shows progress and prints
 the summary. A trial that ends in an infrastructure error is not done: `--resume` reruns
-it, and only it."""
+it, and only it; when the error came after round k was tested, only rounds k + 1 on,
+from round k's workspace and conversation, so no recorded outcome is lost."""
 
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ from .contract import DEFAULT_CONTRACT, PromptContract, load_contract
 from .errors import BadInput, InfraError, InfraKind, SandboxUnavailable
 from .models import ModelSpec, config_name, parse_model, validate
 from .records import (
+    ChatState,
     ConfigManifest,
     InfraFailure,
     RoundRecord,
@@ -41,6 +43,7 @@ from .records import (
     TrialOutcome,
     TrialResult,
 )
+from .result_facts import rounds_recorded
 from .sandbox import Sandbox, SandboxSession, make_sandbox
 from .screen import screen
 from .store import CONTRACT_FILE, PROFILE_FILE, RESULT, RunFolder, new_run_id, utc_now, write_record
@@ -323,14 +326,51 @@ class _SessionSlot:
             self.session = None
 
 
+@dataclass(frozen=True)
+class ResumePoint:
+    """Where a trial whose infrastructure error came after a tested round continues: the
+    tested rounds it keeps, and the last one's workspace, conversation and test report."""
+
+    rounds: list[RoundRecord]
+    workspace: Path
+    chat: ChatState
+    report: TestReport
+    started_at: str
+
+
+def resume_point(result: TrialResult | None, trial_dir: Path) -> ResumePoint | None:
+    """None when the trial must be run from the start: no result, nothing tested before
+    the error, or round k's snapshot or conversation missing from its folder."""
+    if result is None or result.done or result.passed_round is not None:
+        return None
+    k = rounds_recorded(result)
+    if k == 0:
+        return None
+    round_dir = trial_dir / f"round-{k}"
+    try:
+        trajectory = RoundTrajectory.model_validate_json((round_dir / "trajectory.json").read_bytes())
+    except (OSError, ValueError):
+        return None
+    if trajectory.chat_after is None or not (round_dir / "workspace").is_dir():
+        return None
+    return ResumePoint(rounds=result.rounds[:k], workspace=round_dir / "workspace", chat=trajectory.chat_after,
+                       report=result.rounds[k - 1].test_report, started_at=result.started_at)
+
+
 def run_trial(spec: TrialSpec, trial_dir: Path, sandbox: Sandbox, pool: DriverPool,
-              cancel: threading.Event | None = None) -> TrialResult:
-    """One task, one trial, all rounds. Writes `trial_dir` (emptied first) and returns the
-    result it wrote last to result.json."""
+              cancel: threading.Event | None = None, resume: ResumePoint | None = None) -> TrialResult:
+    """One task, one trial, all rounds, or with `resume` the rounds after those it keeps.
+    Writes `trial_dir` (emptied first, but for the kept rounds) and returns the result it
+    wrote last to result.json."""
     task = spec.task
-    started_at = utc_now()
-    RunFolder.fresh_trial_dir(trial_dir)
-    rounds: list[RoundRecord] = []
+    if resume is None:
+        started_at = utc_now()
+        RunFolder.fresh_trial_dir(trial_dir)
+        rounds: list[RoundRecord] = []
+    else:
+        started_at = resume.started_at
+        RunFolder.keep_rounds(trial_dir, len(resume.rounds))
+        rounds = list(resume.rounds)
     passed_round: int | None = None
     failure: InfraFailure | None = None
     workspace = Path(tempfile.mkdtemp(prefix=f"harness-ws-{task.slug}-"))
@@ -344,6 +384,8 @@ def run_trial(spec: TrialSpec, trial_dir: Path, sandbox: Sandbox, pool: DriverPo
 
     try:
         _copy_tree({rel: task.path / rel for rel in task.shipped_files}, workspace)
+        if resume is not None:
+            _copy_tree(_workspace_files(resume.workspace), workspace)
         stopping()
         sandboxing = _SessionSlot(sandbox, label)
         agent.start(AgentChat(
@@ -352,9 +394,13 @@ def run_trial(spec: TrialSpec, trial_dir: Path, sandbox: Sandbox, pool: DriverPo
             model=spec.litellm_model, api_base=spec.api_base, api_key=spec.api_key, sampling=spec.sampling,
             system_text=spec.contract.system_text(task),
             log_file=trial_dir / "agent.log", chat_file=trial_dir / "aider.chat.md",
+            history=resume.chat if resume is not None else None,
         ))
-        message = spec.contract.first_message(task)
-        for n in range(1, spec.rounds + 1):
+        if resume is None:
+            message = spec.contract.first_message(task)
+        else:
+            message = spec.contract.feedback_message(task, resume.report)
+        for n in range(len(rounds) + 1, spec.rounds + 1):
             stopping()
             t0 = time.monotonic()
             got = agent.send(message)
@@ -366,7 +412,7 @@ def run_trial(spec: TrialSpec, trial_dir: Path, sandbox: Sandbox, pool: DriverPo
             write_record(round_dir / "trajectory.json", RoundTrajectory(
                 round=n, message=message, sent_at=got.sent_at, response=got.response, calls=got.calls,
                 edited_files=got.edited_files, notes=got.notes, counters=got.counters,
-                provider_error=provider_error,
+                provider_error=provider_error, chat_after=got.chat,
             ))
             timings = RoundTimings(model_seconds=got.model_seconds, agent_seconds=got.agent_seconds,
                                    total_seconds=round(time.monotonic() - t0, 4))
@@ -518,7 +564,7 @@ def run(config: RunConfig, log: Log | None = None, progress=None) -> RunSummary:
         if result is not None and result.done:
             done.append(result)
         else:
-            todo.append((c, t, k))
+            todo.append((c, t, k, resume_point(result, folder.trial_dir(c.manifest.name, t.slug, k))))
     summary = RunSummary(run_id=plan.run_id, run_dir=folder.root, planned=len(keys), skipped=len(done))
     workers = max(1, min(config.worker_count(), len(todo)))
     if progress is not None:
@@ -549,9 +595,9 @@ def run(config: RunConfig, log: Log | None = None, progress=None) -> RunSummary:
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="trial") as executor:
             futures: dict[Future, tuple] = {}
             try:
-                for c, task, k in todo:
+                for c, task, k, resume in todo:
                     fut = executor.submit(run_trial, spec_for(c, task, k), folder.trial_dir(c.manifest.name, task.slug, k),
-                                          box, pool, cancel)
+                                          box, pool, cancel, resume)
                     futures[fut] = (c, task, k)
                 pending = set(futures)
                 while pending:

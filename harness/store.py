@@ -10,7 +10,8 @@
         result.json                   TrialResult, written last and atomically
 
 A trial is done when its result.json exists and its outcome is not an infrastructure
-error; anything else is rerun, from an emptied folder, by `--resume`."""
+error; anything else is rerun by `--resume`: from an emptied folder, or, when the error came
+after k tested rounds, from round k + 1 with rounds 1..k kept as they are."""
 
 from __future__ import annotations
 
@@ -134,4 +135,18 @@ class RunFolder:
         """An empty folder for a trial that is (re)run: nothing of an earlier attempt stays."""
         shutil.rmtree(path, ignore_errors=True)
         path.mkdir(parents=True, exist_ok=True)
+        return path
+
+    @staticmethod
+    def keep_rounds(path: Path, rounds: int) -> Path:
+        """A trial folder continued after `rounds` tested rounds: those rounds' folders and the
+        agent's own logs stay; the rest of the earlier attempt (later rounds, its result) goes."""
+        keep = {f"round-{n}" for n in range(1, rounds + 1)} | {"agent.log", "aider.chat.md"}
+        for entry in path.iterdir():
+            if entry.name in keep:
+                continue
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry, ignore_errors=True)
+            else:
+                entry.unlink(missing_ok=True)
         return path

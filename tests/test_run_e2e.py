@@ -1,8 +1,9 @@
 """`harness run` end to end: the real Aider driver in the real Aider environment, the real
 sandbox, and a scripted model server as the only test double. One run holds a model that
 solves the task at once, one that fixes it from the test feedback, one that never does,
-one whose answer is malformed, one that answers nothing, one whose server fails once, and
-one whose server is down (an infrastructure error that --resume then reruns, alone)."""
+one whose answer is malformed, one that answers nothing, one whose server fails once, one whose server is down (an
+infrastructure error that --resume then reruns, alone), and one whose server goes down after
+round 1 (round 1 is kept; --resume runs only round 2, on round 1's workspace and chat)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from harness.gold import whole_answer
+from harness.outcomes import load
 from harness.records import RoundTrajectory, Sampling, Status, TestReport, TrialOutcome
 from harness.runner import RunConfig, run
 from harness.store import RunFolder
@@ -49,6 +51,7 @@ def test_scripted_models_through_aider(tmp_path):
         "flaky": Script([500, SOLVED]),
         "down": Script([], then=500),
         "silent": Script([], then=""),
+        "fault2": Script([WRONG], then=500),
     }
     runs = tmp_path / "runs"
     with ScriptedModel(scripts) as model:
@@ -138,14 +141,37 @@ def test_scripted_models_through_aider(tmp_path):
         assert manifest.configs[0].sampling == Sampling(temperature=0.0, seed=7)
         assert manifest.configs[0].agent_profile == "test-whole" and manifest.finished_at
 
-        # the server comes back: --resume reruns the infrastructure error and nothing else
+        # round 1 failed its tests, then the server went down in round 2: round 1 is kept
+        r = results["fault2"]
+        assert r.outcome is TrialOutcome.infra_error and r.rounds[0].test_report.status is Status.failed
+        assert trajectory(run_dir, "openai-fault2", 1).chat_after.done  # the conversation to continue from
+        frame = load([("auto", str(run_dir))]).frame.set_index("config")
+        row = frame.loc["openai-fault2"]
+        assert (row["status"], row["round1_known"], row["round2_known"]) == ("partial", True, False)
+        assert by_config["openai-fault2"].infra_errors == 1
+
+        # the server comes back: --resume reruns the infrastructure errors and nothing else;
+        # the faulted trial reruns only its round 2, from round 1's workspace and chat
+        unchanged = [n for n in scripts if n not in ("down", "fault2")]
         before = {n: (folder.trial_dir(f"openai-{n}", "sum-of-squares", 1) / "result.json").read_bytes()
-                  for n in scripts if n != "down"}
+                  for n in unchanged}
+        round1 = folder.trial_dir("openai-fault2", "sum-of-squares", 1) / "round-1"
+        kept = {p: p.read_bytes() for p in sorted(round1.rglob("*")) if p.is_file()}
         asked = {n: len(model.requests[n]) for n in scripts}
         scripts["down"].then = SOLVED
+        scripts["fault2"].then = SOLVED
         resumed = run(RunConfig(resume="e2e", runs_dir=runs, workers=2))
-        assert (resumed.ran, resumed.skipped) == (1, len(scripts) - 1)
+        assert (resumed.ran, resumed.skipped) == (2, len(scripts) - 2)
         assert folder.read_result("openai-down", "sum-of-squares", 1).outcome is TrialOutcome.passed
         for n, data in before.items():
             assert (folder.trial_dir(f"openai-{n}", "sum-of-squares", 1) / "result.json").read_bytes() == data
             assert len(model.requests[n]) == asked[n]
+        r = folder.read_result("openai-fault2", "sum-of-squares", 1)
+        assert (r.outcome, r.passed_round, len(r.rounds)) == (TrialOutcome.passed, 2, 2)
+        assert r.rounds[0] == results["fault2"].rounds[0] and r.started_at == results["fault2"].started_at
+        assert {p: p.read_bytes() for p in sorted(round1.rglob("*")) if p.is_file()} == kept
+        # one request more: round 2 alone, carrying round 1's exchange and its test feedback,
+        # exactly as the uninterrupted fix2 trial (same task, same round-1 answer) sent it
+        resent = [m for body in model.requests["fault2"][asked["fault2"]:] for m in body["messages"]]
+        assert len(model.requests["fault2"]) - asked["fault2"] == 1
+        assert resent == model.requests["fix2"][1]["messages"]

@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..errors import InfraError, InfraKind
 from ..hashing import sha256_json
 from ..paths import load_bundled_toml, package_file
-from ..records import AgentCounters, ModelCall, Sampling
+from ..records import AgentCounters, ChatState, ModelCall, Sampling
 from .env import DEFAULT_AIDER_VERSION, ensure_aider_env
 
 DEFAULT_PROFILE = "aider-whole"
@@ -248,6 +248,7 @@ class AgentRound(BaseModel):
     agent_seconds: float = 0.0
     provider_error: dict | None = None
     notes: list[str] = Field(default_factory=list)
+    chat: ChatState | None = None   # the conversation after the round
 
 
 class AgentChat(BaseModel):
@@ -263,6 +264,7 @@ class AgentChat(BaseModel):
     system_text: str = ""
     log_file: Path | None = None
     chat_file: Path | None = None
+    history: ChatState | None = None   # a conversation to continue (a resumed trial's earlier rounds)
 
 
 class AiderAgent:
@@ -307,6 +309,7 @@ class AiderAgent:
             "system_text": chat.system_text,
             "log_file": str(chat.log_file) if chat.log_file else None,
             "chat_history_file": str(chat.chat_file) if chat.chat_file else None,
+            "history": chat.history.model_dump() if chat.history else None,
         }
         self._proc = self.pool.acquire()
         try:

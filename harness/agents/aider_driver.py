@@ -4,7 +4,8 @@ Run by the Aider environment's Python, never imported by the harness: it may use
 standard library and aider. Requests, one JSON object per line:
 
   {"op": "ping"}                     -> {"ok": true, "aider_version": "...", "pid": N}
-  {"op": "start", ...settings...}    -> {"ok": true, "pid": N, ...}            (a session)
+  {"op": "start", ...settings...}    -> {"ok": true, "pid": N, ...}            (a session; with
+                                        "history": {"done", "current"} it continues that chat)
   {"op": "send", "message": "..."}   -> {"ok": true, "round": {...}}           (in a session)
   {"op": "end"}                      -> {"ok": true}                           (ends it)
   {"op": "close"}                    -> {"ok": true}, then the process exits
@@ -200,6 +201,14 @@ class Session:
             prompts.main_system = prompts.main_system.rstrip("\n") + "\n\n" + escaped + "\n"
             self.coder.gpt_prompts = prompts
 
+        history = req.get("history")
+        if history:
+            # A resumed trial: the conversation as it stood after its last tested round,
+            # and the summary Aider would have started then, if the history is too big.
+            self.coder.done_messages = list(history.get("done") or [])
+            self.coder.cur_messages = list(history.get("current") or [])
+            self.coder.summarize_start()
+
         original_send = self.coder.send
         local = recorder.local
 
@@ -303,6 +312,8 @@ class Session:
             "agent_seconds": round(max(0.0, seconds - model_seconds), 4),
             "provider_error": provider_error,
             "notes": list(self.notes),
+            "chat": {"done": [_plain_message(m) for m in self.coder.done_messages],
+                     "current": [_plain_message(m) for m in self.coder.cur_messages]},
         }
 
 
