@@ -188,9 +188,9 @@ def tail_level(target: Target, tasks: int, confidence: float = CONFIDENCE) -> fl
         return tail
     if tasks < 2:
         return 0.0
-    from scipy.stats import norm, t  # scipy.stats takes ~1 s to import: only here
+    from scipy.special import stdtrit  # Student's t quantile; scipy.special imports in a third of scipy.stats' time
 
-    return float(norm.cdf(-t.ppf(1 - tail, tasks - 1)))
+    return 0.5 * math.erfc(float(stdtrit(tasks - 1, 1 - tail)) / math.sqrt(2))
 
 
 def interval(columns: list[tuple[np.ndarray, np.ndarray, float]], target: Target = "tasks",

@@ -5,7 +5,7 @@ trial outcomes, and where the time goes.
                                                  [--runs 10000]
 
 1. In process, phase by phase: reading the outcomes file, the statistics (per-task counts,
-   bootstrap intervals, pass@k, health), building the document, and each renderer
+   two-level bootstrap intervals, pass@k, health), building the document, and each renderer
    (terminal, JSON, CSV, Markdown and HTML with their plots).
 2. End to end, the real command (`harness report --outcomes FILE --format F`) in a fresh
    process per format: what a user waits for, imports included.
@@ -70,8 +70,8 @@ def in_process(path: Path) -> list[tuple[str, float]]:
     frame = outcomes.frame
     counts = _timed("stats: per-task counts (groupby)", lambda: stats.task_counts(frame), timings)
     configs = list(outcomes.configs)
-    blocks = [stats.rates(counts.loc[c]) for c in configs]
-    _timed("stats: bootstrap intervals (10,000 resamples, all configs)", lambda: stats.bootstrap_intervals(blocks), timings)
+    _timed("stats: two-level bootstrap intervals (10,000 resamples, all configs, both rounds)",
+           lambda: [stats.intervals_of(counts.loc[c]) for c in configs], timings)
     _timed("stats: means, recovery, pass@k", lambda: [stats.summarize(c, counts.loc[c]) for c in configs], timings)
     _timed("stats: agent health", lambda: [stats.health(frame[frame["config"] == c]) for c in configs], timings)
     doc = _timed("build the whole document (all of the stats again)", lambda: report.build_report(outcomes), timings)
