@@ -579,8 +579,10 @@ class Loop:
             raise LoopIncomplete(f"evaluation {run_id}: {c.infra_errors + c.missing} trial(s) did not finish "
                                  f"(infrastructure errors); `harness loop --resume {self.id}` reruns them")
         it.eval_run, it.eval_model = run_id, model
-        it.first_round_mean, it.two_round_mean = c.first_round_mean, c.two_round_mean
-        self.say(it, f"{it.label}: round 1 {c.first_round_mean:.2f}/{c.tasks}, two rounds {c.two_round_mean:.2f}/{c.tasks}")
+        two = c.two_round_mean if c.two_round_mean == c.two_round_mean else None  # nan: a one-round evaluation
+        it.first_round_mean, it.two_round_mean = c.first_round_mean, two
+        self.say(it, f"{it.label}: round 1 {c.first_round_mean:.2f}/{c.tasks}, two rounds "
+                     + (f"{two:.2f}/{c.tasks}" if two is not None else "n/a"))
 
     def _bar(self, it: Iteration) -> None:
         from .outcomes import load_run

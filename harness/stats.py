@@ -125,12 +125,14 @@ def redraw_rates(n: np.ndarray, c: np.ndarray, target: Target) -> np.ndarray:
     spread = rates.var()
     if rates.size < 2 or spread == 0:
         return np.full(rates.size, pooled)
+    # Never all the way to the observed rates: a task seen 0/n stays possible to pass.
+    most = n.sum() / (n.sum() + 1)
     h = float(np.mean(1 / n))
     if h >= 1:  # one trial per task: trial noise and task spread cannot be told apart
-        return rates
+        return pooled + most * (rates - pooled)
     mean = rates.mean()
     between = (rates.var(ddof=1) - mean * (1 - mean) * h) / (1 - h)
-    shrink = math.sqrt(min(1.0, max(0.0, between / spread)))
+    shrink = min(most, math.sqrt(max(0.0, between / spread)))
     return pooled + shrink * (rates - pooled)
 
 

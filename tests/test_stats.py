@@ -143,8 +143,11 @@ def test_redraw_rates_by_hand():
     assert stats.redraw_rates(np.array([4]), np.array([0]), "trials") == pytest.approx([0.125 / 4.25])
     # new tasks: rates 0, 0.5, 1 of 4 trials. Mean 0.5, spread (population) 1/6; sample
     # variance 0.25; between-task variance (0.25 - 0.25 * 0.25) / 0.75 = 0.25; shrink
-    # sqrt(min(1, 0.25 / (1/6))) = 1: the observed spread is all between tasks.
-    assert stats.redraw_rates(np.array([4, 4, 4]), np.array([0, 2, 4]), "tasks") == pytest.approx([0, 0.5, 1])
+    # sqrt(0.25 / (1/6)) > 1: the observed spread is all between tasks, so the rates are
+    # kept, but for one pseudo-trial over the configuration's 12: shrink 12/13 towards 0.5.
+    shrink = 12 / 13
+    assert stats.redraw_rates(np.array([4, 4, 4]), np.array([0, 2, 4]), "tasks") == pytest.approx(
+        [0.5 - shrink * 0.5, 0.5, 0.5 + shrink * 0.5])
     # rates 0.25, 0.5, 0.75: sample variance 1/16, within 1/16: no spread between tasks,
     # every task is redrawn from the pooled rate (6 + 1/2) / (12 + 1)
     assert stats.redraw_rates(np.array([4, 4, 4]), np.array([1, 2, 3]), "tasks") == pytest.approx([0.5] * 3)
@@ -166,6 +169,16 @@ def test_the_issue_cases_have_no_zero_width_interval(target):
     assert d1.difference == pytest.approx(0.5)
     assert d1.interval[0] <= 0 < d1.interval[1]
     assert not stats.clears_bar(d1, 0.25)
+
+
+def test_unchanged_all_or_nothing_tasks_do_not_give_a_zero_width_difference():
+    # every task solved always or never, the same in both: 4 trials do not prove "no change"
+    table = {"a": [1] * 4, "b": [None] * 4, "c": [1] * 4}
+    base, new = _pair(table, table)
+    for target in ("tasks", "trials"):
+        for d in stats.paired_differences(base, new, target):
+            assert d.difference == 0 and d.interval[0] < 0 < d.interval[1]
+            assert not stats.clears_bar(d, 0.0)
 
 
 def test_equal_counts_with_mixed_trials_never_give_a_zero_width_difference():

@@ -64,7 +64,7 @@ class RunProgress:
 
 def _of_suite(mean: float, tasks: int) -> str:
     """`11.25/26 (43.3%)`: mean tasks solved out of the tasks run, and its percent."""
-    return f"{mean:.2f}/{tasks} ({100 * mean / tasks:.1f}%)" if tasks else "n/a"
+    return f"{mean:.2f}/{tasks} ({100 * mean / tasks:.1f}%)" if tasks and mean == mean else "n/a"
 
 
 def print_summary(out: Console, summary) -> None:
