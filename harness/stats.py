@@ -26,7 +26,9 @@ Intervals say what they are about, one of two targets:
   from its successes and failures plus TRIAL_PRIOR of each, so that 0/n or n/n is never
   taken as certain.
 
-The smoothing constants were chosen by the coverage simulation in tests/test_stats.py
+The bootstrap distribution is computed exactly by convolution where the trial counts allow
+(bootstrap_distribution), else sampled. The smoothing constants were chosen by the coverage
+simulation in tests/test_stats.py
 (README, "Statistics"): suites of 3, 8 and 26 tasks with some tasks never solved, some
 always, the rest spread, 2, 4 or 8 trials.
 
@@ -73,7 +75,8 @@ def interval_method(target: Target = "tasks", resamples: int = RESAMPLES, seed: 
                "percentile levels widened by Student's t for the number of tasks")
     else:
         how = "bootstrap of trials within each task (the tasks are fixed)"
-    return f"{confidence:.0%} intervals for {TARGETS[target]} ({how}; {resamples:,} resamples, seed {seed})."
+    return (f"{confidence:.0%} intervals for {TARGETS[target]} ({how}; the bootstrap distribution computed exactly, "
+            f"or from {resamples:,} resamples with seed {seed} where unequal trial counts make its lattice too fine).")
 
 
 def small_suite_warning(tasks: int) -> str | None:
@@ -147,19 +150,16 @@ def _outcome_groups(columns: list[tuple[np.ndarray, np.ndarray, float]], target:
 
 def resampled_totals(columns: list[tuple[np.ndarray, np.ndarray, float]], target: Target = "tasks",
                      resamples: int = RESAMPLES, seed: int = SEED) -> np.ndarray:
-    """Bootstrap distribution (resamples,) of sum over tasks of sum_j weight_j * c_j / n_j.
+    """Bootstrap resamples (resamples,) of sum over tasks of sum_j weight_j * c_j / n_j.
 
-    columns: per column (n, c, weight) over the same tasks in the same order: one column
-    for a mean, two (weights -1 and +1) for a paired difference, whose resampled tasks are
-    then the same for both. For the "tasks" target a resample's N draws are independent and
-    each is a task drawn uniformly, then its trials, so each resample is a multinomial count
-    of N draws over the mixture of the tasks' outcome distributions. For "trials", tasks
-    with the same counts are redrawn together: the sum of g redraws of n trials at rate q
-    is one binomial of g * n trials."""
+    For the "tasks" target a resample's N draws are independent and each is a task drawn
+    uniformly, then its trials, so each resample is a multinomial count of N draws over the
+    mixture of the tasks' outcome distributions. For "trials", tasks with the same counts
+    are redrawn together: the sum of g redraws of n trials at rate q is one binomial of
+    g * n trials. (bootstrap_distribution computes the same distribution exactly where its
+    lattice is small enough, and samples it with this otherwise.)"""
     rng = np.random.default_rng(seed)
     n_tasks = len(columns[0][0])
-    if n_tasks == 0:
-        raise ValueError("bootstrap over zero tasks")
     groups = list(_outcome_groups(columns, target))
     if target == "trials":
         totals = np.zeros(resamples)
@@ -181,6 +181,60 @@ def resampled_totals(columns: list[tuple[np.ndarray, np.ndarray, float]], target
     return rng.multinomial(n_tasks, p / p.sum(), size=resamples) @ v
 
 
+# Lattices of up to this many points are convolved exactly; larger ones (tasks whose trial
+# counts have a large least common multiple) are sampled.
+EXACT_POINTS = 1 << 20
+
+
+def _draw_pmf(parts: list[tuple[int, float, float]], scale: int) -> np.ndarray:
+    """One task draw's total on the lattice 1/scale, from its lowest possible value: the
+    sum over columns of weight * Binomial(n, q) / n."""
+    pmf = np.ones(1)
+    for n, q, w in parts:
+        step = scale // n
+        spread = np.zeros(n * step + 1)
+        spread[::step] = _binomial_pmf(n, q)
+        pmf = np.convolve(pmf, spread if w > 0 else spread[::-1])
+    return pmf
+
+
+def bootstrap_distribution(columns: list[tuple[np.ndarray, np.ndarray, float]], target: Target = "tasks",
+                           resamples: int = RESAMPLES, seed: int = SEED) -> tuple[np.ndarray, np.ndarray]:
+    """The bootstrap distribution of sum over tasks of sum_j weight_j * c_j / n_j, as sorted
+    values and their probabilities.
+
+    columns: per column (n, c, weight +1 or -1) over the same tasks in the same order: one
+    column for a mean, two (weights -1 and +1) for a paired difference, whose resampled
+    tasks are then the same for both. Totals lie on the lattice 1/L, L the least common
+    multiple of the trial counts; where that lattice is small the distribution is exact (the
+    "tasks" target: N independent draws from the mixture of the tasks' outcome
+    distributions, an N-fold convolution; "trials": the convolution of every task's own),
+    computed by FFT. Otherwise it is `resamples` seeded samples (resampled_totals)."""
+    n_tasks = len(columns[0][0])
+    if n_tasks == 0:
+        raise ValueError("bootstrap over zero tasks")
+    if any(abs(w) != 1 for _, _, w in columns):
+        raise ValueError("column weights must be +1 or -1")
+    scale = math.lcm(*(int(x) for n, _, _ in columns for x in np.unique(n)))
+    points = n_tasks * len(columns) * scale + 1
+    if points > EXACT_POINTS:
+        totals = np.sort(resampled_totals(columns, target, resamples, seed))
+        return totals, np.full(resamples, 1 / resamples)
+    groups = list(_outcome_groups(columns, target))
+    size = 1 << (points - 1).bit_length()
+    if target == "tasks":
+        mixture = sum(g / n_tasks * _draw_pmf(parts, scale) for g, parts in groups)
+        spectrum = np.fft.rfft(mixture, size) ** n_tasks
+    else:
+        spectrum = np.ones(size // 2 + 1, dtype=complex)
+        for g, parts in groups:
+            spectrum *= np.fft.rfft(_draw_pmf(parts, scale), size) ** g
+    pmf = np.fft.irfft(spectrum, size)[:points]
+    pmf = np.where(pmf > 1e-15, pmf, 0.0)  # the transform's rounding noise is not probability
+    lowest = -n_tasks * scale * sum(1 for _, _, w in columns if w < 0)
+    return (lowest + np.arange(points)) / scale, pmf / pmf.sum()
+
+
 def tail_level(target: Target, tasks: int, confidence: float = CONFIDENCE) -> float:
     """The lower percentile level of an interval: (1 - confidence) / 2, widened for the
     "tasks" target as Student's t with tasks - 1 degrees of freedom widens a normal
@@ -195,12 +249,23 @@ def tail_level(target: Target, tasks: int, confidence: float = CONFIDENCE) -> fl
     return 0.5 * math.erfc(float(stdtrit(tasks - 1, 1 - tail)) / math.sqrt(2))
 
 
+def percentiles(values: np.ndarray, probs: np.ndarray, tail: float) -> tuple[float, float]:
+    """The smallest value with at least `tail` probability at or below it, and the largest
+    with at least `tail` at or above it; with tail 0, the extremes of the support."""
+    keep = probs > 0
+    values, probs = values[keep], probs[keep]
+    at_or_below = np.cumsum(probs)
+    at_or_above = np.cumsum(probs[::-1])[::-1]
+    slack = 1e-12
+    low = int(np.searchsorted(at_or_below, tail - slack, side="left"))
+    high = int(np.searchsorted(-at_or_above, -(tail - slack), side="right")) - 1
+    return float(values[min(low, values.size - 1)]), float(values[max(high, 0)])
+
+
 def interval(columns: list[tuple[np.ndarray, np.ndarray, float]], target: Target = "tasks",
              resamples: int = RESAMPLES, seed: int = SEED, confidence: float = CONFIDENCE) -> tuple[float, float]:
-    totals = resampled_totals(columns, target, resamples, seed)
-    tail = tail_level(target, len(columns[0][0]), confidence)
-    low, high = np.quantile(totals, [tail, 1 - tail])
-    return float(low), float(high)
+    values, probs = bootstrap_distribution(columns, target, resamples, seed)
+    return percentiles(values, probs, tail_level(target, len(columns[0][0]), confidence))
 
 
 def total_interval(n, c, target: Target = "tasks", resamples: int = RESAMPLES, seed: int = SEED,

@@ -164,7 +164,7 @@ def test_terminal_report(runs):
     result = runner.invoke(app, ["report", "r1", "--runs-dir", str(runs), "--resamples", "2000"])
     assert result.exit_code == 0, result.output
     for text in ("11.25 (43.3%)", "15.25 (58.7%)", "16/59 (27.1%)", "pass@4", "Agent health",
-                 "2,000 resamples, seed 0"):
+                 "2,000 resamples with seed 0"):
         assert text in result.stdout
 
 
