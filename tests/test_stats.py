@@ -109,6 +109,12 @@ def test_all_or_nothing_tasks_give_the_task_bootstrap_scipy_computes():
     assert abs(ours[0] - theirs.low) <= 1 and abs(ours[1] - theirs.high) <= 1
 
 
+@pytest.mark.parametrize("df", [1, 2, 3, 4, 7, 8, 25, 99, 199, 200, 1000])
+def test_student_t_quantile_matches_scipy(df):
+    for p in (0.975, 0.99, 0.6):
+        assert stats.student_t_quantile(p, df) == pytest.approx(scipy_stats.t.ppf(p, df), rel=1e-8)
+
+
 def _quantiles(pmf: np.ndarray, values: np.ndarray, tail: float) -> tuple[float, float]:
     cdf = np.cumsum(pmf)
     return values[np.argmax(cdf >= tail - 1e-9)], values[np.argmax(cdf >= 1 - tail - 1e-9)]

@@ -70,7 +70,7 @@ def in_process(path: Path) -> list[tuple[str, float]]:
     frame = outcomes.frame
     counts = _timed("stats: per-task counts (groupby)", lambda: stats.task_counts(frame), timings)
     configs = list(outcomes.configs)
-    _timed("stats: two-level bootstrap intervals (10,000 resamples, all configs, both rounds)",
+    _timed("stats: two-level bootstrap intervals (exact, all configs, both rounds)",
            lambda: [stats.intervals_of(counts.loc[c]) for c in configs], timings)
     _timed("stats: means, recovery, pass@k", lambda: [stats.summarize(c, counts.loc[c]) for c in configs], timings)
     _timed("stats: agent health", lambda: [stats.health(frame[frame["config"] == c]) for c in configs], timings)
