@@ -390,10 +390,13 @@ def _summaries(
 
 def _warnings(summaries: list[tuple[str, stats.Summary]], cohort: Cohort | None) -> list[str]:
     warnings = []
-    fewest = min((s.tasks for _, s in summaries), default=0)
-    small = stats.small_suite_warning(fewest) if summaries else None
+    fewest: dict[str, int] = {}
+    for scope, s in summaries:
+        fewest[scope] = min(fewest.get(scope, s.tasks), s.tasks)
+    small = {scope: n for scope, n in fewest.items() if n < stats.MIN_TASKS}
     if small:
-        warnings.append(small)
+        here = None if list(small) == ["all tasks"] else ", ".join(f"{n} {scope}" for scope, n in small.items())
+        warnings.append(stats.small_suite_warning(min(small.values()), here))
     if cohort:
         warnings.append("Warning: a selected cohort: intervals and p-values are not valid (marked *).")
     return warnings

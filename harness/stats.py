@@ -80,10 +80,12 @@ def interval_method(target: Target = "tasks", resamples: int = RESAMPLES, seed: 
             f"or from {resamples:,} resamples with seed {seed} where unequal trial counts make its lattice too fine).")
 
 
-def small_suite_warning(tasks: int) -> str | None:
+def small_suite_warning(tasks: int, here: str | None = None) -> str | None:
+    """The warning a report prints when its fewest tasks are below MIN_TASKS; `here` says
+    where (which sets of tasks), when there is more than one."""
     if tasks >= MIN_TASKS:
         return None
-    return (f"Warning: intervals are unreliable below {MIN_TASKS} tasks (here {tasks}); "
+    return (f"Warning: intervals are unreliable below {MIN_TASKS} tasks (here {here or tasks}); "
             "they are wide on purpose and still may not hold their nominal coverage.")
 
 
