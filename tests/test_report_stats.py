@@ -242,3 +242,14 @@ def test_plan_trials(tmp_path):
     assert body["lead"][0].startswith(f"{needed} trials per task (both configurations) detect a gain of 4 tasks")
     result = runner.invoke(app, ["plan-trials", "--baseline", "r1:base", "--effect", "20", "--runs-dir", str(tmp_path)])
     assert result.exit_code == 2 and "can gain at most 10.75 tasks" in result.output
+
+
+def test_the_viewer_grid_shows_a_round_2_fault_and_counts_round_1(tmp_path):
+    from fastapi.testclient import TestClient
+
+    from harness.view.server import create_app
+    from harness.view.site import load_site
+
+    write_run(tmp_path, "r1", {"m": {"a": [1, 1, "fault2", None]}})
+    page = TestClient(create_app(load_site(["r1"], tmp_path))).get("/index.html").text
+    assert 'class="t x"' in page and "r1 2/4 · 2r 2/3" in page

@@ -28,6 +28,7 @@ ASSET_FILES = ("view.css", "view.js")
 # Outcome codes of a trial in the grid: solved in round 1, solved in a later round, failed,
 # infrastructure error (not counted), never written.
 OUTCOME_NAMES = {"p1": "solved in round 1", "p2": "solved after feedback", "f": "failed",
+                 "x": "failed round 1, then an infrastructure error (round 1 counts)",
                  "i": "infrastructure error", "m": "not written"}
 
 
@@ -143,11 +144,11 @@ class TrialCell:
 @dataclass
 class GridCell:
     config: str
-    counts: tuple[int, int, int] | None   # n, c1, c2 over finished trials (stats.task_counts)
+    counts: tuple[int, int, int, int] | None   # n1, c1, n2, c2 over counted trials (stats.task_counts)
     trials: list[TrialCell]
 
 
-_CODES = {"failed": "f", "infra_error": "i"}
+_CODES = {"failed": "f", "partial": "x", "infra_error": "i"}
 
 
 def _cells(links: Links) -> tuple[list[str], dict[tuple[str, str], list[TrialCell]], list[str]]:
@@ -176,7 +177,7 @@ def _cells(links: Links) -> tuple[list[str], dict[tuple[str, str], list[TrialCel
 def grid_page(links: Links) -> str:
     site = links.site
     tasks, by_cell, kinds = _cells(links)
-    counts = dict(zip(site.counts.index, zip(site.counts["n"], site.counts["c1"], site.counts["c2"])))
+    counts = dict(zip(site.counts.index, zip(*(site.counts[c] for c in ("n1", "c1", "n2", "c2")))))
     rows = []
     for task in tasks:
         cells = []
