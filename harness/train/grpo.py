@@ -25,7 +25,7 @@ from .model import (
     base_ref, init_adapter_dir, load_base, load_tokenizer, load_trainable_adapter, lora_config, quiet_and_synchronised,
 )
 from .rewards import VerifierReward, make_verifier
-from .steplog import EndRecord, StartRecord, StepLogger, StepTimers, append, grpo_line, grpo_step_builder, read_log, truncate_after
+from .steplog import EndRecord, StartRecord, StepTimers, append, grpo_line, grpo_step_builder, read_log, truncate_after
 
 
 def _trainer_class():
@@ -126,6 +126,8 @@ def train_grpo(
     `out` continues from its last checkpoint with its own config, base, data and starting
     adapter (any of these given must match what it started with)."""
     from datasets import Dataset
+
+    from .step_callback import StepLogger
 
     console = console or Console(stderr=True)
     if resume:

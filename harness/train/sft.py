@@ -16,7 +16,7 @@ from .checkpoints import TrainRun, TrainRunManifest
 from .config import TrainConfig, common_trainer_args, resolve_device, use_bf16, world_size
 from .data import load_sft, sft_records
 from .model import base_ref, load_base, load_tokenizer, lora_config, quiet_and_synchronised
-from .steplog import EndRecord, StartRecord, StepLogger, append, sft_line, sft_step_builder
+from .steplog import EndRecord, StartRecord, append, sft_line, sft_step_builder
 
 
 def sft_args(config: TrainConfig, output_dir: Path, device: str, bf16: bool):
@@ -49,6 +49,8 @@ def train_sft(
     from datasets import Dataset
     from transformers import PrinterCallback
     from trl import SFTTrainer
+
+    from .step_callback import StepLogger
 
     console = console or Console(stderr=True)
     base = base_ref(base)
