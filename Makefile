@@ -12,8 +12,10 @@ STAMP  := $(VENV)/.installed
 run: setup
 	$(BIN)/harness run --suite fixed26 --model gold --trials 1
 
+# Two workers, one per core: most tests wait on compilers, containers and servers in turn,
+# and a test file stays on one worker so its module fixtures are built once.
 test: setup
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n 2 --dist loadfile
 
 setup: $(STAMP) sandbox
 
