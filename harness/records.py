@@ -32,6 +32,17 @@ class TestCaseResult(Record):
     output: str | None = None   # what the test printed, capped
 
 
+class TestMain(str, Enum):
+    """Which `main` the test binary was linked with: Catch2's implementation is most of a
+    build's cost, so where it came from is most of what a round costs."""
+
+    __test__ = False
+
+    harness = "harness"  # the harness's precompiled main (our tasks' HARNESS_TEST_MAIN)
+    catch2 = "catch2"    # the sandbox's precompiled Catch2WithMain, via the task's EXERCISM_TEST_SUITE branch
+    task = "task"        # compiled from the task's own files (an upstream test/tests-main.cpp)
+
+
 class TestReport(Record):
     """One build-and-test of one workspace against one task, in one sandbox."""
 
@@ -50,6 +61,7 @@ class TestReport(Record):
     output: str | None = None  # the test binary's own stdout/stderr outside Catch2's capture
     output_truncated: bool = False
     backend: str = ""
+    test_main: TestMain | None = None  # None in reports written before it was recorded
 
     @property
     def passed(self) -> bool:

@@ -62,9 +62,24 @@ class Task(BaseModel):
     @property
     def links_harness_main(self) -> bool:
         """Our own tasks link the harness test main (and its reporter); upstream exercises
-        compile their vendored Catch2 main."""
+        link Catch2's own main (see `has_exercism_test_suite_branch`)."""
         cmake = self.path / "CMakeLists.txt"
         return cmake.is_file() and b"HARNESS_TEST_MAIN" in cmake.read_bytes()
+
+    @property
+    def has_exercism_test_suite_branch(self) -> bool:
+        """Upstream exercises have a second way to build, the one Exercism's own test
+        runner takes: configured with EXERCISM_TEST_SUITE, their CMakeLists links a system
+        Catch2's precompiled `Catch2::Catch2WithMain` and their tests include
+        <catch2/catch.hpp> instead of the vendored single header. Both halves must be
+        there, or the test unit would mix two copies of Catch2."""
+        cmake = self.path / "CMakeLists.txt"
+        if not cmake.is_file():
+            return False
+        text = cmake.read_bytes()
+        if b"EXERCISM_TEST_SUITE" not in text or b"Catch2WithMain" not in text:
+            return False
+        return bool(self.test_files) and all(b"EXERCISM_TEST_SUITE" in self.read(f) for f in self.test_files)
 
     def read(self, rel: str) -> bytes:
         return (self.path / rel).read_bytes()

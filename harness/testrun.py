@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Mapping
 
 from .catch2 import parse_catch2_xml
-from .records import Status, TestCaseResult, TestReport
+from .records import Status, TestCaseResult, TestMain, TestReport
 from .sandbox.base import ExecResult, Role, SandboxSession
 from .task import Task
 
@@ -71,6 +71,18 @@ def signal_name(code: int) -> str | None:
         return f"signal {num}"
 
 
+def linked_test_main(task: Task, session: SandboxSession) -> TestMain:
+    """The precompiled main a task's test binary can link in this session, or the task's
+    own. Compiling Catch2's main costs several times the rest of a round, so a fresh build
+    tree must not pay it: our tasks take the harness's main, upstream exercises the
+    toolchain's Catch2WithMain through their own EXERCISM_TEST_SUITE branch."""
+    if task.links_harness_main and session.test_main:
+        return TestMain.harness
+    if task.has_exercism_test_suite_branch and session.catch2_with_main:
+        return TestMain.catch2
+    return TestMain.task
+
+
 def configure_steps(task: Task, session: SandboxSession) -> list[str]:
     """The shell commands that (re)configure the build tree, empty when this session
     already configured it for this task content. Run them as the builder, joined with
@@ -82,8 +94,11 @@ def configure_steps(task: Task, session: SandboxSession) -> list[str]:
     build = f"{session.build_root}/{slug}"
     # gold links a test binary in half the time of the default linker, same result.
     args = ["cmake", "-S", src, "-B", build, "-DEXERCISM_RUN_ALL_TESTS=ON", "-DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=gold"]
-    if session.test_main:
+    main = linked_test_main(task, session)
+    if main is TestMain.harness:
         args.append(f"-DHARNESS_TEST_MAIN={session.test_main}")
+    elif main is TestMain.catch2:
+        args.append("-DEXERCISM_TEST_SUITE=ON")
     return [f"rm -rf {shlex.quote(build)}", shlex.join(args)]
 
 
@@ -125,7 +140,7 @@ def _configure_and_build(task: Task, session: SandboxSession) -> ExecResult:
 def _run_binary(task: Task, session: SandboxSession) -> tuple[ExecResult, ExecResult | None]:
     binary = shlex.quote(f"{session.build_root}/{task.slug}/{task.slug}")
     scratch = shlex.quote(session.scratch_root)
-    reporter = "harness-xml" if task.links_harness_main else "xml"
+    reporter = "harness-xml" if linked_test_main(task, session) is TestMain.harness else "xml"
     script = (
         f"cd {scratch} && find . -mindepth 1 -delete 2>/dev/null; "
         f"{binary} --list-test-names-only >.names 2>/dev/null; "
@@ -185,7 +200,7 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
     files, tampered = stage_files(task, workspace)
     session.stage(task.slug, files)
     backend = type(session).__name__.removesuffix("Session").lower()
-    common = dict(tampered=tampered, backend=backend)
+    common = dict(tampered=tampered, backend=backend, test_main=linked_test_main(task, session))
 
     build = _configure_and_build(task, session)
     build_log = build.output.decode(errors="replace")

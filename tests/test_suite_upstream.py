@@ -1,6 +1,6 @@
 """Upstream Exercism C++ exercises vendor Catch2 as test/catch.hpp with their own
-test/tests-main.cpp and build without EXERCISM_TEST_SUITE. Such a folder, imported unchanged,
-must build, run and validate in the sandbox like our own tasks do."""
+test/tests-main.cpp, and switch to a system Catch2 under EXERCISM_TEST_SUITE. Such a folder,
+imported unchanged, must build, run and validate in the sandbox like our own tasks do."""
 
 from __future__ import annotations
 
@@ -12,41 +12,9 @@ import pytest
 from harness.suite import import_suite
 from harness.validate import validate_suite
 
+from .upstream_layout import CMAKE, INCLUDE_SWITCH, TESTS_MAIN
+
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
-
-# The layout and switches of an upstream exercise's build: the system Catch2 only under
-# EXERCISM_TEST_SUITE, otherwise the vendored main compiled from test/.
-CMAKE = """\
-cmake_minimum_required(VERSION 3.5.1)
-get_filename_component(exercise ${CMAKE_CURRENT_SOURCE_DIR} NAME)
-project(${exercise} CXX)
-string(REPLACE "-" "_" file ${exercise})
-
-if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/${file}.cpp)
-    set(exercise_cpp ${file}.cpp)
-else()
-    set(exercise_cpp "")
-endif()
-
-if(EXERCISM_TEST_SUITE)
-    find_package(Catch2 REQUIRED)
-    add_executable(${exercise} ${file}_test.cpp ${exercise_cpp} ${file}.h)
-    target_link_libraries(${exercise} PRIVATE Catch2::Catch2WithMain)
-    target_compile_definitions(${exercise} PRIVATE EXERCISM_TEST_SUITE)
-else()
-    add_executable(${exercise} ${file}_test.cpp ${exercise_cpp} ${file}.h test/tests-main.cpp)
-endif()
-
-set_target_properties(${exercise} PROPERTIES CXX_STANDARD 17 CXX_STANDARD_REQUIRED OFF CXX_EXTENSIONS OFF)
-set(CMAKE_BUILD_TYPE Debug)
-if("${CMAKE_CXX_COMPILER_ID}" STREQUAL "GNU" OR "${CMAKE_CXX_COMPILER_ID}" MATCHES "Clang")
-    set_target_properties(${exercise} PROPERTIES COMPILE_FLAGS "-Wall -Wextra -Wpedantic -Werror")
-endif()
-if(${EXERCISM_RUN_ALL_TESTS})
-    target_compile_definitions(${exercise} PRIVATE EXERCISM_RUN_ALL_TESTS)
-endif()
-add_custom_target(test_${exercise} ALL DEPENDS ${exercise} COMMAND ${exercise})
-"""
 
 HEADER = """\
 #if !defined(LEAP_H)
@@ -80,18 +48,12 @@ FILES = {
                   "example": [".meta/example.cpp", ".meta/example.h"]},
     }),
     ".docs/instructions.md": "Tell whether a year is a leap year in the Gregorian calendar.\n",
-    # Upstream vendors Catch2's single header here; a shim onto the image's copy builds the
-    # same way (the test main below still compiles Catch2's implementation itself).
+    # Upstream vendors Catch2's single header here; a shim onto the image's copy stands in.
     "test/catch.hpp": "#pragma once\n#include <catch2/catch.hpp>\n",
-    "test/tests-main.cpp": '#define CATCH_CONFIG_MAIN\n#include "catch.hpp"\n',
+    "test/tests-main.cpp": TESTS_MAIN,
     "leap_test.cpp": """\
 #include "leap.h"
-#ifdef EXERCISM_TEST_SUITE
-#include <catch2/catch.hpp>
-#else
-#include "test/catch.hpp"
-#endif
-
+""" + INCLUDE_SWITCH + """
 TEST_CASE("a year not divisible by 4 is common") { REQUIRE_FALSE(leap::is_leap_year(2015)); }
 
 #if defined(EXERCISM_RUN_ALL_TESTS)

@@ -81,6 +81,9 @@ class SandboxSession(ABC):
     build_root: str    # survives between runs of this session, writable by the builder
     scratch_root: str  # the runner's only writable place, emptied before each run
     test_main: str | None  # precompiled harness test main, or None to build from source
+    # Whether the toolchain's Catch2 CMake package provides a precompiled
+    # Catch2::Catch2WithMain, the main an upstream exercise's EXERCISM_TEST_SUITE branch links.
+    catch2_with_main: bool = False
 
     def __init__(self, limits: SandboxLimits):
         self.limits = limits

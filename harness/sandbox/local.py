@@ -46,6 +46,25 @@ def host_test_main() -> str:
     return str(obj)
 
 
+# Where CMake's find_package(Catch2) looks on a Debian-like host, in its search order.
+_CATCH2_PACKAGE_DIRS = ("/usr/local/lib/cmake/Catch2", "/usr/local/share/cmake/Catch2", "/usr/lib/*/cmake/Catch2",
+                        "/usr/lib/cmake/Catch2", "/usr/share/cmake/Catch2")
+
+
+def host_catch2_with_main() -> bool:
+    """Whether the Catch2 package CMake finds on this host provides Catch2WithMain (Debian's
+    catch2 does since 2.13.5)."""
+    import glob
+
+    for pattern in _CATCH2_PACKAGE_DIRS:
+        for folder in sorted(glob.glob(pattern)):
+            config = Path(folder, "Catch2Config.cmake")
+            if config.is_file():
+                targets = Path(folder, "Catch2Targets.cmake")
+                return targets.is_file() and b"Catch2::Catch2WithMain" in targets.read_bytes()
+    return False
+
+
 def _limit(limits: SandboxLimits, drop_to: int | None):
     def apply() -> None:
         mem = limits.memory_mb * 1024 * 1024
@@ -100,6 +119,7 @@ class LocalSession(SandboxSession):
         shutil.copyfile(host_test_main(), main_copy)
         os.chmod(main_copy, 0o644)
         self.test_main = str(main_copy)
+        self.catch2_with_main = host_catch2_with_main()
 
     def _argv(self, argv: list[str], role: Role) -> list[str]:
         if not self.sandbox.bwrap:

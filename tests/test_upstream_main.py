@@ -1,0 +1,86 @@
+"""Imported upstream exercises link the sandbox's precompiled Catch2 main through their own
+EXERCISM_TEST_SUITE branch instead of compiling Catch2's main from the vendored single
+header in every fresh build tree. That must not change a single outcome: the same tasks,
+built both ways (the upstream way: test/tests-main.cpp with Catch2's single header from
+Debian's package vendored as test/catch.hpp), give the same per-test results for the
+reference, every faulty control and the stub."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness.paths import bundled_dir
+from harness.records import Status, TestMain, TestReport
+from harness.sandbox.base import Role, SandboxLimits
+from harness.task import load_task
+from harness.testrun import run_tests, linked_test_main
+
+from .conftest import make_backend
+from .upstream_layout import upstream_copy
+
+pytestmark = [pytest.mark.docker, pytest.mark.slow]
+
+FIXED26 = bundled_dir("suites") / "fixed26"
+
+
+@pytest.fixture(scope="module")
+def debian_catch_hpp(docker_sandbox) -> bytes:
+    """Catch2's single header as Debian packages it, the header the sandbox's main is built from."""
+    with docker_sandbox.session("debian catch.hpp") as s:
+        got = s.exec(["cat", "/usr/include/catch2/catch.hpp"], role=Role.builder, timeout_s=30, cap=4 << 20)
+    assert got.exit_code == 0 and not got.truncated and b"CATCH_VERSION_MAJOR 2" in got.output
+    return got.output
+
+
+@pytest.fixture(scope="module")
+def patient_sandbox():
+    """Compiling Catch2's implementation, as the upstream way does for every task, can take
+    minutes on a busy 2-core machine."""
+    return make_backend("docker", SandboxLimits(build_timeout_s=900))
+
+
+def outcomes(report: TestReport) -> tuple:
+    return report.status, [(t.name, t.status, t.message) for t in report.tests]
+
+
+def candidates(task) -> dict[str, dict[str, bytes]]:
+    out = {"reference": task.reference_files()}
+    for folder in sorted((task.path / ".meta" / "faulty").iterdir()):
+        out[folder.name] = {p.name: p.read_bytes() for p in folder.iterdir()}
+    out["stub"] = task.stub_files()
+    return out
+
+
+@pytest.mark.parametrize("slug", ["phone-number", "clock"])
+def test_the_precompiled_main_gives_the_outcomes_of_the_upstream_build(slug, tmp_path, docker_sandbox, patient_sandbox,
+                                                                       debian_catch_hpp):
+    task = load_task(upstream_copy(FIXED26 / slug, tmp_path, debian_catch_hpp))
+    on_disk = {p: p.read_bytes() for p in sorted(task.path.rglob("*")) if p.is_file()}
+    content_hash = task.content_hash
+
+    with docker_sandbox.session(f"precompiled main {slug}") as fast, patient_sandbox.session(f"upstream way {slug}") as upstream:
+        upstream.catch2_with_main = False  # so the task's own main is compiled, as upstream does
+        seen = {}
+        for name, files in candidates(task).items():
+            got, want = run_tests(task, files, fast), run_tests(task, files, upstream)
+            assert (got.test_main, want.test_main) == (TestMain.catch2, TestMain.task)
+            assert outcomes(got) == outcomes(want), name
+            seen[name] = got.status
+    assert seen.pop("reference") is Status.passed and seen.pop("stub") is Status.error
+    assert seen and set(seen.values()) == {Status.failed}, seen
+
+    reloaded = load_task(task.path)
+    assert reloaded.content_hash == content_hash
+    assert {p: p.read_bytes() for p in sorted(task.path.rglob("*")) if p.is_file()} == on_disk
+
+
+def test_tests_without_the_include_switch_keep_their_own_main(tmp_path, docker_sandbox, debian_catch_hpp):
+    """A test that always includes the vendored header would mix two copies of Catch2 if
+    linked against the system's main: such a task builds the upstream way."""
+    switched = load_task(upstream_copy(FIXED26 / "clock", tmp_path / "a", debian_catch_hpp))
+    plain = load_task(upstream_copy(FIXED26 / "clock", tmp_path / "b", debian_catch_hpp, switch=False))
+    ours = load_task(FIXED26 / "clock")
+    with docker_sandbox.session("test main choice") as s:
+        assert [linked_test_main(t, s) for t in (switched, plain, ours)] == [TestMain.catch2, TestMain.task, TestMain.harness]
