@@ -24,6 +24,7 @@ never started."""
 
 from __future__ import annotations
 
+import http.server
 import json
 import os
 import re
@@ -331,6 +332,59 @@ def _preload() -> None:
     import openai.resources  # noqa: F401
 
 
+class _OneAnswer(http.server.BaseHTTPRequestHandler):
+    """A chat completion endpoint that answers "ok" (for `_warm_up`, on 127.0.0.1)."""
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("content-length") or 0))
+        body = json.dumps({
+            "id": "warm-up", "object": "chat.completion", "created": 0, "model": "warm-up",
+            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "ok"}}],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+        }).encode()
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+def _warm_up() -> None:
+    """Do once here what every forked session would otherwise do on its first round, each
+    time from scratch: load the tokenizer that counts the chat's tokens (about half a second)
+    and take litellm's completion path once (lazy imports, schema builds: about as much
+    again). The completion goes to a one-shot server on 127.0.0.1; what it leaves behind
+    that a fork must not inherit (a pooled client, litellm's worker thread) is undone."""
+    from aider.llm import litellm
+    from litellm.litellm_core_utils import thread_pool_executor
+
+    message = [{"role": "user", "content": "warm-up"}]
+    server = http.server.HTTPServer(("127.0.0.1", 0), _OneAnswer)
+    answering = threading.Thread(target=server.handle_request, daemon=True)
+    answering.start()
+    try:
+        litellm.token_counter(model="openai/warm-up", messages=message)
+        litellm.completion(model="openai/warm-up", messages=message, api_key="warm-up", timeout=30,
+                           api_base=f"http://127.0.0.1:{server.server_address[1]}/v1")
+    except Exception as exc:  # only time is lost: each session then pays for itself
+        print(f"aider driver: warm-up failed ({type(exc).__name__}: {exc})", file=sys.stderr)
+    finally:
+        server.server_close()
+        answering.join(5)
+        litellm.in_memory_llm_clients_cache.flush_cache()
+        # A fork keeps the pool's bookkeeping but not its thread: a child would queue work
+        # for a worker it does not have. Joined and made new, the pool starts its own.
+        pool = thread_pool_executor.executor
+        pool.shutdown(wait=True)
+        pool.__init__(max_workers=thread_pool_executor.MAX_THREADS)
+    others = [t.name for t in threading.enumerate() if t is not threading.main_thread()]
+    if others:
+        print(f"aider driver: threads still running before sessions fork: {', '.join(others)}", file=sys.stderr)
+
+
 def _serve_session(first: dict, proto_in, reply) -> None:
     """The forked child: one Coder for one task-trial, then exit. Every request gets a
     reply, failures included: the harness is waiting on each one."""
@@ -382,6 +436,7 @@ def main() -> None:
         proto_out.flush()
 
     _preload()
+    _warm_up()
     # Each session runs in a child forked from this warm process: imports are paid once
     # per driver, and no state (a background summarization, a patched global) outlives
     # its trial. The protocol is strictly request/reply, so no input is buffered here
