@@ -295,4 +295,8 @@ class RunManifest(Record):
     image: str | None = None         # tag
     image_digest: str | None = None
     sandbox: str                     # backend and isolation line
+    # How the latest invocation ran the trials (a resumed run may use another worker count);
+    # None in runs from before they were recorded.
+    executor: str | None = None
+    workers: int | None = None
     configs: list[ConfigManifest]

@@ -52,6 +52,10 @@ from .testrun import run_tests
 
 Log = Callable[[str], None]
 
+# What runs the trials: threads of this process, each driving its trial's agent process and
+# sandbox container (the heavy work happens in those).
+EXECUTOR = "local thread pool"
+
 
 class RunConfig(BaseModel):
     """Everything `harness run` is asked to do. With `resume`, the run's own manifest
@@ -549,15 +553,7 @@ def run(config: RunConfig, log: Log | None = None, progress=None) -> RunSummary:
     pool.python  # create the Aider environment now (once per version), before any folder exists
 
     folder = RunFolder.open(config.runs_dir, plan.run_id) if plan.resume else RunFolder.create(config.runs_dir, plan.run_id)
-    if plan.resume:
-        manifest = folder.read_manifest()
-    else:
-        manifest = _manifest(plan, config, box)
-        write_record(folder.root / PROFILE_FILE, plan.profile)
-        write_record(folder.root / CONTRACT_FILE, plan.contract)
-        folder.write_manifest(manifest)
     pool.log_path = folder.root / "drivers.log"
-
     todo, done = [], []
     for c, t, k in keys:
         result = folder.read_result(c.manifest.name, t.slug, k)
@@ -565,22 +561,33 @@ def run(config: RunConfig, log: Log | None = None, progress=None) -> RunSummary:
             done.append(result)
         else:
             todo.append((c, t, k, resume_point(result, folder.trial_dir(c.manifest.name, t.slug, k))))
-    summary = RunSummary(run_id=plan.run_id, run_dir=folder.root, planned=len(keys), skipped=len(done))
     workers = max(1, min(config.worker_count(), len(todo)))
+
+    if plan.resume:
+        manifest = folder.read_manifest()
+    else:
+        manifest = _manifest(plan, config, box)
+        write_record(folder.root / PROFILE_FILE, plan.profile)
+        write_record(folder.root / CONTRACT_FILE, plan.contract)
+    manifest.executor, manifest.workers = EXECUTOR, workers
+    folder.write_manifest(manifest)
+
+    summary = RunSummary(run_id=plan.run_id, run_dir=folder.root, planned=len(keys), skipped=len(done))
     if progress is not None:
         progress.begin(plan, total=len(keys), done=done)
 
     gold = None
     cancel = threading.Event()
     try:
+        if todo:
+            # Importing Aider takes seconds: it overlaps the rest of the set-up.
+            pool.prewarm(workers)
         if any(c.model.kind == "gold" for c in plan.configs):
             from .gold import GoldModel
 
             gold = GoldModel().start()
             for task in plan.tasks:
                 gold.add(plan.suite_name, task)
-        if todo:
-            pool.prewarm(workers)
 
         def spec_for(c: PlannedConfig, task: Task, k: int) -> TrialSpec:
             if c.model.kind == "gold":

@@ -13,8 +13,8 @@ import pytest
 
 from harness.agents.aider import load_profile
 from harness.contract import load_contract
-from harness.records import TrialOutcome
-from harness.runner import RunConfig, run
+from harness.records import TestMain, TrialOutcome
+from harness.runner import EXECUTOR, RunConfig, run
 from harness.store import RunFolder
 from harness.suite import find_suite
 
@@ -41,6 +41,7 @@ def test_gold_passes_fixed26_tasks_in_round_1(agent, docker_ready, tmp_path):
         r = folder.read_result("gold", slug, 1)
         assert (r.outcome, r.passed_round, r.tampered) == (TrialOutcome.passed, 1, []), (slug, r.infra_error)
         assert r.rounds[0].counters.malformed_responses == 0
+        assert r.rounds[0].test_report.test_main is TestMain.harness
     (s,) = summary.configs
     assert (s.first_round_mean, s.two_round_mean, s.infra_errors) == (4, 4, 0)
 
@@ -49,6 +50,7 @@ def test_gold_passes_fixed26_tasks_in_round_1(agent, docker_ready, tmp_path):
     assert m.suite_hash == suite.content_hash and m.tasks == SAMPLE
     assert m.task_hashes == {slug: suite.task(slug).content_hash for slug in SAMPLE}
     assert m.image and m.image_digest and m.sandbox.startswith("docker")
+    assert (m.executor, m.workers) == (EXECUTOR, 2)
     (cfg,) = m.configs
     assert (cfg.agent_hash, cfg.edit_format, cfg.contract_hash) == (profile.content_hash, profile.edit_format,
                                                                      contract.content_hash)
