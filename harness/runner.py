@@ -45,6 +45,7 @@ from .records import (
 )
 from .result_facts import rounds_recorded
 from .sandbox import Sandbox, SandboxSession, make_sandbox
+from .sandbox.pool import SessionPool
 from .screen import screen
 from .store import CONTRACT_FILE, PROFILE_FILE, RESULT, RunFolder, new_run_id, utc_now, write_record
 from .task import Task
@@ -294,12 +295,12 @@ def _workspace_files(root: Path) -> dict[str, Path]:
 
 
 class _SessionSlot:
-    """The trial's sandbox session: opened in the background, so that starting a container
-    overlaps the agent's first round; replaced once if it breaks under a test run (a dead
-    container); always closed."""
+    """The trial's sandbox session: taken from the run's pool in the background, so that
+    starting a container (when none is idle) overlaps the agent's first round; replaced
+    once if it breaks under a test run (a dead container); always given back."""
 
-    def __init__(self, box: Sandbox, label: str):
-        self.box, self.label = box, label
+    def __init__(self, sessions: SessionPool, label: str):
+        self.sessions, self.label = sessions, label
         self.session: SandboxSession | None = None
         self.error: BaseException | None = None
         self._opening = threading.Thread(target=self._open, name="sandbox-open", daemon=True)
@@ -307,7 +308,7 @@ class _SessionSlot:
 
     def _open(self) -> None:
         try:
-            self.session = self.box.session(self.label)
+            self.session = self.sessions.acquire(self.label)
         except BaseException as exc:  # handed to the trial's thread in test()
             self.error = exc
 
@@ -318,15 +319,15 @@ class _SessionSlot:
         try:
             return run_tests(task, workspace, self.session)
         except SandboxUnavailable:
-            self.session.close()
-            self.session = None
-            self.session = self.box.session(self.label)
+            broken, self.session = self.session, None
+            self.sessions.release(broken, reusable=False)
+            self.session = self.sessions.acquire(self.label)
             return run_tests(task, workspace, self.session)
 
     def close(self) -> None:
         self._opening.join()
         if self.session is not None:
-            self.session.close()
+            self.sessions.release(self.session)
             self.session = None
 
 
@@ -361,7 +362,7 @@ def resume_point(result: TrialResult | None, trial_dir: Path) -> ResumePoint | N
                        report=result.rounds[k - 1].test_report, started_at=result.started_at)
 
 
-def run_trial(spec: TrialSpec, trial_dir: Path, sandbox: Sandbox, pool: DriverPool,
+def run_trial(spec: TrialSpec, trial_dir: Path, sessions: SessionPool, pool: DriverPool,
               cancel: threading.Event | None = None, resume: ResumePoint | None = None) -> TrialResult:
     """One task, one trial, all rounds, or with `resume` the rounds after those it keeps.
     Writes `trial_dir` (emptied first, but for the kept rounds) and returns the result it
@@ -391,7 +392,7 @@ def run_trial(spec: TrialSpec, trial_dir: Path, sandbox: Sandbox, pool: DriverPo
         if resume is not None:
             _copy_tree(_workspace_files(resume.workspace), workspace)
         stopping()
-        sandboxing = _SessionSlot(sandbox, label)
+        sandboxing = _SessionSlot(sessions, label)
         agent.start(AgentChat(
             workspace=workspace, files=list(task.solution_files),
             ignore=[f for f in task.shipped_files if f not in task.solution_files],
@@ -578,6 +579,7 @@ def run(config: RunConfig, log: Log | None = None, progress=None) -> RunSummary:
 
     gold = None
     cancel = threading.Event()
+    sessions = SessionPool(box)
     try:
         if todo:
             # Importing Aider takes seconds: it overlaps the rest of the set-up.
@@ -604,7 +606,7 @@ def run(config: RunConfig, log: Log | None = None, progress=None) -> RunSummary:
             try:
                 for c, task, k, resume in todo:
                     fut = executor.submit(run_trial, spec_for(c, task, k), folder.trial_dir(c.manifest.name, task.slug, k),
-                                          box, pool, cancel, resume)
+                                          sessions, pool, cancel, resume)
                     futures[fut] = (c, task, k)
                 pending = set(futures)
                 while pending:
@@ -629,6 +631,7 @@ def run(config: RunConfig, log: Log | None = None, progress=None) -> RunSummary:
         if gold is not None:
             gold.stop()
         pool.close()
+        sessions.close()
         if progress is not None:
             progress.end()
 

@@ -92,12 +92,14 @@ class SandboxSession(ABC):
         # What has been configured in the build tree, keyed by whoever configured it;
         # forgotten whenever the build tree is lost (a restart after a timeout).
         self.configured: dict[str, str] = {}
+        self._staged: set[str] = set()
 
     def stage(self, subdir: str, files: Mapping[str, bytes]) -> None:
         """Make `staging/subdir` hold exactly `files`. Unchanged files keep their
         modification time, which is what lets make skip an unchanged test unit."""
         root = self.staging / subdir
         root.mkdir(parents=True, exist_ok=True)
+        self._staged.add(subdir)
         os.chmod(root, 0o755)
         wanted = set(files)
         for path in sorted(root.rglob("*"), reverse=True):
@@ -118,6 +120,22 @@ class SandboxSession(ABC):
 
     def build_tree_lost(self) -> None:
         self.configured.clear()
+
+    def reset(self) -> None:
+        """Make the session as good as new for unrelated work (another trial): nothing an
+        earlier candidate built, wrote or started survives, and no earlier task's staged
+        sources are visible. Raises SandboxUnavailable when that cannot be made sure; the
+        caller then closes the session instead."""
+        for subdir in self._staged:
+            shutil.rmtree(self.staging / subdir, ignore_errors=True)
+        self._staged.clear()
+        self.configured.clear()
+        self._empty()
+
+    @abstractmethod
+    def _empty(self) -> None:
+        """End whatever the runner left running; empty the build tree, the scratch and the
+        temporary space, or raise SandboxUnavailable."""
 
     @abstractmethod
     def exec(self, argv: list[str], *, role: Role, timeout_s: float, cap: int | None = None,

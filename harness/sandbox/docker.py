@@ -152,6 +152,23 @@ class DockerSession(SandboxSession):
             raise SandboxUnavailable("sandbox exec ended without an exit code (container died?)")
         return ExecResult(code, buf.value(), buf.truncated, False, time.monotonic() - start)
 
+    def _empty(self) -> None:
+        # The runner first: it ends its processes and removes its files (/tmp is sticky, so
+        # only it can); `kill -9 -1` reaches every process of the user but the shell that
+        # sends it. Then the builder empties the rest and checks that nothing is left: no
+        # file, and no process but the container's init and itself. An orphan the candidate
+        # made stays a zombie there (init is `sleep`, which reaps nothing) and would hold
+        # one of the container's process slots: such a container is not reused.
+        runner = self.exec(["sh", "-c", "kill -9 -1 2>/dev/null; find /scratch /tmp -mindepth 1 -user runner -delete 2>/dev/null; "
+                                        "[ -z \"$(find /scratch -mindepth 1 -print -quit)\" ]"],
+                           role=Role.runner, timeout_s=30)
+        builder = self.exec(["sh", "-c", "find /build /tmp -mindepth 1 -delete 2>/dev/null; "
+                                         "[ -z \"$(find /build /tmp -mindepth 1 -print -quit)\" ] && "
+                                         "set -- /proc/[0-9]* && [ $# -eq 2 ]"],
+                            role=Role.builder, timeout_s=30)
+        if runner.exit_code != 0 or builder.exit_code != 0:
+            raise SandboxUnavailable("the sandbox container could not be emptied for reuse")
+
     @staticmethod
     def _feed(sock, data: bytes):
         """Send `data` as the command's stdin, close it (so the command sees end of

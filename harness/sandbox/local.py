@@ -214,6 +214,15 @@ class LocalSession(SandboxSession):
             else:
                 child.unlink(missing_ok=True)
 
+    def _empty(self) -> None:
+        # Every command's process group is killed when it ends; stragglers that escaped it
+        # are what is left to end. /tmp is private to each command under bubblewrap.
+        self._reap_stragglers(wait_s=1.0)
+        for path in (self._build, self._scratch):
+            self._wipe(path)
+            if any(path.iterdir()):
+                raise SandboxUnavailable(f"{path} could not be emptied for reuse")
+
     def _close(self) -> None:
         shutil.rmtree(self._build, ignore_errors=True)
         shutil.rmtree(self._scratch, ignore_errors=True)
