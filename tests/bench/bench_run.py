@@ -1,11 +1,22 @@
-"""Benchmark (not part of the test command): `harness run --model gold` on a suite, and
-where each trial's wall time goes.
+"""Benchmark (not part of the test command): `harness run --model gold` on fixed26 and on
+the upstream Exercism C++ exercises imported with `harness suite import`, where each
+trial's wall time goes, and Aider's own benchmark on the same exercises with the same
+answers, side by side in one invocation.
 
-    .venv/bin/python tests/bench/bench_run.py [--suite fixed26] [--tasks a,b] [--trials 1]
-                                              [--workers 1,2] [--sandbox docker] [--json]
+    .venv/bin/python tests/bench/bench_run.py [--upstream PATH] [--workers 2] [--tasks a,b]
+        [--aider-repo DIR --aider-python PY]
 
-For each worker count, one run in process (the code path `harness run` takes), timed from
-the call to the summary. Per trial, from its result.json:
+  --upstream PATH     the upstream exercises (polyglot-benchmark/cpp/exercises/practice),
+                      imported into a throw-away state folder; without it that half is
+                      skipped, and so is Aider's benchmark
+  --aider-repo DIR    an Aider source tree (its benchmark/benchmark.py is run as it is)
+  --aider-python PY   a Python with aider-chat and the benchmark's own requirements
+                      (lox, typer, pandas, matplotlib, imgcat); Aider's benchmark runs its
+                      C++ tests with /aider/benchmark/cpp-test.sh, the path its Docker image
+                      has: on a host, `ln -s DIR /aider`
+
+For each suite and worker count, one run in process (the code path `harness run` takes),
+timed from the call to the summary. Per trial, from its result.json:
   model     waiting on the model endpoint (the gold server; real models dominate here)
   agent     Aider's own work in the round outside model calls
   test      build and test in the sandbox (compiling the Catch2 tests dominates)
@@ -13,17 +24,33 @@ the call to the summary. Per trial, from its result.json:
             the agent chat start (the first trial of each worker waits for its driver to
             import Aider), snapshots, records
 and for the run: setup (planning, sandbox, Aider environment check, manifest) until the
-first trial starts, throughput in trials per minute, and the load average the machine was
-under (these machines are shared; a loaded machine inflates every figure).
-Goals: overhead under 2 s per trial; the whole suite in under 3 minutes on 2 cores.
+first trial starts, throughput, and the load average the machine was under (these machines
+are shared; a loaded machine inflates every figure). With --steps, the harness's own steps
+are timed as well (count, total, mean, max seconds): container start and removal, the
+agent chat's start (a driver's first one waits for its Aider import), its round, the
+sandbox session's hand-over, the build and the run, record writing.
+
+Aider's benchmark gets the same answers: a local OpenAI-compatible server that answers
+every request with the reference solution of the exercise whose files it names, through
+`--model openai/gold --edit-format whole --threads N --tries 2`. It has no sandbox: it
+builds and runs the tests on the host, the upstream way (cmake, make, Catch2's main
+compiled in every exercise).
+
+Goals, at 2 workers on 2 cores: either suite in at most 45 s, and at least 5x faster than
+Aider's benchmark on the same exercises and answers.
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
+import functools
 import json
 import os
+import re
+import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -33,10 +60,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from harness.gold import ChatServer, ModelError, reference_answer  # noqa: E402
 from harness.records import TrialResult  # noqa: E402
 from harness.runner import RunConfig, run  # noqa: E402
+from harness.task import Task  # noqa: E402
 
 PARTS = ("wall", "model", "agent", "test", "overhead")
+GOAL_WALL_S = 45.0
+GOAL_SPEEDUP = 5.0
 
 
 def trial_split(result: TrialResult) -> dict[str, float]:
@@ -51,20 +82,67 @@ def describe(values: list[float]) -> dict[str, float]:
     return {"mean": statistics.mean(values), "median": statistics.median(values), "max": max(values)}
 
 
-def bench(args, workers: int, runs_dir: Path) -> dict:
+def time_steps() -> dict[str, list[float]]:
+    """Wrap the steps of a trial with timers (this process only); returns where they land."""
+    import harness.agents.aider as agent
+    import harness.runner as runner
+    import harness.sandbox.docker as docker
+    import harness.testrun as testrun
+
+    times: dict[str, list[float]] = collections.defaultdict(list)
+
+    def wrap(owner, name: str, label: str) -> None:
+        original = getattr(owner, name, None)
+        if original is None:  # an older harness without this step
+            return
+
+        @functools.wraps(original)
+        def timed(*a, **k):
+            t0 = time.perf_counter()
+            try:
+                return original(*a, **k)
+            finally:
+                times[label].append(time.perf_counter() - t0)
+
+        setattr(owner, name, timed)
+
+    wrap(docker.DockerSession, "_start", "container start")
+    wrap(docker.DockerSession, "_close", "container removal")
+    wrap(docker.DockerSession, "reset", "session emptied for reuse (background)")
+    wrap(agent.AiderAgent, "start", "agent chat start")
+    wrap(agent.AiderAgent, "send", "agent round")
+    wrap(agent.AiderAgent, "close", "agent chat end")
+    wrap(runner._SessionSlot, "test", "test round, with the wait for its session")
+    wrap(runner._SessionSlot, "close", "session given back")
+    wrap(testrun, "_configure_and_build", "configure and build")
+    wrap(testrun, "_run_binary", "test binary run and collect")
+    wrap(runner, "write_record", "record writing")
+    return times
+
+
+def print_steps(times: dict[str, list[float]]) -> None:
+    print(f"  {'step (s)':44s} {'count':>5s} {'total':>8s} {'mean':>7s} {'max':>7s}")
+    for label, xs in times.items():
+        print(f"  {label:44s} {len(xs):5d} {sum(xs):8.2f} {statistics.mean(xs):7.3f} {max(xs):7.3f}")
+    times.clear()
+
+
+def bench(args, suite_name: str, suite_ref: str, workers: int, runs_dir: Path) -> dict:
     load_before = os.getloadavg()[0]
-    config = RunConfig(suite=args.suite, models=["gold"], tasks=args.tasks, trials=args.trials, rounds=2,
-                       workers=workers, sandbox=args.sandbox, runs_dir=runs_dir, run_id=f"bench-w{workers}")
+    config = RunConfig(suite=suite_ref, models=["gold"], tasks=args.tasks, trials=args.trials, rounds=2,
+                       workers=workers, sandbox=args.sandbox, runs_dir=runs_dir, run_id=f"bench-{suite_name}-w{workers}")
     t0 = time.time()
     summary = run(config)
     total = time.time() - t0
     results = [TrialResult.model_validate_json(p.read_bytes()) for p in sorted(summary.run_dir.glob("*/*/trial-*/result.json"))]
     splits = [trial_split(r) for r in results]
     first_start = min(datetime.fromisoformat(r.started_at).timestamp() for r in results)
-    passed_r1 = sum(r.solved_by(1) for r in results)
+    linked = [getattr(r.rounds[0].test_report, "test_main", None) for r in results if r.rounds and r.rounds[0].test_report]
+    mains = sorted({getattr(m, "value", "not recorded") for m in linked})
     return {
-        "workers": workers, "trials": len(results), "passed_round_1": passed_r1,
-        "infra_errors": sum(not r.done for r in results),
+        "harness": "harness run", "suite": suite_name, "workers": workers, "trials": len(results),
+        "passed_round_1": sum(r.solved_by(1) for r in results), "infra_errors": sum(not r.done for r in results),
+        "test_main": ",".join(mains),
         "total_s": total, "setup_s": first_start - t0, "trials_per_min": 60 * len(results) / total,
         "load_avg_before": load_before, "load_avg_after": os.getloadavg()[0],
         "per_trial": {part: describe([s[part] for s in splits]) for part in PARTS},
@@ -72,11 +150,68 @@ def bench(args, workers: int, runs_dir: Path) -> dict:
     }
 
 
+# --- Aider's own benchmark, same exercises, same answers ---------------------------------
+
+
+class AnswerByFiles:
+    """Aider's benchmark sends every exercise to one endpoint: each request is answered with
+    the reference solution of the exercise whose solution files it names."""
+
+    def __init__(self, tasks: list[Task]):
+        self.tasks = tasks
+
+    def __call__(self, route: str, body: dict) -> str:
+        text = "\n".join(str(m.get("content") or "") for m in body.get("messages") or [])
+        named = [t for t in self.tasks
+                 if all(re.search(rf"(?<![\w./-]){re.escape(f)}(?![\w-])", text) for f in t.solution_files)]
+        if len(named) != 1:
+            raise ModelError(404, f"the request names {len(named)} known exercises")
+        return reference_answer(named[0], "whole")
+
+
+def aider_benchmark(args, tasks: list[Task], workers: int, tmp: Path) -> dict:
+    """Run Aider's benchmark.py, unchanged, on a copy of the exercises, timed end to end."""
+    bench_dir = tmp / "aider-benchmarks"
+    practice = bench_dir / "polyglot" / "cpp" / "exercises" / "practice"
+    for task in tasks:
+        shutil.copytree(args.upstream / task.slug, practice / task.slug)
+    work = tmp / "aider-cwd"  # benchmark.py reads the commit of the git repository it runs in
+    work.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=work, check=True)
+    subprocess.run(["git", "-c", "user.name=bench", "-c", "user.email=bench@localhost", "commit", "-q",
+                    "--allow-empty", "-m", "bench"], cwd=work, check=True)
+    server = ChatServer(AnswerByFiles(tasks)).start()
+    env = {**os.environ, "AIDER_DOCKER": "1", "AIDER_BENCHMARK_DIR": str(bench_dir), "OPENAI_API_BASE": server.base(""),
+           "OPENAI_API_KEY": "gold", "LITELLM_LOCAL_MODEL_COST_MAP": "True", "AIDER_ANALYTICS": "false"}
+    argv = [args.aider_python, str(args.aider_repo / "benchmark" / "benchmark.py"), "gold", "--new",
+            "--model", "openai/gold", "--edit-format", "whole", "--threads", str(workers), "--tries", "2",
+            "--languages", "cpp", "--exercises-dir", "polyglot"]
+    load_before = os.getloadavg()[0]
+    t0 = time.time()
+    try:
+        done = subprocess.run(argv, cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    finally:
+        server.stop()
+    total = time.time() - t0
+    results = [json.loads(p.read_text()) for p in bench_dir.glob("*--gold/cpp/exercises/practice/*/.aider.results.json")]
+    if done.returncode != 0 or not results:
+        tail = "\n".join(done.stdout.splitlines()[-15:])
+        raise SystemExit(f"Aider's benchmark failed (exit {done.returncode}):\n{tail}")
+    return {
+        "harness": "aider benchmark.py", "suite": "upstream", "workers": workers, "trials": len(results),
+        "passed_round_1": sum(bool(r.get("tests_outcomes")) and r["tests_outcomes"][0] for r in results),
+        "total_s": total, "trials_per_min": 60 * len(results) / total,
+        "load_avg_before": load_before, "load_avg_after": os.getloadavg()[0],
+    }
+
+
 def print_row(b: dict) -> None:
-    print(f"\nworkers={b['workers']}: {b['trials']} trials, {b['passed_round_1']} passed round 1, "
-          f"{b['infra_errors']} infra errors; total {b['total_s']:.1f} s (setup {b['setup_s']:.1f} s), "
-          f"{b['trials_per_min']:.1f} trials/min; load average {b['load_avg_before']:.1f} -> {b['load_avg_after']:.1f} "
-          f"on {os.cpu_count()} cores")
+    print(f"\n{b['harness']}, {b['suite']}, workers={b['workers']}: {b['trials']} trials, {b['passed_round_1']} passed "
+          f"round 1; total {b['total_s']:.1f} s, {b['trials_per_min']:.1f} trials/min; load average "
+          f"{b['load_avg_before']:.1f} -> {b['load_avg_after']:.1f} on {os.cpu_count()} cores")
+    if "per_trial" not in b:
+        return
+    print(f"  test main: {b['test_main']}; setup {b['setup_s']:.1f} s; {b['infra_errors']} infra errors")
     print(f"  {'per trial (s)':14s} {'mean':>7s} {'median':>7s} {'max':>7s}")
     for part in PARTS:
         d = b["per_trial"][part]
@@ -86,29 +221,73 @@ def print_row(b: dict) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--suite", default="fixed26")
+    ap.add_argument("--upstream", type=Path, default=None, help="folder of the upstream exercises (practice/)")
     ap.add_argument("--tasks", default=None, help="comma-separated slugs (default: all)")
     ap.add_argument("--trials", type=int, default=1)
-    ap.add_argument("--workers", default="1,2", help="comma-separated worker counts, one run each")
-    ap.add_argument("--sandbox", default="auto")
+    ap.add_argument("--workers", default="2", help="comma-separated worker counts, one run each")
+    ap.add_argument("--sandbox", default="docker")
+    ap.add_argument("--aider-repo", type=Path, default=None)
+    ap.add_argument("--aider-python", default=None)
+    ap.add_argument("--steps", action="store_true", help="time the harness's own steps too")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = ap.parse_args()
+    steps = time_steps() if args.steps else None
     args.tasks = args.tasks.split(",") if args.tasks else None
+    worker_counts = [int(x) for x in args.workers.split(",")]
     out = []
     with tempfile.TemporaryDirectory(prefix="bench-run-") as tmp:
-        for w in (int(x) for x in args.workers.split(",")):
-            b = bench(args, w, Path(tmp))
-            out.append(b)
-            if not args.json:
-                print_row(b)
+        tmp = Path(tmp)
+        os.environ["HARNESS_STATE_DIR"] = str(tmp / "state")  # the imported suite lives and dies here
+        suites = [("fixed26", "fixed26")]
+        upstream_tasks: list[Task] = []
+        if args.upstream is None:
+            print("no --upstream PATH: skipping the imported upstream suite and Aider's benchmark")
+        else:
+            from harness.suite import import_suite
+
+            imported = import_suite(args.upstream, "upstream")
+            suites.append(("upstream", str(imported.path)))
+            upstream_tasks = imported.select(args.tasks)
+        for name, ref in suites:
+            for w in worker_counts:
+                b = bench(args, name, ref, w, tmp / "runs")
+                out.append(b)
+                if not args.json:
+                    print_row(b)
+                    if steps is not None:
+                        print_steps(steps)
+        if upstream_tasks and (args.aider_repo is None or args.aider_python is None):
+            print("\nno --aider-repo/--aider-python: skipping Aider's benchmark")
+        elif upstream_tasks:
+            if not Path("/aider/benchmark/cpp-test.sh").is_file():
+                print(f"\nAider's benchmark runs /aider/benchmark/cpp-test.sh, which is missing: skipping it "
+                      f"(`ln -s {args.aider_repo} /aider` provides it)")
+            else:
+                for w in worker_counts:
+                    b = aider_benchmark(args, upstream_tasks, w, tmp / f"aider-w{w}")
+                    out.append(b)
+                    if not args.json:
+                        print_row(b)
     if args.json:
         print(json.dumps(out, indent=2))
-    else:
-        goal = [b for b in out if b["workers"] == 2]
-        for b in goal:
-            print(f"\ngoal, 2 workers: suite in {b['total_s']:.0f} s (< 180 s: {'met' if b['total_s'] < 180 else 'NOT met'}); "
-                  f"mean overhead {b['per_trial']['overhead']['mean']:.2f} s per trial "
-                  f"(< 2 s: {'met' if b['per_trial']['overhead']['mean'] < 2 else 'NOT met'})")
+        return
+    print("\n| harness | suite | workers | wall | trials/min | passed round 1 | per trial: model / agent / test / overhead (mean) |")
+    print("|---|---|---|---|---|---|---|")
+    for b in out:
+        parts = " / ".join(f"{b['per_trial'][p]['mean']:.2f} s" for p in PARTS[1:]) if "per_trial" in b else "-"
+        print(f"| {b['harness']} | {b['suite']} | {b['workers']} | {b['total_s']:.1f} s | {b['trials_per_min']:.1f} | "
+              f"{b['passed_round_1']}/{b['trials']} | {parts} |")
+    aider = {b["workers"]: b for b in out if b["harness"] != "harness run"}
+    for b in out:
+        if b["harness"] != "harness run" or b["workers"] != 2:
+            continue
+        line = (f"goal, {b['suite']} at 2 workers: {b['total_s']:.1f} s "
+                f"(<= {GOAL_WALL_S:.0f} s: {'met' if b['total_s'] <= GOAL_WALL_S else 'NOT met'})")
+        if 2 in aider and b["suite"] == "upstream":
+            speedup = aider[2]["total_s"] / b["total_s"]
+            line += f"; {speedup:.1f}x faster than Aider's benchmark (>= {GOAL_SPEEDUP:.0f}x: " \
+                    f"{'met' if speedup >= GOAL_SPEEDUP else 'NOT met'})"
+        print(line)
 
 
 if __name__ == "__main__":

@@ -1,31 +1,56 @@
 """Wall time of one test round: cold (a fresh container) and warm (the session's
-container and build tree reused, the solution changed since the last round), side by side
-in the same run with
+container and build tree reused, the solution changed since the last round), for tasks of
+fixed26 and, given `--upstream PATH`, the same exercises as upstream Exercism ships them
+(imported unchanged with `harness suite import`), side by side in the same run with
 
   baseline  what Exercism's and Aider's runners do: a fresh build folder, cmake configure,
             make, with Catch2's main compiled from the single header every time;
-  floor     g++ of the test and solution units, a link against the precompiled main and
-            the test binary's run, timed directly inside the container.
+  floor     g++ of the test and solution units, a link against the precompiled main the
+            harness links (fixed26: the harness's; upstream: the image's Catch2WithMain)
+            and the test binary's run, timed directly inside the container.
 
-All three run in the same sandbox image. Each warm round alternates between the reference
-and a faulty control, so every round really recompiles the solution.
+All run in the same sandbox image. Rounds are timed on the wall clock and, because these
+machines are shared, also in CPU seconds used inside the container. With --upstream both
+suites answer with the upstream reference (it passes fixed26's tests too), so the two rows
+differ only in what the harness builds around the same solution; without it, fixed26
+answers with its own. Warm rounds alternate between that answer and the same with a
+comment added to its source files, so every round really recompiles the solution (and
+only the solution: its header is unchanged, as in most second rounds).
 
     .venv/bin/python tests/bench/bench_testrun.py [--tasks a,b,c] [--repeats N]
+        [--upstream /path/to/polyglot-benchmark/cpp/exercises/practice]
+
+Goal: a round of an upstream task costs at most 1.3x the same task in fixed26, cold and
+warm (the `upstream / fixed26` lines).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
 import statistics
+import sys
+import tempfile
 import time
+from pathlib import Path
 
-from harness.sandbox.base import Role
-from harness.sandbox.docker import DockerSandbox
-from harness.paths import bundled_dir
-from harness.task import load_task
-from harness.testrun import run_tests, stage_files
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from harness.paths import bundled_dir  # noqa: E402
+from harness.records import TestMain  # noqa: E402
+from harness.sandbox.base import Role  # noqa: E402
+from harness.sandbox.docker import DockerSandbox  # noqa: E402
+from harness.task import Task, load_task  # noqa: E402
+from harness.testrun import linked_test_main, run_tests, stage_files  # noqa: E402
+
+GOAL = 1.3
+PARTS = ("cold", "warm", "baseline", "floor", "cold_cpu", "warm_cpu")
+# What the floor links besides the objects, per task (as their CMakeLists do).
+LIBS = {"gigasecond": "-lboost_date_time", "meetup": "-lboost_date_time", "bank-account": "-pthread",
+        "parallel-letter-frequency": "-ltbb -pthread"}
 
 
 def summary(xs: list[float]) -> dict:
@@ -38,81 +63,145 @@ def summary(xs: list[float]) -> dict:
 def timed_in_container(session, script: str) -> float:
     """Run `script` in the container and return the seconds it measured itself."""
     wrapped = f"s=$(date +%s.%N); {script} >/dev/null 2>&1; e=$(date +%s.%N); echo \"$s $e\""
-    res = session.exec(["sh", "-c", wrapped], role=Role.builder, timeout_s=600)
+    res = session.exec(["sh", "-c", wrapped], role=Role.builder, timeout_s=900)
     start, end = map(float, res.output.decode().split()[-2:])
     return end - start
 
 
-def candidates(task):
-    ref = task.reference_files()
-    faulty_dirs = sorted((task.path / ".meta" / "faulty").iterdir())
-    bad = {p.name: p.read_bytes() for p in faulty_dirs[0].iterdir()}
-    return [ref, bad]
+def container_cpu(session) -> float:
+    """CPU seconds the session's container has used so far (cmake, compilers, the test
+    binary): unlike wall time, barely moved by other work on a shared machine."""
+    stats = session.sandbox.client.api.stats(session.container.id, stream=False, one_shot=True)
+    return stats["cpu_stats"]["cpu_usage"]["total_usage"] / 1e9
 
 
-def bench_task(sandbox, task, repeats: int) -> dict:
-    cands = candidates(task)
-    slug, name = task.slug, task.name
-    out = {"task": slug, "cold": [], "warm": [], "baseline": [], "floor": []}
+def candidates(ref: dict[str, bytes]) -> list[dict[str, bytes]]:
+    """The answer, and the answer with every source file touched by a comment."""
+    sources = [f for f in ref if f.endswith(".cpp")] or list(ref)
+    touched = {f: data + b"\n// touched by the benchmark\n" if f in sources else data for f, data in ref.items()}
+    return [ref, touched]
+
+
+def floor_script(task: Task, session) -> str:
+    src = f"{session.src_root}/{task.slug}"
+    main = linked_test_main(task, session)
+    defines = "-DEXERCISM_RUN_ALL_TESTS" + (" -DEXERCISM_TEST_SUITE" if main is TestMain.catch2 else "")
+    link_main = "/usr/lib/libCatch2WithMain.a" if main is TestMain.catch2 else session.test_main
+    units = [f for f in stage_files(task, {})[0] if f.endswith(".cpp") and not f.startswith("test/")]
+    objs, steps = [], []
+    for k, unit in enumerate(units):
+        objs.append(f"/build/floor{k}.o")
+        steps.append(f"g++ -std=c++17 -g -Wall -Wextra -Wpedantic -Werror {defines} -I{src} -c {src}/{unit} -o {objs[-1]}")
+    steps += [f"g++ -fuse-ld=gold {' '.join(objs)} {link_main} {LIBS.get(task.slug, '')} -o /build/floor-bin",
+              "/build/floor-bin"]
+    return " && ".join(steps)
+
+
+def bench_tasks(sandbox, tasks: list[Task], answer: dict[str, bytes], repeats: int, baseline: bool = True) -> list[dict]:
+    """The same exercise from each suite with the same answer, measured in turn within every
+    repeat, so that a machine busy with other work weighs on both alike (ratios are taken
+    per repeat)."""
+    cands = [candidates(answer) for _ in tasks]
+    out = [{**{k: [] for k in PARTS}, "test_main": None} for _ in tasks]
     for i in range(repeats):
-        t0 = time.perf_counter()
-        with sandbox.session(f"bench cold {slug}") as s:
-            report = run_tests(task, cands[i % 2], s)
-        out["cold"].append(time.perf_counter() - t0)
-        assert report.status.value in ("pass", "fail"), report.message
-
-    with sandbox.session(f"bench warm {slug}") as s:
-        run_tests(task, cands[1], s)  # configure once, as the first round of a trial does
-        for i in range(repeats):
+        for task, cand, o in zip(tasks, cands, out):
             t0 = time.perf_counter()
-            run_tests(task, cands[i % 2], s)
-            out["warm"].append(time.perf_counter() - t0)
+            with sandbox.session(f"bench cold {task.slug}") as s:
+                report = run_tests(task, cand[i % 2], s)
+                o["cold_cpu"].append(container_cpu(s))
+            o["cold"].append(time.perf_counter() - t0)
+            assert report.status.value == "pass", report.message
+            o["test_main"] = report.test_main.value
 
-        src = f"{s.src_root}/{slug}"
-        files, _ = stage_files(task, cands[0])
-        s.stage(slug, files)
-        units = [f"{src}/{f}" for f in files if f.endswith(".cpp")]
-        libs = {"gigasecond": "-lboost_date_time", "meetup": "-lboost_date_time",
-                "bank-account": "-pthread", "parallel-letter-frequency": "-ltbb -pthread"}.get(slug, "")
+    sessions = [sandbox.session(f"bench warm {t.slug}") for t in tasks]
+    try:
+        for task, cand, s in zip(tasks, cands, sessions):
+            run_tests(task, cand[1], s)  # configure once, as the first round of a trial does
         for i in range(repeats):
-            base = (
-                f"rm -rf /build/base && cmake -S {src} -B /build/base -DEXERCISM_RUN_ALL_TESTS=ON -UHARNESS_TEST_MAIN"
-                f" && env -u HARNESS_TEST_MAIN cmake --build /build/base --target {slug} && /build/base/{slug}"
-            )
-            out["baseline"].append(timed_in_container(s, f"env -u HARNESS_TEST_MAIN sh -c {shlex.quote(base)}"))
-            objs = []
-            compile_cmds = []
-            for k, unit in enumerate(units):
-                obj = f"/build/floor{k}.o"
-                objs.append(obj)
-                compile_cmds.append(f"g++ -std=c++17 -g -Wall -Wextra -Wpedantic -Werror "
-                                    f"-DEXERCISM_RUN_ALL_TESTS -I{src} -c {unit} -o {obj}")
-            floor = " && ".join(compile_cmds + [
-                f"g++ {' '.join(objs)} {s.test_main} {libs} -o /build/floor-bin", "/build/floor-bin"])
-            out["floor"].append(timed_in_container(s, floor))
+            for task, cand, s, o in zip(tasks, cands, sessions, out):
+                cpu0, t0 = container_cpu(s), time.perf_counter()
+                report = run_tests(task, cand[i % 2], s)
+                o["warm"].append(time.perf_counter() - t0)
+                o["warm_cpu"].append(container_cpu(s) - cpu0)
+                assert report.status.value == "pass", report.message
+        floors = []
+        for task, cand, s in zip(tasks, cands, sessions):
+            s.stage(task.slug, stage_files(task, cand[0])[0])
+            floors.append(floor_script(task, s))
+        for i in range(repeats):
+            for task, s, floor, o in zip(tasks, sessions, floors, out):
+                src = f"{s.src_root}/{task.slug}"
+                base = (
+                    f"rm -rf /build/base && cmake -S {src} -B /build/base -DEXERCISM_RUN_ALL_TESTS=ON"
+                    f" && cmake --build /build/base --target {task.slug} && /build/base/{task.slug}"
+                )
+                if baseline:
+                    o["baseline"].append(timed_in_container(s, f"env -u HARNESS_TEST_MAIN sh -c {shlex.quote(base)}"))
+                o["floor"].append(timed_in_container(s, floor))
+    finally:
+        for s in sessions:
+            s.close()
     return out
 
 
+def upstream_suite(path: str, state: str):
+    """The upstream exercises imported as a user would, into a throw-away state folder."""
+    os.environ["HARNESS_STATE_DIR"] = state
+    from harness.suite import import_suite
+
+    return import_suite(path, "upstream-bench")
+
+
 def main() -> None:
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--tasks", default="phone-number,clock,gigasecond")
     ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--upstream", default=None, help="folder of upstream Exercism C++ exercises (practice/)")
+    ap.add_argument("--no-baseline", action="store_true", help="skip the baseline (it compiles Catch2's main each time)")
     args = ap.parse_args()
+    if args.upstream is None:
+        print("no --upstream PATH: benchmarking fixed26 only (give the upstream exercises' folder to compare)")
     sandbox = DockerSandbox()
+    load = os.getloadavg()[0]
+    fixed26 = bundled_dir("suites") / "fixed26"
     rows = []
-    for slug in args.tasks.split(","):
-        raw = bench_task(sandbox, load_task(bundled_dir("suites") / "fixed26" / slug), args.repeats)
-        row = {"task": slug, **{k: summary(v) for k, v in raw.items() if k != "task"}}
-        row["warm_speedup_vs_baseline"] = round(row["baseline"]["median"] / row["warm"]["median"], 2)
-        row["warm_over_floor"] = round(row["warm"]["median"] / row["floor"]["median"], 2)
-        rows.append(row)
-        print(json.dumps(row))
-    print("\n| task | cold | warm | baseline | floor | warm vs baseline | warm / floor |")
-    print("|---|---|---|---|---|---|---|")
+    with tempfile.TemporaryDirectory(prefix="bench-testrun-") as state:
+        upstream = upstream_suite(args.upstream, state) if args.upstream else None
+        for slug in args.tasks.split(","):
+            suites = [("fixed26", load_task(fixed26 / slug))]
+            if upstream is not None:
+                suites.append(("upstream", upstream.task(slug)))
+            answer = suites[-1][1].reference_files()
+            raw = bench_tasks(sandbox, [task for _, task in suites], answer, args.repeats, baseline=not args.no_baseline)
+            for (suite, _), r in zip(suites, raw):
+                measured = [k for k in PARTS if r[k]]
+                row = {"suite": suite, "task": slug, "test_main": r["test_main"], "raw": {k: r[k] for k in measured},
+                       **{k: summary(r[k]) for k in measured}}
+                if "baseline" in row:
+                    row["warm_speedup_vs_baseline"] = round(row["baseline"]["median"] / row["warm"]["median"], 2)
+                row["warm_over_floor"] = round(row["warm"]["median"] / row["floor"]["median"], 2)
+                rows.append(row)
+                print(json.dumps({k: v for k, v in row.items() if k != "raw"}), flush=True)
+    print(f"\nload average {load:.1f} -> {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores, "
+          f"{args.repeats} repeats, 1 CPU per container")
+    print("\n| suite | task | main | cold | warm | cold, container CPU | warm, container CPU | baseline | floor | warm vs baseline | warm / floor |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        cell = lambda k: f"{r[k]['median']:.2f} s (IQR {r[k]['iqr']:.2f})"  # noqa: E731
-        print(f"| {r['task']} | {cell('cold')} | {cell('warm')} | {cell('baseline')} | {cell('floor')} | "
-              f"{r['warm_speedup_vs_baseline']:.1f}x faster | {r['warm_over_floor']:.2f}x |")
+        cell = lambda k: f"{r[k]['median']:.2f} s (IQR {r[k]['iqr']:.2f})" if k in r else "-"  # noqa: E731
+        speedup = f"{r['warm_speedup_vs_baseline']:.1f}x faster" if "baseline" in r else "-"
+        print(f"| {r['suite']} | {r['task']} | {r['test_main']} | {cell('cold')} | {cell('warm')} | {cell('cold_cpu')} | "
+              f"{cell('warm_cpu')} | {cell('baseline')} | "
+              f"{cell('floor')} | {speedup} | {r['warm_over_floor']:.2f}x |")
+    by = {(r["suite"], r["task"]): r for r in rows}
+    for slug in args.tasks.split(","):
+        if ("upstream", slug) not in by:
+            continue
+        up, ours = by[("upstream", slug)]["raw"], by[("fixed26", slug)]["raw"]
+        ratios = {k: statistics.median(u / f for u, f in zip(up[k], ours[k])) for k in ("cold", "warm", "cold_cpu", "warm_cpu")}
+        verdict = "met" if max(ratios["cold"], ratios["warm"]) <= GOAL else "NOT met"
+        print(f"upstream / fixed26, {slug} (median of per-repeat ratios): wall cold {ratios['cold']:.2f}x, "
+              f"warm {ratios['warm']:.2f}x (goal <= {GOAL}x: {verdict}); container CPU cold "
+              f"{ratios['cold_cpu']:.2f}x, warm {ratios['warm_cpu']:.2f}x")
 
 
 if __name__ == "__main__":
