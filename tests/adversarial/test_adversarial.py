@@ -1,7 +1,9 @@
 """Candidates of our own that try to earn reward they did not (tests/adversarial/README.md
 lists them and what each tries). Every one is verified on phone-number in the real sandbox,
 on both backends, and must get the status its expect.toml names and no more reward than
-its honest behaviour earns. The test prints how many were tried and how many got more."""
+its honest behaviour earns; the honest twin of the stream forgers (reject-everything) is
+among them, so the table shows the two side by side. The test prints how many were tried
+and how many got more."""
 
 from __future__ import annotations
 
@@ -47,7 +49,11 @@ def expectation(name: str) -> dict:
 
 
 def test_there_are_enough_candidates():
-    assert len(NAMES) >= 15
+    assert len(NAMES) >= 40
+    # The behaviours the probe verifier must shrug off, each with a candidate of its own.
+    assert {"stdout-probe-records", "records-on-inherited-fds", "fork-rewrites-records", "sleep-past-timeout",
+            "exit-in-static-initialiser", "operator-new-override", "operator-new-forges", "throwing-destructor",
+            "rewrite-stream-at-exit", "replace-probe-emit", "extra-probe-cases"} <= set(NAMES)
 
 
 @pytest.mark.parametrize("backend", ["docker", "local"])
@@ -86,8 +92,8 @@ def test_no_candidate_earns_more_than_its_behaviour(backend, capsys):
 @pytest.mark.parametrize("backend", ["docker", "local"])
 def test_a_forked_child_cannot_touch_the_next_candidate(backend):
     """The child of fork-outlives-run waits a second and then writes forged streams into
-    every outcome channel it can open; the reference verified next in the same session
-    must still be judged on its own outcomes."""
+    every fd 4 it can open; the reference verified next in the same session must still be
+    judged on its own values."""
     sandbox = make_backend(backend, LIMITS)
     with sandbox.session("adversarial fork") as session:
         first = verify_in_session(TASK, candidate("fork-outlives-run"), session)
