@@ -75,11 +75,11 @@ def signal_name(code: int) -> str | None:
 class BuildTree:
     """Where a session stages and builds a task: the test run's own tree (the task's slug,
     the session's test main), or another one beside it (a probe's), with its own test main
-    and compiler flags."""
+    and cache settings for CMake."""
 
     name: str
     test_main: str | None = None  # None: the session's own
-    cxx_flags: str = ""
+    cmake_args: tuple[str, ...] = ()
 
     @staticmethod
     def of(task: Task, tree: "BuildTree | None") -> "BuildTree":
@@ -100,8 +100,7 @@ def configure_steps(task: Task, session: SandboxSession, tree: BuildTree | None 
     test_main = tree.test_main or session.test_main
     if test_main:
         args.append(f"-DHARNESS_TEST_MAIN={test_main}")
-    if tree.cxx_flags:
-        args.append(f"-DCMAKE_CXX_FLAGS={tree.cxx_flags}")
+    args += tree.cmake_args
     return [f"rm -rf {shlex.quote(build)}", shlex.join(args)]
 
 

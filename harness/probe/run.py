@@ -5,7 +5,7 @@ The probe is the task's own build with three things swapped: the test main is th
 stand-in (include/ comes first on the include path), and, when the probe asks calls, the
 test file is the generated driver. It is staged and built beside the test run's tree
 (`probe/<slug>` under the session's source and build roots), so a session keeps both, and
-a candidate with an unchanged header reuses the compiled test unit.
+a candidate recompiles only what its files changed (build.py).
 
 The program runs as the sandbox's runner with the stream on fd 4 going to a file, its own
 output to another; when it has exited, every process of the runner is killed (nothing it
@@ -24,7 +24,8 @@ from ..hashing import hash_files
 from ..paths import package_file
 from ..sandbox.base import Role, SandboxSession
 from ..task import Task
-from ..testrun import BuildTree, clean_log, configure_and_build, signal_name, stage_files
+from ..testrun import BuildTree, clean_log, signal_name, stage_files
+from .build import build_probe
 from .stream import ProbeStream, read_stream
 
 RUNTIME_DIR = ".harness-probe"
@@ -63,8 +64,11 @@ class ProbeRun:
 
 def probe_tree(task: Task, session: SandboxSession) -> BuildTree:
     runtime = f"{session.src_root}/{RUNTIME_DIR}"
+    # Without the Debug build's -g: nobody steps through a probe, and a candidate compiles
+    # and links a third faster without debug information.
     return BuildTree(name=f"{PROBE_ROOT}/{task.slug}", test_main=f"{runtime}/probe_main.cpp",
-                     cxx_flags=f"-I{runtime}/include")
+                     cmake_args=(f"-DCMAKE_CXX_FLAGS=-I{runtime}/include", "-DCMAKE_CXX_FLAGS_DEBUG=",
+                                 "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON"))
 
 
 def run_probe(task: Task, files: Mapping[str, bytes], session: SandboxSession, *, test_unit: tuple[str, str] | None = None,
@@ -81,7 +85,7 @@ def run_probe(task: Task, files: Mapping[str, bytes], session: SandboxSession, *
     session.stage(tree.name, staged)
     os.chmod(session.staging / PROBE_ROOT, 0o755)
 
-    build = configure_and_build(task, session, tree)
+    build = build_probe(task, session, tree, staged)
     log = clean_log(build.output.decode(errors="replace"), session, tree.name)
     common = dict(tampered=tampered, build_seconds=round(build.seconds, 3))
     if build.timed_out:
