@@ -155,9 +155,6 @@ class ReferenceValues(Record):
     def first(self) -> list[list[dict[str, Any]]]:
         return self.runs[0]
 
-    def random(self, case: int) -> list[frozenset[str]]:
-        return random_sides([run[case] for run in self.runs])
-
 
 def _references_dir() -> Path:
     return cache_dir() / "verifier-references"
@@ -171,10 +168,12 @@ class _Plan:
     spec: VerifierSpec | None
     unit: tuple[str, str] | None  # the generated driver (calls), None: the task's own tests
     reference: ReferenceValues | None = None
+    varying: list[list[frozenset[str]]] = field(default_factory=list)  # per case and record: random operands
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def expected_cases(self) -> int:
-        return len(self.spec.calls) if self.spec else len(self.reference.cases)
+    def know(self, reference: ReferenceValues) -> None:
+        self.varying = [random_sides([run[i] for run in reference.runs]) for i in range(len(reference.cases))]
+        self.reference = reference
 
     def checks(self, cases: Sequence[list[dict[str, Any]] | None]) -> list[CheckOutcome]:
         """The checks, judged on the candidate's records per case (None: not reached)."""
@@ -197,11 +196,11 @@ class _Plan:
         for i, name in enumerate(ref.cases):
             got = cases[i] if i < len(cases) else None
             calls = []
-            for j, (expected, random) in enumerate(zip(ref.first[i], ref.random(i))):
+            for j, (expected, varying) in enumerate(zip(ref.first[i], self.varying[i])):
                 observed = got[j] if got is not None and j < len(got) else None
                 calls.append(CallOutcome(call=f"{expected.get('a', '?')}({expected.get('e', '')}) at line {expected.get('line', '?')}",
                                          expected=assertion_view(expected), observed=assertion_view(observed),
-                                         passed=assertion_holds(expected, observed, random)))
+                                         passed=assertion_holds(expected, observed, varying)))
             for extra in (got or [])[len(ref.first[i]):]:
                 calls.append(CallOutcome(call="an assertion the reference did not reach", observed=assertion_view(extra),
                                          passed=False))
@@ -228,8 +227,9 @@ def _toolchain(session: SandboxSession) -> str:
 
 
 def _reference_failure(task: Task, run: ProbeRun) -> BadInput:
-    log = f"\n{run.build_log[-2000:]}" if run.status == "compile_error" and run.build_log else ""
-    return BadInput(f"{task.slug}: the reference solution does not run through the probe ({run.status}: {run.reason}){log}")
+    error = next((line.strip() for line in (run.build_log or "").splitlines() if "error" in line), "")
+    return BadInput(f"{task.slug}: the reference solution does not run through the probe "
+                    f"({run.status}: {run.reason}{'; ' + error[:300] if error else ''})")
 
 
 def _check_reference(plan: _Plan, ref: ReferenceValues) -> None:
@@ -237,6 +237,8 @@ def _check_reference(plan: _Plan, ref: ReferenceValues) -> None:
     per call, or tests it passes with the same assertions on both runs."""
     task = plan.task
     if plan.spec is not None:
+        if len(ref.cases) != len(plan.spec.calls):
+            raise BadInput(f"{task.slug}: the reference's probe ran {len(ref.cases)} cases for {len(plan.spec.calls)} calls")
         i = 0
         for check in plan.spec.checks:
             for text in check.calls:
@@ -288,12 +290,8 @@ def _reference(plan: _Plan, session: SandboxSession) -> ReferenceValues:
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
             tmp.write_text(cached.model_dump_json())
-            os.replace(tmp, path)
-        else:
-            _check_reference(plan, cached)
-        if plan.spec is not None and len(cached.cases) != len(plan.spec.calls):
-            raise BadInput(f"{task.slug}: the reference's probe ran {len(cached.cases)} cases for {len(plan.spec.calls)} calls")
-        plan.reference = cached
+            os.replace(tmp, path)  # only a reference that passed the checks above is cached
+        plan.know(cached)
         return cached
 
 

@@ -30,15 +30,21 @@ pytestmark = [pytest.mark.slow, pytest.mark.docker]
 
 def candidate(name: str) -> dict[str, bytes]:
     """A candidate's files as the verifier gets them: the shared header unless it brings
-    its own, and `#include "shared/..."` lines replaced by that file, so each candidate is
-    self-contained when it reaches the sandbox."""
+    its own, and `#include "shared/..."` lines replaced by that file (and so on inside it,
+    each file once), so each candidate is self-contained when it reaches the sandbox."""
     folder = HERE / "candidates" / name
     files = {"phone_number.h": (HERE / "shared" / "phone_number.h").read_bytes()}
     for p in folder.iterdir():
         if p.name != "expect.toml":
             files[p.name] = p.read_bytes()
-    return {n: _SHARED_INCLUDE.sub(lambda m: (HERE / "shared" / m.group(1).decode()).read_bytes(), data)
-            for n, data in files.items()}
+    def inline(data: bytes, seen: frozenset = frozenset()) -> bytes:
+        def one(m):
+            name = m.group(1).decode()
+            return b"" if name in seen else inline((HERE / "shared" / name).read_bytes(), seen | {name})
+
+        return _SHARED_INCLUDE.sub(one, data)
+
+    return {n: inline(data) for n, data in files.items()}
 
 
 NAMES = sorted(p.name for p in (HERE / "candidates").iterdir() if (p / "expect.toml").is_file())
