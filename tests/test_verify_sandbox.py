@@ -3,7 +3,7 @@ reference and faulty controls as the study's reward says (both backends), every 
 a verifier.toml gives its reference +1 and each faulty control less, a task without one is
 checked test case by test case against the reference's values (random values included),
 the reference's values are observed once and cached, the probe answers arbitrary calls,
-candidates with an unchanged header reuse the compiled test unit, and `harness verify`
+a candidate recompiles only what its files changed, and `harness verify`
 prints verdicts with expected and observed values, or one line of bad input."""
 
 from __future__ import annotations
@@ -149,7 +149,7 @@ def test_observe_answers_any_calls_without_a_verifier(docker):
     ]
 
 
-def test_an_unchanged_header_reuses_the_compiled_test_unit(sandbox):
+def test_a_build_redoes_only_what_the_candidate_changed(sandbox):
     obj = f"probe/{PHONE.slug}/CMakeFiles/{PHONE.slug}.dir/phone_number_test.cpp.o"
 
     def built_at(session) -> str:
@@ -161,6 +161,8 @@ def test_an_unchanged_header_reuses_the_compiled_test_unit(sandbox):
         second = verify_in_session(PHONE, faulty(PHONE, "keeps-country-code"), session)  # same header, other source
         assert built_at(session) == stamp
         assert (first.status, second.status) == (VerdictStatus.ok, VerdictStatus.ok)
+        again = verify_in_session(PHONE, faulty(PHONE, "keeps-country-code"), session)  # nothing to build at all
+        assert again.build_seconds == 0 and again.checks == second.checks
         changed = PHONE.reference_files()
         changed["phone_number.h"] += b"\n// a different header\n"
         third = verify_in_session(PHONE, changed, session)
