@@ -24,7 +24,7 @@ def verify_cmd(
     candidates: List[Path] = typer.Argument(..., help="folders holding candidate solution files"),
     sandbox: str = typer.Option("auto", help="docker, local, or auto"),
     workers: Optional[int] = typer.Option(None, min=1, help="parallel sandbox sessions (default: one per core)"),
-    timeout: Optional[float] = typer.Option(None, min=0.1, help="seconds for one run of a test binary"),
+    timeout: Optional[float] = typer.Option(None, min=0.1, help="seconds for one run of the probe program"),
     as_json: bool = typer.Option(False, "--json", help="print one Verdict JSON object per line, with every check's "
                                  "calls and the values the reference and the candidate produced"),
 ):
