@@ -4,7 +4,7 @@ a reader can refuse what it does not understand instead of misreading it."""
 from __future__ import annotations
 
 from enum import Enum
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -72,8 +72,9 @@ class TestReport(Record):
 
 
 # --- verdicts ---------------------------------------------------------------------------
-# What the verifier (verify.py) says about one candidate: per-check outcomes and a reward a
-# candidate cannot forge. Kept here so trial results can carry one.
+# What the verifier (verify.py) says about one candidate: per-check outcomes, with the
+# values the reference and the candidate produced, and a reward judged in the harness's
+# process. Kept here so trial results can carry one.
 
 
 class ScreenFlag(Record):
@@ -87,12 +88,22 @@ class ScreenFlag(Record):
 
 
 class VerdictStatus(str, Enum):
-    ok = "ok"                        # the outcomes are authentic; the reward is what they earn
+    ok = "ok"                        # the probe's stream is complete; the reward is what its values earn
     compile_error = "compile_error"
     timeout = "timeout"
-    crash = "crash"                  # killed by a signal before the completion marker
-    forged = "forged"                # outcomes the harness did not write, or a build that tampers with it
-    incomplete = "incomplete"        # the run ended without authentic outcomes for every check
+    crash = "crash"                  # killed by a signal before the stream ended
+    forged = "forged"                # the candidate changed a protected file (tests, build files)
+    incomplete = "incomplete"        # the stream stopped early, is malformed, or holds cases the task has not
+
+
+class CallOutcome(Record):
+    """One call of a check, or one assertion of a test case: the value the reference
+    produced and the candidate's, as the probe wrote them (harness/probe/compare.py)."""
+
+    call: str
+    expected: Any = None
+    observed: Any = None  # None: the candidate's stream never got to it
+    passed: bool
 
 
 class CheckOutcome(Record):
@@ -100,13 +111,13 @@ class CheckOutcome(Record):
     group: str
     weight: float = 1.0
     passed: bool
-    tests: list[str]  # the test cases that must all pass
+    calls: list[CallOutcome] = Field(default_factory=list)
 
 
 class Verdict(Record):
     """One candidate, verified. `reward` is -1 unless `status` is ok."""
 
-    schema_version: Literal[1] = 1
+    schema_version: Literal[2] = 2
     task: str
     task_hash: str
     candidate_hash: str
@@ -114,13 +125,10 @@ class Verdict(Record):
     reward: float = Field(ge=-1.0, le=1.0)
     checks: list[CheckOutcome] = Field(default_factory=list)
     reason: str | None = None            # why the status is not ok
-    violations: list[str] = Field(default_factory=list)  # what the checks on the built binary found
     flags: list[ScreenFlag] = Field(default_factory=list)
-    tampered: list[str] = Field(default_factory=list)    # protected files the candidate changed (restored)
+    tampered: list[str] = Field(default_factory=list)    # protected files the candidate changed
     build_log: str | None = None
-    # From the candidate's own process, so not authenticated; for people, never for rewards.
-    failures: dict[str, str] = Field(default_factory=dict)
-    output: str | None = None
+    output: str | None = None            # the program's own stdout and stderr, for people
     exit_code: int | None = None
     build_seconds: float = 0.0
     run_seconds: float = 0.0

@@ -3,9 +3,9 @@ no honest solution of an exercise needs and what a program gaming its tests woul
 for (redefining test-framework names or `main`, including test files, pragmas that
 silence `-Werror`, reading the environment or `/proc`, code that runs before `main`,
 process control, raw file descriptors). A flag changes no verdict: flagged candidates still
-run, and the flags travel with the verdict so a trainer or a reviewer can act on them. The
-verifier's checks on the built binary and its outcome channel are what keep a candidate
-from earning reward it did not."""
+run, and the flags travel with the verdict so a trainer or a reviewer can act on them. What
+keeps a candidate from earning reward it did not is that the verifier judges values in the
+harness's own process (harness/verify.py), not anything this screen finds."""
 
 from __future__ import annotations
 

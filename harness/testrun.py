@@ -83,36 +83,57 @@ def linked_test_main(task: Task, session: SandboxSession) -> TestMain:
     return TestMain.task
 
 
-def configure_steps(task: Task, session: SandboxSession) -> list[str]:
+@dataclass(frozen=True)
+class BuildTree:
+    """Where a session stages and builds a task: the test run's own tree (the task's slug,
+    the session's test main), or another one beside it (a probe's), with its own test main
+    and cache settings for CMake."""
+
+    name: str
+    test_main: str | None = None  # None: the session's own
+    cmake_args: tuple[str, ...] = ()
+
+    @staticmethod
+    def of(task: Task, tree: "BuildTree | None") -> "BuildTree":
+        return tree or BuildTree(task.slug)
+
+
+def configure_steps(task: Task, session: SandboxSession, tree: BuildTree | None = None) -> list[str]:
     """The shell commands that (re)configure the build tree, empty when this session
     already configured it for this task content. Run them as the builder, joined with
     `&&`, and report how it went with `note_configured`."""
-    slug = task.slug
-    if session.configured.get(slug) == task.content_hash:
+    tree = BuildTree.of(task, tree)
+    if session.configured.get(tree.name) == task.content_hash:
         return []
-    src = f"{session.src_root}/{slug}"
-    build = f"{session.build_root}/{slug}"
+    src = f"{session.src_root}/{tree.name}"
+    build = f"{session.build_root}/{tree.name}"
     # gold links a test binary in half the time of the default linker, same result.
     args = ["cmake", "-S", src, "-B", build, "-DEXERCISM_RUN_ALL_TESTS=ON", "-DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=gold"]
-    main = linked_test_main(task, session)
-    if main is TestMain.harness:
-        args.append(f"-DHARNESS_TEST_MAIN={session.test_main}")
-    elif main is TestMain.catch2:
-        args.append("-DEXERCISM_TEST_SUITE=ON")
+    if tree.test_main:  # a probe's driver in place of any test main
+        args.append(f"-DHARNESS_TEST_MAIN={tree.test_main}")
+    else:
+        main = linked_test_main(task, session)
+        if main is TestMain.harness:
+            args.append(f"-DHARNESS_TEST_MAIN={session.test_main}")
+        elif main is TestMain.catch2:
+            args.append("-DEXERCISM_TEST_SUITE=ON")
+    args += tree.cmake_args
     return [f"rm -rf {shlex.quote(build)}", shlex.join(args)]
 
 
-def build_step(task: Task, session: SandboxSession) -> str:
+def build_step(task: Task, session: SandboxSession, tree: BuildTree | None = None) -> str:
     """The shell command that builds the test binary in a configured build tree."""
     jobs = max(1, int(session.limits.cpus))
-    return shlex.join(["cmake", "--build", f"{session.build_root}/{task.slug}", "--target", task.slug, "--", f"-j{jobs}"])
+    build = f"{session.build_root}/{BuildTree.of(task, tree).name}"
+    return shlex.join(["cmake", "--build", build, "--target", task.slug, "--", f"-j{jobs}"])
 
 
-def note_configured(task: Task, session: SandboxSession, ok: bool) -> None:
+def note_configured(task: Task, session: SandboxSession, ok: bool, tree: BuildTree | None = None) -> None:
+    name = BuildTree.of(task, tree).name
     if ok:
-        session.configured[task.slug] = task.content_hash
+        session.configured[name] = task.content_hash
     else:
-        session.configured.pop(task.slug, None)
+        session.configured.pop(name, None)
 
 
 _CONFIGURE_FAILED = 97
@@ -125,15 +146,15 @@ def drop_build(task: Task, session: SandboxSession) -> None:
     session.configured.pop(task.slug, None)
 
 
-def _configure_and_build(task: Task, session: SandboxSession) -> ExecResult:
-    configure = configure_steps(task, session)
-    script = build_step(task, session)
+def configure_and_build(task: Task, session: SandboxSession, tree: BuildTree | None = None) -> ExecResult:
+    configure = configure_steps(task, session, tree)
+    script = build_step(task, session, tree)
     if configure:
         script = f"{' && '.join(configure)} || exit {_CONFIGURE_FAILED}; {script}"
     result = session.exec(["sh", "-c", script], role=Role.builder, timeout_s=session.limits.build_timeout_s)
     # A solution that does not compile leaves the configured tree (and the compiled test
     # unit) good for the next round; only a failed configure or a lost tree starts over.
-    note_configured(task, session, result.exit_code is not None and result.exit_code != _CONFIGURE_FAILED)
+    note_configured(task, session, result.exit_code is not None and result.exit_code != _CONFIGURE_FAILED, tree)
     return result
 
 
@@ -202,7 +223,7 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
     backend = type(session).__name__.removesuffix("Session").lower()
     common = dict(tampered=tampered, backend=backend, test_main=linked_test_main(task, session))
 
-    build = _configure_and_build(task, session)
+    build = configure_and_build(task, session)
     build_log = build.output.decode(errors="replace")
     if build.timed_out:
         return TestReport(

@@ -1,77 +1,174 @@
-"""The verifier's pure parts: judging the outcome channel, the reward, the verifier.toml
+"""The verifier's pure parts: reading the probe's stream, comparing values and assertion
+records, the call language and the driver it generates, the reward, the verifier.toml
 schema, and the static screen (on real sources: every fixed26 reference must pass it
 clean, and each rule must fire on what it is about and not on comments)."""
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-from pathlib import Path
+import json
 
 import pytest
 
 from harness.errors import BadInput
+from harness.probe import driver_source, parse_call
+from harness.probe.compare import (Comparison, approx_equal, assertion_holds, call_matches, random_sides, same,
+                                   same_unordered)
+from harness.probe.stream import read_stream
 from harness.screen import screen, strip_comments
 from harness.task import load_task
-from harness.verify import CheckOutcome, VerdictStatus, load_spec, read_outcomes, reward
+from harness.verify import CheckOutcome, load_spec, reward
 
 from .conftest import ROOT
 
-TOKEN = bytes(range(32))
-NAMES = ["first case", "second case", "third case"]
+PHONE = load_task(ROOT / "suites" / "fixed26" / "phone-number")
 
 
-def line(name: str, passed: bool = True, ok: int = 1, failed: int = 0) -> bytes:
-    return f"case {int(passed)} {ok} {failed} {name.encode().hex()}\n".encode()
+def stream(*cases: list[dict], declared: int | None = None, done: bool = True) -> bytes:
+    lines = [f"probe 1 {len(cases) if declared is None else declared}"]
+    for i, records in enumerate(cases):
+        lines.append(f"case {i} {f'call {i}'.encode().hex()}")
+        lines += [f"rec {i} {j} {json.dumps(r)}" for j, r in enumerate(records)]
+        lines.append(f"end {i} {len(records)}")
+    if done:
+        lines.append(f"done {len(cases) if declared is None else declared}")
+    return ("\n".join(lines) + "\n").encode()
 
 
-def stream(body: bytes, token: bytes = TOKEN, start: bytes = b"harness-outcomes 1 token=ok\n") -> bytes:
-    body = start + body
-    return body + b"end " + hmac.new(token, body, hashlib.sha256).hexdigest().encode() + b"\n"
+GOOD = stream([{"o": [{"v": "2234567890"}]}], [{"o": [{"x": "std::domain_error"}]}])
 
 
-GOOD = stream(line("first case") + line("second case", passed=False, ok=0, failed=1) + line("third case"))
+def test_a_complete_stream_is_read():
+    got = read_stream(GOOD)
+    assert got.complete and got.declared == 2
+    assert [c.name for c in got.cases] == ["call 0", "call 1"]
+    assert got.cases[1].records == [{"o": [{"x": "std::domain_error"}]}]
 
 
-def test_authentic_outcomes_are_read():
-    got = read_outcomes(GOOD, TOKEN, set(NAMES), exit_code=1)
-    assert got.status is None
-    assert {n: c.passed for n, c in got.cases.items()} == {"first case": True, "second case": False, "third case": True}
-    assert got.cases["second case"].assertions_failed == 1
-
-
-@pytest.mark.parametrize("data, status, words", [
-    (stream(line("first case") + line("second case") + line("third case"), token=bytes(32)), "forged", "authenticate"),
-    (GOOD + line("first case"), "forged", "follows the completion marker"),
-    (GOOD + b"case 1", "forged", "follows the completion marker"),
-    (line("first case") + GOOD, "forged", "start line"),
-    (stream(line("first case") + line("first case") + line("second case") + line("third case")), "forged", "twice"),
-    (stream(line("first case") + line("second case") + line("third case") + line("bonus")), "forged", "does not have"),
-    (stream(line("first case") + line("second case")), "incomplete", "never reported"),
-    (GOOD.replace(b"case 1 1 0", b"CASE 1 1 0", 1), "forged", "not one the test main writes"),
-    (b"harness-outcomes 1 token=ok\n" + line("first case"), "incomplete", "before the completion marker"),
-    (b"harness-outcomes 1 token=ok\n" * 2 + line("first case"), "forged", "more than one start line"),
-    (b"harness-outcomes 1 token=ok\ncase 1 1", "incomplete", "mid-line"),
-    (b"", "incomplete", "ended before its main reported anything"),
-    (b"harness-outcomes 1 token=missing\n" + line("first case") + b"end none\n", "incomplete", "token=missing"),
-    (b"harness-outcomes 1 token=ok\n" + line("first case") + b"end none\n", "forged", "no token"),
+@pytest.mark.parametrize("data, words", [
+    (b"", "wrote nothing"),
+    (GOOD[:-7], "stops after 2 of 2"),
+    (GOOD[:-9], "stops in case 1"),
+    (GOOD.replace(b"rec 1 0", b"rec 0 1"), "out of order"),
+    (GOOD.replace(b"case 1 ", b"case 0 "), "out of order"),
+    (GOOD + b"rec 1 1 {}\n", "follows the end"),
+    (GOOD + b"x", "follows the end"),
+    (stream([{"o": []}], declared=2), "ends after 1 of 2"),
+    (stream([{"o": []}], [{"o": []}], declared=1, done=False), "more cases than the 1 announced"),
+    (GOOD.replace(b'{"o": [{"v": "2234567890"}]}', b'{"o": [{"v": "22'), "not JSON"),
+    (GOOD.replace(b'{"o": [{"v": "2234567890"}]}', b'[1, 2]'), "not a JSON object"),
+    (GOOD.replace(b"end 0 1", b"end 0 2"), "wrong index or count"),
+    (b"probe 1 1\ncase 0 00\nrec 0 0 {}", "stops in case 0"),
+    (b"harness-outcomes 1 token=ok\n", "does not begin with the probe's header"),
+    (GOOD.replace(b"end 0 1\n", b"end 0 1\nhello\n"), "not a line the probe writes"),
 ])
-def test_anything_but_authentic_complete_outcomes_is_refused(data, status, words):
-    got = read_outcomes(data, TOKEN, set(NAMES), exit_code=0)
-    assert got.status is VerdictStatus(status)
-    assert words in got.reason
+def test_anything_but_a_complete_well_framed_stream_says_why(data, words):
+    got = read_stream(data)
+    assert not got.complete and words in got.problem
 
 
-def test_a_run_cut_short_by_a_signal_is_a_crash():
-    got = read_outcomes(b"harness-outcomes 1 token=ok\n" + line("first case"), TOKEN, set(NAMES), exit_code=139)
-    assert got.status is VerdictStatus.crash and "SIGSEGV" in got.reason
-    assert read_outcomes(b"", TOKEN, set(NAMES), exit_code=134).status is VerdictStatus.crash
+def test_values_compare_strictly_by_default():
+    assert same(3, 3.0) and same([1, "a", None], [1, "a", None])
+    assert not same(True, 1) and not same(0, False) and not same("1", 1)
+    assert not same({"v": 1}, {"v": 1, "x": 2}) and not same([1, 2], [2, 1])
+    assert same(1.0, 1.0 + 1e-12, abs_tol=1e-9) and not same(1.0, 1.1, rel_tol=1e-3)
+    assert same_unordered([[2, ["b", "a"]], [1, []]], [[1, []], [2, ["a", "b"]]])
+    assert not same_unordered([1, 1, 2], [1, 2, 2])
+
+
+@pytest.mark.parametrize("expected, observed, mode, ok", [
+    ({"o": [{"v": "2234567890"}]}, {"o": [{"v": "2234567890"}]}, "exact", True),
+    ({"o": [{"v": "2234567890"}]}, {"o": [{"v": "12234567890"}]}, "exact", False),
+    ({"o": [{"x": "std::domain_error"}]}, {"o": [{"x": "std::domain_error"}]}, "exact", True),
+    ({"o": [{"x": "std::domain_error"}]}, {"o": [{"x": "std::out_of_range"}]}, "exact", False),
+    ({"o": [{"x": "std::domain_error"}]}, {"o": [{"v": ""}]}, "exact", False),
+    ({"o": [{"v": 1}, {"v": 2}]}, {"o": [{"v": 1}]}, "exact", False),
+    ({"o": [{"v": 1}], "x": "std::runtime_error"}, {"o": [{"v": 1}]}, "exact", False),
+    ({"o": [{"v": 0.1}]}, {"o": [{"v": 0.1000000001}]}, "approx", True),
+    ({"o": [{"v": [3, 1, 2]}]}, {"o": [{"v": [1, 2, 3]}]}, "unordered", True),
+    ({"o": [{"v": [3, 1, 2]}]}, {"o": [{"v": [1, 2, 3]}]}, "exact", False),
+    ({"o": [{"v": 1}, {"x": "std::domain_error"}]}, {"o": [{"v": 2}, {"x": "std::domain_error"}]}, "exception", True),
+    ({"o": [{"v": 1}]}, {"o": [{"x": "std::domain_error"}]}, "exception", False),
+    ({"o": [{"v": 1}]}, None, "exact", False),
+    ({"o": [{"v": 1}]}, {"o": "garbage"}, "exact", False),
+])
+def test_a_call_matches_by_its_checks_mode(expected, observed, mode, ok):
+    how = Comparison(mode=mode, abs_tol=1e-6 if mode == "approx" else 0.0)
+    assert call_matches(expected, observed, how) is ok
+
+
+def cmp(left, right, op="==", ok=True, line=1, **more):
+    return {"k": "cmp", "op": op, "l": left, "r": right, "neg": False, "ok": ok, "a": "REQUIRE", "e": "x", "line": line, **more}
+
+
+def test_assertions_hold_when_the_candidate_shows_what_the_reference_shows():
+    ref = cmp("2234567890", "2234567890")
+    assert assertion_holds(ref, cmp("2234567890", "2234567890"))
+    assert not assertion_holds(ref, cmp("12234567890", "2234567890", ok=False))
+    # The candidate's own verdict counts for nothing where values were recorded.
+    assert not assertion_holds(ref, cmp("12234567890", "2234567890", ok=True))
+    assert not assertion_holds(ref, None)
+    # Both sides computed by the solution: equal to each other is not enough.
+    assert not assertion_holds(cmp("08:00", "08:00"), cmp("99:99", "99:99"))
+    throws = {"k": "throws", "threw": True, "as": "std::domain_error", "is": True, "ok": True}
+    assert assertion_holds(throws, {**throws, "x": "a subclass"})
+    assert not assertion_holds(throws, {"k": "throws", "threw": False, "as": "std::domain_error", "is": False, "ok": False})
+
+
+def test_random_values_are_judged_by_the_relation_the_test_asserts():
+    runs = [[cmp("ab123", "cd456", op="!="), cmp(17, 17, line=2)], [cmp("xy789", "zz000", op="!="), cmp(12, 12, line=2)],
+            [cmp("qq111", "rr222", op="!="), cmp(17, 17, line=2)]]
+    random = random_sides(runs)
+    assert random == [frozenset({"l", "r"}), frozenset({"l", "r"})]  # the second site varies on the second run
+    assert assertion_holds(runs[0][0], cmp("pp111", "ss222", op="!=", ok=False), random[0])  # judged here, not by ok
+    assert not assertion_holds(runs[0][0], cmp("pp111", "pp111", op="!=", ok=True), random[0])
+    assert assertion_holds(runs[0][1], cmp(9, 9), random[1]) and not assertion_holds(runs[0][1], cmp(9, 8), random[1])
+    # A loop's records share their site: one varying draw makes the whole site random.
+    loop = [[cmp(3, 3, line=7), cmp(5, 5, line=7)], [cmp(3, 3, line=7), cmp(6, 6, line=7)]]
+    assert random_sides(loop) == [frozenset({"l", "r"})] * 2
+    ranged = {"k": "that", "v": 12, "m": {"describe": "lies in [3, 18]"}, "ok": True, "a": "REQUIRE_THAT", "line": 3}
+    assert random_sides([[ranged], [{**ranged, "v": 5}]]) == [frozenset({"v"})]
+    assert assertion_holds(ranged, {**ranged, "v": 17}, frozenset({"v"}))
+    assert not assertion_holds(ranged, {**ranged, "v": 17})  # a fixed value must be the reference's
+
+
+def test_approx_and_within_use_the_references_bounds():
+    assert approx_equal(1.0 + 1e-7, [1.0, 1.1920929e-05, 0.0, 0.0])
+    assert not approx_equal(1.1, [1.0, 1.1920929e-05, 0.0, 0.0])
+    ref = cmp(31.69, {"approx": [31.69, 1.1920929e-05, 0.0, 0.0]})
+    assert assertion_holds(ref, cmp(31.690001, {"approx": [0, 1, 1e9, 0]}))  # the candidate's bound is ignored
+    assert not assertion_holds(ref, cmp(31.8, {"approx": [31.8, 1, 1e9, 0]}, ok=True))
+    within = {"k": "that", "v": 31.6888, "m": {"abs": [31.69, 0.005]}, "ok": True}
+    assert assertion_holds(within, {**within, "v": 31.692})
+    assert not assertion_holds(within, {**within, "v": 31.7, "m": {"abs": [31.7, 1.0]}})
+
+
+def test_calls_are_expressions_or_sequences_with_observations():
+    assert [(s.code, s.observe) for s in parse_call('phone_number::phone_number("1").number()')] == [
+        ('phone_number::phone_number("1").number()', True)]
+    steps = parse_call("""
+        circular_buffer::circular_buffer<int> buffer(1);
+        buffer.write(1);
+        => buffer.read();
+        => buffer.read()
+    """)
+    assert [s.observe for s in steps] == [False, False, True, True] and steps[2].code == "buffer.read()"
+    for bad in ("", "int x = 1;", "int x = 1;\n=>"):
+        with pytest.raises(BadInput):
+            parse_call(bad)
+
+
+def test_the_driver_includes_the_runtime_first_and_registers_one_case_per_call():
+    src = driver_source(PHONE, ["phone_number::phone_number(\"1\").number()", "int x = 2;\n=> x + 1"],
+                        includes=["<vector>"], prelude="int helper() { return 1; }")
+    assert src.index("#include <harness_probe.hpp>") < src.index('#include "phone_number.h"') < src.index("int helper()")
+    assert src.count("::harness_probe::Registrar") == 2 and '"call 1"' in src
+    assert "harness_probe_call.put((x + 1, ::harness_probe::VoidMarker{}))" in src
 
 
 def test_reward_is_the_weighted_mean_of_plus_and_minus_one():
     def checks(*passed, weights=None):
         weights = weights or [1.0] * len(passed)
-        return [CheckOutcome(name=str(i), group="g", passed=p, weight=w, tests=["t"]) for i, (p, w) in enumerate(zip(passed, weights))]
+        return [CheckOutcome(name=str(i), group="g", passed=p, weight=w) for i, (p, w) in enumerate(zip(passed, weights))]
 
     assert reward(checks(*[True] * 12)) == 1.0
     assert reward(checks(*[False] * 12)) == -1.0
@@ -81,8 +178,7 @@ def test_reward_is_the_weighted_mean_of_plus_and_minus_one():
 
 
 def test_the_phone_number_spec_has_twelve_checks_in_four_groups():
-    task = load_task(ROOT / "suites" / "fixed26" / "phone-number")
-    spec = load_spec(task)
+    spec = load_spec(PHONE)
     groups = {}
     for c in spec.checks:
         groups.setdefault(c.group, []).append(c.name)
@@ -90,17 +186,20 @@ def test_the_phone_number_spec_has_twelve_checks_in_four_groups():
     assert [g.title for g in spec.groups] == [
         "valid-input behaviour", "formatting and rejection rules", "boundary cases", "combined interface checks"]
     assert sorted(len(v) for v in groups.values()) == [3, 3, 3, 3]
-    test_file = task.read("phone_number_test.cpp").decode()
-    own = {t for c in spec.checks for t in c.tests} - {e.name for e in spec.extra_tests}
-    assert len(own) == 18 and all(f'"{t}"' in test_file for t in own)
+    # Every input of the task's own eighteen test cases is asked, and some it never shows.
+    test_file = PHONE.read("phone_number_test.cpp").decode()
+    inputs = [c.split('"')[1] for c in spec.calls if c.count('"') == 2]
+    assert sum(f'"{i}"' in test_file for i in inputs) == 18 and len(inputs) == 20
 
 
 @pytest.mark.parametrize("toml, words", [
     ("checks = 3", "checks"),
-    ('[[checks]]\nname = "a"\ngroup = "g"\ntests = []', "checks.0.tests"),
-    ('[[groups]]\nname = "g"\n[[checks]]\nname = "a"\ngroup = "h"\ntests = ["x"]', "not declared"),
-    ('[[checks]]\nname = "a"\ngroup = "g"\ntests = ["x"]\n[[checks]]\nname = "b"\ngroup = "g"\ntests = ["x"]', "more than one check"),
-    ('[[checks]]\nname = "a"\ngroup = "g"\ntests = ["x"]\n[[extra_tests]]\nname = "y"\nbody = ""', "belongs to no check"),
+    ('[[checks]]\nname = "a"\ngroup = "g"\ncalls = []', "checks.0.calls"),
+    ('[[groups]]\nname = "g"\n[[checks]]\nname = "a"\ngroup = "h"\ncalls = ["f()"]', "not declared"),
+    ('[[checks]]\nname = "a"\ngroup = "g"\ncalls = ["f()"]\n[[checks]]\nname = "a"\ngroup = "g"\ncalls = ["g()"]', "declared twice"),
+    ('[[checks]]\nname = "a"\ngroup = "g"\ncompare = "approx"\ncalls = ["f()"]', "neither abs_tol nor rel_tol"),
+    ('[[checks]]\nname = "a"\ngroup = "g"\ncompare = "sorted"\ncalls = ["f()"]', "checks.0.compare"),
+    ('schema_version = 1\n[[checks]]\nname = "a"\ngroup = "g"\ntests = ["x"]', "schema_version 1"),
     ("checks = [", "not valid TOML"),
 ])
 def test_a_bad_verifier_toml_is_one_line_of_bad_input(tmp_path, toml, words):

@@ -24,11 +24,13 @@ def verify_cmd(
     candidates: List[Path] = typer.Argument(..., help="folders holding candidate solution files"),
     sandbox: str = typer.Option("auto", help="docker, local, or auto"),
     workers: Optional[int] = typer.Option(None, min=1, help="parallel sandbox sessions (default: one per core)"),
-    timeout: Optional[float] = typer.Option(None, min=0.1, help="seconds for one run of a test binary"),
-    as_json: bool = typer.Option(False, "--json", help="print one Verdict JSON object per line"),
+    timeout: Optional[float] = typer.Option(None, min=0.1, help="seconds for one run of the probe program"),
+    as_json: bool = typer.Option(False, "--json", help="print one Verdict JSON object per line, with every check's "
+                                 "calls and the values the reference and the candidate produced"),
 ):
-    """Build and run each candidate's checks in the sandbox and print its verdict: per-check
-    outcomes, the reward R in [-1, 1], the status and the screen's flags."""
+    """Build each candidate with the task's probe, run its checks' calls in the sandbox and
+    print its verdict: per-check outcomes, the reward R in [-1, 1], the status and the
+    screen's flags."""
     from ..sandbox import SandboxLimits, make_sandbox
     from ..task import load_task
     from ..verify import read_candidate, verify_many
@@ -50,6 +52,8 @@ def verify_cmd(
     for path, v in zip(candidates, verdicts):
         flags = ", ".join(sorted({f.rule for f in v.flags}))
         tampered = f" tampered: {', '.join(v.tampered)}" if v.tampered else ""
+        failed = [c.name for c in v.checks if not c.passed]
+        why = v.reason or (f"failed: {'; '.join(failed)}" if failed else "")
         table.add_row(str(path), f"[{_STYLE[v.status.value]}]{v.status.value}[/]", f"{v.reward:+.3f}",
-                      f"{v.checks_passed}/{len(v.checks)}", flags + tampered, (v.reason or "")[:300])
+                      f"{v.checks_passed}/{len(v.checks)}", flags + tampered, why[:300])
     console.print(table)

@@ -4,9 +4,10 @@ that cannot be read scores -1 and counts as malformed; everything else is the ve
 reward in [-1, 1] with its status.
 
 A verifier is anything with `verify_batch(candidates) -> judgements`, registered by name;
-`cpp` is the sandbox verifier (harness.verify: build, run the task's checks, reward from
-authenticated outcomes) and `exact` a string-level one that rewards the task's reference
-files verbatim (cheap, Docker-free; for smoke runs and tests of the training loop).
+`cpp` is the sandbox verifier (harness.verify: build the candidate with the task's probe,
+run the checks' calls in the sandbox, compare the values with the reference's in this
+process) and `exact` a string-level one that rewards the task's reference files verbatim
+(cheap, Docker-free; for smoke runs and tests of the training loop).
 
 `VerifierReward` is the reward function TRL calls. Verification can start as soon as the
 completions exist (`submit`, called by the trainer right after generation) and run in a
@@ -65,7 +66,8 @@ class _TaskCache:
 
 class SandboxVerifier:
     """The C++ verifier of harness.verify, one `verify_many` per task in the batch, each
-    spread over the workers (candidates with the same header share a compiled test unit)."""
+    spread over the workers (candidates with the same header share a compiled test unit;
+    the reference's values are observed once per task and cached)."""
 
     def __init__(self, runtime: RuntimeSettings):
         self.sandbox_kind = runtime.sandbox

@@ -1,0 +1,146 @@
+"""Building and running a probe in a sandbox session.
+
+The probe is the task's own build with three things swapped: the test main is the probe's
+(it runs the probe's cases and writes the stream), `<catch2/catch.hpp>` is the recording
+stand-in (include/ comes first on the include path), and, when the probe asks calls, the
+test file is the generated driver. It is staged and built beside the test run's tree
+(`probe/<slug>` under the session's source and build roots), so a session keeps both, and
+a candidate recompiles only what its files changed (build.py).
+
+The program runs as the sandbox's runner with the stream on fd 4 going to a file, its own
+output to another; when it has exited, every process of the runner is killed (nothing it
+forked outlives the run or writes afterwards), and only then does the wrapper print both
+files and a closing line with their sizes: the harness reads from the end, so whatever the
+program managed to write on the exec's own output before that comes first and is ignored."""
+
+from __future__ import annotations
+
+import os
+import shlex
+from dataclasses import dataclass, field
+from typing import Literal, Mapping
+
+from ..hashing import hash_files
+from ..paths import package_file
+from ..sandbox.base import Role, SandboxSession
+from ..task import Task
+from ..testrun import BuildTree, clean_log, signal_name, stage_files
+from .build import build_probe
+from .stream import ProbeStream, read_stream
+
+RUNTIME_DIR = ".harness-probe"
+PROBE_ROOT = "probe"
+RECORDS_KEEP = 4 * 1024 * 1024   # far more than a probe of any task writes
+OUTPUT_KEEP = 16 * 1024          # the program's own output, for people
+_CLOSING = "@@harness-probe"
+
+ProbeStatus = Literal["ok", "compile_error", "timeout", "crash", "incomplete"]
+
+
+def runtime_files() -> dict[str, bytes]:
+    """The probe runtime as staged: the stand-in header tree and the probe main."""
+    root = package_file("probe", "assets")
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def runtime_hash() -> str:
+    return hash_files(runtime_files())
+
+
+@dataclass
+class ProbeRun:
+    """One candidate's probe: the stream of each run, or why there is none."""
+
+    status: ProbeStatus
+    reason: str | None = None
+    streams: list[ProbeStream] = field(default_factory=list)
+    tampered: list[str] = field(default_factory=list)
+    build_log: str | None = None
+    output: str | None = None       # the program's own stdout and stderr (first run)
+    exit_code: int | None = None
+    build_seconds: float = 0.0
+    run_seconds: float = 0.0
+
+
+def probe_tree(task: Task, session: SandboxSession) -> BuildTree:
+    runtime = f"{session.src_root}/{RUNTIME_DIR}"
+    # Without the Debug build's -g: nobody steps through a probe, and a candidate compiles
+    # and links a third faster without debug information.
+    return BuildTree(name=f"{PROBE_ROOT}/{task.slug}", test_main=f"{runtime}/probe_main.cpp",
+                     cmake_args=(f"-DCMAKE_CXX_FLAGS=-I{runtime}/include", "-DCMAKE_CXX_FLAGS_DEBUG=",
+                                 "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON"))
+
+
+def run_probe(task: Task, files: Mapping[str, bytes], session: SandboxSession, *, test_unit: tuple[str, str] | None = None,
+              runs: int = 1) -> ProbeRun:
+    """Build `files` (a candidate's, by name; protected files are the task's whatever they
+    say) with the probe and run it `runs` times. `test_unit` is (file name, source) of a
+    generated driver that replaces the task's test file; without it the task's own tests
+    are the cases."""
+    staged, tampered = stage_files(task, files)
+    if test_unit is not None:
+        staged[test_unit[0]] = test_unit[1].encode()
+    session.stage(RUNTIME_DIR, runtime_files())
+    tree = probe_tree(task, session)
+    session.stage(tree.name, staged)
+    os.chmod(session.staging / PROBE_ROOT, 0o755)
+
+    build = build_probe(task, session, tree, staged)
+    log = clean_log(build.output.decode(errors="replace"), session, tree.name)
+    common = dict(tampered=tampered, build_seconds=round(build.seconds, 3))
+    if build.timed_out:
+        return ProbeRun("timeout", f"the build timed out after {session.limits.build_timeout_s:g} s", build_log=log, **common)
+    if build.exit_code != 0:
+        return ProbeRun("compile_error", "the candidate does not build", build_log=log, exit_code=build.exit_code, **common)
+
+    binary = shlex.quote(f"{session.build_root}/{tree.name}/{task.slug}")
+    scratch = shlex.quote(session.scratch_root)
+    script = (
+        f"cd {scratch} && find . -mindepth 1 -delete 2>/dev/null; "
+        f"{binary} 4>.records >.output 2>&1; code=$?; kill -9 -1 2>/dev/null; "
+        f"head -c {RECORDS_KEEP} .records >.r; head -c {OUTPUT_KEEP} .output >.o; cat .r .o; "
+        f"printf '\\n{_CLOSING} %s %s %s\\n' \"$code\" \"$(wc -c <.r)\" \"$(wc -c <.o)\""
+    )
+    out = ProbeRun("ok", **common)
+    for attempt in range(runs):
+        run = session.exec(["sh", "-c", script], role=Role.runner, timeout_s=session.limits.timeout_s,
+                           cap=RECORDS_KEEP + OUTPUT_KEEP + 4096)
+        out.run_seconds = round(out.run_seconds + run.seconds, 3)
+        if run.timed_out:
+            out.status, out.reason = "timeout", f"the probe timed out after {session.limits.timeout_s:g} s and was killed"
+            return out
+        parts = _closing(run.output)
+        if parts is None or run.truncated:
+            out.status, out.reason = "incomplete", "the run's output could not be read back (the program flooded it)"
+            return out
+        code, records, output = parts
+        stream = read_stream(records)
+        out.streams.append(stream)
+        if attempt == 0:
+            out.exit_code = code
+            out.output = output.decode(errors="replace").strip() or None
+        if not stream.complete:
+            sig = signal_name(code) if code is not None else None
+            out.status = "crash" if sig is not None else "incomplete"
+            out.reason = f"{stream.problem}" + (f"; the program was killed by {sig}" if sig else f" (exit code {code})")
+            return out
+    return out
+
+
+def _closing(output: bytes) -> tuple[int | None, bytes, bytes] | None:
+    """(exit code, records, the program's output) from the wrapper's output, read from its
+    closing line backwards; None when there is no closing line."""
+    cut = output.rfind(f"\n{_CLOSING} ".encode())
+    if cut < 0 or not output.endswith(b"\n"):
+        return None
+    fields = output[cut + len(_CLOSING) + 2:].split()
+    if len(fields) != 3:
+        return None
+    try:
+        code, records, kept = int(fields[0]), int(fields[1]), int(fields[2])
+    except ValueError:
+        return None
+    body = output[:cut]
+    if records + kept > len(body):
+        return None
+    return code, body[len(body) - kept - records:len(body) - kept], body[len(body) - kept:]

@@ -1,0 +1,98 @@
+"""Reading a probe's stream: the framed records a probe program writes on its fd 4
+(harness/probe/assets/include/harness_probe.hpp has the format). The reader is strict:
+every case and record must come in order, each exactly once, with the counts the frames
+declare, and nothing may follow the final line. What precedes the first fault is kept; the
+fault itself says why the stream is not complete (a short stream, a reordered or repeated
+record, a line the probe does not write)."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+_HEADER = re.compile(rb"probe 1 (\d{1,9})")
+_CASE = re.compile(rb"case (\d{1,9}) ((?:[0-9a-f]{2})*)")
+_RECORD = re.compile(rb"rec (\d{1,9}) (\d{1,9}) (.*)")
+_END = re.compile(rb"end (\d{1,9}) (\d{1,9})")
+_DONE = re.compile(rb"done (\d{1,9})")
+
+
+@dataclass
+class CaseStream:
+    name: str
+    records: list[dict[str, Any]] = field(default_factory=list)
+    ended: bool = False
+
+
+@dataclass
+class ProbeStream:
+    cases: list[CaseStream] = field(default_factory=list)
+    declared: int | None = None  # the number of cases the header announced
+    problem: str | None = None   # None when the stream is complete and well formed
+
+    @property
+    def complete(self) -> bool:
+        return self.problem is None
+
+
+def read_stream(data: bytes) -> ProbeStream:
+    out = ProbeStream()
+    lines = data.split(b"\n")
+    tail = lines.pop()  # after the last newline: empty unless the stream stops mid-line
+
+    def stop(why: str) -> ProbeStream:
+        out.problem = why
+        return out
+
+    if not lines:
+        return stop("the probe wrote nothing: the program ended before its main ran" if not tail
+                    else "the stream stops in its first line")
+    head = _HEADER.fullmatch(lines[0])
+    if head is None:
+        return stop(f"the stream does not begin with the probe's header: {lines[0][:80]!r}")
+    out.declared = int(head.group(1))
+    current: CaseStream | None = None
+    for number, line in enumerate(lines[1:], 2):
+        if current is not None and not current.ended:
+            rec = _RECORD.fullmatch(line)
+            if rec is not None:
+                i, j = int(rec.group(1)), int(rec.group(2))
+                if i != len(out.cases) - 1 or j != len(current.records):
+                    return stop(f"line {number}: record {i}/{j} out of order (expected {len(out.cases) - 1}/{len(current.records)})")
+                try:
+                    value = json.loads(rec.group(3))
+                except (ValueError, UnicodeDecodeError):
+                    return stop(f"line {number}: record {i}/{j} is not JSON")
+                if not isinstance(value, dict):
+                    return stop(f"line {number}: record {i}/{j} is not a JSON object")
+                current.records.append(value)
+                continue
+            end = _END.fullmatch(line)
+            if end is not None:
+                if int(end.group(1)) != len(out.cases) - 1 or int(end.group(2)) != len(current.records):
+                    return stop(f"line {number}: case {len(out.cases) - 1} ends with the wrong index or count")
+                current.ended = True
+                continue
+            return stop(f"line {number}: not a record or the end of case {len(out.cases) - 1}: {line[:80]!r}")
+        case = _CASE.fullmatch(line)
+        if case is not None:
+            if int(case.group(1)) != len(out.cases):
+                return stop(f"line {number}: case {int(case.group(1))} out of order (expected {len(out.cases)})")
+            if len(out.cases) >= out.declared:
+                return stop(f"line {number}: more cases than the {out.declared} announced")
+            current = CaseStream(bytes.fromhex(case.group(2).decode()).decode(errors="replace"))
+            out.cases.append(current)
+            continue
+        done = _DONE.fullmatch(line)
+        if done is not None:
+            if int(done.group(1)) != out.declared or len(out.cases) != out.declared:
+                return stop(f"line {number}: the stream ends after {len(out.cases)} of {out.declared} cases")
+            if number != len(lines) or tail:
+                return stop("something follows the end of the stream")
+            return out
+        return stop(f"line {number}: not a line the probe writes: {line[:80]!r}")
+    if current is not None and not current.ended:
+        return stop(f"the stream stops in case {len(out.cases) - 1} ({current.name!r})")
+    return stop(f"the stream stops after {len(out.cases)} of {out.declared} cases")
