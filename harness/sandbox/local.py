@@ -5,6 +5,7 @@ both with rlimits and, as root, an unprivileged user. It says which in `isolatio
 
 from __future__ import annotations
 
+import itertools
 import os
 import resource
 import shutil
@@ -19,8 +20,19 @@ from ..errors import SandboxUnavailable
 from ..paths import cache_dir, package_file
 from .base import CappedBuffer, ExecResult, Role, Sandbox, SandboxLimits, SandboxSession
 
-NOBODY = 65534
 _main_lock = threading.Lock()
+_sessions_made = itertools.count()
+# Far above any account a system hands out, and below 2**31 (some tools read uids as int).
+_SESSION_UID_BASE = 1 << 30
+
+
+def session_uid() -> int:
+    """A user of its own for one session, unique among the sessions alive on this machine
+    (this process's pid and a per-process counter). RLIMIT_NPROC counts every process of a
+    user, so with one shared user a fork bomb in one session would starve the compilers of
+    every other session, here or in a concurrent harness, and their trials would fail for
+    a reason that is not theirs."""
+    return _SESSION_UID_BASE + ((os.getpid() & 0x3FFFFF) << 8) + (next(_sessions_made) & 0xFF)
 
 
 def host_test_main() -> str:
@@ -77,7 +89,7 @@ def _limit(limits: SandboxLimits, drop_to: int | None):
             os.setgid(drop_to)
             os.setuid(drop_to)
         # RLIMIT_NPROC counts every process of the user; only meaningful for a dedicated
-        # user, which is what we have when we dropped to nobody.
+        # user, which is what we have when we dropped to the session's own.
         if drop_to is not None:
             resource.setrlimit(resource.RLIMIT_NPROC, (limits.pids, limits.pids))
 
@@ -102,7 +114,7 @@ class LocalSession(SandboxSession):
     def __init__(self, sandbox: "LocalSandbox", label: str):
         super().__init__(sandbox.limits)
         self.sandbox = sandbox
-        self.drop_to = NOBODY if os.geteuid() == 0 else None
+        self.drop_to = session_uid() if os.geteuid() == 0 else None
         self._build = Path(tempfile.mkdtemp(prefix="harness-build-"))
         self._scratch = Path(tempfile.mkdtemp(prefix="harness-scratch-"))
         for d in (self._build, self._scratch):
@@ -237,7 +249,7 @@ class LocalSandbox(Sandbox):
             if shutil.which(tool) is None:
                 raise SandboxUnavailable(f"the local backend needs {tool} on PATH")
         self.bwrap = shutil.which("bwrap") is not None if use_bwrap is None else use_bwrap
-        who = "as nobody, " if os.geteuid() == 0 else ""
+        who = "as a user of its own per session, " if os.geteuid() == 0 else ""
         if self.bwrap:
             self.isolation = f"local: bubblewrap (no network, read-only root, private /tmp), {who}rlimits"
         else:
