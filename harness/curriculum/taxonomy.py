@@ -58,7 +58,7 @@ _COMPILE_RULES: list[tuple[FailureKind, re.Pattern]] = [
         r"|redeclared as different kind|candidate expects|call of overloaded .* is ambiguous"
         r"|declared void|return type specification for")),
     (FailureKind.type_error, re.compile(
-        r"cannot convert|invalid conversion|could not convert|no match for 'operator|invalid operands"
+        r"cannot convert|invalid conversion|could not convert|no match for ['‘]operator|invalid operands"
         r"|incompatible types|cannot bind|invalid initialization of|discards qualifiers|binding reference of type"
         r"|which is of non-class type|assignment of read-only|invalid cast|narrowing conversion"
         r"|is not a class, namespace, or enumeration|cannot be used as a function|lvalue required")),
@@ -68,7 +68,7 @@ _COMPILE_RULES: list[tuple[FailureKind, re.Pattern]] = [
         r"|is not a namespace")),
     (FailureKind.syntax_error, re.compile(
         r"expected .*(?:before|at end of input|after)|expected (?:primary-expression|unqualified-id|declaration)"
-        r"|stray '|missing terminating|unterminated|extra qualification")),
+        r"|stray ['‘]|missing terminating|unterminated|extra qualification")),
 ]
 
 _ERROR_LINE = re.compile(r"\berror\b|undefined reference to", re.I)
