@@ -279,8 +279,6 @@ class Session:
     def send(self, message: str) -> dict:
         before = self.counters()
         self.notes.clear()
-        # Calls recorded since the last round (a history summary Aider made in the
-        # background) stay: they belong to what this round's request was built from.
         sent_at = now()
         t0 = time.monotonic()
         response = self.coder.run(with_message=message, preproc=False)
@@ -295,7 +293,8 @@ class Session:
         counters["lazy_comments"] = len(AIDER_LAZY_COMMENT.findall(response or ""))
         counters["lazy_comments_all_replies"] = sum(len(LAZY_COMMENT.findall(r)) for r in replies)
         counters["empty_responses"] = sum(1 for r in replies if not r.strip())
-        model_seconds = sum(c["seconds"] for c in edit_calls)
+        # Summaries count too: the round waits for the last one.
+        model_seconds = sum(c["seconds"] for c in calls)
         # The round ended on a provider failure when its last model call failed (Aider
         # retried with backoff and gave up). A full context window is the model's problem.
         provider_error = None
