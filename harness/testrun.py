@@ -1,10 +1,10 @@
 """One build-and-test of a workspace against a task in a sandbox session.
 
 The sandbox gets the task's protected files (tests, build files, anything that is not a
-solution file) from the task itself and only the solution files from the workspace; a
-workspace that changed a protected file is flagged as tampered and overruled. The build
-tree stays in the session, configured once per task, so a round in a warm session
-recompiles only what changed."""
+solution file) from the task itself, and from the workspace the solution files and any
+file the model created; a workspace that changed a protected file, or created a build
+file, is flagged as tampered and overruled. The build tree stays in the session,
+configured once per task, so a round in a warm session recompiles only what changed."""
 
 from __future__ import annotations
 
