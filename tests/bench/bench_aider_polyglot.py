@@ -29,7 +29,8 @@ What it checks and prints, per exercise: the system prompt and the first user me
 byte for byte (the file list in the first message is compared as a set: benchmark.py takes
 it from a Python set, whose order changes from run to run), the sequence of model calls
 (task, lint follow-ups, test feedback, summaries), that the round-2 message carries the
-compiler's diagnostics and Aider's failure text, and a diff of the two round-2 messages;
+compiler's diagnostics and Aider's failure text, a diff of the two round-2 messages, and
+the requests' other parameters (model, temperature);
 then pass_num_1 and pass_num_2 of both. Every request is written to --out."""
 
 from __future__ import annotations
@@ -311,6 +312,9 @@ def compare(server: ScriptedServer, slugs: list[str], failure_text: str, left: s
         pairs = [(_normal(x["body"]["messages"], names), _normal(y["body"]["messages"], names)) for x, y in zip(a, h)]
         alike = sum(x == y for x, y in pairs)
         make_only = sum(x != y and _without_make_closing(x) == _without_make_closing(y) for x, y in pairs)
+        # The request's other parameters (model, temperature, ...), which a sampling
+        # setting of either harness would change.
+        totals["params"] += sum(_params(x["body"]) != _params(y["body"]) for x, y in zip(a, h))
         totals["requests"] += len(a)
         totals["identical"] += alike
         totals["make"] += make_only
@@ -331,9 +335,14 @@ def compare(server: ScriptedServer, slugs: list[str], failure_text: str, left: s
                 lines += ["    " + d for d in diff[:60]] + (["    ..."] if len(diff) > 60 else [])
     lines.append(f"all exercises: {totals['requests']} requests by {left}; identical {totals['identical']}, "
                  f"{totals['make']} more but for make's closing lines, "
-                 f"{totals['requests'] - totals['identical'] - totals['make']} otherwise"
+                 f"{totals['requests'] - totals['identical'] - totals['make']} otherwise; "
+                 f"other request parameters differ in {totals['params']}"
                  + (f"; {unplaced} requests named no exercise" if unplaced else ""))
     return lines, all_ok
+
+
+def _params(body: dict) -> dict:
+    return {k: v for k, v in body.items() if k != "messages"}
 
 
 def _stat(text: str, key: str) -> str | None:
