@@ -45,10 +45,12 @@ class Failure(Record):
 
 
 # Each rule reads one diagnostic line (gcc's wording, as the sandbox image's compiler
-# prints it). Checked in this order, so the most specific reading wins.
+# prints it: in a UTF-8 locale gcc quotes names with ‘’, in the C locale with '').
+# Checked in this order, so the most specific reading wins.
 _COMPILE_RULES: list[tuple[FailureKind, re.Pattern]] = [
     (FailureKind.missing_include, re.compile(
-        r"is not a member of 'std'|in namespace 'std' does not name a (?:template )?type|did you forget to '#include"
+        r"is not a member of ['‘]std['’]|in namespace ['‘]std['’] does not name a (?:template )?type"
+        r"|did you forget to ['‘]#include"
         r"|is defined in header|fatal error: .*: No such file or directory")),
     (FailureKind.warning_as_error, re.compile(r"\[-Werror(?:=[\w+-]+)?\]")),
     (FailureKind.missing_definition, re.compile(r"undefined reference to|ld returned \d+ exit status")),
