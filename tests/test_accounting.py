@@ -30,6 +30,7 @@ AIDER_RESULTS = [
     ("g", {"tests_outcomes": [False, True], "num_malformed_responses": 1, "prompt_tokens": 100}),
     ("h", {"tests_outcomes": [True], "lazy_comments": 2, "num_user_asks": 1, "num_error_outputs": 3}),
     ("i", {"tests_outcomes": [False, False], "test_timeouts": 1, "completion_tokens": 40}),
+    ("j", {"tests_outcomes": [False], "exception": "Traceback ..."}),  # raised after a failed try
 ]
 
 
@@ -46,33 +47,35 @@ def aider_folder(tmp_path: Path) -> Path:
 def test_an_aider_folder_reads_back_as_aiders_summary_printed_it(tmp_path):
     doc = build_report(load_aider_folder(aider_folder(tmp_path)), FAST.model_copy(update={"accounting": "aider"}))
     (row,) = doc.data["aider_summary"]
-    # 7 completed (e and f skipped, d counted); passed within 1 try: a, h; within 2: a, b, g, h.
-    assert row["test_cases"] == 7
+    # 8 completed (e and f skipped, d and j counted); passed within 1 try: a, h; within 2: a, b, g, h.
+    assert row["test_cases"] == 8
     assert (row["pass_num_1"], row["pass_num_2"]) == (2, 4)
-    assert (row["pass_rate_1"], row["pass_rate_2"]) == ("28.6", "57.1")
-    assert row["percent_cases_well_formed"] == "71.4"   # c and g had malformed responses
+    assert (row["pass_rate_1"], row["pass_rate_2"]) == ("25.0", "50.0")
+    assert row["percent_cases_well_formed"] == "75.0"   # c and g had malformed responses
     assert (row["num_malformed_responses"], row["num_with_malformed_responses"]) == (3, 2)
     assert (row["lazy_comments"], row["user_asks"], row["error_outputs"], row["test_timeouts"]) == (2, 1, 3, 1)
     assert (row["prompt_tokens"], row["completion_tokens"], row["total_cost"]) == (100, 40, "0.5000")
-    assert row["seconds_per_case"] == "0.4"             # 3.0 s over 7 cases
+    assert row["seconds_per_case"] == "0.4"             # 3.0 s over 8 cases
     table = next(t for t in doc.tables if t.title.startswith("Aider's benchmark summary"))
-    assert table.title.endswith("[aider accounting]") and table.rows[0][3:5] == ["28.6", "57.1"]
+    assert table.title.endswith("[aider accounting]") and table.rows[0][3:5] == ["25.0", "50.0"]
 
 
 def test_the_views_differ_only_in_trials_aider_would_have_counted(tmp_path):
-    # One config, four tasks, two trials; infrastructure errors of every kind.
+    # One config, five tasks, two trials; infrastructure errors of every kind, and one in round 2.
     run = write_run(tmp_path, "r1", {"m": {
-        "t1": [1, "infra:agent"], "t2": [2, "infra:provider"], "t3": [None, "infra:sandbox"], "t4": [1, 1]}})
+        "t1": [1, "infra:agent"], "t2": [2, "infra:provider"], "t3": [None, "infra:sandbox"], "t4": [1, 1],
+        "t5": ["fault2", 1]}})
     outcomes = load([("auto", str(run))])
     harness = build_report(outcomes, FAST)
     aider = build_report(outcomes, FAST.model_copy(update={"accounting": "aider"}))
     h, a = harness.data["summaries"][0], aider.data["summaries"][0]
-    # harness: t1 1/1, t2 0/1 in round 1 (2: 1/1), t3 0/1, t4 2/2 -> round 1 = 1 + 0 + 0 + 1
-    assert (h["round1_mean"], h["round2_mean"]) == (2.0, 3.0)
-    # aider: the agent and provider errors are failed trials: t1 1/2, t2 0/2 (2: 1/2), t3 0/1, t4 2/2
-    assert (a["round1_mean"], a["round2_mean"]) == (1.5, 2.0)
+    # harness: t1 1/1, t2 0/1 in round 1 (2: 1/1), t3 0/1, t4 2/2, t5 1/2 (2: 1/1, the faulted
+    # round 2 unknown) -> round 1 = 1 + 0 + 0 + 1 + 0.5
+    assert (h["round1_mean"], h["round2_mean"]) == (2.5, 4.0)
+    # aider: the agent and provider errors are failed trials: t1 1/2, t2 0/2 (2: 1/2), t3 0/1, t4 2/2, t5 1/2
+    assert (a["round1_mean"], a["round2_mean"]) == (2.0, 2.5)
     (row,) = aider.data["aider_summary"][-1:]
-    assert row["trial"] is None and row["test_cases"] == 7 and row["pass_num_2"] == 4  # the sandbox error stays out
+    assert row["trial"] is None and row["test_cases"] == 9 and row["pass_num_2"] == 5  # the sandbox error stays out
     for doc, view in ((harness, "harness"), (aider, "aider")):
         assert doc.data["accounting"] == view
         assert all(t.title.endswith(f"[{view} accounting]") for t in doc.tables)
@@ -97,7 +100,7 @@ def test_the_cli_takes_the_view_and_refuses_others(tmp_path):
     ok = subprocess.run([harness, "report", "--aider", str(folder), "--accounting", "aider", "--resamples", "200",
                          "--out", str(out)], capture_output=True, text=True)
     assert ok.returncode == 0, ok.stderr
-    assert json.loads(out.read_text())["data"]["aider_summary"][0]["pass_rate_2"] == "57.1"
+    assert json.loads(out.read_text())["data"]["aider_summary"][0]["pass_rate_2"] == "50.0"
     bad = subprocess.run([harness, "report", "--aider", str(folder), "--accounting", "leaderboard"],
                          capture_output=True, text=True)
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "--accounting" in bad.stderr
