@@ -5,15 +5,25 @@ message: the task's instructions plus an addendum), a feedback template (the mes
 a failed round: the cleaned test output plus what to do about it) and optional system
 text. Templates use `{name}` fields; the fields each may use are fixed, and a contract
 naming any other is refused when loaded. Every trial records the hash of its contract's
-texts as rendered for its task."""
+texts as rendered for its task.
+
+A contract may instead take its texts, at run time, from the user's Aider checkout
+(`texts = "aider-checkout"`: Aider's benchmark/prompts.py, read as data), and may fill its
+fields in the way Aider's benchmark does (`rendering = "aider-benchmark"`): the exercise's
+documents as they are, the solution files by base name, and after a failed try the raw
+console output of build and tests, cleaned only as Aider cleans it and never cut, or
+Aider's own words for a timeout."""
 
 from __future__ import annotations
 
+import re
 import string
+from pathlib import Path, PurePosixPath
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from .errors import BadInput
 from .hashing import sha256_json
 from .paths import load_bundled_toml
 from .records import Status, TestReport
@@ -30,6 +40,13 @@ def _fields(template: str) -> set[str]:
     return {name for _, name, _, _ in string.Formatter().parse(template) if name is not None}
 
 
+# What Aider's benchmark says in place of test output when build and tests overran, and
+# what its cleanup removes from test output (timings, which would make identical failures
+# read differently).
+AIDER_TIMEOUT_TEXT = "Tests timed out!"
+_AIDER_TIMING = re.compile(r"\bin \d+\.\d+s\b")
+
+
 class PromptContract(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -38,12 +55,18 @@ class PromptContract(BaseModel):
     version: str
     description: str = ""
     system: str = ""
-    instructions: str
-    feedback: str
+    instructions: str = ""
+    feedback: str = ""
     feedback_cap_chars: int = Field(12000, gt=0, description="test output beyond this is cut")
+    texts: Literal["inline", "aider-checkout"] = "inline"
+    rendering: Literal["harness", "aider-benchmark"] = "harness"
+    texts_file: str | None = None    # where texts from a checkout were read
+    texts_sha256: str | None = None  # ... and that file's hash
 
     @model_validator(mode="after")
     def _known_fields(self) -> "PromptContract":
+        if self.texts == "aider-checkout" and not (self.instructions or self.feedback):
+            return self  # filled in from the checkout at run time (with_checkout_texts)
         for label, template, allowed in (
             ("instructions", self.instructions, INSTRUCTION_FIELDS),
             ("feedback", self.feedback, FEEDBACK_FIELDS),
@@ -63,25 +86,79 @@ class PromptContract(BaseModel):
 
     @property
     def content_hash(self) -> str:
-        return sha256_json(self.model_dump(mode="json", exclude={"description"}))
+        """The texts and how they are filled in. Where texts came from does not count, and
+        settings added after the first contracts count only when they differ from their
+        defaults, so an unchanged contract keeps the hash its earlier runs recorded."""
+        data = self.model_dump(mode="json", exclude={"description", "texts_file"})
+        for key, default in (("texts", "inline"), ("rendering", "harness"), ("texts_sha256", None)):
+            if data[key] == default:
+                del data[key]
+        return sha256_json(data)
+
+    @property
+    def needs_checkout(self) -> bool:
+        return self.texts == "aider-checkout" and not self.instructions
+
+    @property
+    def wants_transcript(self) -> bool:
+        """Its feedback shows the console output of a failed test run (TestReport.transcript)."""
+        return self.rendering == "aider-benchmark"
+
+    def with_checkout_texts(self, checkout: Path | None) -> "PromptContract":
+        """This contract with its texts read from an Aider checkout, as Aider's benchmark
+        uses them: the task's instructions followed by `instructions_addendum`, the test
+        output followed by `test_failures`."""
+        from .aider_checkout import CHECKOUT_ENV, read_prompts
+
+        if not self.needs_checkout:
+            return self
+        if checkout is None:
+            raise BadInput(f"prompt contract {self.name} reads Aider's benchmark prompts from an Aider checkout: "
+                           f"give --aider-checkout PATH or set {CHECKOUT_ENV}")
+        prompts = read_prompts(checkout)
+        try:
+            return PromptContract.model_validate({
+                **self.model_dump(), "instructions": "{instructions}" + prompts.instructions_addendum,
+                "feedback": "{test_output}" + prompts.test_failures,
+                "texts_file": prompts.path, "texts_sha256": prompts.sha256,
+            })
+        except ValidationError as exc:
+            raise BadInput(f"{prompts.path}: its prompts do not fit contract {self.name} "
+                           f"({exc.errors()[0]['msg']})") from None
 
     # --- rendering ---------------------------------------------------------------------
 
+    def _texts(self) -> None:
+        if self.needs_checkout:
+            raise BadInput(f"prompt contract {self.name} has no texts until they are read from an Aider checkout")
+
     def file_list(self, task: Task) -> str:
+        if self.rendering == "aider-benchmark":
+            return " ".join(PurePosixPath(f).name for f in task.solution_files)
         return " ".join(task.solution_files)
 
     def system_text(self, task: Task) -> str:
         return self.system.format(file_list=self.file_list(task)).strip()
 
     def first_message(self, task: Task) -> str:
-        return self.instructions.format(instructions=task.instructions(), file_list=self.file_list(task))
+        self._texts()
+        if self.rendering == "aider-benchmark":
+            instructions = "".join(task.instruction_docs())
+        else:
+            instructions = task.instructions()
+        return self.instructions.format(instructions=instructions, file_list=self.file_list(task))
 
     def feedback_message(self, task: Task, report: TestReport) -> str:
-        return self.feedback.format(test_output=render_test_output(report, self.feedback_cap_chars),
-                                    file_list=self.file_list(task))
+        self._texts()
+        if self.rendering == "aider-benchmark":
+            output = aider_test_output(report)
+        else:
+            output = render_test_output(report, self.feedback_cap_chars)
+        return self.feedback.format(test_output=output, file_list=self.file_list(task))
 
     def prompt_hash(self, task: Task) -> str:
         """The texts as this task sees them; the test output is the one part left open."""
+        self._texts()
         return sha256_json({
             "system": self.system_text(task),
             "first": self.first_message(task),
@@ -95,6 +172,16 @@ def load_contract(name_or_path: str) -> PromptContract:
 
 
 # --- the test output a model is shown ---------------------------------------------------
+
+
+def aider_test_output(report: TestReport) -> str:
+    """The test output as Aider's benchmark hands it to the model: the console output of
+    build and tests with timings removed, lines rejoined without a final newline, uncut;
+    for a run that overran its limit, Aider's own sentence."""
+    if report.timeout:
+        return AIDER_TIMEOUT_TEXT
+    text = report.transcript if report.transcript is not None else report.message or ""
+    return "\n".join(_AIDER_TIMING.sub("", text).splitlines())
 
 
 def _indent(text: str, prefix: str = "    ") -> str:

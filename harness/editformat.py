@@ -1,14 +1,15 @@
 """Answers in Aider's *whole* edit format, both ways: `render_whole` writes files as file
 listings (a file name line, then the whole content in a fenced block) and `parse_whole`
-reads a model's answer back into files the way Aider's whole-file coder applies it, so a
-completion scored in training is read exactly as the agent would apply it in evaluation.
+reads a model's answer back into files exactly as Aider 0.86.2's whole-file coder applies
+it (`WholeFileCoder.get_edits`), so a completion scored in training is read as the agent
+would have written it to disk in evaluation. tests/test_editformat.py holds both to the
+real coder on answers chosen to tell them apart.
 
 The renderer is the gold model's (gold.py); it is re-exported here so the two directions
 are found and tested together."""
 
 from __future__ import annotations
 
-import re
 from pathlib import PurePosixPath
 from typing import Iterable
 
@@ -16,17 +17,27 @@ from pydantic import BaseModel, ConfigDict
 
 from .gold import whole_answer as render_whole
 
-__all__ = ["ParsedAnswer", "parse_whole", "render_whole"]
+__all__ = ["AIDER_FENCES", "ParsedAnswer", "choose_fence", "parse_whole", "render_whole"]
 
-_FENCE = re.compile(r"^(`{3,})")
+# Aider's fences in the order it tries them; it uses the first that no line of the chat
+# files starts with, so the fence depends on what the files already hold.
+AIDER_FENCES: tuple[tuple[str, str], ...] = (
+    ("```", "```"),
+    ("````", "````"),
+    *((f"<{tag}>", f"</{tag}>") for tag in ("source", "code", "pre", "codeblock", "sourcecode")),
+)
 # Aider drops a file name whose line is longer than this (its issue #1232).
 _MAX_NAME = 250
+# Where a block's file name came from, most reliable first: the line before the fence,
+# the last chat file the prose named in backticks, the only chat file.
+_SOURCES = ("block", "saw", "chat")
 
 
 class ParsedAnswer(BaseModel):
-    """The files an answer writes, by name, or why it writes none. `malformed` holds the
-    reason when the answer cannot be applied (Aider would report a malformed response or
-    apply nothing)."""
+    """The files an answer writes, by name, in the order Aider writes them. `malformed`
+    holds the reason when Aider would reject the answer as a malformed response (a block it
+    cannot give a file name); an answer with no file listing at all writes nothing and is
+    not malformed, as in Aider."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -39,6 +50,15 @@ class ParsedAnswer(BaseModel):
         return self.malformed is None
 
 
+def choose_fence(contents: Iterable[str]) -> tuple[str, str]:
+    """The fence Aider uses for a chat holding files with these contents."""
+    lines = "".join(text + "\n" for text in contents).splitlines()
+    for fence in AIDER_FENCES:
+        if not any(line.startswith(fence[0]) or line.startswith(fence[1]) for line in lines):
+            return fence
+    return AIDER_FENCES[0]
+
+
 def _clean_name(line: str) -> str:
     """The decorations models put around a file name line, removed as Aider removes them:
     bold stars, a trailing colon, backticks, a Markdown heading mark."""
@@ -46,50 +66,53 @@ def _clean_name(line: str) -> str:
     return "" if len(name) > _MAX_NAME else name
 
 
-def parse_whole(text: str, chat_files: Iterable[str] = ()) -> ParsedAnswer:
-    """Read an answer in the whole format. A block's file name is the line just before its
-    opening fence; a name that is not one of `chat_files` but whose base name is becomes
-    that file (models like to prepend a made-up folder); a block with no name belongs to
-    the file the prose named in backticks, or to the only chat file. A block still open at
-    the end is kept, as Aider keeps it. The same file written twice: the last block wins."""
+def parse_whole(text: str, chat_files: Iterable[str] = (), fence: tuple[str, str] = AIDER_FENCES[0]) -> ParsedAnswer:
+    """Read an answer in the whole format. Any line starting with the fence opens a block
+    when none is open and closes the open one otherwise. A block's file name is the line
+    before it; a name that is not a chat file but whose base name is one becomes that base
+    name (models like to prepend a made-up folder); a block without a name belongs to the
+    last chat file the prose named as `file`, else to the only chat file, else the answer
+    is malformed. A block still open at the end is kept. A file written twice keeps the
+    block whose name is the most reliable, and among those the first."""
     chat = list(chat_files)
-    by_base = {PurePosixPath(f).name: f for f in chat}
     lines = text.splitlines(keepends=True)
-    files: dict[str, str] = {}
+    blocks: list[tuple[str, str, list[str]]] = []
+    saw: str | None = None
     name: str | None = None
-    fence = ""
+    source: str | None = None
     body: list[str] = []
-    mentioned: str | None = None  # the last chat file the prose named as `file`
     for i, line in enumerate(lines):
-        opening = _FENCE.match(line)
-        if name is not None:
-            if line.startswith(fence):
-                files[name] = "".join(body)
-                name, body, mentioned = None, [], None
-            else:
-                body.append(line)
-            continue
-        if opening:
-            fence = opening.group(1)
-            candidate = _clean_name(lines[i - 1]) if i > 0 else ""
-            if candidate and candidate not in chat and PurePosixPath(candidate).name in by_base:
-                candidate = by_base[PurePosixPath(candidate).name]
-            if not candidate:
-                if mentioned is not None:
-                    candidate = mentioned
+        if line.startswith(fence[0]) or line.startswith(fence[1]):
+            if name is not None:
+                blocks.append((name, source, body))
+                saw, name, source, body = None, None, None, []
+                continue
+            if i > 0:
+                source = "block"
+                name = _clean_name(lines[i - 1])
+                if name and name not in chat and PurePosixPath(name).name in chat:
+                    name = PurePosixPath(name).name
+            if not name:
+                if saw:
+                    name, source = saw, "saw"
                 elif len(chat) == 1:
-                    candidate = chat[0]
+                    name, source = chat[0], "chat"
                 else:
                     return ParsedAnswer(files={}, malformed=f"no file name before the code block on line {i + 1}")
-            name = candidate
-            continue
-        for word in line.split():
-            word = word.rstrip(".:,;!")
-            if word.startswith("`") and word.endswith("`") and word.strip("`") in chat:
-                mentioned = word.strip("`")
-    unterminated = name is not None
+        elif name is not None:
+            body.append(line)
+        else:
+            for word in line.strip().split():
+                word = word.rstrip(".:,;!")
+                for chat_file in chat:
+                    if word == f"`{chat_file}`":
+                        saw = chat_file
+    unterminated = bool(name)
     if unterminated:
-        files[name] = "".join(body)
-    if not files:
-        return ParsedAnswer(files={}, malformed="no file listing (a file name line followed by a fenced code block)")
+        blocks.append((name, source, body))
+    files: dict[str, str] = {}
+    for wanted in _SOURCES:
+        for fname, fsource, content in blocks:
+            if fsource == wanted and fname not in files:
+                files[fname] = "".join(content)
     return ParsedAnswer(files=files, unterminated=unterminated)

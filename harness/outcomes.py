@@ -18,8 +18,12 @@ The frame has one row per task-trial expected, finished or not:
     round1, round2             solved in round 1, solved within two rounds
     rounds, planned_trials, suite, suite_hash, contract, contract_hash, agent, agent_hash,
     aider_version, sampling    every setting that can change a number, as recorded, or None
+    infra_kind                 for an infrastructure error, its kind (errors.InfraKind), else None
     malformed_responses, exhausted_context_windows, timeouts,
     prompt_tokens, completion_tokens, cost      agent health, 0 where not recorded
+    error_outputs, user_asks, lazy_comments, agent_seconds
+                               the rest of what Aider's benchmark summary counts, by its
+                               definitions (agent_seconds: its "duration", the agent's time)
 
 What is known about a configuration beyond its trials (the model, the training set)
 travels next to the frame as a ConfigInfo per configuration.
@@ -38,7 +42,7 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel, ValidationError
 
-from .errors import BadInput
+from .errors import BadInput, InfraKind
 from .records import RunManifest, TrialOutcome
 from .result_facts import one_line, read_rows
 
@@ -49,9 +53,10 @@ SETTING_COLUMNS = ("rounds", "planned_trials", "suite", "suite_hash", "contract"
 HEALTH_COLUMNS = (
     "malformed_responses", "exhausted_context_windows", "timeouts",
     "prompt_tokens", "completion_tokens", "cost",
+    "error_outputs", "user_asks", "lazy_comments", "agent_seconds",
 )
 FRAME_COLUMNS = ("config", "task", "trial", "status", "done", "rounds_recorded", "round1_known", "round2_known",
-                 "round1", "round2", *SETTING_COLUMNS, *HEALTH_COLUMNS)
+                 "round1", "round2", "infra_kind", *SETTING_COLUMNS, *HEALTH_COLUMNS)
 DEFAULT_ROUNDS = 2  # where a source does not record its rounds: both round columns are given
 
 AIDER_RESULTS = ".aider.results.json"
@@ -114,7 +119,7 @@ def _frame(rows: list[dict] | pd.DataFrame) -> pd.DataFrame:
     """Complete and type a frame: health columns default to 0, settings to None, and which
     outcomes count follows from the status and the rounds recorded."""
     frame = pd.DataFrame(rows) if not isinstance(rows, pd.DataFrame) else rows
-    for col in SETTING_COLUMNS:
+    for col in ("infra_kind", *SETTING_COLUMNS):
         if col not in frame:
             frame[col] = None
     for col in HEALTH_COLUMNS:
@@ -155,7 +160,7 @@ def load_run(path: Path) -> Outcomes:
     except ValidationError as exc:
         raise BadInput(f"{manifest_file}: not a run manifest ({one_line(exc)})") from None
 
-    trials = trial_rows(path, manifest)
+    trials = trial_rows(path, manifest, needs=(*HEALTH_COLUMNS, "infra_kind"))
     if not (trials["rounds_recorded"] > 0).any():
         raise BadInput(f"{path}: no finished trials (no result.json with a tested round)")
     seen = set(zip(trials["config"], trials["task"], trials["trial"]))
@@ -219,16 +224,18 @@ def _result_stats(config_dir: Path):
 
 
 def trial_rows(path: Path, manifest: RunManifest, cache: str = ROW_CACHE,
-               read: Callable[[Path, list[str]], list[dict]] = read_rows) -> pd.DataFrame:
+               read: Callable[[Path, list[str]], list[dict]] = read_rows, needs: tuple[str, ...] = ()) -> pd.DataFrame:
     """One row per result.json of the run's configurations, from the row cache where the
     file is unchanged, parsed where it is new or rewritten (a resumed trial). `read` turns
     files into rows (the report's facts by default; the viewer reads more, into a cache of
-    its own)."""
+    its own); a cache without every column in `needs` (an earlier version's) is read anew."""
     by_name = {cfg.name: cfg for cfg in manifest.configs}
     found = [(rel, st.st_mtime_ns, st.st_size) for cfg in manifest.configs for rel, st in _result_stats(path / cfg.name)]
     current = pd.DataFrame(found, columns=list(_STAMP))
     try:
         cached = pd.read_parquet(path / cache)
+        if not set(needs) <= set(cached.columns):
+            raise ValueError("written by an earlier version, with fewer columns")
     except Exception:  # absent, unreadable, or from another version: read everything
         cached = pd.DataFrame(columns=list(_STAMP))
     still = cached.merge(current, on=list(_STAMP), how="inner") if len(cached) else cached
@@ -354,7 +361,9 @@ def load_aider_folder(path: Path) -> Outcomes:
     (`<date>--<name>`, or the given folder itself) is one trial of the configuration
     `<name>`; several run folders with the same name are its trials 1, 2, ... in date
     order. A result holding only an `exception` (Aider's own record of a crashed test), or
-    no test outcomes at all, is an infrastructure error here, not a failure."""
+    no test outcomes at all, is an infrastructure error of kind "agent": not counted in
+    the harness accounting view, a failure in the aider view, as Aider counts it. An empty
+    or unreadable result Aider's summary skips; here it is a trial never written."""
     files = sorted(path.rglob(AIDER_RESULTS))
     if not files:
         raise BadInput(f"{path}: no {AIDER_RESULTS} files under it")
@@ -376,10 +385,11 @@ def load_aider_folder(path: Path) -> Outcomes:
             for f in by_run[run_dir]:
                 try:
                     data = json.loads(f.read_text())
-                except (OSError, ValueError) as exc:
-                    raise BadInput(f"{f}: not JSON ({exc})") from None
-                if not isinstance(data, dict):
+                except (OSError, ValueError):
+                    data = None  # Aider's summary skips such a file: a try that never finished
+                if data is not None and not isinstance(data, dict):
                     raise BadInput(f"{f}: not an Aider results object")
+                data = data or {}
                 task = str(data.get("testcase") or f.parent.name)
                 key = f"{trial}/{task}"
                 if key in seen:
@@ -401,8 +411,8 @@ def load_aider_folder(path: Path) -> Outcomes:
             trials=len(run_dirs),
         )
     frame = _frame(rows)
-    if not frame["round1_known"].any():
-        raise BadInput(f"{path}: no finished Aider results (every one holds an exception or no test outcome)")
+    if (frame["status"] == "missing").all():
+        raise BadInput(f"{path}: no Aider results (every {AIDER_RESULTS} is empty or unreadable)")
     return Outcomes(frame, configs, label=path.name, sources=[str(path)])
 
 
@@ -414,18 +424,25 @@ def _aider_run_dir(root: Path, results_file: Path) -> Path:
 
 
 def _aider_row(config: str, task: str, trial: int, data: dict) -> dict:
+    """One Aider result as a frame row. Aider's summary counts a result as a completed
+    test case unless it is empty or unreadable (here: never written), and as passed when
+    its last try passed; a result holding an exception, or no try at all, it counts as a
+    failure, which the aider accounting view does too (infra_kind "agent")."""
     tries = data.get("tests_outcomes") or []
-    first = next((i + 1 for i, ok in enumerate(tries) if ok), None)
-    if first is not None:
+    infra_kind = None
+    first = len(tries) if tries and tries[-1] else None  # Aider: passed when its last try passed
+    if not data:
+        status = "missing"
+    elif first is not None:
         status = TrialOutcome.passed.value
     elif not tries:
-        status = TrialOutcome.infra_error.value
+        status, infra_kind = TrialOutcome.infra_error.value, InfraKind.agent.value
     elif "exception" in data:  # the tries tested before it crashed still count
-        status = "partial"
+        status, infra_kind = "partial", InfraKind.agent.value
     else:
         status = TrialOutcome.failed.value
     return dict(
-        config=config, task=task, trial=trial, status=status, rounds_recorded=first or len(tries),
+        config=config, task=task, trial=trial, status=status, infra_kind=infra_kind, rounds_recorded=first or len(tries),
         round1=first is not None and first <= 1, round2=first is not None and first <= 2,
         malformed_responses=data.get("num_malformed_responses", 0),
         exhausted_context_windows=data.get("num_exhausted_context_windows", 0),
@@ -433,6 +450,10 @@ def _aider_row(config: str, task: str, trial: int, data: dict) -> dict:
         prompt_tokens=data.get("prompt_tokens", 0),
         completion_tokens=data.get("completion_tokens", 0),
         cost=data.get("cost", 0.0),
+        error_outputs=data.get("num_error_outputs", 0),
+        user_asks=data.get("num_user_asks", 0),
+        lazy_comments=data.get("lazy_comments", 0),
+        agent_seconds=data.get("duration", 0.0),
         agent=data.get("edit_format"), aider_version=data.get("commit_hash"),
     )
 

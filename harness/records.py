@@ -62,6 +62,10 @@ class TestReport(Record):
     output_truncated: bool = False
     backend: str = ""
     test_main: TestMain | None = None  # None in reports written before it was recorded
+    # A run that did not pass, when asked for: the console output of the build and of the
+    # test binary under Catch2's console reporter, uncut, sandbox paths written as the
+    # exercise's own (`<slug>/...`, `<slug>/build/...`). What Aider's benchmark shows a model.
+    transcript: str | None = None
 
     @property
     def passed(self) -> bool:
@@ -153,12 +157,16 @@ class Sampling(Record):
 
 
 class AgentCounters(Record):
-    """Aider's own per-round counters, as its benchmark records them."""
+    """Aider's own per-round counters, with the definitions its benchmark records them by;
+    counters of ours that Aider does not keep, or keeps otherwise, have names of their own."""
 
     malformed_responses: int = 0
-    empty_responses: int = 0      # answers with no text at all (the round then edits nothing)
+    empty_responses: int = 0      # ours: answers with no text at all (the round then edits nothing)
     exhausted_context_windows: int = 0
+    # Aider's: lines matching its `# ... ` elision pattern in the round's final reply.
     lazy_comments: int = 0
+    # Ours: elision lines written with `#` or `//`, in every reply of the round.
+    lazy_comments_all_replies: int = 0
     user_asks: int = 0
     error_outputs: int = 0
     prompt_tokens: int = 0
@@ -177,6 +185,8 @@ class RoundRecord(Record):
     round: int = Field(ge=1)
     counters: AgentCounters = Field(default_factory=AgentCounters)
     edited_files: list[str] = Field(default_factory=list)
+    # Files in the workspace after the round that the task does not ship: the model made them.
+    created_files: list[str] = Field(default_factory=list)
     test_report: TestReport | None = None  # None if the round ended in an infrastructure error
     timings: RoundTimings = Field(default_factory=RoundTimings)
     # What the static screen found in the round's solution files: it never changes the
@@ -283,6 +293,9 @@ class ConfigManifest(Record):
     edit_format: str
     contract: str
     contract_hash: str
+    # A contract whose texts came from the user's Aider checkout: the file read, its hash.
+    contract_texts_file: str | None = None
+    contract_texts_sha256: str | None = None
 
 
 class RunManifest(Record):

@@ -30,6 +30,7 @@ import pandas as pd
 from pydantic import BaseModel, Field
 
 from . import stats
+from .accounting import Accounting, aider_summary, describe, in_view
 from .errors import BadInput
 from .outcomes import ConfigInfo, Outcomes
 from .paths import bundled_dir
@@ -46,6 +47,7 @@ class ReportOptions(BaseModel):
     round: Literal[1, 2] = 2                     # the round a cohort is ranked by; compare: of the per-task tests
     bar: float | None = None                     # compare: --pre-registered-bar DELTA
     alpha: float = stats.ALPHA
+    accounting: Accounting = "harness"           # how unfinished trials count (accounting.py)
 
     def method(self) -> str:
         return stats.interval_method(self.interval, self.resamples, self.seed, self.confidence)
@@ -475,10 +477,32 @@ def _scopes(overlap: Overlap, tasks: set[str], all_tasks: set[str] | None = None
     return scopes
 
 
+def _name_the_view(doc: Document, view: Accounting) -> Document:
+    """Every table and plot says which accounting view its numbers are in."""
+    label = f"[{view} accounting]"
+    for item in (*doc.tables, *doc.plots):
+        if not item.title.endswith(label):
+            item.title = f"{item.title} {label}"
+    doc.data["accounting"] = view
+    return doc
+
+
+def _aider_summary_table(frame: pd.DataFrame, configs: list[str], cohort: Cohort | None) -> tuple[Table, list[dict]]:
+    found = [s.as_dict() for s in aider_summary(frame, configs)]
+    columns = ["config", "trial", "test_cases", "pass_rate_1", "pass_rate_2", "pass_num_1", "pass_num_2",
+               "percent_cases_well_formed", "error_outputs", "num_malformed_responses",
+               "num_with_malformed_responses", "user_asks", "lazy_comments", "exhausted_context_windows",
+               "prompt_tokens", "completion_tokens", "test_timeouts", "seconds_per_case", "total_cost"]
+    rows = [[str(d[c]) if not (c == "trial" and d[c] is None) else "all" for c in columns] for d in found]
+    return Table("Aider's benchmark summary, per trial (Aider's definitions and rounding)", columns, rows,
+                 "selected cohort" if cohort else None), found
+
+
 def build_report(outcomes: Outcomes, opts: ReportOptions = ReportOptions()) -> Document:
-    """Headline numbers, pass@k, states and agent health per configuration."""
+    """Headline numbers, pass@k, states and agent health per configuration; in the aider
+    accounting view also the numbers Aider's benchmark summary prints."""
     configs = list(outcomes.configs)
-    frame, cohort = _cohort(outcomes.frame, opts)
+    frame, cohort = _cohort(in_view(outcomes.frame, opts.accounting), opts)
     counts = stats.task_counts(frame)
     tasks = set(counts.index.get_level_values("task"))
     infos = [outcomes.configs[c] for c in configs]
@@ -488,6 +512,7 @@ def build_report(outcomes: Outcomes, opts: ReportOptions = ReportOptions()) -> D
     doc = Document("report", "Results by configuration")
     doc.warnings = _warnings(summaries, cohort)
     doc.notes += [cohort.note] if cohort else []
+    doc.notes.append(describe(opts.accounting))
     doc.notes.append(opts.method())
     doc.notes.append("Mean tasks solved: each task's success rate over its counted trials, summed over "
                      "tasks (with every trial counted, the mean over trials of the tasks solved). "
@@ -505,6 +530,10 @@ def build_report(outcomes: Outcomes, opts: ReportOptions = ReportOptions()) -> D
     doc.tables.append(states_table)
     health_table, health_data = _health_table(groups, cohort)
     doc.tables.append(health_table)
+    aider_rows = None
+    if opts.accounting == "aider":
+        table, aider_rows = _aider_summary_table(frame, configs, cohort)
+        doc.tables.append(table)
 
     suffix = " (selected cohort)" if cohort else ""
     doc.plots.append(Bars(f"Mean tasks solved, {opts.confidence:.0%} intervals for {stats.TARGETS[opts.interval]}{suffix}",
@@ -527,8 +556,9 @@ def build_report(outcomes: Outcomes, opts: ReportOptions = ReportOptions()) -> D
         "configs": {c: outcomes.configs[c].model_dump() for c in configs},
         "training_overlap": sorted(overlap.trained) if overlap.trained else None,
         "training_unknown": overlap.unknown,
+        "aider_summary": aider_rows,
     }
-    return doc
+    return _name_the_view(doc, opts.accounting)
 
 
 def _power_line(changes: list[stats.TaskChange], round_no: int, alpha: float) -> tuple[stats.TaskPower | None, str | None]:
@@ -545,7 +575,7 @@ def build_comparison(outcomes: Outcomes, base: str, new: str, opts: ReportOption
     if opts.bar is not None and opts.cohort is not None:
         raise BadInput("--pre-registered-bar cannot be judged on a selected cohort (--cohort): its intervals "
                        "are not valid; drop one of them")
-    frame, cohort = _cohort(outcomes.frame, opts)
+    frame, cohort = _cohort(in_view(outcomes.frame, opts.accounting), opts)
     counts = stats.task_counts(frame)
     base_all, new_all = _config_counts(counts, base), _config_counts(counts, new)
     shared = sorted(set(base_all.index) & set(new_all.index))
@@ -571,6 +601,7 @@ def build_comparison(outcomes: Outcomes, base: str, new: str, opts: ReportOption
         doc.lead, doc.verdict = _bar_verdict(paired, opts)
     doc.warnings = _warnings(summaries, cohort)
     doc.notes += [cohort.note] if cohort else []
+    doc.notes.append(describe(opts.accounting))
     doc.notes.append(opts.method())
     doc.notes.append(
         f"Suite-level test over the shared tasks: the stratified exact test of \"no change on any task\" (NEW's "
@@ -641,7 +672,7 @@ def build_comparison(outcomes: Outcomes, base: str, new: str, opts: ReportOption
         "training_overlap": sorted(trained) if trained else None,
         "training_unknown": overlap.unknown,
     }
-    return doc
+    return _name_the_view(doc, opts.accounting)
 
 
 def _task_table(changes: list[stats.TaskChange], base: str, new: str, round_no: int,
@@ -850,7 +881,7 @@ def build_lineage(lineage, runs_dir: Path, opts: ReportOptions = ReportOptions()
         "first_to_last": comparison.data if comparison is not None else None,
         "seen_in_training": sorted(trained), "training_unknown": overlap.unknown, "held_out": sorted(held),
     }
-    return doc
+    return _name_the_view(doc, opts.accounting)
 
 
 # --- plots -------------------------------------------------------------------------------

@@ -33,9 +33,19 @@ class _ReportFacts(_Facts):
     timeout: bool = False
 
 
+class _TimingFacts(_Facts):
+    model_seconds: float = 0.0
+    agent_seconds: float = 0.0
+
+
 class _RoundFacts(_Facts):
     counters: AgentCounters = AgentCounters()
     test_report: _ReportFacts | None = None
+    timings: _TimingFacts = _TimingFacts()
+
+
+class _InfraFacts(_Facts):
+    kind: str
 
 
 class TrialFacts(_Facts):
@@ -46,6 +56,7 @@ class TrialFacts(_Facts):
     outcome: TrialOutcome
     passed_round: int | None = None
     rounds: list[_RoundFacts] = []
+    infra_error: _InfraFacts | None = None
 
     solved_by = TrialResult.solved_by
 
@@ -90,6 +101,11 @@ def facts_row(result: TrialFacts) -> dict:
         prompt_tokens=sum(c.prompt_tokens for c in counters),
         completion_tokens=sum(c.completion_tokens for c in counters),
         cost=sum(c.cost for c in counters),
+        infra_kind=result.infra_error.kind if result.infra_error is not None else None,
+        error_outputs=sum(c.error_outputs for c in counters),
+        user_asks=sum(c.user_asks for c in counters),
+        lazy_comments=sum(c.lazy_comments for c in counters),
+        agent_seconds=sum(r.timings.model_seconds + r.timings.agent_seconds for r in result.rounds),
     )
 
 

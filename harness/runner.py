@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from . import __version__
 from .agents.aider import DEFAULT_PROFILE, AgentChat, AgentProfile, AiderAgent, DriverPool, load_profile
+from .aider_checkout import checkout_path
 from .contract import DEFAULT_CONTRACT, PromptContract, load_contract
 from .errors import BadInput, InfraError, InfraKind, SandboxUnavailable
 from .models import ModelSpec, config_name, parse_model, validate
@@ -49,7 +50,7 @@ from .sandbox.pool import SessionPool
 from .screen import screen
 from .store import CONTRACT_FILE, PROFILE_FILE, RESULT, RunFolder, new_run_id, utc_now, write_record
 from .task import Task
-from .testrun import run_tests
+from .testrun import created_files, run_tests
 
 Log = Callable[[str], None]
 
@@ -72,7 +73,8 @@ class RunConfig(BaseModel):
     rounds: int = Field(2, ge=1, le=10)
     workers: int | None = Field(None, ge=1)
     agent: str = DEFAULT_PROFILE
-    contract: str = DEFAULT_CONTRACT
+    contract: str | None = None  # default: the profile's own contract, else DEFAULT_CONTRACT
+    aider_checkout: Path | None = None  # default: $HARNESS_AIDER_CHECKOUT; for contracts that read Aider's prompts
     sampling: Sampling = Field(default_factory=Sampling)
     sandbox: str = "auto"
     runs_dir: Path = Path("runs")
@@ -181,6 +183,7 @@ def _config_manifest(name: str, spec: ModelSpec, profile: AgentProfile, contract
         name=name, model=spec.name, api_base=spec.api_base, sampling=sampling,
         agent_profile=profile.name, agent_hash=profile.content_hash, aider_version=profile.aider_version,
         edit_format=profile.edit_format, contract=contract.name, contract_hash=contract.content_hash,
+        contract_texts_file=contract.texts_file, contract_texts_sha256=contract.texts_sha256,
         **_adapter_facts(spec),
     )
 
@@ -203,7 +206,8 @@ def make_plan(config: RunConfig) -> RunPlan:
     if not tasks:
         raise BadInput(f"suite {suite.name} has no tasks to run")
     profile = load_profile(config.agent)
-    contract = load_contract(config.contract)
+    contract = load_contract(config.contract or profile.contract or DEFAULT_CONTRACT)
+    contract = contract.with_checkout_texts(checkout_path(config.aider_checkout))
     if config.run_id is not None and (not config.run_id.strip() or "/" in config.run_id or config.run_id.startswith(".")):
         raise BadInput(f"--run-id {config.run_id!r} is not a folder name")
 
@@ -312,17 +316,17 @@ class _SessionSlot:
         except BaseException as exc:  # handed to the trial's thread in test()
             self.error = exc
 
-    def test(self, task: Task, workspace: Path) -> TestReport:
+    def test(self, task: Task, workspace: Path, **options) -> TestReport:
         self._opening.join()
         if self.error is not None:
             raise self.error
         try:
-            return run_tests(task, workspace, self.session)
+            return run_tests(task, workspace, self.session, **options)
         except SandboxUnavailable:
             broken, self.session = self.session, None
             self.sessions.release(broken, reusable=False)
             self.session = self.sessions.acquire(self.label)
-            return run_tests(task, workspace, self.session)
+            return run_tests(task, workspace, self.session, **options)
 
     def close(self) -> None:
         self._opening.join()
@@ -421,19 +425,23 @@ def run_trial(spec: TrialSpec, trial_dir: Path, sessions: SessionPool, pool: Dri
             ))
             timings = RoundTimings(model_seconds=got.model_seconds, agent_seconds=got.agent_seconds,
                                    total_seconds=round(time.monotonic() - t0, 4))
+            created = created_files(task, _workspace_files(workspace))
             if provider_error is not None:
                 # The agent retried with backoff and gave up: the provider failed, not the model.
-                rounds.append(RoundRecord(round=n, counters=got.counters, edited_files=got.edited_files, timings=timings))
+                rounds.append(RoundRecord(round=n, counters=got.counters, edited_files=got.edited_files,
+                                          created_files=created, timings=timings))
                 raise ProviderFailure(provider_error, int(got.provider_error.get("failed_calls") or 1))
             stopping()
             t1 = time.monotonic()
-            report = sandboxing.test(task, workspace)
+            report = sandboxing.test(task, workspace, transcript=spec.contract.wants_transcript,
+                                     time_limit_s=agent.profile.tests.time_limit_s)
             timings.test_seconds = round(time.monotonic() - t1, 4)
             timings.total_seconds = round(time.monotonic() - t0, 4)
             write_record(round_dir / "test_report.json", report)
             solution = {f: (workspace / f).read_bytes() for f in task.solution_files if (workspace / f).is_file()}
             rounds.append(RoundRecord(round=n, counters=got.counters, edited_files=got.edited_files,
-                                      test_report=report, timings=timings, screen_flags=screen(solution)))
+                                      created_files=created, test_report=report, timings=timings,
+                                      screen_flags=screen(solution)))
             if report.passed:
                 passed_round = n
                 break

@@ -34,13 +34,13 @@ class Task(BaseModel):
         """The C++ identifier form of the slug, used for file, namespace and target names."""
         return self.slug.replace("-", "_")
 
+    def instruction_docs(self) -> list[str]:
+        """The exercise's documents in reading order (introduction, instructions, appendix),
+        each exactly as written."""
+        return [(self.path / ".docs" / doc).read_text() for doc in _DOC_FILES if (self.path / ".docs" / doc).is_file()]
+
     def instructions(self) -> str:
-        parts = []
-        for doc in _DOC_FILES:
-            p = self.path / ".docs" / doc
-            if p.is_file():
-                parts.append(p.read_text().strip())
-        return "\n\n".join(parts)
+        return "\n\n".join(doc.strip() for doc in self.instruction_docs())
 
     @cached_property
     def shipped_files(self) -> tuple[str, ...]:

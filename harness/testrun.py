@@ -1,40 +1,60 @@
 """One build-and-test of a workspace against a task in a sandbox session.
 
 The sandbox gets the task's protected files (tests, build files, anything that is not a
-solution file) from the task itself and only the solution files from the workspace; a
-workspace that changed a protected file is flagged as tampered and overruled. The build
-tree stays in the session, configured once per task, so a round in a warm session
-recompiles only what changed."""
+solution file) from the task itself, and from the workspace the solution files and any
+file the model created; a workspace that changed a protected file, or created a build
+file, is flagged as tampered and overruled. The build tree stays in the session,
+configured once per task, so a round in a warm session recompiles only what changed."""
 
 from __future__ import annotations
 
 import re
 import shlex
 import signal
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path, PurePosixPath
+from typing import Iterable, Mapping
 
 from .catch2 import parse_catch2_xml
 from .records import Status, TestCaseResult, TestMain, TestReport
 from .sandbox.base import ExecResult, Role, SandboxSession
 from .task import Task
 
+# Build-system chatter: progress lines, make entering and leaving folders, CMake's status
+# lines. make's own failing lines ("make[2]: *** ... Error 1") are kept.
 _NOISE = re.compile(
-    r"^(\[\s*\d+%\]|g?make(\[\d+\])?: |Consolidate compiler generated dependencies|-- )"
+    r"^(\[\s*\d+%\]|g?make(\[\d+\])?: (?!\*\*\*)|Consolidate compiler generated dependencies|-- )"
 )
+# Files of the agent's own that may appear in a workspace and are never the model's work.
+_AGENT_FILES = (".aider",)
+
+
+def workspace_files(workspace: Path | Mapping[str, bytes]) -> dict[str, bytes]:
+    """Every regular file of a workspace folder (or the files given), by relative path."""
+    if isinstance(workspace, Mapping):
+        return dict(workspace)
+    workspace = Path(workspace)
+    return {p.relative_to(workspace).as_posix(): p.read_bytes()
+            for p in sorted(workspace.rglob("*")) if p.is_file() and not p.is_symlink()}
+
+
+def created_files(task: Task, provided: Iterable[str]) -> list[str]:
+    """The files of a workspace that the task does not ship: the ones the model created."""
+    shipped = set(task.shipped_files)
+    return sorted(f for f in provided if f not in shipped and not f.startswith(_AGENT_FILES))
+
+
+def _is_build_file(rel: str) -> bool:
+    name = PurePosixPath(rel).name
+    return name == "CMakeLists.txt" or name.endswith(".cmake")
 
 
 def stage_files(task: Task, workspace: Path | Mapping[str, bytes]) -> tuple[dict[str, bytes], list[str]]:
-    """The files the sandbox builds, and the protected files the workspace tried to change."""
-    if isinstance(workspace, Mapping):
-        provided = dict(workspace)
-    else:
-        workspace = Path(workspace)
-        provided = {}
-        for p in workspace.rglob("*"):
-            if p.is_file() and not p.is_symlink():
-                provided[p.relative_to(workspace).as_posix()] = p.read_bytes()
+    """The files the sandbox builds, and the protected files the workspace tried to change.
+    Files the model created go into the build tree too (whether they compile is the task's
+    CMake's decision, as in a real checkout), except build files: a created CMake file is
+    an attempt to change the build, refused and flagged like an edited one."""
+    provided = workspace_files(workspace)
     files: dict[str, bytes] = {}
     tampered = []
     for rel in task.protected_files:
@@ -48,7 +68,21 @@ def stage_files(task: Task, workspace: Path | Mapping[str, bytes]) -> tuple[dict
             files[rel] = provided[rel]
         elif rel in stubs:
             files[rel] = stubs[rel]
+    for rel in created_files(task, provided):
+        if _is_build_file(rel):
+            tampered.append(rel)
+        else:
+            files[rel] = provided[rel]
     return files, sorted(tampered)
+
+
+def exercise_paths(text: str, session: SandboxSession, slug: str) -> str:
+    """Sandbox paths as they read in an exercise checkout built the Exercism way: the
+    sources as `<slug>/...`, the build tree as `<slug>/build/...` (what Aider's benchmark
+    makes of its own paths when it cleans test output)."""
+    text = text.replace(f"{session.build_root}/{slug}", f"{slug}/build")
+    text = text.replace(f"{session.src_root}/{slug}", slug)
+    return text.replace(f"{session.staging}/{slug}", slug)
 
 
 def clean_log(text: str, session: SandboxSession, slug: str) -> str:
@@ -146,19 +180,53 @@ def drop_build(task: Task, session: SandboxSession) -> None:
     session.configured.pop(task.slug, None)
 
 
+# Printed between the configure and the build steps of one script, so their outputs part.
+_BUILD_STARTS = "@@harness: build@@"
+
+
+@dataclass
+class _Build:
+    result: ExecResult
+    configure_log: str  # CMake's output when this run configured the tree, else ""
+    build_log: str      # make's output for the exercise's target
+
+    @property
+    def configure_failed(self) -> bool:
+        return self.result.exit_code == _CONFIGURE_FAILED
+
+
 def configure_and_build(task: Task, session: SandboxSession, tree: BuildTree | None = None) -> ExecResult:
+    """Configure (when needed) and build, under the sandbox's build limit."""
+    built = _configure_and_build(task, session, session.limits.build_timeout_s, tree)
+    return replace(built.result, output=(built.configure_log + built.build_log).encode())
+
+
+def _configure_and_build(task: Task, session: SandboxSession, timeout_s: float, tree: BuildTree | None = None) -> _Build:
     configure = configure_steps(task, session, tree)
     script = build_step(task, session, tree)
     if configure:
-        script = f"{' && '.join(configure)} || exit {_CONFIGURE_FAILED}; {script}"
-    result = session.exec(["sh", "-c", script], role=Role.builder, timeout_s=session.limits.build_timeout_s)
+        script = f"{' && '.join(configure)} || exit {_CONFIGURE_FAILED}; echo '{_BUILD_STARTS}'; {script}"
+    result = session.exec(["sh", "-c", script], role=Role.builder, timeout_s=timeout_s)
     # A solution that does not compile leaves the configured tree (and the compiled test
     # unit) good for the next round; only a failed configure or a lost tree starts over.
     note_configured(task, session, result.exit_code is not None and result.exit_code != _CONFIGURE_FAILED, tree)
-    return result
+    text = result.output.decode(errors="replace")
+    if not configure:
+        return _Build(result, "", text)
+    before, marker, after = text.partition(_BUILD_STARTS + "\n")
+    return _Build(result, before, after) if marker else _Build(result, text, "")
 
 
-def _run_binary(task: Task, session: SandboxSession) -> tuple[ExecResult, ExecResult | None]:
+def _no_target_line(task: Task, build_log: str) -> str | None:
+    """make's answer when the task's CMake defines no target named after the exercise; the
+    one line a reader needs instead of make's usage chatter."""
+    if re.search(rf"No rule to make target [‘'`]?{re.escape(task.slug)}[’']?", build_log):
+        return (f"the task's CMakeLists.txt defines no target named {task.slug} (the exercise's name), "
+                "which is the test binary the harness builds and runs")
+    return None
+
+
+def _run_binary(task: Task, session: SandboxSession, timeout_s: float) -> tuple[ExecResult, ExecResult | None]:
     binary = shlex.quote(f"{session.build_root}/{task.slug}/{task.slug}")
     scratch = shlex.quote(session.scratch_root)
     reporter = "harness-xml" if linked_test_main(task, session) is TestMain.harness else "xml"
@@ -171,7 +239,7 @@ def _run_binary(task: Task, session: SandboxSession) -> tuple[ExecResult, ExecRe
         f"{{ {binary} --reporter {reporter} --out /dev/fd/3 3>&1 >.out 2>&1; echo $? >.code; }} | cat"
     )
     # The report is not the program's output: it gets room for every test's capped output.
-    run = session.exec(["sh", "-c", script], role=Role.runner, timeout_s=session.limits.timeout_s,
+    run = session.exec(["sh", "-c", script], role=Role.runner, timeout_s=timeout_s,
                        cap=4 * session.limits.output_cap_bytes)
     if run.timed_out:
         return run, None
@@ -217,29 +285,42 @@ def _collected(collect: ExecResult | None) -> _Collected:
     )
 
 
-def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: SandboxSession) -> TestReport:
+def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: SandboxSession, *,
+              transcript: bool = False, time_limit_s: float | None = None) -> TestReport:
+    """Build and test a workspace. `transcript` also keeps, for a run that did not pass,
+    the console output a person running the exercise's build and tests would have seen
+    (TestReport.transcript). `time_limit_s` is one limit for configure, build and tests
+    together, in place of the sandbox's separate build and run limits."""
     files, tampered = stage_files(task, workspace)
     session.stage(task.slug, files)
     backend = type(session).__name__.removesuffix("Session").lower()
     common = dict(tampered=tampered, backend=backend, test_main=linked_test_main(task, session))
 
-    build = configure_and_build(task, session)
-    build_log = build.output.decode(errors="replace")
+    build_limit = session.limits.build_timeout_s if time_limit_s is None else time_limit_s
+    built = _configure_and_build(task, session, build_limit)
+    build = built.result
+    console = exercise_paths(built.configure_log + built.build_log, session, task.slug) if transcript else None
     if build.timed_out:
+        limit = "configure, build and tests" if time_limit_s is not None else "the build"
         return TestReport(
             status=Status.error, timeout=True, build_seconds=round(build.seconds, 3),
-            message=f"the build timed out after {session.limits.build_timeout_s:g} s\n"
-            + clean_log(build_log, session, task.slug),
-            **common,
+            message=f"{limit} timed out after {build_limit:g} s\n"
+            + clean_log(built.configure_log + built.build_log, session, task.slug),
+            transcript=console, **common,
         )
     if build.exit_code != 0:
+        if built.configure_failed:
+            message = clean_log(built.configure_log, session, task.slug)
+        else:
+            message = _no_target_line(task, built.build_log) or clean_log(built.build_log, session, task.slug)
         return TestReport(
             status=Status.error, build_seconds=round(build.seconds, 3), exit_code=build.exit_code,
-            message=clean_log(build_log, session, task.slug) or f"the build failed (exit {build.exit_code})",
+            message=message or f"the build failed (exit {build.exit_code})", transcript=console,
             **common,
         )
 
-    run, collect = _run_binary(task, session)
+    run_limit = session.limits.timeout_s if time_limit_s is None else max(1.0, time_limit_s - build.seconds)
+    run, collect = _run_binary(task, session, run_limit)
     parsed = parse_catch2_xml(run.output)
     got = _collected(collect)
     names, output, exit_code = got.names, got.output, got.exit_code
@@ -251,7 +332,7 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
     sig = signal_name(exit_code) if exit_code is not None else None
 
     if run.timed_out:
-        why = f"the test run timed out after {session.limits.timeout_s:g} s and was killed"
+        why = f"the test run timed out after {run_limit:g} s and was killed"
     elif sig is not None:
         last = tests[-1].name if tests else None
         why = f"the test binary was killed by {sig}" + (f" during or after '{last}'" if last else "")
@@ -264,22 +345,31 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
     else:
         why = None
 
+    found = dict(exit_code=exit_code, output=output or None, output_truncated=truncated, **timings, **common)
     if why is not None:
         for n in names:
             if n not in seen:
                 tests.append(TestCaseResult(name=n, status=Status.error, message=f"not run: {why}"))
-        return TestReport(
-            status=Status.error, message=why, tests=tests, timeout=run.timed_out, exit_code=exit_code,
-            output=output or None, output_truncated=truncated, **timings, **common,
-        )
-    all_passed = all(t.status is Status.passed for t in tests)
-    if all_passed and exit_code != 0:
-        return TestReport(
-            status=Status.error, tests=tests, exit_code=exit_code,
-            message=f"every test passed but the test binary exited with code {exit_code}",
-            output=output or None, output_truncated=truncated, **timings, **common,
-        )
-    return TestReport(
-        status=Status.passed if all_passed else Status.failed, tests=tests, exit_code=exit_code,
-        output=output or None, output_truncated=truncated, **timings, **common,
-    )
+        report = TestReport(status=Status.error, message=why, tests=tests, timeout=run.timed_out, **found)
+    elif all(t.status is Status.passed for t in tests) and exit_code != 0:
+        report = TestReport(status=Status.error, tests=tests,
+                            message=f"every test passed but the test binary exited with code {exit_code}", **found)
+    else:
+        passed = all(t.status is Status.passed for t in tests)
+        report = TestReport(status=Status.passed if passed else Status.failed, tests=tests, **found)
+    if console is not None and not report.passed:
+        if not run.timed_out:
+            console += exercise_paths(_console_run(task, session, run_limit), session, task.slug)
+        report.transcript = console
+    return report
+
+
+def _console_run(task: Task, session: SandboxSession, timeout_s: float) -> str:
+    """The test binary run once more as a person runs it, Catch2's console reporter
+    writing to the terminal, for the transcript (the XML run above decides the outcome)."""
+    binary = shlex.quote(f"{session.build_root}/{task.slug}/{task.slug}")
+    scratch = shlex.quote(session.scratch_root)
+    run = session.exec(["sh", "-c", f"cd {scratch} && find . -mindepth 1 -delete 2>/dev/null; {binary} 2>&1"],
+                       role=Role.runner, timeout_s=timeout_s)
+    session.exec(["sh", "-c", "kill -9 -1 2>/dev/null; true"], role=Role.runner, timeout_s=30)
+    return run.output.decode(errors="replace")

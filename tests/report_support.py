@@ -1,7 +1,8 @@
 """Writes run folders and outcomes files the way the runner and other tools do, so report
 tests read real records from disk. A trial is given as the round it first passed in: 1, 2,
-None (failed every round), "infra" (an infrastructure error before any test), "fault2" (round 1
-failed, then an infrastructure error in round 2) or "skip" (no result.json)."""
+None (failed every round), "infra" (an infrastructure error of the provider before any test;
+"infra:KIND" for another kind), "fault2" (round 1 failed, then an infrastructure error in round 2)
+or "skip" (no result.json)."""
 
 from __future__ import annotations
 
@@ -77,9 +78,10 @@ def write_run(
                 folder.mkdir(parents=True)
                 base = dict(run_id=run_id, config=config, task=task, trial=k, suite="fixed26",
                             task_hash="h", model=f"openai/{config}", started_at=STAMP, finished_at=STAMP)
-                if entry == "infra":
+                if isinstance(entry, str) and entry.startswith("infra"):
+                    kind = entry.partition(":")[2] or "provider"
                     result = TrialResult(**base, outcome=TrialOutcome.infra_error,
-                                         infra_error=InfraFailure(kind="provider", message="timeout"))
+                                         infra_error=InfraFailure(kind=kind, message="timeout"))
                 elif entry == "fault2":
                     tested = _rounds(None, counters or AgentCounters(), tests_per_report, planned=1)
                     result = TrialResult(**base, outcome=TrialOutcome.infra_error, rounds=tested + [RoundRecord(round=2)],
@@ -99,7 +101,7 @@ def outcomes_table(outcomes: dict[str, dict[str, list]]) -> pd.DataFrame:
     for config, per_task in outcomes.items():
         for task, entries in per_task.items():
             for k, entry in enumerate(entries, start=1):
-                if entry in ("infra", "skip"):
+                if entry == "skip" or (isinstance(entry, str) and entry.startswith("infra")):
                     continue
                 rows.append(dict(config=config, task=task, trial=k, round1=entry == 1,
                                  round2=None if entry == "fault2" else entry in (1, 2)))

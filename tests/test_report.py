@@ -90,7 +90,7 @@ def test_unfinished_trials_are_reported_not_failed(tmp_path):
     assert "base: left out, no counted trial: b" in doc.notes
     assert doc.tables[0].rows[0][1:4] == ["2", "4", "1.00 (50.0%)"]  # a: 2/2, c: 0/4
     states = doc.tables[2]
-    assert states.title == "Task-trials by state"
+    assert states.title == "Task-trials by state [harness accounting]"
     assert states.rows[0] == ["base", "12", "5", "1", "0", "3", "3"]
 
 

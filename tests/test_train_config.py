@@ -18,7 +18,7 @@ from harness.train.data import GrpoRow, find_data_file, load_grpo, load_sft
 from harness.train.grpo import grpo_args
 from harness.train.rewards import ExactVerifier, VerifierReward
 
-from .train_support import write_toy_curriculum
+from .train_support import write_toy_curriculum, write_toy_task
 
 HARNESS = str(Path(sys.executable).parent / "harness")
 
@@ -117,20 +117,27 @@ def test_bad_rows_name_the_file_and_line(tmp_path):
 def test_reward_function_reads_answers_scores_them_and_counts_what_the_log_reports(tmp_path):
     cur = write_toy_curriculum(tmp_path / "toy", "green")
     task = str(cur / "colour")
+    # A task with two files in the chat, where a block without a file name is one Aider rejects.
+    pair = write_toy_task(tmp_path / "pair" / "colour", "green")
+    (pair / "other.txt").write_text("?\n")
+    (pair / ".meta" / "config.json").write_text(json.dumps(
+        {"files": {"solution": ["answer.txt", "other.txt"], "test": [], "example": [".meta/example.txt"]}}))
     answers = [render_whole({"answer.txt": "green"}), "```\ngreen\n```",   # a nameless block: the only chat file
-               render_whole({"answer.txt": "red"}), "no listing at all"]
+               render_whole({"answer.txt": "red"}), "no listing at all",    # writes nothing: the starting file stays
+               "```\ngreen\n```"]                                         # nameless, two chat files: malformed
+    paths = [task] * 4 + [str(pair)]
     completions = [[{"role": "assistant", "content": a}] for a in answers]
     metrics: dict[str, float] = {}
     reward = VerifierReward(ExactVerifier())
-    direct = reward(prompts=[None] * 4, completions=completions, task_path=[task] * 4,
+    direct = reward(prompts=[None] * 5, completions=completions, task_path=paths,
                     log_metric=lambda k, v: metrics.__setitem__(k, v))
-    assert direct == [1.0, 1.0, -1.0, -1.0]
-    assert metrics == {"pass_rate": 0.5, "malformed_rate": 0.25}
+    assert direct == [1.0, 1.0, -1.0, -1.0, -1.0]
+    assert metrics == {"pass_rate": 0.4, "malformed_rate": 0.2}
     # Submitted right after generation, then asked for: the same rewards, from the background.
-    reward.submit(completions, [task] * 4)
-    assert reward(prompts=[None] * 4, completions=completions, task_path=[task] * 4) == direct
+    reward.submit(completions, paths)
+    assert reward(prompts=[None] * 5, completions=completions, task_path=paths) == direct
     stats = reward.take_stats()
-    assert stats.passed == 4 and stats.malformed == 2 and dict(stats.statuses) == {"ok": 6, "malformed": 2}
+    assert stats.passed == 4 and stats.malformed == 2 and dict(stats.statuses) == {"ok": 8, "malformed": 2}
     assert reward.take_stats().rewards == []
     reward.close()
 

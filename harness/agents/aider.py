@@ -35,6 +35,9 @@ class ProfileModelSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
+    # False leaves unknown models with Aider's defaults, as Aider's benchmark does.
+    for_unknown_models: bool = True
+
     context_window: int = Field(32768, gt=0)
     max_output_tokens: int = Field(4096, gt=0)
     input_cost_per_token: float = Field(0.0, ge=0)
@@ -51,6 +54,23 @@ class ProfileTimeouts(BaseModel):
     start_s: float = Field(300.0, gt=0, description="a driver process importing Aider")
 
 
+class ProfileCoder(BaseModel):
+    """Coder settings that differ between profiles; the rest is as Aider's benchmark has it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    auto_lint: bool = Field(False, description="lint every edited file with Aider's linter and send its complaints back")
+
+
+class ProfileTests(BaseModel):
+    """How a trial's tests run, where a profile reproduces another harness's way."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    time_limit_s: float | None = Field(None, gt=0, description="one limit for configure, build and tests "
+                                                                "together; none: the sandbox's build and run limits")
+
+
 class AgentProfile(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -60,13 +80,28 @@ class AgentProfile(BaseModel):
     agent: Literal["aider"] = "aider"
     aider_version: str = DEFAULT_AIDER_VERSION
     edit_format: Literal["whole", "diff"] = "whole"
+    contract: str | None = None  # the prompt contract a run uses when --contract is not given
+    coder: ProfileCoder = Field(default_factory=ProfileCoder)
     model: ProfileModelSettings = Field(default_factory=ProfileModelSettings)
     timeouts: ProfileTimeouts = Field(default_factory=ProfileTimeouts)
+    tests: ProfileTests = Field(default_factory=ProfileTests)
 
     @property
     def content_hash(self) -> str:
-        """Everything that can change a result; the description cannot."""
-        return sha256_json(self.model_dump(mode="json", exclude={"description"}))
+        """Everything that can change a result; the description cannot. Settings added
+        after the first profiles count only when they differ from their defaults, so an
+        unchanged profile keeps the hash its earlier runs recorded."""
+        data = self.model_dump(mode="json", exclude={"description"})
+        for key, default in _LATER_SETTINGS.items():
+            if data[key] == default:
+                del data[key]
+        if data["model"]["for_unknown_models"]:
+            del data["model"]["for_unknown_models"]
+        return sha256_json(data)
+
+
+_LATER_SETTINGS = {"contract": None, "coder": ProfileCoder().model_dump(mode="json"),
+                   "tests": ProfileTests().model_dump(mode="json")}
 
 
 def load_profile(name_or_path: str) -> AgentProfile:
@@ -303,7 +338,8 @@ class AiderAgent:
                 "output_cost_per_token": p.model.output_cost_per_token,
                 "litellm_provider": chat.model.split("/", 1)[0] if "/" in chat.model else "openai",
                 "mode": "chat",
-            },
+            } if p.model.for_unknown_models else None,
+            "auto_lint": p.coder.auto_lint,
             "request_timeout_s": p.timeouts.request_s,
             "provider_retry_s": p.timeouts.provider_retry_s,
             "system_text": chat.system_text,

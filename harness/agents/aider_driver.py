@@ -15,7 +15,10 @@ any number of sessions one after another, each a fresh Coder in a forked child.
 
 The Coder is set up the way Aider's own benchmark sets it up: only the solution files in
 the chat, mentions of any other file ignored, no git, no repository map, no shell command
-suggestions, no auto-lint or auto-test, non-streaming, every confirmation answered yes.
+suggestions, no auto-test, non-streaming, every confirmation answered yes; auto-lint with
+Aider's own linter as the session asks (on in Aider's benchmark). A round ends when the
+chat-history summary it started is done, so every model call belongs to the round that
+caused it and none is cut off when the session ends.
 Aider must never wait on a terminal or reach the network for anything but the model: the
 protocol streams are moved off file descriptors 0 and 1 before aider is imported, so
 stdin reads end-of-file and anything aider prints lands on stderr (the harness keeps it as
@@ -34,8 +37,9 @@ import time
 import traceback
 from datetime import datetime, timezone
 
-# Aider's benchmark counts lines like "# ... rest of the code ..." in answers; C++ writes
-# the same elision with //.
+# Aider's benchmark counts lines like "# ... rest of the code ..." in the final reply of
+# each try, with this pattern; ours also counts the C++ spelling, //, in every reply.
+AIDER_LAZY_COMMENT = re.compile(r"^[+]? *[#].* [.][.][.] ", re.MULTILINE)
 LAZY_COMMENT = re.compile(r"^[+]? *(#|//).* [.][.][.] ", re.MULTILINE)
 NOTE_CAP = 4000  # characters of aider's own messages kept per round
 
@@ -134,8 +138,9 @@ class Session:
         self.version = __version__
         self.recorder = recorder
 
-        # Model metadata comes from litellm's bundled table and from the agent profile,
-        # never from the download aider would otherwise attempt.
+        # Model metadata comes from litellm's bundled table, Aider's own metadata file and,
+        # for a model neither knows, the agent profile's figures when the profile gives
+        # them; never from the download aider would otherwise attempt.
         manager = models.model_info_manager
         manager._cache_loaded = True
         manager._update_cache = lambda: None
@@ -181,7 +186,7 @@ class Session:
             use_git=False,
             stream=False,
             map_tokens=0,
-            auto_lint=False,
+            auto_lint=bool(req.get("auto_lint")),
             auto_test=False,
             cache_prompts=True,
             suggest_shell_commands=False,
@@ -274,20 +279,22 @@ class Session:
     def send(self, message: str) -> dict:
         before = self.counters()
         self.notes.clear()
-        # Calls recorded since the last round (a history summary Aider made in the
-        # background) stay: they belong to what this round's request was built from.
         sent_at = now()
         t0 = time.monotonic()
         response = self.coder.run(with_message=message, preproc=False)
+        # Aider joins a summary at its next request; joined here, it is this round's call.
+        self.coder.summarize_end()
         seconds = time.monotonic() - t0
         after = self.counters()
         counters = {k: after[k] - before[k] for k in after}
         calls = self.recorder.take()
         edit_calls = [c for c in calls if c["purpose"] == "edit"]
         replies = [c.get("response") or "" for c in edit_calls if "error" not in c]
-        counters["lazy_comments"] = sum(len(LAZY_COMMENT.findall(r)) for r in replies)
+        counters["lazy_comments"] = len(AIDER_LAZY_COMMENT.findall(response or ""))
+        counters["lazy_comments_all_replies"] = sum(len(LAZY_COMMENT.findall(r)) for r in replies)
         counters["empty_responses"] = sum(1 for r in replies if not r.strip())
-        model_seconds = sum(c["seconds"] for c in edit_calls)
+        # Summaries count too: the round waits for the last one.
+        model_seconds = sum(c["seconds"] for c in calls)
         # The round ended on a provider failure when its last model call failed (Aider
         # retried with backoff and gave up). A full context window is the model's problem.
         provider_error = None
@@ -327,6 +334,12 @@ def _preload() -> None:
 
     litellm._load_litellm()
     LiteLLMExceptions()
+    # Aider's own metadata for models litellm's table lacks, registered as Aider's CLI and
+    # its benchmark register it.
+    import importlib_resources
+    from aider import models
+
+    models.register_litellm_models([importlib_resources.files("aider.resources").joinpath("model-metadata.json")])
     # The OpenAI client imports its resource classes on first use: a second per session
     # otherwise, on the path every OpenAI-compatible server takes.
     import openai.resources  # noqa: F401

@@ -17,7 +17,11 @@ _INTERVAL_HELP = ("what the intervals are about: tasks (a new draw of tasks like
                   "or trials (these same tasks, run for new trials)")
 
 
-def _options(cohort, resamples, seed, round_no=2, bar=None, interval="tasks"):
+_ACCOUNTING_HELP = ("harness (default): infrastructure errors count nowhere; aider: agent exceptions, round timeouts "
+                    "and exhausted provider retries count as failed trials, as Aider's benchmark counts them")
+
+
+def _options(cohort, resamples, seed, round_no=2, bar=None, interval="tasks", accounting="harness"):
     from pydantic import ValidationError
 
     from ..errors import BadInput
@@ -28,7 +32,7 @@ def _options(cohort, resamples, seed, round_no=2, bar=None, interval="tasks"):
         raise BadInput(f"--interval {interval}: expected tasks or trials")
     try:
         return ReportOptions(cohort=parse_cohort(cohort), resamples=resamples, seed=seed, round=round_no, bar=bar,
-                             interval=interval)
+                             interval=interval, accounting=accounting)
     except ValidationError as exc:
         first = exc.errors()[0]
         raise BadInput(f"--{first['loc'][0]}: {first['msg']}") from None
@@ -59,6 +63,7 @@ def report_cmd(
     fmt: Optional[str] = typer.Option(None, "--format", help="terminal (default), md, html, json or csv"),
     out: Optional[Path] = typer.Option(None, help="output file (default: reports/report-<time>.<format>)"),
     lineage: Optional[str] = typer.Option(None, "--lineage", help="LOOP_ID (or its folder): per task, every checkpoint of a `harness loop` in order"),
+    accounting: str = typer.Option("harness", "--accounting", help=_ACCOUNTING_HELP),
 ):
     """Numbers per configuration: tasks solved, intervals, recovery, pass@k, states, health.
 
@@ -76,12 +81,12 @@ def report_cmd(
 
             raise BadInput("--lineage reports one loop's own runs; drop the other sources")
         request = LineageRequest(loop=lineage, runs_dir=runs_dir,
-                                 options=_options(cohort, resamples, seed, round_no, interval=interval),
+                                 options=_options(cohort, resamples, seed, round_no, interval=interval, accounting=accounting),
                                  format=fmt, out=out)
         _finish(lineage_report(request, console)[1])
         return
     request = ReportRequest(sources=_sources(sources, outcomes, aider), runs_dir=runs_dir,
-                            options=_options(cohort, resamples, seed, round_no, interval=interval), format=fmt, out=out)
+                            options=_options(cohort, resamples, seed, round_no, interval=interval, accounting=accounting), format=fmt, out=out)
     _finish(report(request, console)[1])
 
 
@@ -102,6 +107,7 @@ def compare_cmd(
     seed: int = typer.Option(0, help="bootstrap seed"),
     fmt: Optional[str] = typer.Option(None, "--format", help="terminal (default), md, html, json or csv"),
     out: Optional[Path] = typer.Option(None, help="output file (default: reports/compare-<base>-vs-<new>-<time>.<format>)"),
+    accounting: str = typer.Option("harness", "--accounting", help=_ACCOUNTING_HELP),
 ):
     """What changed per task from BASE to NEW, with paired statistics.
 
@@ -111,7 +117,7 @@ def compare_cmd(
     from ..report import CompareRequest, compare
 
     request = CompareRequest(base=base, new=new, sources=_sources(from_, outcomes, aider), runs_dir=runs_dir,
-                             options=_options(cohort, resamples, seed, round_no, bar, interval), format=fmt, out=out)
+                             options=_options(cohort, resamples, seed, round_no, bar, interval, accounting), format=fmt, out=out)
     doc, path = compare(request, console)
     _finish(path)
     if doc.verdict == "FAIL":

@@ -95,7 +95,8 @@ def run_cmd(
     rounds: Optional[int] = typer.Option(None, help="rounds per trial: 1 + feedback rounds (default: 2)"),
     workers: Optional[int] = typer.Option(None, help="trials run at once (default: number of cores)"),
     agent: Optional[str] = typer.Option(None, help="agent profile name (agents/*.toml) or path (default: aider-whole)"),
-    contract: Optional[str] = typer.Option(None, help="prompt contract name (prompt_contracts/*.toml) or path (default: original)"),
+    contract: Optional[str] = typer.Option(None, help="prompt contract name (prompt_contracts/*.toml) or path (default: the profile's, else original)"),
+    aider_checkout: Optional[Path] = typer.Option(None, "--aider-checkout", help="your Aider checkout, for contracts that take Aider's benchmark prompts from it (default: $HARNESS_AIDER_CHECKOUT)"),
     temperature: Optional[float] = typer.Option(None, help="sampling temperature (Aider's default: 0)"),
     top_p: Optional[float] = typer.Option(None, "--top-p"),
     max_tokens: Optional[int] = typer.Option(None, "--max-tokens"),
@@ -117,7 +118,7 @@ def run_cmd(
 
     given = dict(
         suite=suite, api_base=api_base, trials=trials, rounds=rounds, workers=workers, agent=agent,
-        contract=contract, sandbox=sandbox, runs_dir=runs_dir, run_id=run_id, resume=resume,
+        contract=contract, aider_checkout=aider_checkout, sandbox=sandbox, runs_dir=runs_dir, run_id=run_id, resume=resume,
         tasks=[t for t in tasks.split(",") if t.strip()] if tasks is not None else None,
         models=model or None,
     )

@@ -45,10 +45,12 @@ class Failure(Record):
 
 
 # Each rule reads one diagnostic line (gcc's wording, as the sandbox image's compiler
-# prints it). Checked in this order, so the most specific reading wins.
+# prints it: in a UTF-8 locale gcc quotes names with ‘’, in the C locale with '').
+# Checked in this order, so the most specific reading wins.
 _COMPILE_RULES: list[tuple[FailureKind, re.Pattern]] = [
     (FailureKind.missing_include, re.compile(
-        r"is not a member of 'std'|in namespace 'std' does not name a (?:template )?type|did you forget to '#include"
+        r"is not a member of ['‘]std['’]|in namespace ['‘]std['’] does not name a (?:template )?type"
+        r"|did you forget to ['‘]#include"
         r"|is defined in header|fatal error: .*: No such file or directory")),
     (FailureKind.warning_as_error, re.compile(r"\[-Werror(?:=[\w+-]+)?\]")),
     (FailureKind.missing_definition, re.compile(r"undefined reference to|ld returned \d+ exit status")),
@@ -58,7 +60,7 @@ _COMPILE_RULES: list[tuple[FailureKind, re.Pattern]] = [
         r"|redeclared as different kind|candidate expects|call of overloaded .* is ambiguous"
         r"|declared void|return type specification for")),
     (FailureKind.type_error, re.compile(
-        r"cannot convert|invalid conversion|could not convert|no match for 'operator|invalid operands"
+        r"cannot convert|invalid conversion|could not convert|no match for ['‘]operator|invalid operands"
         r"|incompatible types|cannot bind|invalid initialization of|discards qualifiers|binding reference of type"
         r"|which is of non-class type|assignment of read-only|invalid cast|narrowing conversion"
         r"|is not a class, namespace, or enumeration|cannot be used as a function|lvalue required")),
@@ -68,7 +70,7 @@ _COMPILE_RULES: list[tuple[FailureKind, re.Pattern]] = [
         r"|is not a namespace")),
     (FailureKind.syntax_error, re.compile(
         r"expected .*(?:before|at end of input|after)|expected (?:primary-expression|unqualified-id|declaration)"
-        r"|stray '|missing terminating|unterminated|extra qualification")),
+        r"|stray ['‘]|missing terminating|unterminated|extra qualification")),
 ]
 
 _ERROR_LINE = re.compile(r"\berror\b|undefined reference to", re.I)

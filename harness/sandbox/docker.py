@@ -81,6 +81,8 @@ class DockerSession(SandboxSession):
                 name=f"harness-{self.session_id}-{uuid.uuid4().hex[:6]}",
                 detach=True,
                 user=_UIDS[Role.runner],
+                # As the local backend and a terminal have it: compilers quote names with ‘’.
+                environment={"LANG": "C.UTF-8"},
                 network_mode="none",
                 read_only=True,
                 tmpfs={

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Protocol, Sequence
 
-from ..editformat import parse_whole
+from ..editformat import choose_fence, parse_whole
 from ..errors import BadInput
 from ..records import Record
 from ..task import Task, load_task
@@ -198,7 +198,10 @@ class VerifierReward:
         judgements: list[Judgement | None] = [None] * len(texts)
         todo: list[tuple[int, Candidate]] = []
         for i, (text, path) in enumerate(zip(texts, task_paths, strict=True)):
-            parsed = parse_whole(text, self.tasks(path).solution_files)
+            task = self.tasks(path)
+            # Aider picks its fence from what the chat files hold when the answer is asked for.
+            fence = choose_fence(data.decode(errors="replace") for data in task.stub_files().values())
+            parsed = parse_whole(text, task.solution_files, fence)
             if parsed.ok:
                 todo.append((i, Candidate(path, parsed.files)))
             else:
