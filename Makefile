@@ -15,7 +15,7 @@ run: setup
 # Two workers, one per core: most tests wait on compilers, containers and servers in turn,
 # and a test file stays on one worker so its module fixtures are built once.
 test: setup
-	$(BIN)/pytest -q -n 2 --dist loadfile
+	$(BIN)/pytest -q -n 2 --dist loadfile --durations=30
 
 setup: $(STAMP) sandbox
 

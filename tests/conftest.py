@@ -3,6 +3,7 @@ cannot provide it (the README's test command brings Docker up first)."""
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,19 @@ from harness.sandbox.base import SandboxLimits
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "tests" / "golden"
+
+
+# The slowest files first. The test command gives each worker a file at a time, so the suite
+# ends when its last file does; a long file collected last (they sort by name) left one core
+# idle for minutes at the end of CI's run.
+LONGEST_FIRST = ("test_loop.py", "test_train_loop.py", "test_verify_sandbox.py", "test_curriculum.py",
+                 "test_adversarial.py", "test_run_gold.py", "test_upstream_main.py", "test_run_e2e.py",
+                 "test_golden_sandbox.py", "test_suite_validate.py", "test_view.py")
+
+
+def pytest_collection_modifyitems(items):
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: a file's own order kept
 
 
 def make_backend(kind: str, limits: SandboxLimits | None = None):
@@ -35,3 +49,12 @@ def docker_sandbox():
 @pytest.fixture(scope="session")
 def local_sandbox():
     return make_backend("local")
+
+
+def interruptible() -> None:
+    """preexec_fn for a harness process a test will interrupt: SIGINT handled by default
+    and not blocked. Both are inherited across exec, and in a test worker that has run
+    other tests (two workers in CI) the harness was once started with SIGINT not reaching
+    it, so it finished its work instead of stopping."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})

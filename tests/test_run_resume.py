@@ -15,6 +15,7 @@ import pytest
 
 from harness.records import TrialOutcome, TrialResult
 
+from .conftest import interruptible
 from .run_support import make_suite
 
 pytestmark = [pytest.mark.slow, pytest.mark.docker]
@@ -36,7 +37,8 @@ def results(run_dir: Path) -> dict[Path, bytes]:
 def start(suite: Path, runs: Path, *extra: str) -> subprocess.Popen:
     args = ["run", "--suite", str(suite), "--model", "gold", "--trials", str(TRIALS), "--workers", "2",
             "--sandbox", "docker", "--runs-dir", str(runs), "--run-id", "r"]
-    return subprocess.Popen([str(HARNESS), *args, *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen([str(HARNESS), *args, *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=interruptible)
 
 
 def resume(runs: Path) -> subprocess.CompletedProcess:

@@ -13,7 +13,7 @@ import pytest
 
 from harness.sandbox.docker import DockerSandbox
 
-from .conftest import GOLDEN
+from .conftest import GOLDEN, interruptible
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
@@ -46,7 +46,7 @@ def start_looping_test() -> subprocess.Popen:
     return subprocess.Popen(
         [harness, "test", str(GOLDEN / "sum-of-squares"), "--solution", str(GOLDEN / "cases" / "infinite-loop"),
          "--sandbox", "docker"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=interruptible,
     )
 
 
