@@ -758,7 +758,7 @@ def build_lineage(lineage, runs_dir: Path, opts: ReportOptions = ReportOptions()
     table and a line plot); the tasks that improved and declined from the first to the
     last checkpoint with compare's paired statistics; the headline numbers of every
     checkpoint on all tasks, the tasks seen in training and those not; the bar's verdicts."""
-    from .loop import held_out_tasks
+    from .bar import held_out_tasks
 
     opts = opts.model_copy(update={"round": 1})
     outcomes = lineage_outcomes(lineage, runs_dir)
@@ -1218,12 +1218,11 @@ class LineageRequest(BaseModel):
 
 
 def lineage_report(request: LineageRequest, console) -> tuple[Document, Path | None]:
-    from .loop import lineage_path, read_lineage
+    from .loop.lineage import lineage_path, read_lineage, runs_dir_of
 
     fmt = resolve_format(request.format, request.out)
     path = lineage_path(request.loop, request.runs_dir)
-    # The loop's folder is <runs>/loops/<id>: its runs are beside `loops`.
-    doc = build_lineage(read_lineage(str(path)), path.parent.parent.parent, request.options)
+    doc = build_lineage(read_lineage(str(path)), runs_dir_of(path), request.options)
     return doc, write(doc, fmt, request.out, console)
 
 
