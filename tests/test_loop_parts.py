@@ -15,7 +15,7 @@ from harness.errors import BadInput
 from harness.loop.config import load_loop_config
 from harness.loop.lineage import Iteration, failures_in_a_row
 from harness.outcomes import ConfigInfo, load_outcomes_file
-from harness.report import trained_tasks
+from harness.report.scope import trained_tasks
 
 from .train_support import HARNESS
 

@@ -190,7 +190,7 @@ def load_site(sources: list[str], runs_dir: Path = Path("runs"), options: Report
     qualified by their source, as in reports; a run is shown once however many sources
     bring it (a loop's checkpoint, a curriculum's source, itself)."""
     from ..loop.lineage import find_lineage, read_lineage, runs_dir_of
-    from ..report import lineage_outcomes
+    from ..report.lineage import lineage_outcomes
 
     if not sources:
         raise BadInput("nothing to view: name at least one run, loop or curriculum")
