@@ -23,7 +23,7 @@ import pytest
 
 from harness.adapter_card import find_card, verify_card
 from harness.curriculum.exports import read_manifest
-from harness.loop import read_lineage
+from harness.loop.lineage import read_lineage
 from harness.outcomes import load_run
 from harness.train.data import load_grpo
 

@@ -10,10 +10,12 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from harness.bar import BarCheck, bar_check
 from harness.errors import BadInput
-from harness.loop import BarCheck, Iteration, bar_check, failures_in_a_row, load_loop_config
+from harness.loop.config import load_loop_config
+from harness.loop.lineage import Iteration, failures_in_a_row
 from harness.outcomes import ConfigInfo, load_outcomes_file
-from harness.report import trained_tasks
+from harness.report.scope import trained_tasks
 
 from .train_support import HARNESS
 

@@ -14,7 +14,8 @@ from typer.testing import CliRunner
 
 from harness.cli import app
 from harness.outcomes import load, load_pair
-from harness.report import ReportOptions, build_comparison, build_report, output_path, reports_dir
+from harness.report import ReportOptions, build_comparison, build_report
+from harness.report.writing import output_path, reports_dir
 from tests.report_support import marginal_table, outcomes_table, write_run
 
 runner = CliRunner()

@@ -15,7 +15,8 @@ from typer.testing import CliRunner
 
 from harness import stats
 from harness.cli import app
-from harness.loop import Iteration, Lineage, LoopConfig
+from harness.loop.config import LoopConfig
+from harness.loop.lineage import Iteration, Lineage
 from harness.outcomes import load, load_pair
 from harness.report import ReportOptions, build_comparison, build_lineage, build_report
 from tests.report_support import STAMP, marginal_table, outcomes_table, write_run

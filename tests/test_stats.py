@@ -14,7 +14,7 @@ from scipy import stats as scipy_stats
 from harness import stats
 from harness.errors import BadInput
 from harness.outcomes import _frame
-from harness.report import fmt_mean, fmt_ratio
+from harness.report.formatting import fmt_mean, fmt_ratio
 from tests import stats_coverage
 from tests.report_support import marginal_table, outcomes_table
 

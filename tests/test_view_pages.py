@@ -17,7 +17,8 @@ from harness.curriculum.records import (
     BuildOptions, ContractRef, CurriculumManifest, CurriculumSummary, RepairRecord, RunOrigin,
 )
 from harness.curriculum.taxonomy import FailureKind
-from harness.loop import Iteration, Lineage, LoopConfig
+from harness.loop.config import LoopConfig
+from harness.loop.lineage import Iteration, Lineage
 from harness.records import RunManifest
 from harness.task import load_task
 from harness.view.server import create_app

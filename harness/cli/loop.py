@@ -68,7 +68,8 @@ def loop_cmd(
     go into runs/loops/ID/lineage.json; `harness report --lineage ID` shows per task what
     changed along the lineage."""
     from .run import RunProgress
-    from ..loop import load_loop_config, resume_loop, start_loop
+    from ..loop.config import load_loop_config
+    from ..loop.orchestrator import resume_loop, start_loop
 
     given = dict(suite=suite, base=base, init_adapter=init_adapter, iterations=iterations, trials=trials,
                  tasks=_split(tasks), hold_out=_split(hold_out), bar=bar)

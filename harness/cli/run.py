@@ -68,7 +68,7 @@ def _of_suite(mean: float, tasks: int) -> str:
 
 
 def print_summary(out: Console, summary) -> None:
-    from ..report import fmt_ratio
+    from ..report.formatting import fmt_ratio
 
     table = Table(title=f"run {summary.run_id}", show_header=True, header_style="bold")
     for col in ("config", "model", "round 1", "two rounds", "recovery", "infra errors"):

@@ -22,8 +22,6 @@ from ..outcomes import FRAME_COLUMNS, Outcomes, combine, load_run, load_source
 from ..records import RunManifest
 from ..report import Document, ReportOptions, build_report
 
-LINEAGE_FILE = "lineage.json"
-
 
 @dataclass
 class LoopSource:
@@ -170,16 +168,6 @@ def _is_curriculum(path: Path) -> bool:
     return (path / "suite.toml").is_file() and (path / "manifest.json").is_file()
 
 
-def _loop_file(spec: str, runs_dir: Path) -> Path | None:
-    from ..loop import LOOPS_DIR
-
-    path = Path(spec)
-    for candidate in (path, path / LINEAGE_FILE, Path(runs_dir) / LOOPS_DIR / spec / LINEAGE_FILE):
-        if candidate.name == LINEAGE_FILE and candidate.is_file():
-            return candidate
-    return None
-
-
 def _curriculum(path: Path) -> CurriculumSource:
     from pydantic import ValidationError
 
@@ -201,20 +189,20 @@ def load_site(sources: list[str], runs_dir: Path = Path("runs"), options: Report
     """Every source, as one Site. Configurations that two sources share a name for are
     qualified by their source, as in reports; a run is shown once however many sources
     bring it (a loop's checkpoint, a curriculum's source, itself)."""
+    from ..loop.lineage import find_lineage, read_lineage, runs_dir_of
+    from ..report.lineage import lineage_outcomes
+
     if not sources:
         raise BadInput("nothing to view: name at least one run, loop or curriculum")
     parts: list[Outcomes] = []
     loops: list[tuple[LoopSource, int]] = []   # with the index of its part
     curricula: list[CurriculumSource] = []
     for spec in sources:
-        loop_file = _loop_file(spec, runs_dir)
+        loop_file = find_lineage(spec, runs_dir)
         path = Path(spec)
         if loop_file is not None:
-            from ..loop import read_lineage
-            from ..report import lineage_outcomes
-
             lineage = read_lineage(str(loop_file))
-            loop_runs = loop_file.parent.parent.parent   # <runs>/loops/<id>/lineage.json
+            loop_runs = runs_dir_of(loop_file)
             loops.append((LoopSource(lineage, loop_runs), len(parts)))
             parts.append(lineage_outcomes(lineage, loop_runs))
         elif path.is_dir() and _is_curriculum(path):

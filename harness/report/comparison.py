@@ -1,0 +1,197 @@
+"""`harness compare`: per-task changes from BASE to NEW, paired statistics over their
+shared tasks, recovery side by side, and the verdict of a pre-registered bar."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from pathlib import Path
+
+from .. import stats
+from ..accounting import describe, in_view
+from ..errors import BadInput
+from ..outcomes import Outcomes, load_pair
+from .cohort import Cohort, cohort_caption, select_cohort, starred
+from .document import Bars, Document, Table
+from .formatting import fmt_interval, fmt_p, fmt_ratio, fmt_signed
+from .options import ReportOptions
+from .results import ReportRequest
+from .scope import scope_notes, training_overlap
+from .sections import (
+    by_config, config_counts, headline_table, heatmap, name_the_view, scope_summaries, summary_data,
+    summary_warnings, task_scopes, unfinished_notes,
+)
+from .writing import resolve_format, write
+
+
+def _power_line(changes: list[stats.TaskChange], round_no: int, alpha: float) -> tuple[stats.TaskPower | None, str | None]:
+    if not changes:
+        return None, None
+    i = round_no - 1
+    power = stats.task_power([c.base[2 * i] for c in changes], [c.new[2 * i] for c in changes], alpha)
+    return power, power.sentence(len(changes), alpha)
+
+
+def build_comparison(outcomes: Outcomes, base: str, new: str, opts: ReportOptions = ReportOptions()) -> Document:
+    """Per-task changes from BASE to NEW, paired statistics over their shared tasks,
+    recovery side by side, and the verdict of a pre-registered bar."""
+    if opts.bar is not None and opts.cohort is not None:
+        raise BadInput("--pre-registered-bar cannot be judged on a selected cohort (--cohort): its intervals "
+                       "are not valid; drop one of them")
+    frame, cohort = select_cohort(in_view(outcomes.frame, opts.accounting), opts)
+    counts = stats.task_counts(frame)
+    base_all, new_all = config_counts(counts, base), config_counts(counts, new)
+    shared = sorted(set(base_all.index) & set(new_all.index))
+    if not shared:
+        raise BadInput(f"{base} and {new} share no tasks with counted trials "
+                       f"({base}: {len(base_all)} tasks, {new}: {len(new_all)} tasks)")
+    infos = [outcomes.configs[base], outcomes.configs[new]]
+    overlap = training_overlap(infos, set(shared))
+    scopes = task_scopes(overlap, set(shared), set(shared))
+    summaries = scope_summaries(counts, [base, new], scopes, opts)
+    paired = {}
+    for scope, tasks in scopes:
+        if tasks:
+            ordered = sorted(tasks)
+            paired[scope] = stats.paired_differences(
+                base_all.loc[ordered], new_all.loc[ordered], opts.interval, opts.resamples, opts.seed, opts.confidence)
+    changes = stats.task_changes(base_all.loc[shared], new_all.loc[shared], opts.round, opts.alpha)
+    power, power_sentence = _power_line(changes, opts.round, opts.alpha)
+    round_name = "round 1" if opts.round == 1 else "within two rounds"
+
+    doc = Document("compare", f"{new} against {base}")
+    if opts.bar is not None:
+        doc.lead, doc.verdict = _bar_verdict(paired, opts)
+    doc.warnings = summary_warnings(summaries, cohort)
+    doc.notes += [cohort.note] if cohort else []
+    doc.notes.append(describe(opts.accounting))
+    doc.notes.append(opts.method())
+    doc.notes.append(
+        f"Suite-level test over the shared tasks: the stratified exact test of \"no change on any task\" (NEW's "
+        "successes summed over tasks against their exact null distribution, the convolution of each task's "
+        "hypergeometric split of its successes between the two configs; two-sided, twice the smaller tail). "
+        f"Per task: Fisher's exact test of the two success counts ({round_name}), Holm-corrected across the "
+        f"{len(changes)} tasks; a gain or regression without \"(n.s.)\" survives the correction at {opts.alpha:g}; "
+        "\"min p\" is the smallest p-value the task's trial counts allow.")
+    if power_sentence:
+        doc.warnings.append(power_sentence)
+    only_base, only_new = sorted(set(base_all.index) - set(shared)), sorted(set(new_all.index) - set(shared))
+    for name, only in ((base, only_base), (new, only_new)):
+        if only:
+            doc.notes.append(f"Left out, only {name} has counted trials of: {', '.join(only)}")
+    doc.notes += scope_notes(outcomes.frame[outcomes.frame["task"].isin(shared)], [base, new], infos, set(shared))
+    doc.notes += overlap.notes
+    doc.notes += unfinished_notes(by_config(frame, [base, new]), counts)
+
+    doc.tables.append(headline_table(summaries, [base, new], opts.confidence, cohort))
+    ci = f"{opts.confidence:.0%} CI"
+    rows = []
+    for scope, diffs in paired.items():
+        for d in diffs:
+            rows.append([scope, "round 1" if d.round == 1 else "two rounds", str(d.tasks), f"{d.base:.2f}",
+                         f"{d.new:.2f}", fmt_signed(d.difference), starred(fmt_interval(*d.interval), cohort),
+                         starred(fmt_p(d.p_value), cohort)])
+    doc.tables.append(Table(f"Difference in mean tasks solved ({new} minus {base})",
+                            ["tasks in", "success in", "N", base, new, "difference", ci, "p (exact)"], rows,
+                            cohort_caption(cohort)))
+    doc.tables.append(_task_table(changes, base, new, opts.round, overlap.trained, cohort))
+    rec_rows = []
+    for scope, tasks in scopes:
+        if tasks:
+            rec_rows.append([scope] + ["n/a" if r is None else fmt_ratio(r.k, r.n) for r in (
+                stats.recovery(base_all.loc[sorted(tasks)]), stats.recovery(new_all.loc[sorted(tasks)]))])
+    doc.tables.append(Table("Recovery: first-round failures solved in round 2", ["tasks in", base, new], rec_rows,
+                            "selected cohort" if cohort else None))
+
+    main = [s for scope, s in summaries if scope == "all tasks"]
+    suffix = " (selected cohort)" if cohort else ""
+    doc.plots.append(Bars(f"Mean tasks solved on the {len(shared)} shared tasks, "
+                          f"{opts.confidence:.0%} intervals for {stats.TARGETS[opts.interval]}{suffix}",
+                          [s.config for s in main], [s.tasks for s in main], [s.mean for s in main],
+                          [s.interval for s in main]))
+    doc.plots.append(heatmap(counts, [base, new], [c.task for c in changes], opts.round, suffix))
+
+    trained = overlap.trained
+    doc.records = [{
+        "task": c.task, "trained_on": c.task in trained,
+        "base_round1_trials": c.base[0], "base_round1": c.base[1], "base_round2_trials": c.base[2], "base_round2": c.base[3],
+        "new_round1_trials": c.new[0], "new_round1": c.new[1], "new_round2_trials": c.new[2], "new_round2": c.new[3],
+        "round": opts.round, "change": c.change, "p_value": c.p_value, "p_holm": c.p_holm, "label": c.label,
+        "smallest_p": stats.smallest_p(c.base[2 * opts.round - 2], c.new[2 * opts.round - 2]),
+    } for c in changes]
+    doc.data = {
+        "base": base, "new": new, "round": opts.round,
+        "interval": opts.interval_data(valid=cohort is None),
+        "warnings": doc.warnings,
+        "cohort": None if cohort is None else {"note": cohort.note, "ranked_by_round": opts.round,
+                                               "inflation": cohort.inflation},
+        "verdict": doc.verdict, "lead": doc.lead,
+        "summaries": [summary_data(scope, s, opts, cohort is None) for scope, s in summaries],
+        "paired": {scope: [dict(asdict(d), p_value_valid=cohort is None) for d in diffs]
+                   for scope, diffs in paired.items()},
+        "task_power": None if power is None else asdict(power),
+        "tasks": doc.records,
+        "configs": {c: outcomes.configs[c].model_dump() for c in (base, new)},
+        "training_overlap": sorted(trained) if trained else None,
+        "training_unknown": overlap.unknown,
+    }
+    return name_the_view(doc, opts.accounting)
+
+
+def _task_table(changes: list[stats.TaskChange], base: str, new: str, round_no: int,
+                trained: set[str], cohort: Cohort | None) -> Table:
+    columns = ["task"] + (["trained on"] if trained else []) + [
+        f"{base} r1", f"{new} r1", f"{base} 2r", f"{new} 2r", f"change ({'r1' if round_no == 1 else '2r'})",
+        "p (Holm)", "min p", "label", f"recovered {base}", f"recovered {new}"]
+    i = 2 * (round_no - 1)
+    equal_trials = all(c.base[i] == c.new[i] for c in changes)
+    rows = []
+    for c in changes:
+        (nb1, b1, nb2, b2), (nn1, n1, nn2, n2) = c.base, c.new
+        if c.change == 0:
+            change = "0"
+        else:
+            change = f"{round(c.change * c.base[i]):+d}" if equal_trials else f"{100 * c.change:+.1f} pp"
+        rows.append([c.task] + (["yes" if c.task in trained else ""] if trained else []) + [
+            f"{b1}/{nb1}", f"{n1}/{nn1}", f"{b2}/{nb2}" if nb2 else "n/a", f"{n2}/{nn2}" if nn2 else "n/a", change,
+            starred(fmt_p(c.p_holm), cohort), fmt_p(stats.smallest_p(c.base[i], c.new[i])), c.label,
+            f"{b2 - b1}/{nb2 - b1}" if nb2 else "n/a", f"{n2 - n1}/{nn2 - n1}" if nn2 else "n/a"])
+    title = "Per task: successes out of counted trials (r1: round 1, 2r: within two rounds), regressions first"
+    return Table(title, columns, rows, cohort_caption(cohort))
+
+
+def _bar_verdict(paired: dict[str, list[stats.PairedDifference]], opts: ReportOptions) -> tuple[list[str], str]:
+    """The pre-registered bar, stated before any number: NEW passes when the lower bound of
+    the interval of its gain over BASE (all shared tasks, the chosen round) is at least DELTA."""
+    what = "in round 1" if opts.round == 1 else "within two rounds"
+    rule = (f"Pre-registered bar: NEW must gain at least {opts.bar:g} tasks {what}: the lower bound of the "
+            f"{opts.confidence:.0%} interval (for {stats.TARGETS[opts.interval]}) must be at least {opts.bar:g}.")
+    found = [d for d in paired["all tasks"] if d.round == opts.round]
+    if not found:
+        return [rule, f"FAIL: no shared task has a counted outcome {what}."], "FAIL"
+    d = found[0]
+    low = d.interval[0]
+    verdict = "PASS" if stats.clears_bar(d, opts.bar) else "FAIL"
+    lead = [
+        rule,
+        f"{verdict}: gain {fmt_signed(d.difference)} tasks, {opts.confidence:.0%} interval "
+        f"{fmt_interval(*d.interval)}; the lower bound {low:.2f} is {'at least' if verdict == 'PASS' else 'below'} "
+        f"{opts.bar:g}.",
+    ]
+    if "unseen in training" in paired:
+        u = [x for x in paired["unseen in training"] if x.round == opts.round]
+        if u:
+            lead.append(f"On the tasks no config was trained on: gain {fmt_signed(u[0].difference)}, interval "
+                        f"{fmt_interval(*u[0].interval)} (the verdict above is on all shared tasks).")
+    return lead, verdict
+
+
+class CompareRequest(ReportRequest):
+    base: str
+    new: str
+
+
+def compare(request: CompareRequest, console) -> tuple[Document, Path | None]:
+    fmt = resolve_format(request.format, request.out)
+    outcomes, base, new = load_pair(request.base, request.new, request.sources, request.runs_dir)
+    doc = build_comparison(outcomes, base, new, request.options)
+    return doc, write(doc, fmt, request.out, console, outcomes)

@@ -1,0 +1,32 @@
+"""The options every report builder takes: how unfinished trials count, what the intervals
+are about and how they are computed, a selected cohort, compare's round and bar."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from .. import stats
+from ..accounting import Accounting
+
+
+class ReportOptions(BaseModel):
+    resamples: int = Field(stats.RESAMPLES, ge=100)
+    seed: int = stats.SEED
+    confidence: float = Field(stats.CONFIDENCE, gt=0, lt=1)
+    interval: stats.Target = "tasks"             # --interval: what the intervals are about
+    cohort: int | None = Field(None, ge=1)      # --cohort best:K
+    round: Literal[1, 2] = 2                     # the round a cohort is ranked by; compare: of the per-task tests
+    bar: float | None = None                     # compare: --pre-registered-bar DELTA
+    alpha: float = stats.ALPHA
+    accounting: Accounting = "harness"           # how unfinished trials count (accounting.py)
+
+    def method(self) -> str:
+        return stats.interval_method(self.interval, self.resamples, self.seed, self.confidence)
+
+    def interval_data(self, valid: bool) -> dict:
+        """What a JSON reader needs to use the intervals: their target, in words, and
+        whether they are valid (not for a selected cohort)."""
+        return {"target": self.interval, "about": stats.TARGETS[self.interval], "method": self.method(),
+                "confidence": self.confidence, "resamples": self.resamples, "seed": self.seed, "valid": valid}

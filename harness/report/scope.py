@@ -1,0 +1,131 @@
+"""Scope notes: what makes a comparison not like for like (a setting in which the
+configurations, or one configuration's own trials, differ; task content that differs), and
+which tasks each adapter was trained on. Computed from what the sources recorded, never
+typed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from ..outcomes import ConfigInfo
+
+
+def _short(h) -> str:
+    return f" ({h[:12]})" if isinstance(h, str) and h else ""
+
+
+def _known(value) -> bool:
+    return value is not None and not (isinstance(value, float) and value != value) and value is not pd.NA
+
+
+# (what a note calls it, the frame columns: the name shown and the hash that decides "differs")
+_SETTINGS = [
+    ("rounds", "rounds", None),
+    ("trial count", "planned_trials", None),
+    ("prompt contract", "contract", "contract_hash"),
+    ("suite", "suite", "suite_hash"),
+    ("agent profile", "agent", "agent_hash"),
+    ("Aider version", "aider_version", None),
+    ("sampling settings", "sampling", None),
+]
+
+
+def _setting_values(frame: pd.DataFrame, name_col: str, hash_col: str | None) -> dict[str, dict[object, str]]:
+    """Per config: each distinct recorded value of a setting (keyed by its hash where one is
+    recorded) and how to show it."""
+    cols = ["config", name_col] + ([hash_col] if hash_col else [])
+    out: dict[str, dict[object, str]] = {}
+    for row in frame[cols].drop_duplicates().itertuples(index=False):
+        config, name = row[0], row[1]
+        digest = row[2] if hash_col else None
+        key = digest if _known(digest) else name
+        values = out.setdefault(str(config), {})
+        if _known(key):
+            values[key] = f"{name}{_short(digest)}" if _known(name) else f"hash {digest[:12]}"
+    return out
+
+
+def scope_notes(frame: pd.DataFrame, configs: list[str], infos: list[ConfigInfo],
+                shared_tasks: set[str] | None = None) -> list[str]:
+    """A note for every setting that can change a number in which the configurations
+    differ, or in which one configuration's own trials differ; one for each setting some
+    configuration does not record while another does; one for tasks whose content hash
+    differs between configurations. For any number of configurations, one included."""
+    notes = []
+    frame = frame[frame["config"].isin(configs)]
+    for label, name_col, hash_col in _SETTINGS:
+        values = _setting_values(frame, name_col, hash_col)
+        known = [c for c in configs if values.get(c)]
+        unknown = [c for c in configs if not values.get(c)]
+        for c in known:
+            if len(values[c]) > 1:
+                notes.append(f"Not like for like inside {c}: its trials differ in {label}: "
+                             + "; ".join(sorted(values[c].values())))
+        if len({frozenset(values[c]) for c in known}) > 1:
+            notes.append(f"Not like for like: the configs differ in {label}: "
+                         + "; ".join(f"{c}: {', '.join(sorted(values[c].values()))}" for c in known))
+        if known and unknown:
+            notes.append(f"The {label} is not recorded for {', '.join(unknown)}, so it cannot be checked.")
+    hashed = [i for i in infos if i.task_hashes]
+    if len(hashed) > 1:
+        tasks = set.intersection(*(set(i.task_hashes) for i in hashed))
+        if shared_tasks is not None:
+            tasks &= shared_tasks
+        differ = sorted(t for t in tasks if len({i.task_hashes[t] for i in hashed}) > 1)
+        if differ:
+            notes.append(f"Not like for like: task content differs between configs for {len(differ)} "
+                         f"task{'s' if len(differ) > 1 else ''}: {', '.join(differ)}")
+    return notes
+
+
+def trained_tasks(info: ConfigInfo, tasks: set[str]) -> set[str]:
+    """The tasks among `tasks` (slugs) that the config's adapter was trained on. Curricula
+    name suite tasks `<suite>/<slug>`; such a name counts when its suite is the config's."""
+    suite = (info.suite or "").split(" ")[0]
+    found = set()
+    for name in info.trained_on_tasks or []:
+        owner, _, slug = name.rpartition("/")
+        if name in tasks:
+            found.add(name)
+        elif owner and slug in tasks and (owner == suite or not suite):
+            found.add(slug)
+    return found
+
+
+@dataclass
+class Overlap:
+    """Which tasks the compared configurations were trained on."""
+
+    notes: list[str]
+    trained: set[str]        # tasks some config is known to have been trained on
+    unknown: list[str]       # configs whose training set is not (fully) known
+
+    @property
+    def unseen_known(self) -> bool:
+        """"Unseen in training" can be claimed: every training set is known and some is not empty."""
+        return not self.unknown and bool(self.trained)
+
+
+def training_overlap(infos: list[ConfigInfo], tasks: set[str]) -> Overlap:
+    """Notes on which suite tasks each adapter was trained on. An adapter whose training set
+    is not recorded is a state of its own: no task is then claimed unseen in training."""
+    notes, union, unknown = [], set(), []
+    for info in infos:
+        who = f"{info.name}" + (f" (adapter {info.adapter})" if info.adapter else "")
+        seen = sorted(trained_tasks(info, tasks))
+        union |= set(seen)
+        if info.training_unknown:
+            unknown.append(info.name)
+            notes.append(f"Training set unknown: {who} lists no complete training set"
+                         + (f" (at least {len(seen)} of the {len(tasks)} tasks: {', '.join(seen)})" if seen else "")
+                         + ", so no task is claimed unseen in training.")
+        elif info.trained_on_tasks is not None:
+            notes.append(f"Training overlap: {who} was trained on {len(seen)} of the {len(tasks)} tasks"
+                         + (f": {', '.join(seen)}" if seen else "") + ".")
+    overlap = Overlap(notes, union, unknown)
+    if overlap.unseen_known:
+        notes.append(f"Every headline number is shown twice: all {len(tasks)} tasks, and the "
+                     f"{len(tasks - union)} tasks no compared config was trained on.")
+    return overlap
