@@ -17,6 +17,7 @@ from types import SimpleNamespace
 from pydantic import BaseModel, ValidationError
 
 from ..errors import HarnessError
+from ..fs import regular_files
 from ..records import RoundRecord, RoundTrajectory, RunManifest, TestReport, TrialResult
 from ..store import RESULT
 
@@ -207,8 +208,7 @@ def read_trial(config: str, task_slug: str, trial: int, trial_dir: Path, run_dir
             names = list(task.solution_files)
         else:
             edited = {f for t in [trajectory] if t for f in t.edited_files}
-            names = sorted(edited) or sorted(p.relative_to(workspace).as_posix()
-                                             for p in workspace.rglob("*") if p.is_file())
+            names = sorted(edited) or sorted(regular_files(workspace))
         # No snapshot (a round cut short, or records written by other tools): no files, no diffs.
         files = ({rel: _text((workspace / rel).read_bytes()) for rel in names if (workspace / rel).is_file()}
                  if workspace.is_dir() else None)
