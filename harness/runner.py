@@ -48,7 +48,8 @@ from .result_facts import rounds_recorded
 from .sandbox import Sandbox, SandboxSession, make_sandbox
 from .sandbox.pool import SessionPool
 from .screen import screen
-from .store import CONTRACT_FILE, PROFILE_FILE, RESULT, RunFolder, new_run_id, utc_now, write_record
+from .fs import regular_files, write_record
+from .store import CONTRACT_FILE, PROFILE_FILE, RESULT, RunFolder, new_run_id, utc_now
 from .task import Task
 from .testrun import created_files, run_tests
 
@@ -294,10 +295,6 @@ def _copy_tree(files: dict[str, Path], dest: Path) -> None:
         shutil.copyfile(src, target)
 
 
-def _workspace_files(root: Path) -> dict[str, Path]:
-    return {p.relative_to(root).as_posix(): p for p in sorted(root.rglob("*")) if p.is_file() and not p.is_symlink()}
-
-
 class _SessionSlot:
     """The trial's sandbox session: taken from the run's pool in the background, so that
     starting a container (when none is idle) overlaps the agent's first round; replaced
@@ -394,7 +391,7 @@ def run_trial(spec: TrialSpec, trial_dir: Path, sessions: SessionPool, pool: Dri
     try:
         _copy_tree({rel: task.path / rel for rel in task.shipped_files}, workspace)
         if resume is not None:
-            _copy_tree(_workspace_files(resume.workspace), workspace)
+            _copy_tree(regular_files(resume.workspace), workspace)
         stopping()
         sandboxing = _SessionSlot(sessions, label)
         agent.start(AgentChat(
@@ -414,7 +411,7 @@ def run_trial(spec: TrialSpec, trial_dir: Path, sessions: SessionPool, pool: Dri
             t0 = time.monotonic()
             got = agent.send(message)
             round_dir = trial_dir / f"round-{n}"
-            _copy_tree(_workspace_files(workspace), round_dir / "workspace")
+            _copy_tree(regular_files(workspace), round_dir / "workspace")
             provider_error = None
             if got.provider_error:
                 provider_error = f"{got.provider_error.get('type')}: {got.provider_error.get('message')}"
@@ -425,7 +422,7 @@ def run_trial(spec: TrialSpec, trial_dir: Path, sessions: SessionPool, pool: Dri
             ))
             timings = RoundTimings(model_seconds=got.model_seconds, agent_seconds=got.agent_seconds,
                                    total_seconds=round(time.monotonic() - t0, 4))
-            created = created_files(task, _workspace_files(workspace))
+            created = created_files(task, regular_files(workspace))
             if provider_error is not None:
                 # The agent retried with backoff and gave up: the provider failed, not the model.
                 rounds.append(RoundRecord(round=n, counters=got.counters, edited_files=got.edited_files,

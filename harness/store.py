@@ -15,16 +15,14 @@ after k tested rounds, from round k + 1 with rounds 1..k kept as they are."""
 
 from __future__ import annotations
 
-import os
 import secrets
-import shutil
-import threading
 from datetime import datetime, timezone
 from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
-from .errors import BadInput, InfraError, InfraKind
+from .errors import BadInput
+from .fs import empty_folder, remove, write_record
 from .records import RunManifest, TrialResult
 
 MANIFEST = "manifest.json"
@@ -39,31 +37,6 @@ def utc_now() -> str:
 
 def new_run_id() -> str:
     return f"{datetime.now():%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
-
-
-def atomic_write(path: Path, data: bytes) -> None:
-    """Write to a temporary name in the same folder, flush it to disk, then rename: a
-    reader (or a process killed halfway) sees the old file or the new one, never a part."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    try:
-        with open(tmp, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-        dir_fd = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise InfraError(InfraKind.disk, f"cannot write {path}: {exc.strerror or exc}") from None
-
-
-def write_record(path: Path, record: BaseModel) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(path, record.model_dump_json(indent=2).encode())
 
 
 class RunFolder:
@@ -133,7 +106,7 @@ class RunFolder:
     @staticmethod
     def fresh_trial_dir(path: Path) -> Path:
         """An empty folder for a trial that is (re)run: nothing of an earlier attempt stays."""
-        shutil.rmtree(path, ignore_errors=True)
+        remove(path)
         path.mkdir(parents=True, exist_ok=True)
         return path
 
@@ -141,12 +114,5 @@ class RunFolder:
     def keep_rounds(path: Path, rounds: int) -> Path:
         """A trial folder continued after `rounds` tested rounds: those rounds' folders and the
         agent's own logs stay; the rest of the earlier attempt (later rounds, its result) goes."""
-        keep = {f"round-{n}" for n in range(1, rounds + 1)} | {"agent.log", "aider.chat.md"}
-        for entry in path.iterdir():
-            if entry.name in keep:
-                continue
-            if entry.is_dir() and not entry.is_symlink():
-                shutil.rmtree(entry, ignore_errors=True)
-            else:
-                entry.unlink(missing_ok=True)
+        empty_folder(path, keep={f"round-{n}" for n in range(1, rounds + 1)} | {"agent.log", "aider.chat.md"})
         return path
