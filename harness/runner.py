@@ -482,18 +482,8 @@ class ProviderFailure(InfraError):
 # --- the run ---------------------------------------------------------------------------
 
 
-def _image_facts(box: Sandbox) -> tuple[str | None, str | None]:
-    image = getattr(box, "image", None)
-    if image is None:
-        return None, None
-    try:
-        return image, box.client.images.get(image).id
-    except Exception:
-        return image, None
-
-
 def _manifest(plan: RunPlan, config: RunConfig, box: Sandbox) -> RunManifest:
-    image, digest = _image_facts(box)
+    image, digest = box.image_facts()
     return RunManifest(
         run_id=plan.run_id, created_at=utc_now(), command_line=config.command_line, harness_version=__version__,
         suite=plan.suite_name, suite_version=plan.suite_version, suite_hash=plan.suite_hash,
