@@ -39,6 +39,12 @@ def new_run_id() -> str:
     return f"{datetime.now():%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
 
 
+def loop_runs_dir(lineage_file: Path) -> Path:
+    """The runs folder a loop's lineage file lies in (<runs>/loops/<loop-id>/lineage.json):
+    the loop's runs are there, beside `loops`."""
+    return Path(lineage_file).parents[2]
+
+
 class RunFolder:
     def __init__(self, root: Path):
         # Absolute: the agent's processes run elsewhere and are handed paths inside it.

@@ -21,6 +21,7 @@ from ..errors import BadInput
 from ..outcomes import FRAME_COLUMNS, Outcomes, combine, load_run, load_source
 from ..records import RunManifest
 from ..report import Document, ReportOptions, build_report
+from ..store import loop_runs_dir
 
 LINEAGE_FILE = "lineage.json"
 
@@ -214,7 +215,7 @@ def load_site(sources: list[str], runs_dir: Path = Path("runs"), options: Report
             from ..report import lineage_outcomes
 
             lineage = read_lineage(str(loop_file))
-            loop_runs = loop_file.parent.parent.parent   # <runs>/loops/<id>/lineage.json
+            loop_runs = loop_runs_dir(loop_file)
             loops.append((LoopSource(lineage, loop_runs), len(parts)))
             parts.append(lineage_outcomes(lineage, loop_runs))
         elif path.is_dir() and _is_curriculum(path):
