@@ -26,9 +26,10 @@ class InfraKind(str, Enum):
 class InfraError(HarnessError):
     """Something outside the model failed. A trial that ends in one is not done."""
 
-    def __init__(self, kind: InfraKind, message: str):
+    def __init__(self, kind: InfraKind, message: str, attempts: int = 1):
         super().__init__(message)
         self.kind = kind
+        self.attempts = attempts  # tries made before giving up, the failing one included
 
     def __str__(self) -> str:
         return f"{self.kind.value}: {super().__str__()}"
@@ -37,3 +38,10 @@ class InfraError(HarnessError):
 class SandboxUnavailable(InfraError):
     def __init__(self, message: str):
         super().__init__(InfraKind.sandbox, message)
+
+
+class ProviderFailure(InfraError):
+    """The model endpoint kept failing through the agent's retries."""
+
+    def __init__(self, message: str, attempts: int):
+        super().__init__(InfraKind.provider, message, attempts)

@@ -29,7 +29,7 @@ from . import __version__
 from .agents.aider import DEFAULT_PROFILE, AgentChat, AgentProfile, AiderAgent, DriverPool, load_profile
 from .aider_checkout import checkout_path
 from .contract import DEFAULT_CONTRACT, PromptContract, load_contract
-from .errors import BadInput, InfraError, InfraKind, SandboxUnavailable
+from .errors import BadInput, InfraError, InfraKind, ProviderFailure, SandboxUnavailable
 from .models import ModelSpec, config_name, parse_model, validate
 from .records import (
     ChatState,
@@ -412,22 +412,19 @@ def run_trial(spec: TrialSpec, trial_dir: Path, sessions: SessionPool, pool: Dri
             got = agent.send(message)
             round_dir = trial_dir / f"round-{n}"
             _copy_tree(regular_files(workspace), round_dir / "workspace")
-            provider_error = None
-            if got.provider_error:
-                provider_error = f"{got.provider_error.get('type')}: {got.provider_error.get('message')}"
             write_record(round_dir / "trajectory.json", RoundTrajectory(
                 round=n, message=message, sent_at=got.sent_at, response=got.response, calls=got.calls,
                 edited_files=got.edited_files, notes=got.notes, counters=got.counters,
-                provider_error=provider_error, chat_after=got.chat,
+                provider_error=got.provider_error, chat_after=got.chat,
             ))
             timings = RoundTimings(model_seconds=got.model_seconds, agent_seconds=got.agent_seconds,
                                    total_seconds=round(time.monotonic() - t0, 4))
             created = created_files(task, regular_files(workspace))
-            if provider_error is not None:
+            if got.provider_error is not None:
                 # The agent retried with backoff and gave up: the provider failed, not the model.
                 rounds.append(RoundRecord(round=n, counters=got.counters, edited_files=got.edited_files,
                                           created_files=created, timings=timings))
-                raise ProviderFailure(provider_error, int(got.provider_error.get("failed_calls") or 1))
+                raise ProviderFailure(str(got.provider_error), got.provider_error.failed_calls)
             stopping()
             t1 = time.monotonic()
             report = sandboxing.test(task, workspace, transcript=spec.contract.wants_transcript,
@@ -446,7 +443,7 @@ def run_trial(spec: TrialSpec, trial_dir: Path, sessions: SessionPool, pool: Dri
                 message = spec.contract.feedback_message(task, report)
     except InfraError as exc:
         kind = InfraKind.interrupted if cancel is not None and cancel.is_set() else exc.kind
-        failure = InfraFailure(kind=kind.value, message=str(exc), attempts=getattr(exc, "attempts", 1))
+        failure = InfraFailure(kind=kind.value, message=str(exc), attempts=exc.attempts)
     except Exception as exc:  # a harness bug must not pass for a model failure, nor stop the run
         (trial_dir / "harness-error.log").write_text(traceback.format_exc())
         failure = InfraFailure(kind=InfraKind.agent.value, message=f"unexpected {type(exc).__name__}: {exc}")
@@ -469,14 +466,6 @@ def run_trial(spec: TrialSpec, trial_dir: Path, sessions: SessionPool, pool: Dri
     )
     write_record(trial_dir / RESULT, result)
     return result
-
-
-class ProviderFailure(InfraError):
-    """The model endpoint kept failing through the agent's retries."""
-
-    def __init__(self, message: str, attempts: int):
-        super().__init__(InfraKind.provider, message)
-        self.attempts = attempts
 
 
 # --- the run ---------------------------------------------------------------------------

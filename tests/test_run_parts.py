@@ -15,7 +15,7 @@ from harness.errors import BadInput
 from harness.fs import atomic_write
 from harness.gold import ChatServer, GoldModel, diff_answer, reference_answer, whole_answer
 from harness.models import PLACEHOLDER_KEY, config_name, parse_model, validate
-from harness.records import Status, TestCaseResult, TestReport, TrialOutcome, TrialResult
+from harness.records import ProviderError, RoundTrajectory, Status, TestCaseResult, TestReport, TrialOutcome, TrialResult
 from harness.store import RESULT, RunFolder
 from harness.task import load_task
 
@@ -219,6 +219,15 @@ def test_only_a_readable_finished_result_means_done(tmp_path):
     atomic_write(d / RESULT, result(TrialOutcome.failed).model_dump_json().encode())
     assert folder.is_done("c", "t", 1)
     assert [p.name for p in d.iterdir()] == [RESULT]  # no temporary file left behind
+
+
+def test_a_schema_1_trajectory_reads_its_provider_error_from_text():
+    old = {"schema_version": 1, "round": 1, "message": "m", "sent_at": "a",
+           "provider_error": "InternalServerError: litellm.InternalServerError: 500: down"}
+    t = RoundTrajectory.model_validate_json(json.dumps(old))
+    assert t.provider_error == ProviderError(type="InternalServerError", message="litellm.InternalServerError: 500: down")
+    assert str(t.provider_error) == old["provider_error"]
+    assert RoundTrajectory.model_validate_json(t.model_dump_json()) == t
 
 
 def test_a_rerun_trial_starts_from_an_empty_folder(tmp_path):
