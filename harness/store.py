@@ -15,6 +15,7 @@ after k tested rounds, from round k + 1 with rounds 1..k kept as they are."""
 
 from __future__ import annotations
 
+import json
 import secrets
 from datetime import datetime, timezone
 from pathlib import Path
@@ -98,11 +99,20 @@ class RunFolder:
 
     def read_result(self, config: str, task: str, trial: int) -> TrialResult | None:
         """The trial's result, or None when it has none that can be read (never written,
-        or written by a schema this harness does not know): both mean "not done"."""
+        or broken): "not done". A result of a schema version this harness does not know
+        (written by a newer one) is refused: rerunning it would delete a finished trial."""
         path = self.trial_dir(config, task, trial) / RESULT
         try:
-            return TrialResult.model_validate_json(path.read_bytes())
-        except (OSError, ValidationError):
+            data = path.read_bytes()
+        except OSError:
+            return None
+        try:
+            return TrialResult.model_validate_json(data)
+        except ValidationError:
+            version, known = _schema_version(data), TrialResult.model_fields["schema_version"].default
+            if version is not None and version != known:
+                raise BadInput(f"{path}: a trial result of schema_version {version}; this harness reads {known} "
+                               "(continue the run with the harness that wrote it)") from None
             return None
 
     def is_done(self, config: str, task: str, trial: int) -> bool:
@@ -122,3 +132,12 @@ class RunFolder:
         agent's own logs stay; the rest of the earlier attempt (later rounds, its result) goes."""
         empty_folder(path, keep={f"round-{n}" for n in range(1, rounds + 1)} | {"agent.log", "aider.chat.md"})
         return path
+
+
+def _schema_version(data: bytes) -> object:
+    """The schema_version a record's JSON states, or None when it is no JSON object."""
+    try:
+        record = json.loads(data)
+    except ValueError:
+        return None
+    return record.get("schema_version") if isinstance(record, dict) else None

@@ -221,6 +221,19 @@ def test_only_a_readable_finished_result_means_done(tmp_path):
     assert [p.name for p in d.iterdir()] == [RESULT]  # no temporary file left behind
 
 
+def test_a_result_of_an_unknown_schema_version_is_refused_not_rerun(tmp_path):
+    folder = RunFolder(tmp_path / "r")
+    d = folder.trial_dir("c", "t", 1)
+    d.mkdir(parents=True)
+    newer = json.dumps(json.loads(result(TrialOutcome.passed).model_dump_json()) | {"schema_version": 2, "new": 1})
+    atomic_write(d / RESULT, newer.encode())
+    with pytest.raises(BadInput, match="schema_version 2; this harness reads 1"):
+        folder.read_result("c", "t", 1)
+    with pytest.raises(BadInput):
+        folder.is_done("c", "t", 1)
+    assert (d / RESULT).read_text() == newer
+
+
 def test_a_schema_1_trajectory_reads_its_provider_error_from_text():
     old = {"schema_version": 1, "round": 1, "message": "m", "sent_at": "a",
            "provider_error": "InternalServerError: litellm.InternalServerError: 500: down"}
