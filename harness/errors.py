@@ -21,6 +21,10 @@ class InfraKind(str, Enum):
     agent = "agent"              # the agent process crashed for reasons of its own
     disk = "disk"                # no space, unwritable run folder
     interrupted = "interrupted"  # the user stopped the run
+    # A bug of the harness itself (an exception nobody raised on purpose): not the agent's
+    # fault, and rerunning the trial mostly reruns the bug, so `--resume` leaves it unless
+    # asked (--retry-harness-errors).
+    harness = "harness"
 
 
 class InfraError(HarnessError):

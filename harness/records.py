@@ -8,6 +8,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from .errors import InfraKind
+
 
 class Record(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -298,6 +300,14 @@ class TrialResult(Record):
     def done(self) -> bool:
         return self.outcome is not TrialOutcome.infra_error
 
+    @property
+    def harness_bug(self) -> bool:
+        return self.infra_error is not None and self.infra_error.kind == InfraKind.harness.value
+
+    def rerun_on_resume(self, retry_harness_errors: bool = False) -> bool:
+        """Whether `--resume` runs the trial again: one that is not done is, but one that a
+        bug of the harness ended only when asked, since rerunning it mostly reruns the bug."""
+        return not self.done and (retry_harness_errors or not self.harness_bug)
 
 
 class ConfigManifest(Record):

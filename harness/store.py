@@ -7,11 +7,14 @@
         round-<n>/trajectory.json     RoundTrajectory: messages, model calls, counters
         round-<n>/test_report.json    TestReport of the tests after round n
         agent.log, aider.chat.md      the agent's own log and chat transcript
+        harness-error.log             the traceback, when a bug of the harness ended the trial
         result.json                   TrialResult, written last and atomically
 
 A trial is done when its result.json exists and its outcome is not an infrastructure
-error; anything else is rerun by `--resume`: from an emptied folder, or, when the error came
-after k tested rounds, from round k + 1 with rounds 1..k kept as they are."""
+error; anything else is rerun by `--resume` (a trial a harness bug ended only when asked,
+records.TrialResult.rerun_on_resume): from an emptied folder, or, when the error came after
+k tested rounds, from round k + 1 with rounds 1..k kept as they are. A result.json of a
+schema version this harness does not know is refused, never taken for "not done"."""
 
 from __future__ import annotations
 
@@ -30,6 +33,7 @@ MANIFEST = "manifest.json"
 RESULT = "result.json"
 PROFILE_FILE = "agent_profile.json"   # the agent profile the run used, verbatim
 CONTRACT_FILE = "contract.json"       # the prompt contract, verbatim
+HARNESS_ERROR_LOG = "harness-error.log"
 
 
 def utc_now() -> str:
