@@ -5,8 +5,9 @@ every denominator: it is not done, and `--resume` reruns it. Aider's benchmark c
 test case whose run raised (its results file then holds only the exception) as completed
 and failed, and so does the aider view: a trial whose agent raised, whose round timed out
 or whose provider kept failing after the agent's retries (infrastructure kinds "agent" and
-"provider") counts as a finished trial solved in no round. Failures of the sandbox and
-interruptions have no counterpart in Aider's benchmark and stay unfinished in both views.
+"provider") counts as a finished trial solved in no round. Failures of the sandbox, bugs of
+the harness and interruptions have no counterpart in Aider's benchmark and stay unfinished
+in both views.
 
 `aider_summary` computes, per configuration and trial, the numbers Aider's own
 `summarize_results` prints, with its definitions and its rounding, so that a folder of

@@ -21,6 +21,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .errors import BadInput
+from .fs import atomic_write
 from .hashing import hash_paths
 from .paths import bundled_dir, state_dir
 
@@ -222,9 +223,7 @@ def save_card(card: AdapterCard, folder: Path | None = None) -> Path:
     folder = Path(folder) if folder is not None else user_cards_dir()
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / f"{check_name(card.name)}.toml"
-    tmp = target.with_suffix(".toml.tmp")
-    tmp.write_text(card.to_toml())
-    os.replace(tmp, target)
+    atomic_write(target, card.to_toml().encode())
     return target
 
 

@@ -21,14 +21,19 @@ class InfraKind(str, Enum):
     agent = "agent"              # the agent process crashed for reasons of its own
     disk = "disk"                # no space, unwritable run folder
     interrupted = "interrupted"  # the user stopped the run
+    # A bug of the harness itself (an exception nobody raised on purpose): not the agent's
+    # fault, and rerunning the trial mostly reruns the bug, so `--resume` leaves it unless
+    # asked (--retry-harness-errors).
+    harness = "harness"
 
 
 class InfraError(HarnessError):
     """Something outside the model failed. A trial that ends in one is not done."""
 
-    def __init__(self, kind: InfraKind, message: str):
+    def __init__(self, kind: InfraKind, message: str, attempts: int = 1):
         super().__init__(message)
         self.kind = kind
+        self.attempts = attempts  # tries made before giving up, the failing one included
 
     def __str__(self) -> str:
         return f"{self.kind.value}: {super().__str__()}"
@@ -37,3 +42,10 @@ class InfraError(HarnessError):
 class SandboxUnavailable(InfraError):
     def __init__(self, message: str):
         super().__init__(InfraKind.sandbox, message)
+
+
+class ProviderFailure(InfraError):
+    """The model endpoint kept failing through the agent's retries."""
+
+    def __init__(self, message: str, attempts: int):
+        super().__init__(InfraKind.provider, message, attempts)

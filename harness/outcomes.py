@@ -42,7 +42,8 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel, ValidationError
 
-from .errors import BadInput, InfraKind
+from .errors import BadInput, InfraError, InfraKind
+from .fs import written_atomically
 from .records import RunManifest, TrialOutcome
 from .result_facts import one_line, read_rows
 
@@ -250,10 +251,9 @@ def trial_rows(path: Path, manifest: RunManifest, cache: str = ROW_CACHE,
         columns=[*_STAMP, "config", "task", "trial", "status", "rounds_recorded"])
     if rows or len(still) != len(cached):
         try:
-            tmp = path / f"{cache}.{os.getpid()}.tmp"
-            table.to_parquet(tmp, index=False)
-            os.replace(tmp, path / cache)
-        except OSError:
+            with written_atomically(path / cache) as tmp:
+                table.to_parquet(tmp, index=False)
+        except InfraError:
             pass  # a read-only run folder: the report is right, only slower next time
     return table.drop(columns=list(_STAMP))
 

@@ -6,7 +6,9 @@ from __future__ import annotations
 from enum import Enum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from .errors import InfraKind
 
 
 class Record(BaseModel):
@@ -218,12 +220,25 @@ class ChatState(Record):
     current: list[dict] = Field(default_factory=list)
 
 
+class ProviderError(Record):
+    """How the model endpoint failed a round, as the agent reports it: the provider's error
+    class and message for the last call, after the agent's own retries, and how many calls
+    in a row failed."""
+
+    type: str
+    message: str
+    failed_calls: int = Field(1, ge=1)
+
+    def __str__(self) -> str:
+        return f"{self.type}: {self.message}"
+
+
 class RoundTrajectory(Record):
     """What happened between the agent and the model in one round: the message the harness
     sent, every model call, the agent's own warnings and the files it changed. Written to
     round-<n>/trajectory.json beside the workspace snapshot and the test report."""
 
-    schema_version: Literal[1] = 1
+    schema_version: Literal[1, 2] = 2  # 1: provider_error was written as its one line of text
     round: int = Field(ge=1)
     message: str
     sent_at: str
@@ -232,10 +247,19 @@ class RoundTrajectory(Record):
     edited_files: list[str] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)  # the agent's error and warning lines
     counters: AgentCounters = Field(default_factory=AgentCounters)
-    provider_error: str | None = None
+    provider_error: ProviderError | None = None
     # The conversation at the round's end: `--resume` restarts a trial whose next round
     # failed from here, with this round's workspace.
     chat_after: ChatState | None = None
+
+    @field_validator("provider_error", mode="before")
+    @classmethod
+    def _provider_error_as_text(cls, value: Any) -> Any:
+        """Schema 1 wrote "<type>: <message>"; the count of failed calls was not kept."""
+        if isinstance(value, str):
+            kind, _, message = value.partition(": ")
+            return ProviderError(type=kind, message=message)
+        return value
 
 
 class InfraFailure(Record):
@@ -275,6 +299,15 @@ class TrialResult(Record):
     @property
     def done(self) -> bool:
         return self.outcome is not TrialOutcome.infra_error
+
+    @property
+    def harness_bug(self) -> bool:
+        return self.infra_error is not None and self.infra_error.kind == InfraKind.harness.value
+
+    def rerun_on_resume(self, retry_harness_errors: bool = False) -> bool:
+        """Whether `--resume` runs the trial again: one that is not done is, but one that a
+        bug of the harness ended only when asked, since rerunning it mostly reruns the bug."""
+        return not self.done and (retry_harness_errors or not self.harness_bug)
 
 
 class ConfigManifest(Record):

@@ -7,7 +7,7 @@ an agent chat, writes its folder (store.py) and returns its TrialResult; result.
 last. `run` plans (everything checkable is checked before any work), writes the manifest,
 hands the trials that are not done to a pool of worker threads, shows progress and prints
 the summary. A trial that ends in an infrastructure error is not done: `--resume` reruns
-it, and only it; when the error came after round k was tested, only rounds k + 1 on,
+it, and only it (one a bug of the harness ended only with --retry-harness-errors); when the error came after round k was tested, only rounds k + 1 on,
 from round k's workspace and conversation, so no recorded outcome is lost."""
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from . import __version__
 from .agents.aider import DEFAULT_PROFILE, AgentChat, AgentProfile, AiderAgent, DriverPool, load_profile
 from .aider_checkout import checkout_path
 from .contract import DEFAULT_CONTRACT, PromptContract, load_contract
-from .errors import BadInput, InfraError, InfraKind, SandboxUnavailable
+from .errors import BadInput, InfraError, InfraKind, ProviderFailure, SandboxUnavailable
 from .models import ModelSpec, config_name, parse_model, validate
 from .records import (
     ChatState,
@@ -48,7 +48,8 @@ from .result_facts import rounds_recorded
 from .sandbox import Sandbox, SandboxSession, make_sandbox
 from .sandbox.pool import SessionPool
 from .screen import screen
-from .store import CONTRACT_FILE, PROFILE_FILE, RESULT, RunFolder, new_run_id, utc_now, write_record
+from .fs import regular_files, write_record
+from .store import CONTRACT_FILE, HARNESS_ERROR_LOG, PROFILE_FILE, RESULT, RunFolder, new_run_id, utc_now
 from .task import Task
 from .testrun import created_files, run_tests
 
@@ -80,6 +81,7 @@ class RunConfig(BaseModel):
     runs_dir: Path = Path("runs")
     run_id: str | None = None
     resume: str | None = None
+    retry_harness_errors: bool = False  # with resume: rerun trials a harness bug ended too
     dry_run: bool = False
     command_line: list[str] = Field(default_factory=list)
 
@@ -128,6 +130,7 @@ class ConfigSummary(BaseModel):
     recovered: int               # first-round failures solved in round 2 (k)
     first_round_failures: int    # n
     infra_errors: int            # trials not done: an infrastructure error, before or after round 1
+    harness_errors: int = 0      # of those, the ones a bug of the harness ended (not the agent's fault)
     missing: int                 # trials with no result at all (the run was stopped)
 
     @property
@@ -144,7 +147,7 @@ class RunSummary(BaseModel):
     run_dir: Path
     planned: int           # task-trials the run holds
     ran: int = 0           # task-trials run by this invocation
-    skipped: int = 0       # already done before it (resume)
+    skipped: int = 0       # done before it, or ended by a harness bug and not retried (resume)
     dry_run: bool = False
     configs: list[ConfigSummary] = Field(default_factory=list)
     plan: list[str] = Field(default_factory=list)  # dry run: "config task trial-k" lines
@@ -197,6 +200,8 @@ def make_plan(config: RunConfig) -> RunPlan:
         if given:
             raise BadInput(f"--resume takes {', '.join(given)} from the run's manifest; drop those options")
         return _resume_plan(config, find_suite)
+    if config.retry_harness_errors:
+        raise BadInput("--retry-harness-errors reruns trials of an existing run: give it with --resume RUN_ID")
 
     if not config.models:
         raise BadInput("no --model given")
@@ -292,10 +297,6 @@ def _copy_tree(files: dict[str, Path], dest: Path) -> None:
         target = dest / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(src, target)
-
-
-def _workspace_files(root: Path) -> dict[str, Path]:
-    return {p.relative_to(root).as_posix(): p for p in sorted(root.rglob("*")) if p.is_file() and not p.is_symlink()}
 
 
 class _SessionSlot:
@@ -394,7 +395,7 @@ def run_trial(spec: TrialSpec, trial_dir: Path, sessions: SessionPool, pool: Dri
     try:
         _copy_tree({rel: task.path / rel for rel in task.shipped_files}, workspace)
         if resume is not None:
-            _copy_tree(_workspace_files(resume.workspace), workspace)
+            _copy_tree(regular_files(resume.workspace), workspace)
         stopping()
         sandboxing = _SessionSlot(sessions, label)
         agent.start(AgentChat(
@@ -414,23 +415,20 @@ def run_trial(spec: TrialSpec, trial_dir: Path, sessions: SessionPool, pool: Dri
             t0 = time.monotonic()
             got = agent.send(message)
             round_dir = trial_dir / f"round-{n}"
-            _copy_tree(_workspace_files(workspace), round_dir / "workspace")
-            provider_error = None
-            if got.provider_error:
-                provider_error = f"{got.provider_error.get('type')}: {got.provider_error.get('message')}"
+            _copy_tree(regular_files(workspace), round_dir / "workspace")
             write_record(round_dir / "trajectory.json", RoundTrajectory(
                 round=n, message=message, sent_at=got.sent_at, response=got.response, calls=got.calls,
                 edited_files=got.edited_files, notes=got.notes, counters=got.counters,
-                provider_error=provider_error, chat_after=got.chat,
+                provider_error=got.provider_error, chat_after=got.chat,
             ))
             timings = RoundTimings(model_seconds=got.model_seconds, agent_seconds=got.agent_seconds,
                                    total_seconds=round(time.monotonic() - t0, 4))
-            created = created_files(task, _workspace_files(workspace))
-            if provider_error is not None:
+            created = created_files(task, regular_files(workspace))
+            if got.provider_error is not None:
                 # The agent retried with backoff and gave up: the provider failed, not the model.
                 rounds.append(RoundRecord(round=n, counters=got.counters, edited_files=got.edited_files,
                                           created_files=created, timings=timings))
-                raise ProviderFailure(provider_error, int(got.provider_error.get("failed_calls") or 1))
+                raise ProviderFailure(str(got.provider_error), got.provider_error.failed_calls)
             stopping()
             t1 = time.monotonic()
             report = sandboxing.test(task, workspace, transcript=spec.contract.wants_transcript,
@@ -449,10 +447,10 @@ def run_trial(spec: TrialSpec, trial_dir: Path, sessions: SessionPool, pool: Dri
                 message = spec.contract.feedback_message(task, report)
     except InfraError as exc:
         kind = InfraKind.interrupted if cancel is not None and cancel.is_set() else exc.kind
-        failure = InfraFailure(kind=kind.value, message=str(exc), attempts=getattr(exc, "attempts", 1))
+        failure = InfraFailure(kind=kind.value, message=str(exc), attempts=exc.attempts)
     except Exception as exc:  # a harness bug must not pass for a model failure, nor stop the run
-        (trial_dir / "harness-error.log").write_text(traceback.format_exc())
-        failure = InfraFailure(kind=InfraKind.agent.value, message=f"unexpected {type(exc).__name__}: {exc}")
+        (trial_dir / HARNESS_ERROR_LOG).write_text(traceback.format_exc())
+        failure = InfraFailure(kind=InfraKind.harness.value, message=f"unexpected {type(exc).__name__}: {exc}")
     finally:
         agent.close()
         if sandboxing is not None:
@@ -474,29 +472,11 @@ def run_trial(spec: TrialSpec, trial_dir: Path, sessions: SessionPool, pool: Dri
     return result
 
 
-class ProviderFailure(InfraError):
-    """The model endpoint kept failing through the agent's retries."""
-
-    def __init__(self, message: str, attempts: int):
-        super().__init__(InfraKind.provider, message)
-        self.attempts = attempts
-
-
 # --- the run ---------------------------------------------------------------------------
 
 
-def _image_facts(box: Sandbox) -> tuple[str | None, str | None]:
-    image = getattr(box, "image", None)
-    if image is None:
-        return None, None
-    try:
-        return image, box.client.images.get(image).id
-    except Exception:
-        return image, None
-
-
 def _manifest(plan: RunPlan, config: RunConfig, box: Sandbox) -> RunManifest:
-    image, digest = _image_facts(box)
+    image, digest = box.image_facts()
     return RunManifest(
         run_id=plan.run_id, created_at=utc_now(), command_line=config.command_line, harness_version=__version__,
         suite=plan.suite_name, suite_version=plan.suite_version, suite_hash=plan.suite_hash,
@@ -520,7 +500,7 @@ def summarize_run(run_dir: Path) -> list[ConfigSummary]:
     out = []
     for cfg in manifest.configs:
         first = two = 0.0
-        recovery, infra, missing = stats.Ratio(0, 0), 0, len(manifest.tasks) * manifest.trials
+        recovery, infra, harness, missing = stats.Ratio(0, 0), 0, 0, len(manifest.tasks) * manifest.trials
         if frame is not None:
             rows = frame[frame["config"] == cfg.name]
             counts = stats.task_counts(rows)
@@ -529,17 +509,23 @@ def summarize_run(run_dir: Path) -> list[ConfigSummary]:
                 first, two, recovery = s.mean[0], s.mean[1], s.recovery or recovery
             health = stats.health(rows)
             infra, missing = health.infra_errors + health.partial, health.missing
+            harness = int((rows["infra_kind"] == InfraKind.harness.value).sum())
         else:
             folder = RunFolder(run_dir)
-            infra = sum(folder.read_result(cfg.name, t, k) is not None
-                        for t in manifest.tasks for k in range(1, manifest.trials + 1))
+            results = [r for t in manifest.tasks for k in range(1, manifest.trials + 1)
+                       if (r := folder.read_result(cfg.name, t, k)) is not None]
+            infra, harness = len(results), sum(r.harness_bug for r in results)
             missing -= infra
         out.append(ConfigSummary(
             config=cfg.name, model=cfg.model, tasks=len(manifest.tasks), trials=manifest.trials,
             first_round_mean=first, two_round_mean=two, recovered=recovery.k, first_round_failures=recovery.n,
-            infra_errors=infra, missing=missing,
+            infra_errors=infra, harness_errors=harness, missing=missing,
         ))
     return out
+
+
+def _runs_again(result: TrialResult | None, config: RunConfig) -> bool:
+    return result is None or result.rerun_on_resume(config.retry_harness_errors)
 
 
 def run(config: RunConfig, log: Log | None = None, progress=None) -> RunSummary:
@@ -551,7 +537,8 @@ def run(config: RunConfig, log: Log | None = None, progress=None) -> RunSummary:
     run_dir = Path(config.runs_dir) / plan.run_id
     if config.dry_run:
         folder = RunFolder(run_dir)
-        todo = [k for k in keys if not (plan.resume and folder.is_done(k[0].manifest.name, k[1].slug, k[2]))]
+        todo = [k for k in keys if not plan.resume
+                or _runs_again(folder.read_result(k[0].manifest.name, k[1].slug, k[2]), config)]
         return RunSummary(
             run_id=plan.run_id, run_dir=run_dir, planned=len(keys), skipped=len(keys) - len(todo), dry_run=True,
             plan=[f"{c.manifest.name} {t.slug} trial-{k}" for c, t, k in todo],
@@ -563,13 +550,13 @@ def run(config: RunConfig, log: Log | None = None, progress=None) -> RunSummary:
 
     folder = RunFolder.open(config.runs_dir, plan.run_id) if plan.resume else RunFolder.create(config.runs_dir, plan.run_id)
     pool.log_path = folder.root / "drivers.log"
-    todo, done = [], []
+    todo, kept = [], []
     for c, t, k in keys:
         result = folder.read_result(c.manifest.name, t.slug, k)
-        if result is not None and result.done:
-            done.append(result)
-        else:
+        if _runs_again(result, config):
             todo.append((c, t, k, resume_point(result, folder.trial_dir(c.manifest.name, t.slug, k))))
+        else:
+            kept.append(result)
     workers = max(1, min(config.worker_count(), len(todo)))
 
     if plan.resume:
@@ -581,9 +568,9 @@ def run(config: RunConfig, log: Log | None = None, progress=None) -> RunSummary:
     manifest.executor, manifest.workers = EXECUTOR, workers
     folder.write_manifest(manifest)
 
-    summary = RunSummary(run_id=plan.run_id, run_dir=folder.root, planned=len(keys), skipped=len(done))
+    summary = RunSummary(run_id=plan.run_id, run_dir=folder.root, planned=len(keys), skipped=len(kept))
     if progress is not None:
-        progress.begin(plan, total=len(keys), done=done)
+        progress.begin(plan, total=len(keys), done=kept)
 
     gold = None
     cancel = threading.Event()

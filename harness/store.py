@@ -7,30 +7,33 @@
         round-<n>/trajectory.json     RoundTrajectory: messages, model calls, counters
         round-<n>/test_report.json    TestReport of the tests after round n
         agent.log, aider.chat.md      the agent's own log and chat transcript
+        harness-error.log             the traceback, when a bug of the harness ended the trial
         result.json                   TrialResult, written last and atomically
 
 A trial is done when its result.json exists and its outcome is not an infrastructure
-error; anything else is rerun by `--resume`: from an emptied folder, or, when the error came
-after k tested rounds, from round k + 1 with rounds 1..k kept as they are."""
+error; anything else is rerun by `--resume` (a trial a harness bug ended only when asked,
+records.TrialResult.rerun_on_resume): from an emptied folder, or, when the error came after
+k tested rounds, from round k + 1 with rounds 1..k kept as they are. A result.json of a
+schema version this harness does not know is refused, never taken for "not done"."""
 
 from __future__ import annotations
 
-import os
+import json
 import secrets
-import shutil
-import threading
 from datetime import datetime, timezone
 from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
-from .errors import BadInput, InfraError, InfraKind
+from .errors import BadInput
+from .fs import empty_folder, remove, write_record
 from .records import RunManifest, TrialResult
 
 MANIFEST = "manifest.json"
 RESULT = "result.json"
 PROFILE_FILE = "agent_profile.json"   # the agent profile the run used, verbatim
 CONTRACT_FILE = "contract.json"       # the prompt contract, verbatim
+HARNESS_ERROR_LOG = "harness-error.log"
 
 
 def utc_now() -> str:
@@ -39,31 +42,6 @@ def utc_now() -> str:
 
 def new_run_id() -> str:
     return f"{datetime.now():%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
-
-
-def atomic_write(path: Path, data: bytes) -> None:
-    """Write to a temporary name in the same folder, flush it to disk, then rename: a
-    reader (or a process killed halfway) sees the old file or the new one, never a part."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    try:
-        with open(tmp, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-        dir_fd = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise InfraError(InfraKind.disk, f"cannot write {path}: {exc.strerror or exc}") from None
-
-
-def write_record(path: Path, record: BaseModel) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(path, record.model_dump_json(indent=2).encode())
 
 
 class RunFolder:
@@ -119,11 +97,20 @@ class RunFolder:
 
     def read_result(self, config: str, task: str, trial: int) -> TrialResult | None:
         """The trial's result, or None when it has none that can be read (never written,
-        or written by a schema this harness does not know): both mean "not done"."""
+        or broken): "not done". A result of a schema version this harness does not know
+        (written by a newer one) is refused: rerunning it would delete a finished trial."""
         path = self.trial_dir(config, task, trial) / RESULT
         try:
-            return TrialResult.model_validate_json(path.read_bytes())
-        except (OSError, ValidationError):
+            data = path.read_bytes()
+        except OSError:
+            return None
+        try:
+            return TrialResult.model_validate_json(data)
+        except ValidationError:
+            version, known = _schema_version(data), TrialResult.model_fields["schema_version"].default
+            if version is not None and version != known:
+                raise BadInput(f"{path}: a trial result of schema_version {version}; this harness reads {known} "
+                               "(continue the run with the harness that wrote it)") from None
             return None
 
     def is_done(self, config: str, task: str, trial: int) -> bool:
@@ -133,7 +120,7 @@ class RunFolder:
     @staticmethod
     def fresh_trial_dir(path: Path) -> Path:
         """An empty folder for a trial that is (re)run: nothing of an earlier attempt stays."""
-        shutil.rmtree(path, ignore_errors=True)
+        remove(path)
         path.mkdir(parents=True, exist_ok=True)
         return path
 
@@ -141,12 +128,14 @@ class RunFolder:
     def keep_rounds(path: Path, rounds: int) -> Path:
         """A trial folder continued after `rounds` tested rounds: those rounds' folders and the
         agent's own logs stay; the rest of the earlier attempt (later rounds, its result) goes."""
-        keep = {f"round-{n}" for n in range(1, rounds + 1)} | {"agent.log", "aider.chat.md"}
-        for entry in path.iterdir():
-            if entry.name in keep:
-                continue
-            if entry.is_dir() and not entry.is_symlink():
-                shutil.rmtree(entry, ignore_errors=True)
-            else:
-                entry.unlink(missing_ok=True)
+        empty_folder(path, keep={f"round-{n}" for n in range(1, rounds + 1)} | {"agent.log", "aider.chat.md"})
         return path
+
+
+def _schema_version(data: bytes) -> object:
+    """The schema_version a record's JSON states, or None when it is no JSON object."""
+    try:
+        record = json.loads(data)
+    except ValueError:
+        return None
+    return record.get("schema_version") if isinstance(record, dict) else None

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import tempfile
 import tomllib
 from dataclasses import dataclass
 from functools import cached_property
@@ -18,6 +17,7 @@ from typing import Callable, Iterable, Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from .errors import BadInput
+from .fs import subfolders, written_folder
 from .hashing import sha256_bytes, sha256_json
 from .paths import bundled_dir, state_dir
 from .task import Task, load_task
@@ -228,7 +228,7 @@ def import_suite(source: Path | str, name: str, replace: bool = False) -> Suite:
         raise BadInput(f"{name!r} is not a suite name (lowercase letters, digits, '-', '_', '.')")
     if not source.is_dir():
         raise BadInput(f"{source}: not a folder")
-    exercises = sorted(p for p in source.iterdir() if p.is_dir() and not p.name.startswith("."))
+    exercises = [p for p in subfolders(source) if not p.name.startswith(".")]
     if not exercises:
         raise BadInput(f"{source}: holds no exercise folders")
     for ex in exercises:
@@ -237,22 +237,14 @@ def import_suite(source: Path | str, name: str, replace: bool = False) -> Suite:
         if entry.name == name and not (replace and entry.origin == "user"):
             hint = "" if entry.origin != "user" else " (use --replace to overwrite it)"
             raise BadInput(f"{entry.path}: a {entry.origin} suite named {name!r} exists already{hint}")
-    root = user_suites_dir()
-    root.mkdir(parents=True, exist_ok=True)
+    dest = user_suites_dir() / name
     manifest = SuiteManifest(
         name=name, version="imported", language="cpp", image=IMAGE_REPO,
         description=f"imported from {source}", source=str(source), tasks=[ex.name for ex in exercises],
     )
-    staging = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=root))
-    try:
+    with written_folder(dest) as staging:
         for ex in exercises:
             shutil.copytree(ex, staging / ex.name, ignore=shutil.ignore_patterns(".git"), symlinks=True)
         (staging / MANIFEST).write_text(render_manifest(manifest))
         load_suite(staging)
-        dest = root / name
-        if dest.exists():
-            shutil.rmtree(dest)
-        staging.rename(dest)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
     return load_suite(dest, origin="user")

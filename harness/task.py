@@ -11,6 +11,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from .errors import BadInput
+from .fs import regular_files
 from .hashing import hash_files
 
 # Folders of an exercise that never enter a build: documentation, metadata (the reference
@@ -45,12 +46,7 @@ class Task(BaseModel):
     @cached_property
     def shipped_files(self) -> tuple[str, ...]:
         """Every file of the exercise a build can see, relative to the task folder."""
-        out = []
-        for p in sorted(self.path.rglob("*")):
-            rel = p.relative_to(self.path)
-            if p.is_file() and rel.parts[0] not in _NOT_BUILT:
-                out.append(rel.as_posix())
-        return tuple(out)
+        return tuple(rel for rel in regular_files(self.path) if rel.split("/")[0] not in _NOT_BUILT)
 
     @property
     def protected_files(self) -> tuple[str, ...]:
@@ -107,12 +103,8 @@ class Task(BaseModel):
     def content_hash(self) -> str:
         """Every file that can change a result: the instructions, the build and test files,
         the stub and the reference."""
-        files = {}
-        for p in sorted(self.path.rglob("*")):
-            rel = p.relative_to(self.path).as_posix()
-            if p.is_file() and not rel.startswith((".git/", ".exercism/")):
-                files[rel] = p.read_bytes()
-        return hash_files(files)
+        return hash_files({rel: path.read_bytes() for rel, path in regular_files(self.path).items()
+                           if not rel.startswith((".git/", ".exercism/"))})
 
 
 def load_task(path: Path | str) -> Task:

@@ -16,6 +16,7 @@ from pathlib import Path, PurePosixPath
 from typing import Iterable, Mapping
 
 from .catch2 import parse_catch2_xml
+from .fs import read_files
 from .records import Status, TestCaseResult, TestMain, TestReport
 from .sandbox.base import ExecResult, Role, SandboxSession
 from .task import Task
@@ -33,9 +34,7 @@ def workspace_files(workspace: Path | Mapping[str, bytes]) -> dict[str, bytes]:
     """Every regular file of a workspace folder (or the files given), by relative path."""
     if isinstance(workspace, Mapping):
         return dict(workspace)
-    workspace = Path(workspace)
-    return {p.relative_to(workspace).as_posix(): p.read_bytes()
-            for p in sorted(workspace.rglob("*")) if p.is_file() and not p.is_symlink()}
+    return read_files(Path(workspace))
 
 
 def created_files(task: Task, provided: Iterable[str]) -> list[str]:

@@ -26,6 +26,7 @@ from typing import Callable, Literal, Mapping
 from pydantic import BaseModel, ValidationError
 
 from .errors import BadInput
+from .fs import read_files, subfolders
 from .mutants import Mutant, count_test_cases, generate_mutants
 from .records import Record, Status, TestReport
 from .sandbox.base import Sandbox, SandboxSession
@@ -131,14 +132,7 @@ def faulty_controls(task: Task) -> dict[str, dict[str, bytes]]:
     root = task.path / FAULTY_DIR
     if not root.is_dir():
         return {}
-    out = {}
-    for folder in sorted(p for p in root.iterdir() if p.is_dir()):
-        files = task.reference_files()
-        for p in sorted(folder.rglob("*")):
-            if p.is_file():
-                files[p.relative_to(folder).as_posix()] = p.read_bytes()
-        out[folder.name] = files
-    return out
+    return {folder.name: task.reference_files() | read_files(folder) for folder in subfolders(root)}
 
 
 def declared_test_cases(task: Task) -> int:

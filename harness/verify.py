@@ -40,6 +40,7 @@ from typing import Any, Callable, Literal, Mapping, Sequence
 from pydantic import Field, ValidationError, model_validator
 
 from .errors import BadInput
+from .fs import atomic_write, read_files
 from .hashing import hash_files, sha256_bytes
 from .paths import cache_dir
 from .probe import driver_source, run_probe, runtime_hash, test_unit
@@ -288,9 +289,7 @@ def _reference(plan: _Plan, session: SandboxSession) -> ReferenceValues:
                                      runs=[[c.records for c in stream.cases] for stream in run.streams])
             _check_reference(plan, cached)
             path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
-            tmp.write_text(cached.model_dump_json())
-            os.replace(tmp, path)  # only a reference that passed the checks above is cached
+            atomic_write(path, cached.model_dump_json().encode())  # only a reference that passed the checks above is cached
         plan.know(cached)
         return cached
 
@@ -419,5 +418,4 @@ def read_candidate(folder: Path, task: Task) -> dict[str, bytes]:
     holds, so edits to protected files are seen and reported as tampering)."""
     if not folder.is_dir():
         raise BadInput(f"{folder}: not a folder")
-    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*"))
-            if p.is_file() and not p.is_symlink() and p.relative_to(folder).parts[0] not in (".meta", ".docs", ".git")}
+    return {rel: data for rel, data in read_files(folder).items() if rel.split("/")[0] not in (".meta", ".docs", ".git")}

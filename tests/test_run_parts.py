@@ -12,10 +12,20 @@ import pytest
 from harness.agents.aider import load_profile
 from harness.contract import load_contract, render_test_output
 from harness.errors import BadInput
+from harness.fs import atomic_write
 from harness.gold import ChatServer, GoldModel, diff_answer, reference_answer, whole_answer
 from harness.models import PLACEHOLDER_KEY, config_name, parse_model, validate
-from harness.records import Status, TestCaseResult, TestReport, TrialOutcome, TrialResult
-from harness.store import RESULT, RunFolder, atomic_write
+from harness.records import (
+    InfraFailure,
+    ProviderError,
+    RoundTrajectory,
+    Status,
+    TestCaseResult,
+    TestReport,
+    TrialOutcome,
+    TrialResult,
+)
+from harness.store import RESULT, RunFolder
 from harness.task import load_task
 
 from .conftest import GOLDEN, ROOT
@@ -220,6 +230,39 @@ def test_only_a_readable_finished_result_means_done(tmp_path):
     assert [p.name for p in d.iterdir()] == [RESULT]  # no temporary file left behind
 
 
+def test_resume_reruns_infra_errors_but_harness_bugs_only_when_asked():
+    provider = result(TrialOutcome.infra_error).model_copy(
+        update={"infra_error": InfraFailure(kind="provider", message="InternalServerError: 500")})
+    bug = result(TrialOutcome.infra_error).model_copy(
+        update={"infra_error": InfraFailure(kind="harness", message="unexpected KeyError: 'x'")})
+    assert provider.rerun_on_resume() and provider.rerun_on_resume(retry_harness_errors=True)
+    assert not bug.done and bug.harness_bug
+    assert not bug.rerun_on_resume() and bug.rerun_on_resume(retry_harness_errors=True)
+    assert not result(TrialOutcome.failed).rerun_on_resume(retry_harness_errors=True)
+
+
+def test_a_result_of_an_unknown_schema_version_is_refused_not_rerun(tmp_path):
+    folder = RunFolder(tmp_path / "r")
+    d = folder.trial_dir("c", "t", 1)
+    d.mkdir(parents=True)
+    newer = json.dumps(json.loads(result(TrialOutcome.passed).model_dump_json()) | {"schema_version": 2, "new": 1})
+    atomic_write(d / RESULT, newer.encode())
+    with pytest.raises(BadInput, match="schema_version 2; this harness reads 1"):
+        folder.read_result("c", "t", 1)
+    with pytest.raises(BadInput):
+        folder.is_done("c", "t", 1)
+    assert (d / RESULT).read_text() == newer
+
+
+def test_a_schema_1_trajectory_reads_its_provider_error_from_text():
+    old = {"schema_version": 1, "round": 1, "message": "m", "sent_at": "a",
+           "provider_error": "InternalServerError: litellm.InternalServerError: 500: down"}
+    t = RoundTrajectory.model_validate_json(json.dumps(old))
+    assert t.provider_error == ProviderError(type="InternalServerError", message="litellm.InternalServerError: 500: down")
+    assert str(t.provider_error) == old["provider_error"]
+    assert RoundTrajectory.model_validate_json(t.model_dump_json()) == t
+
+
 def test_a_rerun_trial_starts_from_an_empty_folder(tmp_path):
     d = tmp_path / "trial-1"
     (d / "round-1").mkdir(parents=True)
@@ -250,3 +293,10 @@ def test_an_aider_version_that_cannot_be_installed_is_an_infra_error(tmp_path, m
     assert exc.value.kind is InfraKind.agent and "aider-chat==0.0.0.dev999" in str(exc.value)
     assert installed_python("0.0.0.dev999") is None  # no marker: the next run tries again
     assert env_root("0.0.0.dev999").is_relative_to(tmp_path)
+
+
+def test_retrying_harness_errors_needs_a_run_to_resume():
+    from harness.runner import RunConfig, make_plan
+
+    with pytest.raises(BadInput, match="--retry-harness-errors .* --resume"):
+        make_plan(RunConfig(models=["gold"], retry_harness_errors=True))

@@ -125,3 +125,46 @@ def test_ctrl_c_leaves_no_container_and_resume_finishes(docker_ready, tmp_path):
     done = resume(runs)
     assert done.returncode == 0, done.stderr
     assert outcome_set(runs / "r") == EXPECTED
+
+
+def test_a_harness_bug_is_kept_by_resume_until_asked_and_a_newer_result_is_refused(docker_ready, tmp_path, monkeypatch):
+    """An unexpected exception in the harness ends its trial as an infrastructure error of
+    kind harness, with its traceback, not blamed on the agent; `--resume` keeps it (rerunning
+    would rerun the bug) until --retry-harness-errors asks. A result.json of a schema this
+    harness does not know stops --resume with one line instead of being rerun."""
+    from harness import runner
+    from harness.runner import RunConfig, run
+    from harness.store import RunFolder
+
+    def bug(files):
+        raise KeyError("a bug of the harness")
+
+    suite, runs = make_suite(tmp_path), tmp_path / "runs"
+    monkeypatch.setattr(runner, "screen", bug)
+    first = run(RunConfig(suite=str(suite), models=["gold"], trials=1, workers=1, sandbox="docker",
+                          runs_dir=runs, run_id="r"))
+    monkeypatch.undo()
+    folder = RunFolder(first.run_dir)
+    trial = folder.trial_dir("gold", "sum-of-squares", 1)
+    r = folder.read_result("gold", "sum-of-squares", 1)
+    assert r.outcome is TrialOutcome.infra_error and r.infra_error.kind == "harness"
+    assert "KeyError" in r.infra_error.message and "a bug of the harness" in (trial / "harness-error.log").read_text()
+    (s,) = first.configs
+    assert (s.infra_errors, s.harness_errors) == (1, 1)
+
+    kept = (trial / "result.json").read_bytes()
+    again = resume(runs)
+    assert again.returncode == 1 and "--retry-harness-errors" in again.stderr, again.stderr
+    assert (trial / "result.json").read_bytes() == kept
+
+    retried = run(RunConfig(resume="r", runs_dir=runs, retry_harness_errors=True))
+    assert (retried.ran, retried.skipped) == (1, 0)
+    assert folder.read_result("gold", "sum-of-squares", 1).outcome is TrialOutcome.passed
+
+    newer = (trial / "result.json").read_text().replace('"schema_version": 1', '"schema_version": 2', 1)
+    (trial / "result.json").write_text(newer)
+    refused = subprocess.run([str(HARNESS), "run", "--resume", "r", "--runs-dir", str(runs), "--dry-run"],
+                             capture_output=True, text=True, timeout=300)
+    assert refused.returncode == 2 and "schema_version 2" in refused.stderr, refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1
+    assert (trial / "result.json").read_text() == newer

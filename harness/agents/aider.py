@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..errors import InfraError, InfraKind
 from ..hashing import sha256_json
 from ..paths import load_bundled_toml, package_file
-from ..records import AgentCounters, ChatState, ModelCall, Sampling
+from ..records import AgentCounters, ChatState, ModelCall, ProviderError, Sampling
 from .env import DEFAULT_AIDER_VERSION, ensure_aider_env
 
 DEFAULT_PROFILE = "aider-whole"
@@ -281,7 +281,7 @@ class AgentRound(BaseModel):
     counters: AgentCounters = Field(default_factory=AgentCounters)
     model_seconds: float = 0.0
     agent_seconds: float = 0.0
-    provider_error: dict | None = None
+    provider_error: ProviderError | None = None
     notes: list[str] = Field(default_factory=list)
     chat: ChatState | None = None   # the conversation after the round
 

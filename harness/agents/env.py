@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import fcntl
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -19,6 +18,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..errors import InfraError, InfraKind
+from ..fs import atomic_write
 from ..paths import cache_dir
 
 DEFAULT_AIDER_VERSION = "0.86.2"
@@ -82,8 +82,6 @@ def ensure_aider_env(version: str = DEFAULT_AIDER_VERSION, log: Callable[[str], 
         got = probe.stdout.strip()
         if probe.returncode != 0 or got != version:
             raise InfraError(InfraKind.agent, f"the Aider environment reports version {got!r}, expected {version}")
-        tmp = root / (_MARKER + ".tmp")
-        tmp.write_text(json.dumps({"aider_version": version, "python": str(py),
-                                   "seconds": round(time.monotonic() - start, 1)}))
-        os.replace(tmp, root / _MARKER)
+        atomic_write(root / _MARKER, json.dumps({"aider_version": version, "python": str(py),
+                                                 "seconds": round(time.monotonic() - start, 1)}).encode())
         return py

@@ -74,7 +74,8 @@ def print_summary(out: Console, summary) -> None:
     for col in ("config", "model", "round 1", "two rounds", "recovery", "infra errors"):
         table.add_column(col, justify="left" if col in ("config", "model") else "right")
     for c in summary.configs:
-        errors = str(c.infra_errors) + (f" (+{c.missing} not run)" if c.missing else "")
+        errors = (str(c.infra_errors) + (f" (harness bugs: {c.harness_errors})" if c.harness_errors else "")
+                  + (f" (+{c.missing} not run)" if c.missing else ""))
         table.add_row(c.config, c.model, _of_suite(c.first_round_mean, c.tasks), _of_suite(c.two_round_mean, c.tasks),
                       fmt_ratio(c.recovered, c.first_round_failures), errors)
     out.print(table)
@@ -105,6 +106,7 @@ def run_cmd(
     runs_dir: Optional[Path] = typer.Option(None, "--runs-dir", help="where runs go (default: runs)"),
     run_id: Optional[str] = typer.Option(None, "--run-id", help="name the run (default: timestamp and random suffix)"),
     resume: Optional[str] = typer.Option(None, help="continue RUN_ID: rerun only trials without a finished result"),
+    retry_harness_errors: bool = typer.Option(False, "--retry-harness-errors", help="with --resume: rerun trials a bug of the harness ended too (once it is fixed)"),
     dry_run: bool = typer.Option(False, "--dry-run", help="print what would run, run nothing"),
     as_json: bool = typer.Option(False, "--json", help="print the run summary as JSON"),
 ):
@@ -119,6 +121,7 @@ def run_cmd(
     given = dict(
         suite=suite, api_base=api_base, trials=trials, rounds=rounds, workers=workers, agent=agent,
         contract=contract, aider_checkout=aider_checkout, sandbox=sandbox, runs_dir=runs_dir, run_id=run_id, resume=resume,
+        retry_harness_errors=retry_harness_errors or None,
         tasks=[t for t in tasks.split(",") if t.strip()] if tasks is not None else None,
         models=model or None,
     )
@@ -144,8 +147,13 @@ def run_cmd(
             console.print(f"  {line}", markup=False, highlight=False)
     else:
         print_summary(console, summary)
-    errors = sum(c.infra_errors + c.missing for c in summary.configs)
+    bugs = sum(c.harness_errors for c in summary.configs)
+    errors = sum(c.infra_errors + c.missing for c in summary.configs) - bugs
     if errors and not summary.dry_run:
         notice(f"{errors} trial(s) did not finish (infrastructure errors); rerun them with "
                f"`harness run --resume {summary.run_id}`")
+    if bugs and not summary.dry_run:
+        notice(f"{bugs} trial(s) ended in a bug of the harness (tracebacks in their harness-error.log); "
+               f"once it is fixed, rerun them with `harness run --resume {summary.run_id} --retry-harness-errors`")
+    if (errors or bugs) and not summary.dry_run:
         raise typer.Exit(1)

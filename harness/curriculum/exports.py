@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Sequence
 
@@ -25,6 +24,7 @@ import tomli_w
 from ..contract import PromptContract
 from ..editformat import render_whole
 from ..errors import BadInput
+from ..fs import read_files, written_folder
 from ..hashing import hash_files
 from ..task import Task, load_task
 from ..train.data import GRPO_FILE, SFT_FILE, ChatMessage, GrpoRow, SftRow, write_jsonl
@@ -78,7 +78,7 @@ def control_names(c: Candidate) -> list[str]:
 
 def write_repair_task(dest: Path, c: Candidate, record: RepairRecord, contract: PromptContract) -> Task:
     source = c.task
-    shutil.copytree(source.path, dest, symlinks=False,
+    shutil.copytree(source.path, dest, symlinks=True,  # a link is never read (fs.py): nor copied as a file
                     ignore=lambda d, names: [n for n in names if n in _NOT_COPIED or
                                              (Path(d) == source.path / ".meta" and n == "faulty")])
     cmake = dest / "CMakeLists.txt"
@@ -113,12 +113,7 @@ def training_prompt(task: Task, contract: PromptContract) -> list[ChatMessage]:
 
 def content_hash(folder: Path) -> str:
     """Every file of the curriculum except the manifest and the candidates' log."""
-    files = {}
-    for p in sorted(folder.rglob("*")):
-        rel = p.relative_to(folder).as_posix()
-        if p.is_file() and rel not in (MANIFEST_FILE, CANDIDATES_FILE):
-            files[rel] = p.read_bytes()
-    return hash_files(files)
+    return hash_files({rel: data for rel, data in read_files(folder).items() if rel not in (MANIFEST_FILE, CANDIDATES_FILE)})
 
 
 def write_curriculum(root: Path, name: str, image: str, kept: Sequence[Candidate], records: Sequence[RepairRecord],
@@ -126,12 +121,10 @@ def write_curriculum(root: Path, name: str, image: str, kept: Sequence[Candidate
                      replace: bool) -> Path:
     """Write the curriculum into a staging folder beside its final place, then move it
     there: a reader never sees half of one. Fills in the manifest's content hash."""
-    root.mkdir(parents=True, exist_ok=True)
     dest = root / name
     if dest.exists() and not replace:
         raise BadInput(f"{dest}: a curriculum named {name!r} exists already (use --replace to overwrite it)")
-    staging = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=root))
-    try:
+    with written_folder(dest) as staging:
         sft, grpo = [], []
         for c, record in zip(kept, records):
             task = write_repair_task(staging / c.kept_as, c, record, contract)
@@ -151,11 +144,6 @@ def write_curriculum(root: Path, name: str, image: str, kept: Sequence[Candidate
                 fh.write(c.record().model_dump_json() + "\n")
         manifest.content_hash = content_hash(staging)
         (staging / MANIFEST_FILE).write_text(manifest.model_dump_json(indent=2) + "\n")
-        if dest.exists():
-            shutil.rmtree(dest)
-        staging.rename(dest)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
     return dest
 
 

@@ -102,7 +102,7 @@ def loop_dir(runs_dir: Path, loop_id: str) -> Path:
 
 def runs_dir_of(lineage_file: Path) -> Path:
     """The runs folder a loop's evaluations are in: <runs>/loops/<id>/lineage.json's <runs>."""
-    return lineage_file.parent.parent.parent
+    return Path(lineage_file).parents[2]
 
 
 def find_lineage(ref: str, runs_dir: Path = Path("runs")) -> Path | None:

@@ -55,7 +55,7 @@ class Loop:
         return self.lineage.loop_id
 
     def save(self) -> None:
-        from ..store import write_record
+        from ..fs import write_record
 
         self.lineage.updated_at = _now()
         write_record(self.folder / LINEAGE_FILE, self.lineage)

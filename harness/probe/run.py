@@ -20,6 +20,7 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Literal, Mapping
 
+from ..fs import read_files
 from ..hashing import hash_files
 from ..paths import package_file
 from ..sandbox.base import Role, SandboxSession
@@ -39,8 +40,7 @@ ProbeStatus = Literal["ok", "compile_error", "timeout", "crash", "incomplete"]
 
 def runtime_files() -> dict[str, bytes]:
     """The probe runtime as staged: the stand-in header tree and the probe main."""
-    root = package_file("probe", "assets")
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+    return read_files(package_file("probe", "assets"))
 
 
 def runtime_hash() -> str:

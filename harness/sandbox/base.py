@@ -171,3 +171,8 @@ class Sandbox(ABC):
 
     @abstractmethod
     def session(self, label: str = "") -> SandboxSession: ...
+
+    def image_facts(self) -> tuple[str | None, str | None]:
+        """The container image the sandbox runs, as (tag, id); (None, None) for a backend
+        that runs none."""
+        return None, None

@@ -232,3 +232,15 @@ class DockerSandbox(Sandbox):
 
     def session(self, label: str = "") -> DockerSession:
         return DockerSession(self, label)
+
+    def image_facts(self) -> tuple[str | None, str | None]:
+        import docker
+        import requests
+
+        try:
+            return self.image, self.client.images.get(self.image).id
+        except docker.errors.ImageNotFound:
+            return self.image, None  # removed since the sandbox was made: its sessions will say so
+        except (docker.errors.APIError, requests.exceptions.ConnectionError) as exc:
+            raise SandboxUnavailable(f"the Docker engine did not describe the image {self.image} "
+                                     f"({exc.__class__.__name__})") from None

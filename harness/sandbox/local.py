@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from ..errors import SandboxUnavailable
+from ..fs import empty_folder, written_atomically
 from ..paths import cache_dir, package_file
 from .base import CappedBuffer, ExecResult, Role, Sandbox, SandboxLimits, SandboxSession
 
@@ -46,13 +47,12 @@ def host_test_main() -> str:
     with _main_lock:
         if not obj.exists():
             obj.parent.mkdir(parents=True, exist_ok=True)
-            tmp = obj.with_suffix(f".{os.getpid()}.tmp.o")
-            proc = subprocess.run(
-                ["g++", *flags, "-c", str(src), "-o", str(tmp)], capture_output=True, text=True
-            )
-            if proc.returncode != 0:
-                raise SandboxUnavailable(f"cannot compile the test main with the host g++: {proc.stderr.strip()[:300]}")
-            os.replace(tmp, obj)
+            with written_atomically(obj) as tmp:
+                proc = subprocess.run(
+                    ["g++", *flags, "-c", str(src), "-o", str(tmp)], capture_output=True, text=True
+                )
+                if proc.returncode != 0:
+                    raise SandboxUnavailable(f"cannot compile the test main with the host g++: {proc.stderr.strip()[:300]}")
             os.chmod(obj, 0o644)
             os.chmod(obj.parent, 0o755)
     return str(obj)
@@ -181,7 +181,7 @@ class LocalSession(SandboxSession):
         proc.stdout.close()
         if timed_out:
             self.build_tree_lost()
-            self._wipe(self._build)
+            empty_folder(self._build)
         return ExecResult(None if timed_out else proc.returncode, buf.value(), buf.truncated, timed_out,
                           time.monotonic() - start)
 
@@ -219,19 +219,12 @@ class LocalSession(SandboxSession):
                     pass
             time.sleep(0.05)
 
-    def _wipe(self, path: Path) -> None:
-        for child in path.iterdir():
-            if child.is_dir() and not child.is_symlink():
-                shutil.rmtree(child, ignore_errors=True)
-            else:
-                child.unlink(missing_ok=True)
-
     def _empty(self) -> None:
         # Every command's process group is killed when it ends; stragglers that escaped it
         # are what is left to end. /tmp is private to each command under bubblewrap.
         self._reap_stragglers(wait_s=1.0)
         for path in (self._build, self._scratch):
-            self._wipe(path)
+            empty_folder(path)
             if any(path.iterdir()):
                 raise SandboxUnavailable(f"{path} could not be emptied for reuse")
 

@@ -5,7 +5,6 @@ status | stop` and `harness adapters load | unload` find theirs."""
 
 from __future__ import annotations
 
-import os
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Literal
@@ -13,6 +12,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import BadInput, InfraError
+from ..fs import write_record
 from ..paths import state_dir
 from . import protocol
 
@@ -55,9 +55,7 @@ def log_path(port: int) -> Path:
 
 def save_record(record: EndpointRecord) -> Path:
     target = record_path(record.port)
-    tmp = target.with_suffix(".json.tmp")
-    tmp.write_text(record.model_dump_json(indent=2))
-    os.replace(tmp, target)
+    write_record(target, record)
     return target
 
 

@@ -11,15 +11,14 @@ Every published adapter gets a card (adapter_card.py) in the user's cards, so
 from __future__ import annotations
 
 import datetime as dt
-import os
 import re
-import shutil
 from pathlib import Path
 from typing import Literal
 
 from .. import __version__
 from ..adapter_card import TrainingManifest, check_name, write_card
 from ..errors import BadInput
+from ..fs import subfolders, write_record, written_folder
 from ..records import Record
 from .config import TrainConfig
 
@@ -78,10 +77,7 @@ class TrainRun:
         return cls(root, manifest.model_copy(update={"started": started}))
 
     def write(self) -> None:
-        self.root.mkdir(parents=True, exist_ok=True)
-        tmp = self.root / (RUN_FILE + ".tmp")
-        tmp.write_text(self.manifest.model_dump_json(indent=2))
-        os.replace(tmp, self.root / RUN_FILE)
+        write_record(self.root / RUN_FILE, self.manifest)
 
     @classmethod
     def open(cls, runs_dir: Path, name: str) -> "TrainRun":
@@ -106,7 +102,7 @@ class TrainRun:
 
     def published(self) -> list[str]:
         """The run's adapters: NAME@iterK by iteration, then the final NAME."""
-        names = [p.name for p in self.adapters_dir.iterdir() if p.is_dir() and not p.name.endswith(".tmp")] \
+        names = [p.name for p in subfolders(self.adapters_dir) if not p.name.startswith(".")] \
             if self.adapters_dir.is_dir() else []
         iters = sorted((n for n in names if n.startswith(self.manifest.name + "@iter")), key=lambda n: int(n.rsplit("iter", 1)[1]))
         return iters + [n for n in names if n == self.manifest.name]
@@ -123,10 +119,7 @@ class TrainRun:
         its card; returns the card file. Saved to a temporary folder first, so a crash never
         leaves a card over half-written weights."""
         target = self.adapters_dir / check_name(adapter_name)
-        tmp = target.with_name(target.name + ".tmp")
-        shutil.rmtree(tmp, ignore_errors=True)
-        model.save_pretrained(str(tmp), selected_adapters=["default"])
-        shutil.rmtree(target, ignore_errors=True)
-        os.replace(tmp, target)
+        with written_folder(target) as staging:
+            model.save_pretrained(str(staging), selected_adapters=["default"])
         return write_card(target, name=adapter_name, base_model=self.manifest.base_model,
                           training=self.training_manifest(iteration))

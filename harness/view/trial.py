@@ -17,8 +17,9 @@ from types import SimpleNamespace
 from pydantic import BaseModel, ValidationError
 
 from ..errors import HarnessError
+from ..fs import regular_files
 from ..records import RoundRecord, RoundTrajectory, RunManifest, TestReport, TrialResult
-from ..store import RESULT
+from ..store import HARNESS_ERROR_LOG, RESULT
 
 
 @dataclass
@@ -188,7 +189,7 @@ def read_trial(config: str, task_slug: str, trial: int, trial_dir: Path, run_dir
                      start_note=note, repair=_repair_record(task))
     if task is not None:
         view.start = {rel: _text(data) for rel, data in task.stub_files().items()}
-    view.raw = _raw(trial_dir, run_dir, [RESULT, "aider.chat.md", "agent.log", "harness-error.log"])
+    view.raw = _raw(trial_dir, run_dir, [RESULT, "aider.chat.md", "agent.log", HARNESS_ERROR_LOG])
 
     records = {r.round: r for r in result.rounds} if result else {}
     numbers = sorted({int(p.name.split("-", 1)[1]) for p in trial_dir.glob("round-*") if p.name.split("-", 1)[1].isdigit()}
@@ -207,8 +208,7 @@ def read_trial(config: str, task_slug: str, trial: int, trial_dir: Path, run_dir
             names = list(task.solution_files)
         else:
             edited = {f for t in [trajectory] if t for f in t.edited_files}
-            names = sorted(edited) or sorted(p.relative_to(workspace).as_posix()
-                                             for p in workspace.rglob("*") if p.is_file())
+            names = sorted(edited) or sorted(regular_files(workspace))
         # No snapshot (a round cut short, or records written by other tools): no files, no diffs.
         files = ({rel: _text((workspace / rel).read_bytes()) for rel in names if (workspace / rel).is_file()}
                  if workspace.is_dir() else None)
