@@ -223,7 +223,7 @@ def _toolchain(session: SandboxSession) -> str:
     """What compiles the probe, for the reference cache's key."""
     got = session.exec(["sh", "-c", "g++ -dumpfullversion -dumpmachine; cat /etc/debian_version 2>/dev/null"],
                        role=Role.builder, timeout_s=60)
-    return f"{type(session).__name__}:{got.output.decode(errors='replace').strip()}"
+    return f"{session.backend}:{got.output.decode(errors='replace').strip()}"
 
 
 def _reference_failure(task: Task, run: ProbeRun) -> BadInput:
@@ -313,9 +313,8 @@ def _verify_in(plan: _Plan, candidate: Mapping[str, bytes], session: SandboxSess
     provided = {k: bytes(v) for k, v in candidate.items()}
     solution = {f: provided[f] for f in task.solution_files if f in provided}
     candidate_hash = hash_files(solution)
-    backend = type(session).__name__.removesuffix("Session").lower()
     _, tampered = stage_files(task, provided)
-    common = dict(flags=screen(solution), tampered=tampered, backend=backend)
+    common = dict(flags=screen(solution), tampered=tampered, backend=session.backend)
     if tampered:
         return _verdict(plan, candidate_hash, VerdictStatus.forged,
                         reason=f"the candidate changed protected files: {', '.join(tampered)}", **common)
