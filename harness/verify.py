@@ -39,6 +39,7 @@ from typing import Any, Callable, Literal, Mapping, Sequence
 
 from pydantic import Field, ValidationError, model_validator
 
+from .cpp_files import headers
 from .errors import BadInput
 from .hashing import hash_files, sha256_bytes
 from .paths import cache_dir
@@ -364,7 +365,7 @@ def verify(task: Task, candidate_files: Mapping[str, bytes], *, sandbox: Sandbox
 
 def _header_key(task: Task, candidate: Mapping[str, bytes]) -> str:
     """What the test unit's object depends on among the solution files: its headers."""
-    return hash_files({f: bytes(candidate.get(f, b"")) for f in task.solution_files if not f.endswith((".cpp", ".cc", ".cxx"))})
+    return hash_files({f: bytes(candidate.get(f, b"")) for f in headers(task.solution_files)})
 
 
 def _batches(keys: Sequence[str], workers: int) -> list[list[int]]:

@@ -22,6 +22,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
+from ..cpp_files import headers
 from ..hashing import hash_files
 from ..mutants import Mutant
 from ..records import TestReport
@@ -137,7 +138,7 @@ class Validator:
         for tid, group in by_task.items():
             # Candidates with the same header in a row: the test unit includes it, so it is
             # recompiled only when the header changes.
-            group = sorted(group, key=lambda c: (hash_files({k: v for k, v in c.files.items() if not k.endswith(".cpp")}), c.key))
+            group = sorted(group, key=lambda c: (hash_files({k: c.files[k] for k in headers(c.files)}), c.key))
             for i in range(0, len(group), _CHUNK):
                 chunk = group[i:i + _CHUNK]
                 units.append(_Unit(task=chunk[0].task, runs=len(chunk), source_task=tid, candidates=chunk))
