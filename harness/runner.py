@@ -29,7 +29,7 @@ from . import __version__
 from .agents.aider import DEFAULT_PROFILE, AgentChat, AgentProfile, AiderAgent, DriverPool, load_profile
 from .aider_checkout import checkout_path
 from .contract import DEFAULT_CONTRACT, PromptContract, load_contract
-from .errors import BadInput, InfraError, InfraKind, SandboxUnavailable
+from .errors import BadInput, InfraError, InfraKind
 from .models import ModelSpec, config_name, parse_model, validate
 from .records import (
     ChatState,
@@ -45,8 +45,8 @@ from .records import (
     TrialResult,
 )
 from .result_facts import rounds_recorded
-from .sandbox import Sandbox, SandboxSession, make_sandbox
-from .sandbox.pool import SessionPool
+from .sandbox import Sandbox, make_sandbox
+from .sandbox.pool import SessionLease, SessionPool
 from .screen import screen
 from .store import CONTRACT_FILE, PROFILE_FILE, RESULT, RunFolder, new_run_id, utc_now, write_record
 from .task import Task
@@ -298,43 +298,6 @@ def _workspace_files(root: Path) -> dict[str, Path]:
     return {p.relative_to(root).as_posix(): p for p in sorted(root.rglob("*")) if p.is_file() and not p.is_symlink()}
 
 
-class _SessionSlot:
-    """The trial's sandbox session: taken from the run's pool in the background, so that
-    starting a container (when none is idle) overlaps the agent's first round; replaced
-    once if it breaks under a test run (a dead container); always given back."""
-
-    def __init__(self, sessions: SessionPool, label: str):
-        self.sessions, self.label = sessions, label
-        self.session: SandboxSession | None = None
-        self.error: BaseException | None = None
-        self._opening = threading.Thread(target=self._open, name="sandbox-open", daemon=True)
-        self._opening.start()
-
-    def _open(self) -> None:
-        try:
-            self.session = self.sessions.acquire(self.label)
-        except BaseException as exc:  # handed to the trial's thread in test()
-            self.error = exc
-
-    def test(self, task: Task, workspace: Path, **options) -> TestReport:
-        self._opening.join()
-        if self.error is not None:
-            raise self.error
-        try:
-            return run_tests(task, workspace, self.session, **options)
-        except SandboxUnavailable:
-            broken, self.session = self.session, None
-            self.sessions.release(broken, reusable=False)
-            self.session = self.sessions.acquire(self.label)
-            return run_tests(task, workspace, self.session, **options)
-
-    def close(self) -> None:
-        self._opening.join()
-        if self.session is not None:
-            self.sessions.release(self.session)
-            self.session = None
-
-
 @dataclass(frozen=True)
 class ResumePoint:
     """Where a trial whose infrastructure error came after a tested round continues: the
@@ -383,7 +346,7 @@ def run_trial(spec: TrialSpec, trial_dir: Path, sessions: SessionPool, pool: Dri
     passed_round: int | None = None
     failure: InfraFailure | None = None
     workspace = Path(tempfile.mkdtemp(prefix=f"harness-ws-{task.slug}-"))
-    sandboxing: _SessionSlot | None = None
+    sandboxing: SessionLease | None = None
     agent = AiderAgent(pool)
     label = f"{spec.run_id} {spec.config} {task.slug} trial-{spec.trial}"
 
@@ -396,7 +359,7 @@ def run_trial(spec: TrialSpec, trial_dir: Path, sessions: SessionPool, pool: Dri
         if resume is not None:
             _copy_tree(_workspace_files(resume.workspace), workspace)
         stopping()
-        sandboxing = _SessionSlot(sessions, label)
+        sandboxing = sessions.lease(label)
         agent.start(AgentChat(
             workspace=workspace, files=list(task.solution_files),
             ignore=[f for f in task.shipped_files if f not in task.solution_files],
@@ -433,8 +396,9 @@ def run_trial(spec: TrialSpec, trial_dir: Path, sessions: SessionPool, pool: Dri
                 raise ProviderFailure(provider_error, int(got.provider_error.get("failed_calls") or 1))
             stopping()
             t1 = time.monotonic()
-            report = sandboxing.test(task, workspace, transcript=spec.contract.wants_transcript,
-                                     time_limit_s=agent.profile.tests.time_limit_s)
+            report = sandboxing.use(lambda session: run_tests(
+                task, workspace, session, transcript=spec.contract.wants_transcript,
+                time_limit_s=agent.profile.tests.time_limit_s))
             timings.test_seconds = round(time.monotonic() - t1, 4)
             timings.total_seconds = round(time.monotonic() - t0, 4)
             write_record(round_dir / "test_report.json", report)

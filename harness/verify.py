@@ -32,7 +32,6 @@ from __future__ import annotations
 import os
 import threading
 import tomllib
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Literal, Mapping, Sequence
@@ -49,6 +48,7 @@ from .probe.run import ProbeRun
 from .records import CallOutcome, CheckOutcome, Record, Verdict, VerdictStatus
 from .sandbox import Sandbox, make_sandbox
 from .sandbox.base import Role, SandboxSession
+from .sandbox.pool import work_in_sessions
 from .screen import screen
 from .task import Task
 from .testrun import stage_files
@@ -385,8 +385,9 @@ def _batches(keys: Sequence[str], workers: int) -> list[list[int]]:
 def verify_many(task: Task, candidates: Sequence[Mapping[str, bytes]], *, sandbox: Sandbox | str = "auto",
                 workers: int | None = None, progress: Callable[[int, Verdict], None] | None = None) -> list[Verdict]:
     """Verify many candidates of one task in parallel, one sandbox session per worker kept
-    for the whole batch; candidates with the same header run in the same session one after
-    another, so their test unit is compiled once. Verdicts come back in input order."""
+    for the whole batch (sandbox/pool.py); candidates with the same header run in the same
+    session one after another, so their test unit is compiled once. Verdicts come back in
+    input order."""
     box = make_sandbox(sandbox) if isinstance(sandbox, str) else sandbox
     workers = max(1, min(workers or os.cpu_count() or 1, len(candidates) or 1))
     if not candidates:
@@ -394,23 +395,14 @@ def verify_many(task: Task, candidates: Sequence[Mapping[str, bytes]], *, sandbo
     _plan_for(task)  # bad input surfaces here, before any session starts
     units = _batches([_header_key(task, c) for c in candidates], workers)
     results: list[Verdict | None] = [None] * len(candidates)
-    queue_lock = threading.Lock()
 
-    def worker(n: int) -> None:
-        with box.session(f"verify {task.slug} #{n}") as session:
-            while True:
-                with queue_lock:
-                    if not units:
-                        return
-                    unit = units.pop(0)
-                for i in unit:
-                    results[i] = verify_in_session(task, candidates[i], session)
-                    if progress is not None:
-                        progress(i, results[i])
+    def verify_unit(unit: list[int], session: SandboxSession) -> None:
+        for i in unit:
+            results[i] = verify_in_session(task, candidates[i], session)
+            if progress is not None:
+                progress(i, results[i])
 
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        for f in [pool.submit(worker, n) for n in range(workers)]:
-            f.result()
+    work_in_sessions(box, units, verify_unit, workers=workers, label=f"verify {task.slug}")
     return results  # type: ignore[return-value]  # every slot filled, or a worker raised
 
 

@@ -3,8 +3,8 @@ the reference passes, the starting code fails the way it failed when it was reco
 same failing tests, a compile error of the same kind, a timeout again), and every faulty
 control fails (builds, runs to the end, and fails a test).
 
-Two phases over the sandbox pool of harness.validate (one session per worker, a task's
-build tree kept warm between the runs that share it):
+Two phases over suite validation's workers (harness.validate: one session per worker, a
+task's build tree kept warm between the runs that share it):
 1. per suite task: the reference, then mutants of it in a seeded order (screening): the
    mutants that build and fail become faulty controls, and for `synth` starting points;
 2. per candidate: its starting code, and the verdict.
@@ -29,12 +29,11 @@ from ..records import TestReport
 from ..sandbox.base import Sandbox, SandboxSession
 from ..task import Task
 from ..testrun import run_tests, stage_files
-from ..validate import SessionPool
+from ..validate import ProgressFn, Steps, work_on_tasks
 from .candidates import Candidate, screening_order
 from .records import DropReason
 from .taxonomy import describe, same_failure
 
-ProgressFn = Callable[[int, int, str], None]
 _CHUNK = 6  # candidates per work unit: small enough to spread one task over the workers
 
 
@@ -91,14 +90,15 @@ class Validator:
             self.runs += 1
         return report
 
-    def _pool_run(self, units: list[_Unit], handle, label: str) -> None:
+    def _work(self, units: list[_Unit], handle: Callable[[_Unit, SandboxSession, Steps], None], label: str) -> None:
         if not units:
             return
         start = time.monotonic()
         total = sum(u.runs for u in units)
         progress = None if self.progress is None else (lambda done, _, note: self.progress(done, total, f"{label}: {note}"))
-        pool = SessionPool(self.sandbox, min(self.workers, len(units)), self.run_timeout_s, progress, total)
-        pool.run(units, lambda unit, session: handle(unit, session, pool))
+        step = Steps(total, progress)
+        work_on_tasks(self.sandbox, units, lambda unit, session: handle(unit, session, step),
+                      workers=min(self.workers, len(units)), run_timeout_s=self.run_timeout_s)
         self.seconds += time.monotonic() - start
 
     # --- phase 1 --------------------------------------------------------------------------
@@ -109,7 +109,7 @@ class Validator:
         bases: dict[str, TaskBasis] = {}
         lock = threading.Lock()
 
-        def handle(unit: _Unit, session: SandboxSession, pool: SessionPool) -> None:
+        def handle(unit: _Unit, session: SandboxSession, step: Steps) -> None:
             task = unit.task
             reference = task.reference_files()
             basis = TaskBasis(unit.source_task, task, self.test(task, reference, session))
@@ -120,10 +120,10 @@ class Validator:
                     basis.screened.append((m, self.test(task, m.apply(reference), session)))
             with lock:
                 bases[unit.source_task] = basis
-            pool.step(task.slug)
+            step(task.slug)
 
         units = [_Unit(task=t, runs=1, source_task=tid) for tid, t in tasks.items()]
-        self._pool_run(units, handle, "reference and mutants")
+        self._work(units, handle, "reference and mutants")
         return bases
 
     # --- phase 2 --------------------------------------------------------------------------
@@ -143,13 +143,13 @@ class Validator:
                 chunk = group[i:i + _CHUNK]
                 units.append(_Unit(task=chunk[0].task, runs=len(chunk), source_task=tid, candidates=chunk))
 
-        def handle(unit: _Unit, session: SandboxSession, pool: SessionPool) -> None:
+        def handle(unit: _Unit, session: SandboxSession, step: Steps) -> None:
             basis = bases[unit.source_task]
             for c in unit.candidates:
                 self._verdict(c, basis, session)
-                pool.step(f"{c.slug} {'kept' if c.dropped is None else c.dropped.value}")
+                step(f"{c.slug} {'kept' if c.dropped is None else c.dropped.value}")
 
-        self._pool_run(units, handle, "candidates")
+        self._work(units, handle, "candidates")
 
     def _verdict(self, c: Candidate, basis: TaskBasis, session: SandboxSession) -> None:
         if not basis.reference.passed:
