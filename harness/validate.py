@@ -60,6 +60,10 @@ class CandidateResult(Record):
     seconds: float = 0.0
     message: str | None = None  # the first lines of the build log or the run's complaint
 
+    @property
+    def passed(self) -> bool:
+        return self.status is Status.passed
+
 
 class MutantOutcome(str, Enum):
     killed = "killed"
@@ -140,6 +144,24 @@ def faulty_controls(task: Task) -> dict[str, dict[str, bytes]]:
                 files[p.relative_to(folder).as_posix()] = p.read_bytes()
         out[folder.name] = files
     return out
+
+
+class Ran(Protocol):
+    """What a build-and-test says that the faulty-control rule reads (a TestReport, a
+    CandidateResult)."""
+
+    built: bool
+    timeout: bool
+
+    @property
+    def passed(self) -> bool: ...
+
+
+def control_fails(run: Ran) -> bool:
+    """The faulty-control rule: a control counts as failing only when it builds, runs its
+    tests to the end in time, and a test fails. One that does not compile or that hangs
+    shows nothing about whether the tests catch its bug."""
+    return run.built and not run.timeout and not run.passed
 
 
 def declared_test_cases(task: Task) -> int:
@@ -227,12 +249,10 @@ def check_task(task: Task, session: SandboxSession, step: Callable[[str], None] 
         run = _candidate(RunKind.faulty, name, run_tests(task, files, session))
         result.runs.append(run)
         step(f"{task.slug}: faulty {name}")
-        if not run.built:
-            problems.append(f"faulty control {name!r} {_why_not(run)}")
-        elif run.timeout:
-            problems.append(f"faulty control {name!r} timed out instead of failing a test")
-        elif run.status is Status.passed:
-            problems.append(f"faulty control {name!r} passes every test")
+        if not control_fails(run):
+            why = (_why_not(run) if not run.built else "timed out instead of failing a test" if run.timeout
+                   else "passes every test")
+            problems.append(f"faulty control {name!r} {why}")
     run = _candidate(RunKind.stub, "stub", run_tests(task, task.stub_files(), session))
     result.runs.append(run)
     step(f"{task.slug}: stub")

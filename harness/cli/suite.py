@@ -86,7 +86,7 @@ def _rate(summary) -> str:
 
 
 def print_validation(validation, out: Path | None) -> None:
-    from ..validate import KILL_RATE_GOAL, RunKind
+    from ..validate import KILL_RATE_GOAL, RunKind, control_fails
 
     table = Table(show_header=True, header_style="bold")
     table.add_column("task", no_wrap=True)
@@ -97,7 +97,7 @@ def print_validation(validation, out: Path | None) -> None:
         ref = next((r for r in t.runs if r.kind is RunKind.reference), None)
         stub = next((r for r in t.runs if r.kind is RunKind.stub), None)
         faulty = [r for r in t.runs if r.kind is RunKind.faulty]
-        caught = sum(r.built and r.status.value != "pass" and not r.timeout for r in faulty)
+        caught = sum(control_fails(r) for r in faulty)
         row = [
             t.slug,
             f"{ref.status.value} {ref.tests}/{t.test_cases}" if ref else "-",

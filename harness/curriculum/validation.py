@@ -29,17 +29,12 @@ from ..records import TestReport
 from ..sandbox.base import Sandbox, SandboxSession
 from ..task import Task
 from ..testrun import run_tests, stage_files
-from ..validate import ProgressFn, Steps, work_on_tasks
+from ..validate import ProgressFn, Steps, control_fails, work_on_tasks
 from .candidates import Candidate, screening_order
 from .records import DropReason
 from .taxonomy import describe, same_failure
 
 _CHUNK = 6  # candidates per work unit: small enough to spread one task over the workers
-
-
-def is_control(report: TestReport) -> bool:
-    """A usable faulty control builds, runs every test in time, and fails one."""
-    return report.built and not report.timeout and not report.passed
 
 
 @dataclass
@@ -53,7 +48,7 @@ class TaskBasis:
 
     @property
     def controls(self) -> list[Mutant]:
-        return [m for m, r in self.screened if is_control(r)]
+        return [m for m, r in self.screened if control_fails(r)]
 
 
 @dataclass
@@ -166,6 +161,6 @@ class Validator:
         reference = c.task.reference_files()
         for m in c.controls:
             report = self.test(c.task, m.apply(reference), session)
-            if not is_control(report):
+            if not control_fails(report):
                 c.drop(DropReason.control_passes, f"{m.describe()}: {describe(report)}")
                 return
