@@ -1,10 +1,10 @@
 """Validation of candidate repair exercises in the sandbox, in parallel, before any is kept:
 the reference passes, the starting code fails the way it failed when it was recorded (the
 same failing tests, a compile error of the same kind, a timeout again), and every faulty
-control fails (builds, runs to the end, and fails a test).
+control fails (by suite validation's rule, `control_fails`).
 
-Two phases over suite validation's workers (harness.validate: one session per worker, a
-task's build tree kept warm between the runs that share it):
+Two phases over suite validation's workers (harness.suite_validation: one session per
+worker, a task's build tree kept warm between the runs that share it):
 1. per suite task: the reference, then mutants of it in a seeded order (screening): the
    mutants that build and fail become faulty controls, and for `synth` starting points;
 2. per candidate: its starting code, and the verdict.
@@ -29,7 +29,7 @@ from ..records import TestReport
 from ..sandbox.base import Sandbox, SandboxSession
 from ..task import Task
 from ..testrun import run_tests, stage_files
-from ..validate import ProgressFn, Steps, control_fails, work_on_tasks
+from ..suite_validation import ProgressFn, Steps, control_fails, work_on_tasks
 from .candidates import Candidate, screening_order
 from .records import DropReason
 from .taxonomy import describe, same_failure
