@@ -102,7 +102,9 @@ def check_server(api_base: str, timeout_s: float = 5.0) -> None:
         raise BadInput(f"no server answers at {api_base} ({reason})") from None
 
 
-def validate(spec: ModelSpec) -> None:
+def check_access(spec: ModelSpec) -> None:
+    """Bad input unless the model can be called from here: a server answers at its
+    api_base, or litellm finds the hosted model's API key in the environment."""
     if spec.kind == "gold":
         return
     if spec.kind in ("server", "local"):

@@ -30,7 +30,7 @@ from .agents.aider import DEFAULT_PROFILE, AgentChat, AgentProfile, AiderAgent, 
 from .aider_checkout import checkout_path
 from .contract import DEFAULT_CONTRACT, PromptContract, load_contract
 from .errors import BadInput, InfraError, InfraKind
-from .models import ModelSpec, config_name, parse_model, validate
+from .models import ModelSpec, check_access, config_name, parse_model
 from .records import (
     ChatState,
     ConfigManifest,
@@ -215,7 +215,7 @@ def make_plan(config: RunConfig) -> RunPlan:
     taken: set[str] = set()
     for name in config.models:
         spec = parse_model(name, config.api_base)
-        validate(spec)
+        check_access(spec)
         cname = config_name(spec, taken)
         taken.add(cname)
         configs.append(PlannedConfig(_config_manifest(cname, spec, profile, contract, config.sampling), spec))
@@ -254,7 +254,7 @@ def _resume_plan(config: RunConfig, find_suite) -> RunPlan:
             raise BadInput(f"prompt contract {cfg.contract} changed since run {m.run_id} started")
         server_base = cfg.api_base if cfg.adapter is None and cfg.model != "gold" else None
         spec = parse_model(cfg.model, server_base)
-        validate(spec)
+        check_access(spec)
         facts = _adapter_facts(spec)
         if facts.get("adapter_hash") != cfg.adapter_hash:
             raise BadInput(f"adapter {cfg.adapter} changed since run {m.run_id} started")

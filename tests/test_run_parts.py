@@ -13,7 +13,8 @@ from harness.agents.aider import load_profile
 from harness.contract import load_contract, render_test_output
 from harness.errors import BadInput
 from harness.gold import ChatServer, GoldModel, diff_answer, reference_answer, whole_answer
-from harness.models import PLACEHOLDER_KEY, config_name, parse_model, validate
+from harness.models import PLACEHOLDER_KEY, config_name, parse_model
+from harness.models import check_access as validate
 from harness.records import Status, TestCaseResult, TestReport, TrialOutcome, TrialResult
 from harness.store import RESULT, RunFolder, atomic_write
 from harness.task import load_task
