@@ -146,7 +146,7 @@ def faulty_controls(task: Task) -> dict[str, dict[str, bytes]]:
     return out
 
 
-class Ran(Protocol):
+class TestedRun(Protocol):
     """What a build-and-test says that the faulty-control rule reads (a TestReport, a
     CandidateResult)."""
 
@@ -157,7 +157,7 @@ class Ran(Protocol):
     def passed(self) -> bool: ...
 
 
-def control_fails(run: Ran) -> bool:
+def control_fails(run: TestedRun) -> bool:
     """The faulty-control rule: a control counts as failing only when it builds, runs its
     tests to the end in time, and a test fails. One that does not compile or that hangs
     shows nothing about whether the tests catch its bug."""
