@@ -358,7 +358,7 @@ def verify_in_session(task: Task, candidate: Mapping[str, bytes], session: Sandb
 
 def verify(task: Task, candidate_files: Mapping[str, bytes], *, sandbox: Sandbox | str = "auto") -> Verdict:
     """Verify one candidate in a fresh session."""
-    box = make_sandbox(sandbox) if isinstance(sandbox, str) else sandbox
+    box = make_sandbox(sandbox)
     with box.session(f"verify {task.slug}") as session:
         return verify_in_session(task, candidate_files, session)
 
@@ -388,7 +388,7 @@ def verify_many(task: Task, candidates: Sequence[Mapping[str, bytes]], *, sandbo
     for the whole batch (sandbox/pool.py); candidates with the same header run in the same
     session one after another, so their test unit is compiled once. Verdicts come back in
     input order."""
-    box = make_sandbox(sandbox) if isinstance(sandbox, str) else sandbox
+    box = make_sandbox(sandbox)
     workers = max(1, min(workers or os.cpu_count() or 1, len(candidates) or 1))
     if not candidates:
         return []
