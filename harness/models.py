@@ -8,7 +8,7 @@ Four kinds, told apart by the string alone:
 - any other litellm model string (`anthropic/...`, `openai/gpt-4o`): a hosted provider,
   keys from the environment.
 
-`validate` checks everything that can be checked before work starts (a known provider, the
+`check_access` checks everything that can be checked before work starts (a known provider, the
 keys it needs, a server that answers) and raises BadInput with one line otherwise."""
 
 from __future__ import annotations
@@ -102,7 +102,9 @@ def check_server(api_base: str, timeout_s: float = 5.0) -> None:
         raise BadInput(f"no server answers at {api_base} ({reason})") from None
 
 
-def validate(spec: ModelSpec) -> None:
+def check_access(spec: ModelSpec) -> None:
+    """Bad input unless the model can be called from here: a server answers at its
+    api_base, or litellm finds the hosted model's API key in the environment."""
     if spec.kind == "gold":
         return
     if spec.kind in ("server", "local"):

@@ -15,14 +15,12 @@ import random
 import re
 from dataclasses import dataclass
 from enum import Enum
-from pathlib import PurePosixPath
 from typing import Iterable, Mapping
 
 from pydantic import BaseModel, ConfigDict
 
+from .cpp_files import is_cpp_file
 from .hashing import sha256_text
-
-CPP_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".ipp", ".cpp", ".cc", ".cxx", ".c++")
 
 
 class Operator(str, Enum):
@@ -594,10 +592,6 @@ def mutants_of_source(text: str, file: str, operators: Iterable[Operator] | None
     return unique
 
 
-def is_cpp_source(name: str) -> bool:
-    return PurePosixPath(name).suffix.lower() in CPP_SUFFIXES
-
-
 def generate_mutants(
     files: Mapping[str, bytes],
     *,
@@ -611,7 +605,7 @@ def generate_mutants(
     ops = list(operators) if operators is not None else None
     out: list[Mutant] = []
     for name in sorted(files):
-        if is_cpp_source(name):
+        if is_cpp_file(name):
             out.extend(mutants_of_source(_decode(files[name]), name, ops))
     if cap is not None and len(out) > cap:
         keep = sorted(random.Random(seed).sample(range(len(out)), cap))

@@ -29,8 +29,8 @@ from . import __version__
 from .agents.aider import DEFAULT_PROFILE, AgentChat, AgentProfile, AiderAgent, DriverPool, load_profile
 from .aider_checkout import checkout_path
 from .contract import DEFAULT_CONTRACT, PromptContract, load_contract
-from .errors import BadInput, InfraError, InfraKind, ProviderFailure, SandboxUnavailable
-from .models import ModelSpec, config_name, parse_model, validate
+from .errors import BadInput, InfraError, InfraKind, ProviderFailure
+from .models import ModelSpec, check_access, config_name, parse_model
 from .records import (
     ChatState,
     ConfigManifest,
@@ -45,8 +45,8 @@ from .records import (
     TrialResult,
 )
 from .result_facts import rounds_recorded
-from .sandbox import Sandbox, SandboxSession, make_sandbox
-from .sandbox.pool import SessionPool
+from .sandbox import Sandbox, make_sandbox
+from .sandbox.pool import SessionLease, SessionPool
 from .screen import screen
 from .fs import regular_files, write_record
 from .store import CONTRACT_FILE, HARNESS_ERROR_LOG, PROFILE_FILE, RESULT, RunFolder, new_run_id, utc_now
@@ -220,7 +220,7 @@ def make_plan(config: RunConfig) -> RunPlan:
     taken: set[str] = set()
     for name in config.models:
         spec = parse_model(name, config.api_base)
-        validate(spec)
+        check_access(spec)
         cname = config_name(spec, taken)
         taken.add(cname)
         configs.append(PlannedConfig(_config_manifest(cname, spec, profile, contract, config.sampling), spec))
@@ -259,7 +259,7 @@ def _resume_plan(config: RunConfig, find_suite) -> RunPlan:
             raise BadInput(f"prompt contract {cfg.contract} changed since run {m.run_id} started")
         server_base = cfg.api_base if cfg.adapter is None and cfg.model != "gold" else None
         spec = parse_model(cfg.model, server_base)
-        validate(spec)
+        check_access(spec)
         facts = _adapter_facts(spec)
         if facts.get("adapter_hash") != cfg.adapter_hash:
             raise BadInput(f"adapter {cfg.adapter} changed since run {m.run_id} started")
@@ -297,43 +297,6 @@ def _copy_tree(files: dict[str, Path], dest: Path) -> None:
         target = dest / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(src, target)
-
-
-class _SessionSlot:
-    """The trial's sandbox session: taken from the run's pool in the background, so that
-    starting a container (when none is idle) overlaps the agent's first round; replaced
-    once if it breaks under a test run (a dead container); always given back."""
-
-    def __init__(self, sessions: SessionPool, label: str):
-        self.sessions, self.label = sessions, label
-        self.session: SandboxSession | None = None
-        self.error: BaseException | None = None
-        self._opening = threading.Thread(target=self._open, name="sandbox-open", daemon=True)
-        self._opening.start()
-
-    def _open(self) -> None:
-        try:
-            self.session = self.sessions.acquire(self.label)
-        except BaseException as exc:  # handed to the trial's thread in test()
-            self.error = exc
-
-    def test(self, task: Task, workspace: Path, **options) -> TestReport:
-        self._opening.join()
-        if self.error is not None:
-            raise self.error
-        try:
-            return run_tests(task, workspace, self.session, **options)
-        except SandboxUnavailable:
-            broken, self.session = self.session, None
-            self.sessions.release(broken, reusable=False)
-            self.session = self.sessions.acquire(self.label)
-            return run_tests(task, workspace, self.session, **options)
-
-    def close(self) -> None:
-        self._opening.join()
-        if self.session is not None:
-            self.sessions.release(self.session)
-            self.session = None
 
 
 @dataclass(frozen=True)
@@ -384,7 +347,7 @@ def run_trial(spec: TrialSpec, trial_dir: Path, sessions: SessionPool, pool: Dri
     passed_round: int | None = None
     failure: InfraFailure | None = None
     workspace = Path(tempfile.mkdtemp(prefix=f"harness-ws-{task.slug}-"))
-    sandboxing: _SessionSlot | None = None
+    sandboxing: SessionLease | None = None
     agent = AiderAgent(pool)
     label = f"{spec.run_id} {spec.config} {task.slug} trial-{spec.trial}"
 
@@ -397,7 +360,7 @@ def run_trial(spec: TrialSpec, trial_dir: Path, sessions: SessionPool, pool: Dri
         if resume is not None:
             _copy_tree(regular_files(resume.workspace), workspace)
         stopping()
-        sandboxing = _SessionSlot(sessions, label)
+        sandboxing = sessions.lease(label)
         agent.start(AgentChat(
             workspace=workspace, files=list(task.solution_files),
             ignore=[f for f in task.shipped_files if f not in task.solution_files],
@@ -431,8 +394,9 @@ def run_trial(spec: TrialSpec, trial_dir: Path, sessions: SessionPool, pool: Dri
                 raise ProviderFailure(str(got.provider_error), got.provider_error.failed_calls)
             stopping()
             t1 = time.monotonic()
-            report = sandboxing.test(task, workspace, transcript=spec.contract.wants_transcript,
-                                     time_limit_s=agent.profile.tests.time_limit_s)
+            report = sandboxing.use(lambda session: run_tests(
+                task, workspace, session, transcript=spec.contract.wants_transcript,
+                time_limit_s=agent.profile.tests.time_limit_s))
             timings.test_seconds = round(time.monotonic() - t1, 4)
             timings.total_seconds = round(time.monotonic() - t0, 4)
             write_record(round_dir / "test_report.json", report)

@@ -292,8 +292,7 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
     together, in place of the sandbox's separate build and run limits."""
     files, tampered = stage_files(task, workspace)
     session.stage(task.slug, files)
-    backend = type(session).__name__.removesuffix("Session").lower()
-    common = dict(tampered=tampered, backend=backend, test_main=linked_test_main(task, session))
+    common = dict(tampered=tampered, backend=session.backend, test_main=linked_test_main(task, session))
 
     build_limit = session.limits.build_timeout_s if time_limit_s is None else time_limit_s
     built = _configure_and_build(task, session, build_limit)

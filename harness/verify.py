@@ -32,13 +32,13 @@ from __future__ import annotations
 import os
 import threading
 import tomllib
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Literal, Mapping, Sequence
 
 from pydantic import Field, ValidationError, model_validator
 
+from .cpp_files import headers
 from .errors import BadInput
 from .fs import atomic_write, read_files
 from .hashing import hash_files, sha256_bytes
@@ -49,6 +49,7 @@ from .probe.run import ProbeRun
 from .records import CallOutcome, CheckOutcome, Record, Verdict, VerdictStatus
 from .sandbox import Sandbox, make_sandbox
 from .sandbox.base import Role, SandboxSession
+from .sandbox.pool import work_in_sessions
 from .screen import screen
 from .task import Task
 from .testrun import stage_files
@@ -224,7 +225,7 @@ def _toolchain(session: SandboxSession) -> str:
     """What compiles the probe, for the reference cache's key."""
     got = session.exec(["sh", "-c", "g++ -dumpfullversion -dumpmachine; cat /etc/debian_version 2>/dev/null"],
                        role=Role.builder, timeout_s=60)
-    return f"{type(session).__name__}:{got.output.decode(errors='replace').strip()}"
+    return f"{session.backend}:{got.output.decode(errors='replace').strip()}"
 
 
 def _reference_failure(task: Task, run: ProbeRun) -> BadInput:
@@ -312,9 +313,8 @@ def _verify_in(plan: _Plan, candidate: Mapping[str, bytes], session: SandboxSess
     provided = {k: bytes(v) for k, v in candidate.items()}
     solution = {f: provided[f] for f in task.solution_files if f in provided}
     candidate_hash = hash_files(solution)
-    backend = type(session).__name__.removesuffix("Session").lower()
     _, tampered = stage_files(task, provided)
-    common = dict(flags=screen(solution), tampered=tampered, backend=backend)
+    common = dict(flags=screen(solution), tampered=tampered, backend=session.backend)
     if tampered:
         return _verdict(plan, candidate_hash, VerdictStatus.forged,
                         reason=f"the candidate changed protected files: {', '.join(tampered)}", **common)
@@ -357,14 +357,14 @@ def verify_in_session(task: Task, candidate: Mapping[str, bytes], session: Sandb
 
 def verify(task: Task, candidate_files: Mapping[str, bytes], *, sandbox: Sandbox | str = "auto") -> Verdict:
     """Verify one candidate in a fresh session."""
-    box = make_sandbox(sandbox) if isinstance(sandbox, str) else sandbox
+    box = make_sandbox(sandbox)
     with box.session(f"verify {task.slug}") as session:
         return verify_in_session(task, candidate_files, session)
 
 
 def _header_key(task: Task, candidate: Mapping[str, bytes]) -> str:
     """What the test unit's object depends on among the solution files: its headers."""
-    return hash_files({f: bytes(candidate.get(f, b"")) for f in task.solution_files if not f.endswith((".cpp", ".cc", ".cxx"))})
+    return hash_files({f: bytes(candidate.get(f, b"")) for f in headers(task.solution_files)})
 
 
 def _batches(keys: Sequence[str], workers: int) -> list[list[int]]:
@@ -384,32 +384,24 @@ def _batches(keys: Sequence[str], workers: int) -> list[list[int]]:
 def verify_many(task: Task, candidates: Sequence[Mapping[str, bytes]], *, sandbox: Sandbox | str = "auto",
                 workers: int | None = None, progress: Callable[[int, Verdict], None] | None = None) -> list[Verdict]:
     """Verify many candidates of one task in parallel, one sandbox session per worker kept
-    for the whole batch; candidates with the same header run in the same session one after
-    another, so their test unit is compiled once. Verdicts come back in input order."""
-    box = make_sandbox(sandbox) if isinstance(sandbox, str) else sandbox
+    for the whole batch (sandbox/pool.py); candidates with the same header run in the same
+    session one after another, so their test unit is compiled once. Verdicts come back in
+    input order."""
+    box = make_sandbox(sandbox)
     workers = max(1, min(workers or os.cpu_count() or 1, len(candidates) or 1))
     if not candidates:
         return []
     _plan_for(task)  # bad input surfaces here, before any session starts
     units = _batches([_header_key(task, c) for c in candidates], workers)
     results: list[Verdict | None] = [None] * len(candidates)
-    queue_lock = threading.Lock()
 
-    def worker(n: int) -> None:
-        with box.session(f"verify {task.slug} #{n}") as session:
-            while True:
-                with queue_lock:
-                    if not units:
-                        return
-                    unit = units.pop(0)
-                for i in unit:
-                    results[i] = verify_in_session(task, candidates[i], session)
-                    if progress is not None:
-                        progress(i, results[i])
+    def verify_unit(unit: list[int], session: SandboxSession) -> None:
+        for i in unit:
+            results[i] = verify_in_session(task, candidates[i], session)
+            if progress is not None:
+                progress(i, results[i])
 
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        for f in [pool.submit(worker, n) for n in range(workers)]:
-            f.result()
+    work_in_sessions(box, units, verify_unit, workers=workers, label=f"verify {task.slug}")
     return results  # type: ignore[return-value]  # every slot filled, or a worker raised
 
 

@@ -25,7 +25,7 @@ from harness.store import RunFolder
 from harness.suite import load_suite
 from harness.task import load_task
 from harness.train.data import load_grpo, load_sft
-from harness.validate import validate_suite
+from harness.suite_validation import validate_suite
 
 from .conftest import GOLDEN, ROOT
 from .run_support import fast_profile

@@ -14,7 +14,8 @@ from harness.contract import load_contract, render_test_output
 from harness.errors import BadInput
 from harness.fs import atomic_write
 from harness.gold import ChatServer, GoldModel, diff_answer, reference_answer, whole_answer
-from harness.models import PLACEHOLDER_KEY, config_name, parse_model, validate
+from harness.models import PLACEHOLDER_KEY, config_name, parse_model
+from harness.models import check_access as validate
 from harness.records import (
     InfraFailure,
     ProviderError,

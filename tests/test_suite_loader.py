@@ -204,7 +204,7 @@ def test_bundled_fixed26_is_complete():
     s = find_suite("fixed26")
     assert s.origin == "bundled" and len(s.tasks) == 26
     assert [t.slug for t in s.tasks] == FIXED26
-    from harness.validate import declared_test_cases, faulty_controls
+    from harness.suite_validation import declared_test_cases, faulty_controls
 
     for t in s.tasks:
         assert t.reference_files(), t.slug

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from harness.suite import import_suite
-from harness.validate import validate_suite
+from harness.suite_validation import validate_suite
 
 from .upstream_layout import CMAKE, INCLUDE_SWITCH, TESTS_MAIN
 

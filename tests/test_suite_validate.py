@@ -14,7 +14,7 @@ import pytest
 
 from harness.mutants import generate_mutants
 from harness.suite import find_suite, load_suite
-from harness.validate import MutantOutcome, validate_suite
+from harness.suite_validation import MutantOutcome, validate_suite
 
 from .conftest import GOLDEN
 from .test_suite_loader import HARNESS, write_manifest

@@ -41,7 +41,7 @@ def suite_list():
 def suite_show(name: str = typer.Argument(..., help="a suite name or the path of a suite folder")):
     """A suite's tasks, their test counts and faulty controls, its content hash and place."""
     from ..suite import find_suite
-    from ..validate import declared_test_cases, faulty_controls
+    from ..suite_validation import declared_test_cases, faulty_controls
 
     s = find_suite(name)
     console.print(f"[bold]{s.name}[/] {s.version}  ({s.origin}: {s.path})", highlight=False, soft_wrap=True)
@@ -79,14 +79,14 @@ def _rate(summary) -> str:
     text = f"{summary.killed}/{summary.compiled - summary.equivalent}"
     if rate is None:
         return text + " (none compiled)"
-    from ..validate import KILL_RATE_GOAL
+    from ..suite_validation import KILL_RATE_GOAL
 
     style = "green" if rate >= KILL_RATE_GOAL else "red"
     return f"{text} [{style}]{rate:.0%}[/]"
 
 
 def print_validation(validation, out: Path | None) -> None:
-    from ..validate import KILL_RATE_GOAL, RunKind
+    from ..suite_validation import KILL_RATE_GOAL, RunKind, control_fails
 
     table = Table(show_header=True, header_style="bold")
     table.add_column("task", no_wrap=True)
@@ -97,7 +97,7 @@ def print_validation(validation, out: Path | None) -> None:
         ref = next((r for r in t.runs if r.kind is RunKind.reference), None)
         stub = next((r for r in t.runs if r.kind is RunKind.stub), None)
         faulty = [r for r in t.runs if r.kind is RunKind.faulty]
-        caught = sum(r.built and r.status.value != "pass" and not r.timeout for r in faulty)
+        caught = sum(control_fails(r) for r in faulty)
         row = [
             t.slug,
             f"{ref.status.value} {ref.tests}/{t.test_cases}" if ref else "-",
@@ -147,7 +147,7 @@ def suite_validate(
     and fails. Exit 1 when a task breaks a rule."""
     from ..sandbox import make_sandbox
     from ..suite import find_suite
-    from ..validate import validate_suite
+    from ..suite_validation import validate_suite
 
     s = find_suite(name)
     selected = [x for x in tasks.split(",")] if tasks else None

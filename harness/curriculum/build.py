@@ -37,7 +37,7 @@ from .records import (
     RunSource,
 )
 from .taxonomy import FailureKind, describe
-from .validation import ProgressFn, Validator
+from .candidate_validation import ProgressFn, Validator
 
 DEFAULT_CONTRACT = "repair"
 _NAME = re.compile(r"[a-z0-9][a-z0-9_.-]*")

@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import Iterable, Mapping
 
 from ..hashing import sha256_json
-from ..mutants import Token, CPP_KEYWORDS, CPP_TYPE_WORDS, is_cpp_source, tokenize
+from ..cpp_files import is_cpp_file
+from ..mutants import Token, CPP_KEYWORDS, CPP_TYPE_WORDS, tokenize
 
 # The token after a declared name: an initialiser, the end of the declaration, a parameter
 # list, an array bound, a range-for colon.
@@ -66,5 +67,5 @@ def normalized_hash(files: Mapping[str, bytes], keep: set[str]) -> str:
     forms = {}
     for name in sorted(files):
         text = files[name].decode("utf-8", errors="replace")
-        forms[name] = normal_form(text, keep) if is_cpp_source(name) else " ".join(text.split())
+        forms[name] = normal_form(text, keep) if is_cpp_file(name) else " ".join(text.split())
     return sha256_json(forms)

@@ -58,8 +58,7 @@ def observe(task: Task, files: Mapping[str, bytes], calls: Sequence[str], *, ses
     stubs) in `session`, or in a fresh session of `sandbox`."""
     unit = (test_unit(task), driver_source(task, calls, includes=includes, prelude=prelude))
     if session is None:
-        box = make_sandbox(sandbox) if isinstance(sandbox, str) else sandbox
-        with box.session(f"probe {task.slug}") as own:
+        with make_sandbox(sandbox).session(f"probe {task.slug}") as own:
             run = run_probe(task, files, own, test_unit=unit, runs=runs)
     else:
         run = run_probe(task, files, session, test_unit=unit, runs=runs)

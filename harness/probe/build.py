@@ -17,12 +17,11 @@ import json
 import shlex
 from typing import Mapping
 
+from ..cpp_files import headers
 from ..hashing import hash_files, sha256_bytes
 from ..sandbox.base import ExecResult, Role, SandboxSession
 from ..task import Task
 from ..testrun import BuildTree, configure_and_build, configure_steps
-
-_SOURCE = (".cpp", ".cc", ".cxx")
 
 
 def _commands_key(tree: BuildTree) -> str:
@@ -37,13 +36,13 @@ def _keys(task: Task, tree: BuildTree, session: SandboxSession, staged: Mapping[
           units: list[dict]) -> dict[str, str]:
     """What each unit's object is built from: its own source (when it is a staged file)
     and every solution header; the link's key is all of them."""
-    headers = hash_files({f: staged.get(f, b"") for f in task.solution_files if not f.endswith(_SOURCE)})
+    included = hash_files({f: staged.get(f, b"") for f in headers(task.solution_files)})
     root = f"{session.src_root}/{tree.name}/"
     keys = {}
     for unit in units:
         rel = unit["file"].removeprefix(root) if unit["file"].startswith(root) else None
         own = staged.get(rel, b"") if rel is not None else unit["file"].encode()
-        keys[unit["file"]] = sha256_bytes(headers.encode() + b"\0" + own)
+        keys[unit["file"]] = sha256_bytes(included.encode() + b"\0" + own)
     keys["link"] = sha256_bytes("\0".join(keys[u["file"]] for u in units).encode())
     return keys
 

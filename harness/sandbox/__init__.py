@@ -12,9 +12,12 @@ SandboxKind = Literal["auto", "docker", "local"]
 KINDS = ("auto", "docker", "local")
 
 
-def make_sandbox(kind: str = "auto", limits: SandboxLimits | None = None, notice=None) -> Sandbox:
+def make_sandbox(kind: str | Sandbox = "auto", limits: SandboxLimits | None = None, notice=None) -> Sandbox:
     """`docker` and `local` are what they say; `auto` takes Docker when an engine and the
-    image are there and otherwise the local backend, saying so."""
+    image are there and otherwise the local backend, saying so. A sandbox already made is
+    taken as it is, so an API may be given either."""
+    if not isinstance(kind, str):
+        return kind
     if kind not in KINDS:
         raise BadInput(f"unknown sandbox {kind!r}: choose one of {', '.join(KINDS)}")
     if kind in ("docker", "auto"):

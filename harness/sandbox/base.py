@@ -85,8 +85,9 @@ class SandboxSession(ABC):
     # Catch2::Catch2WithMain, the main an upstream exercise's EXERCISM_TEST_SUITE branch links.
     catch2_with_main: bool = False
 
-    def __init__(self, limits: SandboxLimits):
-        self.limits = limits
+    def __init__(self, sandbox: "Sandbox"):
+        self.sandbox = sandbox
+        self.limits = sandbox.limits
         self.staging = Path(tempfile.mkdtemp(prefix="harness-stage-"))
         os.chmod(self.staging, 0o755)
         # What has been configured in the build tree, keyed by whoever configured it;
@@ -117,6 +118,11 @@ class SandboxSession(ABC):
                 os.chmod(root / parent, 0o755)
             dest.write_bytes(data)
             os.chmod(dest, stat.S_IRUSR | stat.S_IWUSR | stat.S_IRGRP | stat.S_IROTH)
+
+    @property
+    def backend(self) -> str:
+        """The backend this session belongs to (`docker`, `local`), as results record it."""
+        return self.sandbox.backend
 
     def build_tree_lost(self) -> None:
         self.configured.clear()

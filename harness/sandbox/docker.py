@@ -49,13 +49,13 @@ def reap_orphans(client) -> int:
 
 
 class DockerSession(SandboxSession):
+    sandbox: "DockerSandbox"
     src_root = "/src"
     build_root = "/build"
     scratch_root = "/scratch"
 
     def __init__(self, sandbox: "DockerSandbox", label: str):
-        super().__init__(sandbox.limits)
-        self.sandbox = sandbox
+        super().__init__(sandbox)
         self.label = label
         self.test_main = "/opt/harness/lib/test_main.o"
         self.catch2_with_main = True  # Debian's catch2 ships it; the image's Dockerfile checks

@@ -111,9 +111,10 @@ def _feed(pipe, data: bytes) -> None:
 
 
 class LocalSession(SandboxSession):
+    sandbox: "LocalSandbox"
+
     def __init__(self, sandbox: "LocalSandbox", label: str):
-        super().__init__(sandbox.limits)
-        self.sandbox = sandbox
+        super().__init__(sandbox)
         self.drop_to = session_uid() if os.geteuid() == 0 else None
         self._build = Path(tempfile.mkdtemp(prefix="harness-build-"))
         self._scratch = Path(tempfile.mkdtemp(prefix="harness-scratch-"))

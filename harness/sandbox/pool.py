@@ -1,16 +1,29 @@
-"""Warm sandbox sessions, each handed to one piece of work at a time (a trial).
+"""Sandbox sessions held warm from one piece of work to the next, and always closed. Starting
+a container takes longer than a gold trial's agent round, and removing one sits at the end
+of every trial; work that holds its sessions pays that once per worker instead. Two kinds
+of work, two ways to hold them:
 
-Starting a container takes longer than a gold trial's agent round, and removing one sits
-at the end of every trial; a run of many trials pays that once per worker instead. A
-session given back is emptied (`SandboxSession.reset`: build tree, scratch, temporary
-files, the runner's processes, every staged source) in the background before anyone else
-gets it, and one that cannot be emptied is closed."""
+- Unrelated pieces of work (a run's trials) share a `SessionPool`: each takes a session
+  (`lease`) and gives it back, and a session given back is emptied
+  (`SandboxSession.reset`: build tree, scratch, temporary files, the runner's processes,
+  every staged source) in the background before anyone else gets it; one that cannot be
+  emptied is closed.
+- A batch of related work (suite and curriculum validation, the verifier's candidates of
+  one task) goes through `work_in_sessions`: each worker keeps one session for every unit
+  it takes, not emptied between them, since a build tree kept warm is what makes the next
+  unit cheap."""
 
 from __future__ import annotations
 
+import queue
 import threading
+from typing import Callable, Iterable, TypeVar
 
+from ..errors import SandboxUnavailable
 from .base import Sandbox, SandboxSession
+
+Unit = TypeVar("Unit")
+Result = TypeVar("Result")
 
 
 class SessionPool:
@@ -43,6 +56,9 @@ class SessionPool:
             return
         threading.Thread(target=self._empty, args=(session,), name="sandbox-reset", daemon=True).start()
 
+    def lease(self, label: str) -> "SessionLease":
+        return SessionLease(self, label)
+
     def _empty(self, session: SandboxSession) -> None:
         try:
             session.reset()
@@ -69,3 +85,87 @@ class SessionPool:
             idle, self._idle = self._idle, []
         for session in idle:
             session.close()
+
+
+class SessionLease:
+    """One piece of work's session: taken from the pool in the background, so that starting
+    a container (when none is idle) overlaps what the work does first (a trial's first agent
+    round); replaced once if it breaks under use (a dead container); given back by `close`."""
+
+    def __init__(self, pool: SessionPool, label: str):
+        self.pool, self.label = pool, label
+        self.session: SandboxSession | None = None
+        self.error: BaseException | None = None
+        self._opening = threading.Thread(target=self._open, name="sandbox-open", daemon=True)
+        self._opening.start()
+
+    def _open(self) -> None:
+        try:
+            self.session = self.pool.acquire(self.label)
+        except BaseException as exc:  # handed to the work's thread in use()
+            self.error = exc
+
+    def use(self, work: Callable[[SandboxSession], Result]) -> Result:
+        self._opening.join()
+        if self.error is not None:
+            raise self.error
+        try:
+            return work(self.session)
+        except SandboxUnavailable:
+            broken, self.session = self.session, None
+            self.pool.release(broken, reusable=False)
+            self.session = self.pool.acquire(self.label)
+            return work(self.session)
+
+    def close(self) -> None:
+        self._opening.join()
+        if self.session is not None:
+            self.pool.release(self.session)
+            self.session = None
+
+
+def work_in_sessions(box: Sandbox, units: Iterable[Unit], handle: Callable[[Unit, SandboxSession], None], *,
+                     workers: int, label: str) -> None:
+    """Hand `units` out, in order, to `workers` threads, each with a session of its own for
+    every unit it takes (opened with its first unit, so a worker left without one opens
+    none) and closed when no unit is left. The first error stops the handing out and is
+    raised here once every worker has stopped; so is Ctrl-C. The work is in the sandbox,
+    so threads are enough to keep every core busy."""
+    work: queue.SimpleQueue[Unit] = queue.SimpleQueue()
+    for unit in units:
+        work.put(unit)
+    errors: list[BaseException] = []
+    stop = threading.Event()
+
+    def worker(n: int) -> None:
+        session = None
+        try:
+            while not stop.is_set():
+                try:
+                    unit = work.get_nowait()
+                except queue.Empty:
+                    return
+                if session is None:
+                    session = box.session(f"{label} #{n}")
+                handle(unit, session)
+        except BaseException as exc:  # noqa: BLE001  (raised again in the caller's thread)
+            errors.append(exc)
+            stop.set()
+        finally:
+            if session is not None:
+                session.close()
+
+    threads = [threading.Thread(target=worker, args=(n,), daemon=True) for n in range(max(1, workers))]
+    for t in threads:
+        t.start()
+    try:
+        for t in threads:
+            while t.is_alive():
+                t.join(0.2)  # in short waits, so that Ctrl-C reaches this thread
+    except KeyboardInterrupt:
+        stop.set()
+        for t in threads:
+            t.join()
+        raise
+    if errors:
+        raise errors[0]

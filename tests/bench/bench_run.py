@@ -87,6 +87,7 @@ def time_steps() -> dict[str, list[float]]:
     import harness.agents.aider as agent
     import harness.runner as runner
     import harness.sandbox.docker as docker
+    import harness.sandbox.pool as pool
     import harness.testrun as testrun
 
     times: dict[str, list[float]] = collections.defaultdict(list)
@@ -112,8 +113,8 @@ def time_steps() -> dict[str, list[float]]:
     wrap(agent.AiderAgent, "start", "agent chat start")
     wrap(agent.AiderAgent, "send", "agent round")
     wrap(agent.AiderAgent, "close", "agent chat end")
-    wrap(runner._SessionSlot, "test", "test round, with the wait for its session")
-    wrap(runner._SessionSlot, "close", "session given back")
+    wrap(pool.SessionLease, "use", "test round, with the wait for its session")
+    wrap(pool.SessionLease, "close", "session given back")
     wrap(testrun, "_configure_and_build", "configure and build")
     wrap(testrun, "_run_binary", "test binary run and collect")
     wrap(runner, "write_record", "record writing")

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from harness.sandbox import make_sandbox
 from harness.suite import find_suite
-from harness.validate import validate_suite
+from harness.suite_validation import validate_suite
 
 
 def container_cpu_seconds(container_id: str) -> float | None:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import difflib
 import json
 import os
-import queue
 import shutil
 import threading
 import time
@@ -21,7 +20,7 @@ import tomllib
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
-from typing import Callable, Literal, Mapping
+from typing import Callable, Literal, Mapping, Protocol, Sequence, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -30,6 +29,7 @@ from .fs import read_files, subfolders
 from .mutants import Mutant, count_test_cases, generate_mutants
 from .records import Record, Status, TestReport
 from .sandbox.base import Sandbox, SandboxSession
+from .sandbox.pool import work_in_sessions
 from .suite import Suite
 from .task import Task
 from .testrun import drop_build, run_tests
@@ -41,6 +41,7 @@ _MUTANT_CHUNK = 12  # mutants per work unit: small enough to spread one task ove
 
 # (runs done, runs in all, what just finished)
 ProgressFn = Callable[[int, int, str], None]
+U = TypeVar("U", bound="TaskUnit")
 
 
 class RunKind(str, Enum):
@@ -59,6 +60,10 @@ class CandidateResult(Record):
     timeout: bool = False
     seconds: float = 0.0
     message: str | None = None  # the first lines of the build log or the run's complaint
+
+    @property
+    def passed(self) -> bool:
+        return self.status is Status.passed
 
 
 class MutantOutcome(str, Enum):
@@ -133,6 +138,24 @@ def faulty_controls(task: Task) -> dict[str, dict[str, bytes]]:
     if not root.is_dir():
         return {}
     return {folder.name: task.reference_files() | read_files(folder) for folder in subfolders(root)}
+
+
+class TestedRun(Protocol):
+    """What a build-and-test says that the faulty-control rule reads (a TestReport, a
+    CandidateResult)."""
+
+    built: bool
+    timeout: bool
+
+    @property
+    def passed(self) -> bool: ...
+
+
+def control_fails(run: TestedRun) -> bool:
+    """The faulty-control rule: a control counts as failing only when it builds, runs its
+    tests to the end in time, and a test fails. One that does not compile or that hangs
+    shows nothing about whether the tests catch its bug."""
+    return run.built and not run.timeout and not run.passed
 
 
 def declared_test_cases(task: Task) -> int:
@@ -220,12 +243,10 @@ def check_task(task: Task, session: SandboxSession, step: Callable[[str], None] 
         run = _candidate(RunKind.faulty, name, run_tests(task, files, session))
         result.runs.append(run)
         step(f"{task.slug}: faulty {name}")
-        if not run.built:
-            problems.append(f"faulty control {name!r} {_why_not(run)}")
-        elif run.timeout:
-            problems.append(f"faulty control {name!r} timed out instead of failing a test")
-        elif run.status is Status.passed:
-            problems.append(f"faulty control {name!r} passes every test")
+        if not control_fails(run):
+            why = (_why_not(run) if not run.built else "timed out instead of failing a test" if run.timeout
+                   else "passes every test")
+            problems.append(f"faulty control {name!r} {why}")
     run = _candidate(RunKind.stub, "stub", run_tests(task, task.stub_files(), session))
     result.runs.append(run)
     step(f"{task.slug}: stub")
@@ -318,76 +339,50 @@ def save_survivors(out: Path, task: Task, summary: MutantSummary) -> None:
         (folder / "mutant.json").write_text(r.model_dump_json(indent=2) + "\n")
 
 
-# --- the pool ------------------------------------------------------------------------------
+# --- the workers -------------------------------------------------------------------------
 
 
-class SessionPool:
-    """Worker threads, each with its own sandbox session, taking units off one queue. The
-    work is in the sandbox, so threads are enough to keep every core busy."""
+class Steps:
+    """Runs done out of all planned, told to `progress` as each one ends, from any worker."""
 
-    def __init__(self, sandbox: Sandbox, workers: int, run_timeout_s: float, progress: ProgressFn | None,
-                 total: int):
-        self.sandbox = sandbox
-        self.workers = workers
-        self.run_timeout_s = run_timeout_s
-        self.progress = progress
+    def __init__(self, total: int, progress: ProgressFn | None):
         self.total = total
+        self.progress = progress
         self.done = 0
-        self.lock = threading.Lock()
-        self.errors: list[BaseException] = []
-        self.stop = threading.Event()
+        self._lock = threading.Lock()
 
-    def step(self, note: str) -> None:
-        with self.lock:
+    def __call__(self, note: str) -> None:
+        with self._lock:
             self.done += 1
             if self.progress is not None:
                 self.progress(self.done, self.total, note)
 
-    def run(self, units: list[_Unit], handle: Callable[[_Unit, SandboxSession], None]) -> None:
-        work: queue.Queue[_Unit] = queue.Queue()
-        for u in units:
-            work.put(u)
 
-        def worker(index: int) -> None:
-            session = None
-            previous: Task | None = None
-            try:
-                while not self.stop.is_set():
-                    try:
-                        unit = work.get_nowait()
-                    except queue.Empty:
-                        return
-                    if session is None:
-                        session = self.sandbox.session(f"validate worker {index}")
-                        # Validation's candidates are known programs whose tests finish in
-                        # well under a second; a hung mutant should not cost a model's minute.
-                        session.limits = session.limits.model_copy(
-                            update={"timeout_s": min(session.limits.timeout_s, self.run_timeout_s)})
-                    if previous is not None and previous.slug != unit.task.slug:
-                        drop_build(previous, session)
-                    handle(unit, session)
-                    previous = unit.task
-            except BaseException as exc:  # noqa: BLE001  (re-raised in the caller's thread)
-                self.errors.append(exc)
-                self.stop.set()
-            finally:
-                if session is not None:
-                    session.close()
+class TaskUnit(Protocol):
+    task: Task
 
-        threads = [threading.Thread(target=worker, args=(i,), daemon=True) for i in range(self.workers)]
-        for t in threads:
-            t.start()
-        try:
-            for t in threads:
-                while t.is_alive():
-                    t.join(0.2)
-        except KeyboardInterrupt:
-            self.stop.set()
-            for t in threads:
-                t.join()
-            raise
-        if self.errors:
-            raise self.errors[0]
+
+def work_on_tasks(sandbox: Sandbox, units: Sequence[U], handle: Callable[[U, SandboxSession], None], *,
+                  workers: int, run_timeout_s: float) -> None:
+    """Validation's work in the sandbox, one session per worker (sandbox/pool.py), a task's
+    units next to each other so that the workers sharing a task share it while its build
+    tree is warm. A worker moving on to another task drops the last one's build tree:
+    build space is a fixed-size tmpfs."""
+    last: dict[SandboxSession, Task] = {}
+
+    def run(unit: U, session: SandboxSession) -> None:
+        previous = last.get(session)
+        if previous is None:
+            # Validation's candidates are known programs whose tests finish in well under
+            # a second; a hung mutant should not cost a model's minute.
+            session.limits = session.limits.model_copy(
+                update={"timeout_s": min(session.limits.timeout_s, run_timeout_s)})
+        elif previous.slug != unit.task.slug:
+            drop_build(previous, session)
+        last[session] = unit.task
+        handle(unit, session)
+
+    work_in_sessions(sandbox, units, run, workers=workers, label="validate worker")
 
 
 def default_workers() -> int:
@@ -440,19 +435,21 @@ def validate_suite(
             chunk = found[i:i + _MUTANT_CHUNK]
             units.append(_Unit(task, runs=len(chunk), mutants=chunk))
 
-    pool = SessionPool(sandbox, min(workers, len(units)), run_timeout_s, progress, sum(u.runs for u in units))
+    workers = min(workers, len(units))
+    step = Steps(sum(u.runs for u in units), progress)
     checked: dict[str, TaskValidation] = {}
     mutant_results: dict[str, list[MutantResult]] = {t.slug: [] for t in selected}
+    lock = threading.Lock()
 
     def handle(unit: _Unit, session: SandboxSession) -> None:
         if unit.mutants:
-            results = run_mutants(unit.task, unit.mutants, session, pool.step)
-            with pool.lock:
+            results = run_mutants(unit.task, unit.mutants, session, step)
+            with lock:
                 mutant_results[unit.task.slug].extend(results)
         else:
-            checked[unit.task.slug] = check_task(unit.task, session, pool.step)
+            checked[unit.task.slug] = check_task(unit.task, session, step)
 
-    pool.run(units, handle)
+    work_on_tasks(sandbox, units, handle, workers=workers, run_timeout_s=run_timeout_s)
 
     reports = []
     for task in selected:
@@ -466,7 +463,7 @@ def validate_suite(
         reports.append(result)
     validation = SuiteValidation(
         suite=suite.name, suite_version=suite.version, suite_hash=suite.content_hash, backend=sandbox.backend,
-        workers=pool.workers, with_mutants=mutants, seconds=round(time.monotonic() - start, 1), tasks=reports,
+        workers=workers, with_mutants=mutants, seconds=round(time.monotonic() - start, 1), tasks=reports,
     )
     if out is not None:
         write_validation(out, validation, {t.slug: t for t in selected})

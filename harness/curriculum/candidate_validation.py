@@ -1,10 +1,10 @@
 """Validation of candidate repair exercises in the sandbox, in parallel, before any is kept:
 the reference passes, the starting code fails the way it failed when it was recorded (the
 same failing tests, a compile error of the same kind, a timeout again), and every faulty
-control fails (builds, runs to the end, and fails a test).
+control fails (by suite validation's rule, `control_fails`).
 
-Two phases over the sandbox pool of harness.validate (one session per worker, a task's
-build tree kept warm between the runs that share it):
+Two phases over suite validation's workers (harness.suite_validation: one session per
+worker, a task's build tree kept warm between the runs that share it):
 1. per suite task: the reference, then mutants of it in a seeded order (screening): the
    mutants that build and fail become faulty controls, and for `synth` starting points;
 2. per candidate: its starting code, and the verdict.
@@ -22,24 +22,19 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
+from ..cpp_files import headers
 from ..hashing import hash_files
 from ..mutants import Mutant
 from ..records import TestReport
 from ..sandbox.base import Sandbox, SandboxSession
 from ..task import Task
 from ..testrun import run_tests, stage_files
-from ..validate import SessionPool
+from ..suite_validation import ProgressFn, Steps, control_fails, work_on_tasks
 from .candidates import Candidate, screening_order
 from .records import DropReason
 from .taxonomy import describe, same_failure
 
-ProgressFn = Callable[[int, int, str], None]
 _CHUNK = 6  # candidates per work unit: small enough to spread one task over the workers
-
-
-def is_control(report: TestReport) -> bool:
-    """A usable faulty control builds, runs every test in time, and fails one."""
-    return report.built and not report.timeout and not report.passed
 
 
 @dataclass
@@ -53,7 +48,7 @@ class TaskBasis:
 
     @property
     def controls(self) -> list[Mutant]:
-        return [m for m, r in self.screened if is_control(r)]
+        return [m for m, r in self.screened if control_fails(r)]
 
 
 @dataclass
@@ -90,14 +85,15 @@ class Validator:
             self.runs += 1
         return report
 
-    def _pool_run(self, units: list[_Unit], handle, label: str) -> None:
+    def _work(self, units: list[_Unit], handle: Callable[[_Unit, SandboxSession, Steps], None], label: str) -> None:
         if not units:
             return
         start = time.monotonic()
         total = sum(u.runs for u in units)
         progress = None if self.progress is None else (lambda done, _, note: self.progress(done, total, f"{label}: {note}"))
-        pool = SessionPool(self.sandbox, min(self.workers, len(units)), self.run_timeout_s, progress, total)
-        pool.run(units, lambda unit, session: handle(unit, session, pool))
+        step = Steps(total, progress)
+        work_on_tasks(self.sandbox, units, lambda unit, session: handle(unit, session, step),
+                      workers=min(self.workers, len(units)), run_timeout_s=self.run_timeout_s)
         self.seconds += time.monotonic() - start
 
     # --- phase 1 --------------------------------------------------------------------------
@@ -108,7 +104,7 @@ class Validator:
         bases: dict[str, TaskBasis] = {}
         lock = threading.Lock()
 
-        def handle(unit: _Unit, session: SandboxSession, pool: SessionPool) -> None:
+        def handle(unit: _Unit, session: SandboxSession, step: Steps) -> None:
             task = unit.task
             reference = task.reference_files()
             basis = TaskBasis(unit.source_task, task, self.test(task, reference, session))
@@ -119,10 +115,10 @@ class Validator:
                     basis.screened.append((m, self.test(task, m.apply(reference), session)))
             with lock:
                 bases[unit.source_task] = basis
-            pool.step(task.slug)
+            step(task.slug)
 
         units = [_Unit(task=t, runs=1, source_task=tid) for tid, t in tasks.items()]
-        self._pool_run(units, handle, "reference and mutants")
+        self._work(units, handle, "reference and mutants")
         return bases
 
     # --- phase 2 --------------------------------------------------------------------------
@@ -137,18 +133,18 @@ class Validator:
         for tid, group in by_task.items():
             # Candidates with the same header in a row: the test unit includes it, so it is
             # recompiled only when the header changes.
-            group = sorted(group, key=lambda c: (hash_files({k: v for k, v in c.files.items() if not k.endswith(".cpp")}), c.key))
+            group = sorted(group, key=lambda c: (hash_files({k: c.files[k] for k in headers(c.files)}), c.key))
             for i in range(0, len(group), _CHUNK):
                 chunk = group[i:i + _CHUNK]
                 units.append(_Unit(task=chunk[0].task, runs=len(chunk), source_task=tid, candidates=chunk))
 
-        def handle(unit: _Unit, session: SandboxSession, pool: SessionPool) -> None:
+        def handle(unit: _Unit, session: SandboxSession, step: Steps) -> None:
             basis = bases[unit.source_task]
             for c in unit.candidates:
                 self._verdict(c, basis, session)
-                pool.step(f"{c.slug} {'kept' if c.dropped is None else c.dropped.value}")
+                step(f"{c.slug} {'kept' if c.dropped is None else c.dropped.value}")
 
-        self._pool_run(units, handle, "candidates")
+        self._work(units, handle, "candidates")
 
     def _verdict(self, c: Candidate, basis: TaskBasis, session: SandboxSession) -> None:
         if not basis.reference.passed:
@@ -165,6 +161,6 @@ class Validator:
         reference = c.task.reference_files()
         for m in c.controls:
             report = self.test(c.task, m.apply(reference), session)
-            if not is_control(report):
+            if not control_fails(report):
                 c.drop(DropReason.control_passes, f"{m.describe()}: {describe(report)}")
                 return
