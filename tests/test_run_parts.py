@@ -12,7 +12,8 @@ import pytest
 from harness.agents.aider import load_profile
 from harness.contract import load_contract, render_test_output
 from harness.errors import BadInput
-from harness.gold import ChatServer, GoldModel, diff_answer, reference_answer, whole_answer
+from harness.editformat import render_diff as diff_answer, render_whole as whole_answer
+from harness.gold import ChatServer, GoldModel, reference_answer
 from harness.models import PLACEHOLDER_KEY, config_name, parse_model, validate
 from harness.records import Status, TestCaseResult, TestReport, TrialOutcome, TrialResult
 from harness.store import RESULT, RunFolder, atomic_write
