@@ -24,7 +24,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
-from .errors import BadInput, InfraError, InfraKind
+from .errors import BadInput, InfraError, InfraKind, invalid
 from .records import RunManifest, TrialResult
 
 MANIFEST = "manifest.json"
@@ -101,8 +101,7 @@ class RunFolder:
         try:
             return RunManifest.model_validate_json(self.manifest_path.read_bytes())
         except ValidationError as exc:
-            first = exc.errors()[0]
-            raise BadInput(f"{self.manifest_path}: not a run manifest ({'.'.join(map(str, first['loc']))}: {first['msg']})") from None
+            raise invalid(exc, f"{self.manifest_path}: not a run manifest") from None
 
     def read_record(self, name: str, model: type[BaseModel]) -> BaseModel:
         path = self.root / name
