@@ -14,10 +14,7 @@ from rich.table import Table
 
 from ..errors import BadInput
 from .app import app, console, err, handled
-
-
-def _split(text: str | None) -> list[str] | None:
-    return [p.strip() for p in text.split(",") if p.strip()] if text is not None else None
+from .options import comma_list
 
 
 def print_lineage(lineage) -> None:
@@ -71,7 +68,7 @@ def loop_cmd(
     from ..loop import load_loop_config, resume_loop, start_loop
 
     given = dict(suite=suite, base=base, init_adapter=init_adapter, iterations=iterations, trials=trials,
-                 tasks=_split(tasks), hold_out=_split(hold_out), bar=bar)
+                 tasks=comma_list(tasks), hold_out=comma_list(hold_out), bar=bar)
     given = {k: v for k, v in given.items() if v is not None}
     serve = {k: v for k, v in dict(backend=backend, port=port, device=device).items() if v is not None}
     if serve:
