@@ -12,7 +12,7 @@ import pytest
 
 from .conftest import HARNESS, free_port, harness
 
-
+# Above the run's own hour: on a fresh machine it first creates Aider's environment.
 pytestmark = [pytest.mark.slow, pytest.mark.docker, pytest.mark.timeout(3900)]
 
 
