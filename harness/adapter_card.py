@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from .errors import BadInput
+from .errors import BadInput, invalid
 from .fs import atomic_write
 from .hashing import hash_paths
 from .paths import bundled_dir, state_dir
@@ -191,10 +191,7 @@ def load_card(card_file: Path) -> AdapterCard:
     try:
         card = AdapterCard.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "card"
-        what = "missing" if first["type"] == "missing" else first["msg"].lower()
-        raise BadInput(f"{card_file}: {where}: {what}") from None
+        raise invalid(exc, str(card_file)) from None
     check_name(card.name)
     if card.name != card_file.stem:
         raise BadInput(f"{card_file}: card names adapter {card.name!r}; the file must be {card.name}.toml")

@@ -23,7 +23,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from .errors import BadInput
+from .errors import BadInput, invalid
 from .hashing import sha256_json
 from .paths import load_bundled_toml
 from .records import Status, TestReport
@@ -123,8 +123,7 @@ class PromptContract(BaseModel):
                 "texts_file": prompts.path, "texts_sha256": prompts.sha256,
             })
         except ValidationError as exc:
-            raise BadInput(f"{prompts.path}: its prompts do not fit contract {self.name} "
-                           f"({exc.errors()[0]['msg']})") from None
+            raise invalid(exc, f"{prompts.path}: its prompts do not fit contract {self.name}") from None
 
     # --- rendering ---------------------------------------------------------------------
 

@@ -1,23 +1,20 @@
-"""Answers in Aider's *whole* edit format, both ways: `render_whole` writes files as file
-listings (a file name line, then the whole content in a fenced block) and `parse_whole`
-reads a model's answer back into files exactly as Aider 0.86.2's whole-file coder applies
-it (`WholeFileCoder.get_edits`), so a completion scored in training is read as the agent
-would have written it to disk in evaluation. tests/test_editformat.py holds both to the
-real coder on answers chosen to tell them apart.
-
-The renderer is the gold model's (gold.py); it is re-exported here so the two directions
-are found and tested together."""
+"""Answers in Aider's edit formats. The *whole* format both ways: `render_whole` writes
+files as file listings (a file name line, then the whole content in a fenced block) and
+`parse_whole` reads a model's answer back into files exactly as Aider 0.86.2's whole-file
+coder applies it (`WholeFileCoder.get_edits`), so a completion scored in training is read
+as the agent would have written it to disk in evaluation. tests/test_editformat.py holds
+both to the real coder on answers chosen to tell them apart. `render_diff` writes the
+*diff* format's SEARCH/REPLACE blocks (the gold model answers in both)."""
 
 from __future__ import annotations
 
 from pathlib import PurePosixPath
-from typing import Iterable
+from typing import Iterable, Mapping
 
 from pydantic import BaseModel, ConfigDict
 
-from .gold import whole_answer as render_whole
+from .cpp_files import is_cpp_file
 
-__all__ = ["AIDER_FENCES", "ParsedAnswer", "choose_fence", "parse_whole", "render_whole"]
 
 # Aider's fences in the order it tries them; it uses the first that no line of the chat
 # files starts with, so the fence depends on what the files already hold.
@@ -116,3 +113,47 @@ def parse_whole(text: str, chat_files: Iterable[str] = (), fence: tuple[str, str
             if fsource == wanted and fname not in files:
                 files[fname] = "".join(content)
     return ParsedAnswer(files=files, unterminated=unterminated)
+
+
+# --- rendering --------------------------------------------------------------------------
+
+
+def _fence(contents: Mapping[str, str]) -> tuple[str, str]:
+    """Backticks as Aider picks them: longer than any run that starts a line in the files."""
+    ticks = 3
+    for text in contents.values():
+        for line in text.splitlines():
+            if line.startswith("`" * ticks):
+                ticks = len(line) - len(line.lstrip("`")) + 1
+    return "`" * ticks, "`" * ticks
+
+
+def _lang(name: str) -> str:
+    """The fence's language tag; Aider ignores it, a reader of the transcript sees it."""
+    if is_cpp_file(name):
+        return "cpp"
+    return "python" if PurePosixPath(name).suffix == ".py" else ""
+
+
+def _body(text: str) -> str:
+    return text if text.endswith("\n") else text + "\n"
+
+
+def render_whole(files: Mapping[str, str]) -> str:
+    """Every file as a *file listing*: its name on a line, then the whole content fenced."""
+    open_, close = _fence(files)
+    parts = [f"{name}\n{open_}{_lang(name)}\n{_body(text)}{close}\n" for name, text in files.items()]
+    return "\n".join(parts)
+
+
+def render_diff(current: Mapping[str, str], new: Mapping[str, str]) -> str:
+    """One SEARCH/REPLACE block per file, replacing its whole current content."""
+    open_, close = _fence({**current, **new})
+    parts = []
+    for name, text in new.items():
+        old = current.get(name, "")
+        parts.append(
+            f"{name}\n{open_}{_lang(name)}\n<<<<<<< SEARCH\n{_body(old) if old else ''}=======\n"
+            f"{_body(text)}>>>>>>> REPLACE\n{close}\n"
+        )
+    return "\n".join(parts)

@@ -5,6 +5,10 @@ is not an exception at all but an outcome recorded on the trial."""
 from __future__ import annotations
 
 from enum import Enum
+from typing import TYPE_CHECKING, Mapping
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
 
 class HarnessError(Exception):
@@ -13,6 +17,24 @@ class HarnessError(Exception):
 
 class BadInput(HarnessError):
     """The user gave something unusable. The CLI prints the message on one line, exit 2."""
+
+
+# Pydantic's words for the two complaints a user most often earns, said the harness's way.
+_COMPLAINTS = {"missing": "missing", "extra_forbidden": "unknown setting"}
+
+
+def invalid(exc: ValidationError, source: str | None = None, flags: Mapping[str, str] = {}) -> BadInput:
+    """A pydantic ValidationError as the one line of bad input it stands for: its first
+    complaint, and where. Read from a file (`source`: a path, `path:line`), the field's
+    dotted path in it; built from command-line options (no source), the field's flag,
+    which is the field's name with dashes unless `flags` names it."""
+    first = exc.errors()[0]
+    loc = [str(part) for part in first["loc"]]
+    msg = first["msg"].removeprefix("Value error, ")
+    what = _COMPLAINTS.get(first["type"], msg[:1].lower() + msg[1:])
+    if source is None:
+        return BadInput(f"--{flags.get(loc[0], loc[0]).replace('_', '-')}: {what}" if loc else what)
+    return BadInput(f"{source}: {'.'.join(loc) or 'top level'}: {what}")
 
 
 class InfraKind(str, Enum):

@@ -13,9 +13,9 @@ import asyncio
 import threading
 import time
 import uuid
-from pathlib import Path
-from typing import Callable, Mapping
+from typing import Callable
 
+from .editformat import render_diff, render_whole
 from .errors import BadInput
 from .task import Task
 
@@ -125,45 +125,7 @@ class ChatServer:
         self.stop()
 
 
-# --- answers in Aider's edit formats ----------------------------------------------------
-
-
-def _fence(contents: Mapping[str, str]) -> tuple[str, str]:
-    """Backticks as Aider picks them: longer than any run that starts a line in the files."""
-    ticks = 3
-    for text in contents.values():
-        for line in text.splitlines():
-            if line.startswith("`" * ticks):
-                ticks = len(line) - len(line.lstrip("`")) + 1
-    return "`" * ticks, "`" * ticks
-
-
-def _lang(name: str) -> str:
-    return {".h": "cpp", ".hpp": "cpp", ".cpp": "cpp", ".cc": "cpp", ".py": "python"}.get(Path(name).suffix, "")
-
-
-def _body(text: str) -> str:
-    return text if text.endswith("\n") else text + "\n"
-
-
-def whole_answer(files: Mapping[str, str]) -> str:
-    """Every file as a *file listing*: its name on a line, then the whole content fenced."""
-    open_, close = _fence(files)
-    parts = [f"{name}\n{open_}{_lang(name)}\n{_body(text)}{close}\n" for name, text in files.items()]
-    return "\n".join(parts)
-
-
-def diff_answer(current: Mapping[str, str], new: Mapping[str, str]) -> str:
-    """One SEARCH/REPLACE block per file, replacing its whole current content."""
-    open_, close = _fence({**current, **new})
-    parts = []
-    for name, text in new.items():
-        old = current.get(name, "")
-        parts.append(
-            f"{name}\n{open_}{_lang(name)}\n<<<<<<< SEARCH\n{_body(old) if old else ''}=======\n"
-            f"{_body(text)}>>>>>>> REPLACE\n{close}\n"
-        )
-    return "\n".join(parts)
+# --- the reference as an answer -------------------------------------------------------
 
 
 EDIT_FORMATS = ("whole", "diff")
@@ -172,10 +134,10 @@ EDIT_FORMATS = ("whole", "diff")
 def reference_answer(task: Task, edit_format: str) -> str:
     new = {name: data.decode() for name, data in task.reference_files().items()}
     if edit_format == "whole":
-        return whole_answer(new)
+        return render_whole(new)
     if edit_format == "diff":
         stubs = {name: data.decode() for name, data in task.stub_files().items()}
-        return diff_answer(stubs, new)
+        return render_diff(stubs, new)
     raise BadInput(f"the gold model has no answers in edit format {edit_format!r} (only {', '.join(EDIT_FORMATS)})")
 
 

@@ -2,10 +2,10 @@
 good test suite notices. Suite validation measures how many its tests kill; the repair
 curriculum uses the ones that compile and fail as broken starting points.
 
-The generator works on a token stream of each file, never on a parse tree: comments, string
-and character literals and preprocessor lines are tokens it never touches, and a few local
-heuristics (template angle brackets, declarations, braces that open code) keep most mutants
-compilable. A mutant that does not compile is not wrong, only useless; callers count it
+The generator works on a token stream of each file (cpp_lexer.py), never on a parse tree:
+comments, string and character literals and preprocessor lines are tokens it never
+touches, and a few local heuristics (template angle brackets, declarations, braces that
+open code) keep most mutants compilable. A mutant that does not compile is not wrong, only useless; callers count it
 apart."""
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from typing import Iterable, Mapping
 from pydantic import BaseModel, ConfigDict
 
 from .cpp_files import is_cpp_file
+from .cpp_lexer import CPP_KEYWORDS, CPP_TYPE_WORDS, Token, code_tokens, tokenize
 from .hashing import sha256_text
 
 
@@ -82,91 +83,6 @@ def _decode(data: bytes) -> str:
 
 def _encode(text: str) -> bytes:
     return text.encode("utf-8", errors="surrogateescape")
-
-
-# --- tokens ------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Token:
-    kind: str  # ident, number, punct, string, char, comment, pp
-    text: str
-    start: int
-
-    @property
-    def end(self) -> int:
-        return self.start + len(self.text)
-
-
-_PUNCT = sorted(
-    """>>= <<= <=> ->* ... :: -> ++ -- << >> <= >= == != && || += -= *= /= %= &= |= ^= .* ##
-    { } [ ] ( ) ; : , . ? ~ ! + - * / % ^ & | = < > #""".split(),
-    key=len, reverse=True,
-)
-_PREFIX = r"(?:u8|u|U|L)?"
-_SCANNERS = [
-    ("space", re.compile(r"\s+")),
-    ("comment", re.compile(r"//[^\n]*|/\*.*?(?:\*/|\Z)", re.S)),
-    ("rawstring", re.compile(_PREFIX + r'R"([^ ()\\\t\n]{0,16})\(.*?\)\1"', re.S)),
-    ("string", re.compile(_PREFIX + r'"(?:\\.|[^"\\\n])*"')),
-    ("char", re.compile(_PREFIX + r"'(?:\\.|[^'\\\n])+'")),
-    ("number", re.compile(r"(?:\d|\.\d)(?:[eEpP][+-]|'(?=\w)|[\w.])*")),
-    ("ident", re.compile(r"[A-Za-z_]\w*")),
-    ("punct", re.compile("|".join(re.escape(p) for p in _PUNCT))),
-]
-# A directive runs to the end of its line, continuation lines included.
-_DIRECTIVE = re.compile(r"#(?:\\\n|[^\n])*")
-
-
-def tokenize(text: str) -> list[Token]:
-    """Every token of the text except whitespace; a preprocessor directive is one token."""
-    tokens: list[Token] = []
-    i, n = 0, len(text)
-    line_start = True  # only whitespace since the last newline
-    while i < n:
-        if line_start and text[i] == "#":
-            m = _DIRECTIVE.match(text, i)
-            tokens.append(Token("pp", m.group(), i))
-            i = m.end()
-            continue
-        for kind, rx in _SCANNERS:
-            m = rx.match(text, i)
-            if m:
-                break
-        else:
-            # A stray character (a backtick, '@', a non-ASCII byte): keep it as itself.
-            m = re.compile(r".", re.S).match(text, i)
-            kind = "punct"
-        piece = m.group()
-        if kind == "space":
-            if "\n" in piece:
-                line_start = True
-        else:
-            tokens.append(Token("string" if kind == "rawstring" else kind, piece, i))
-            line_start = False
-        i = m.end()
-    return tokens
-
-
-def code_tokens(text: str) -> list[Token]:
-    """The tokens a compiler sees as code: no comments, no preprocessor lines."""
-    return [t for t in tokenize(text) if t.kind not in ("comment", "pp")]
-
-
-CPP_KEYWORDS = frozenset(
-    """alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t
-    char16_t char32_t class compl concept const consteval constexpr constinit const_cast
-    continue co_await co_return co_yield decltype default delete do double dynamic_cast else
-    enum explicit export extern false float for friend goto if inline int long mutable
-    namespace new noexcept not not_eq nullptr operator or or_eq private protected public
-    register reinterpret_cast requires return short signed sizeof static static_assert
-    static_cast struct switch template this thread_local throw true try typedef typeid
-    typename union unsigned using virtual void volatile wchar_t while xor xor_eq""".split()
-)
-CPP_TYPE_WORDS = frozenset(
-    "auto bool char char8_t char16_t char32_t const double float int long short signed "
-    "unsigned void volatile wchar_t constexpr static".split()
-)
 
 
 def _is_name(tok: Token | None) -> bool:

@@ -42,10 +42,10 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel, ValidationError
 
-from .errors import BadInput, InfraError, InfraKind
+from .errors import BadInput, InfraError, InfraKind, invalid
 from .fs import written_atomically
 from .records import RunManifest, TrialOutcome
-from .result_facts import one_line, read_rows
+from .result_facts import read_rows
 
 REQUIRED_COLUMNS = ("config", "task", "trial", "round1", "round2")
 # Every setting that can change a number; an outcomes file may give any of them per row.
@@ -159,7 +159,7 @@ def load_run(path: Path) -> Outcomes:
     try:
         manifest = RunManifest.model_validate_json(manifest_file.read_bytes())
     except ValidationError as exc:
-        raise BadInput(f"{manifest_file}: not a run manifest ({one_line(exc)})") from None
+        raise invalid(exc, f"{manifest_file}: not a run manifest") from None
 
     trials = trial_rows(path, manifest, needs=(*HEALTH_COLUMNS, "infra_kind"))
     if not (trials["rounds_recorded"] > 0).any():

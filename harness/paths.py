@@ -11,7 +11,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from .errors import BadInput
+from .errors import BadInput, invalid
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -66,6 +66,7 @@ def load_bundled_toml(kind: str, name_or_path: str, model: type[M], what: str) -
         data = tomllib.loads(path.read_text())
         data.setdefault("name", path.stem)
         return model.model_validate(data)
-    except (tomllib.TOMLDecodeError, ValidationError) as exc:
-        lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
-        raise BadInput(f"{path}: not a valid {what} ({' '.join(lines[:3])})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise BadInput(f"{path}: not a valid {what} (not valid TOML: {exc})") from None
+    except ValidationError as exc:
+        raise invalid(exc, f"{path}: not a valid {what}") from None

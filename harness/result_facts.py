@@ -18,7 +18,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from .errors import BadInput
+from .errors import invalid
 from .records import AgentCounters, TrialOutcome, TrialResult
 
 # Below this many files a worker process costs more to start than it saves.
@@ -59,12 +59,6 @@ class TrialFacts(_Facts):
     infra_error: _InfraFacts | None = None
 
     solved_by = TrialResult.solved_by
-
-
-def one_line(exc: ValidationError) -> str:
-    first = exc.errors()[0]
-    where = ".".join(str(p) for p in first["loc"]) or "(top)"
-    return f"{where}: {first['msg']}"
 
 
 def rounds_recorded(result: TrialFacts) -> int:
@@ -118,7 +112,7 @@ def _read_chunk(root: str, rels: list[str]) -> list[dict]:
         try:
             rows.append(facts_row(TrialFacts.model_validate_json(data)))
         except ValidationError as exc:
-            raise BadInput(f"{path}: not a trial result ({one_line(exc)})") from None
+            raise invalid(exc, f"{path}: not a trial result") from None
     return rows
 
 

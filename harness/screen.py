@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Iterable, Mapping
 
+from .cpp_lexer import strip_comments
 from .records import ScreenFlag
 
 # Catch2's public and internal macro names, and `main`.
@@ -56,43 +57,6 @@ RULES: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
          r"\bextern\s*\"C\""),
     )
 )
-
-
-def strip_comments(source: str) -> str:
-    """Comments blanked (newlines kept, so line numbers stay), string and character
-    literals kept: `"/proc"` in a string is exactly what the screen looks for."""
-    out: list[str] = []
-    i, n = 0, len(source)
-    while i < n:
-        c = source[i]
-        if source.startswith("//", i):
-            j = source.find("\n", i)
-            i = n if j < 0 else j
-        elif source.startswith("/*", i):
-            j = source.find("*/", i + 2)
-            j = n if j < 0 else j + 2
-            out.append("".join(ch if ch == "\n" else " " for ch in source[i:j]))
-            i = j
-        elif c == "R" and source.startswith('R"', i) and (i == 0 or not (source[i - 1].isalnum() or source[i - 1] == "_")):
-            m = re.match(r'R"([^()\\\s]{0,16})\(', source[i:])
-            if m is None:
-                out.append(c)
-                i += 1
-                continue
-            end = source.find(")" + m.group(1) + '"', i + m.end())
-            j = n if end < 0 else end + len(m.group(1)) + 2
-            out.append(source[i:j])
-            i = j
-        elif c in "\"'":
-            j = i + 1
-            while j < n and source[j] != c and source[j] != "\n":
-                j += 2 if source[j] == "\\" else 1
-            out.append(source[i:j + 1])
-            i = j + 1
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
 
 
 def logical_lines(text: str) -> Iterable[tuple[int, str]]:

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
-from .errors import BadInput
+from .errors import BadInput, invalid
 from .fs import empty_folder, remove, write_record
 from .records import RunManifest, TrialResult
 
@@ -79,8 +79,7 @@ class RunFolder:
         try:
             return RunManifest.model_validate_json(self.manifest_path.read_bytes())
         except ValidationError as exc:
-            first = exc.errors()[0]
-            raise BadInput(f"{self.manifest_path}: not a run manifest ({'.'.join(map(str, first['loc']))}: {first['msg']})") from None
+            raise invalid(exc, f"{self.manifest_path}: not a run manifest") from None
 
     def read_record(self, name: str, model: type[BaseModel]) -> BaseModel:
         path = self.root / name

@@ -16,7 +16,7 @@ from typing import Callable, Iterable, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from .errors import BadInput
+from .errors import BadInput, invalid
 from .fs import subfolders, written_folder
 from .hashing import sha256_bytes, sha256_json
 from .paths import bundled_dir, state_dir
@@ -158,9 +158,7 @@ def read_manifest(path: Path) -> SuiteManifest:
     except tomllib.TOMLDecodeError as exc:
         raise BadInput(f"{manifest_path}: not valid TOML ({exc})") from None
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "(top)"
-        raise BadInput(f"{manifest_path}: {where}: {first['msg']}") from None
+        raise invalid(exc, str(manifest_path)) from None
 
 
 def load_suite(path: Path | str, origin: str = "path") -> Suite:

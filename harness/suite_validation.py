@@ -24,7 +24,7 @@ from typing import Callable, Literal, Mapping, Protocol, Sequence, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from .errors import BadInput
+from .errors import BadInput, invalid
 from .fs import read_files, subfolders
 from .mutants import Mutant, count_test_cases, generate_mutants
 from .records import Record, Status, TestReport
@@ -298,8 +298,10 @@ def equivalent_notes(task: Task) -> list[EquivalentNote]:
     try:
         data = tomllib.loads(path.read_text())
         return [EquivalentNote.model_validate(e) for e in data.get("equivalent", [])]
-    except (tomllib.TOMLDecodeError, ValidationError) as exc:
-        raise BadInput(f"{path}: not a valid list of [[equivalent]] notes ({exc.__class__.__name__})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise BadInput(f"{path}: not a valid list of [[equivalent]] notes (not valid TOML: {exc})") from None
+    except ValidationError as exc:
+        raise invalid(exc, f"{path}: not a valid list of [[equivalent]] notes") from None
 
 
 def summarize_mutants(results: list[MutantResult], notes: list[EquivalentNote]) -> MutantSummary:

@@ -39,7 +39,7 @@ from typing import Any, Callable, Literal, Mapping, Sequence
 from pydantic import Field, ValidationError, model_validator
 
 from .cpp_files import headers
-from .errors import BadInput
+from .errors import BadInput, invalid
 from .fs import atomic_write, read_files
 from .hashing import hash_files, sha256_bytes
 from .paths import cache_dir
@@ -126,9 +126,7 @@ def load_spec(task: Task) -> VerifierSpec | None:
     try:
         return VerifierSpec.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "file"
-        raise BadInput(f"{path}: {where}: {first['msg']}") from None
+        raise invalid(exc, str(path)) from None
 
 
 # --- the reward -------------------------------------------------------------------------

@@ -119,7 +119,7 @@ def build_short_sighted_model(out: Path) -> Path:
     """The tiny model, with SHORT_TEMPLATE as its chat template."""
     from transformers import AutoTokenizer
 
-    from harness.tinymodel import build_tiny_model
+    from tests.tinymodel import build_tiny_model
 
     base = build_tiny_model(out)
     tokenizer = AutoTokenizer.from_pretrained(base)

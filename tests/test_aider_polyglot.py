@@ -16,7 +16,7 @@ import pytest
 from harness.aider_checkout import read_prompts
 from harness.contract import AIDER_TIMEOUT_TEXT, load_contract
 from harness.errors import BadInput
-from harness.gold import whole_answer
+from harness.editformat import render_whole as whole_answer
 from harness.records import ModelCall, RoundTrajectory, RunManifest, Status, TestReport, TrialOutcome, TrialResult
 from harness.runner import RunConfig, run
 from harness.task import load_task

@@ -30,7 +30,7 @@ from harness.train.data import load_grpo
 from .loop_support import build_short_sighted_model, sft_square, write_sft_data, write_toy_suite
 from .train_support import HARNESS, free_port, harness, private_state
 
-pytestmark = [pytest.mark.slow, pytest.mark.docker]
+pytestmark = [pytest.mark.slow, pytest.mark.docker, pytest.mark.timeout(3600)]
 
 
 @dataclass

@@ -13,7 +13,7 @@ import pytest
 
 from harness.agents.aider import AgentChat, AiderAgent, DriverPool, load_profile
 from harness.errors import InfraError, InfraKind
-from harness.gold import whole_answer
+from harness.editformat import render_whole as whole_answer
 from harness.task import load_task
 
 from .conftest import GOLDEN

@@ -12,8 +12,9 @@ import pytest
 from harness.agents.aider import load_profile
 from harness.contract import load_contract, render_test_output
 from harness.errors import BadInput
+from harness.editformat import render_diff as diff_answer, render_whole as whole_answer
 from harness.fs import atomic_write
-from harness.gold import ChatServer, GoldModel, diff_answer, reference_answer, whole_answer
+from harness.gold import ChatServer, GoldModel, reference_answer
 from harness.models import PLACEHOLDER_KEY, config_name, parse_model
 from harness.models import check_access as validate
 from harness.records import (

@@ -18,7 +18,7 @@ from harness.records import TrialOutcome, TrialResult
 from .conftest import interruptible
 from .run_support import make_suite
 
-pytestmark = [pytest.mark.slow, pytest.mark.docker]
+pytestmark = [pytest.mark.slow, pytest.mark.docker, pytest.mark.timeout(1800)]
 
 HARNESS = Path(sys.executable).parent / "harness"
 TRIALS = 5

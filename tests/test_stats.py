@@ -9,7 +9,6 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import stats as scipy_stats
 
 from harness import stats
 from harness.errors import BadInput
@@ -97,6 +96,8 @@ def test_a_one_round_run_has_no_two_round_numbers():
 def test_all_or_nothing_tasks_give_the_task_bootstrap_scipy_computes():
     """When every task's trials agree, trial noise is nil and the two-level bootstrap is the
     plain task bootstrap; its levels are widened by Student's t for N - 1 degrees of freedom."""
+    from scipy import stats as scipy_stats  # about 1.5 s to import: only where a test needs it
+
     rng = np.random.default_rng(7)
     c = rng.integers(0, 2, 26) * 4
     n = np.full(26, 4)
@@ -111,6 +112,8 @@ def test_all_or_nothing_tasks_give_the_task_bootstrap_scipy_computes():
 
 @pytest.mark.parametrize("df", [1, 2, 3, 4, 7, 8, 25, 99, 199, 200, 1000])
 def test_student_t_quantile_matches_scipy(df):
+    from scipy import stats as scipy_stats  # about 1.5 s to import: only where a test needs it
+
     for p in (0.975, 0.99, 0.6):
         assert stats.student_t_quantile(p, df) == pytest.approx(scipy_stats.t.ppf(p, df), rel=1e-8)
 
@@ -124,6 +127,8 @@ def test_both_targets_against_their_exact_distributions():
     """The exact bootstrap distributions by convolution: the fixed-task one is the sum of
     each task's binomial redraw; the two-level one is N independent draws from the mixture
     of the tasks' redraws."""
+    from scipy import stats as scipy_stats  # about 1.5 s to import: only where a test needs it
+
     n = np.array([4, 4, 4, 4, 4, 4, 4, 4, 4, 4])
     c = np.array([0, 0, 0, 1, 2, 2, 3, 4, 4, 4])
     grid = np.arange(0, 4 * len(n) + 1) / 4
@@ -316,6 +321,8 @@ def test_stratified_test_against_enumeration(case):
 
 
 def test_one_task_stratified_test_is_fishers_central_test():
+    from scipy import stats as scipy_stats  # about 1.5 s to import: only where a test needs it
+
     for cb, cn in [(0, 3), (1, 4), (2, 2), (4, 0)]:
         less = scipy_stats.fisher_exact([[cn, 4 - cn], [cb, 4 - cb]], alternative="less").pvalue
         greater = scipy_stats.fisher_exact([[cn, 4 - cn], [cb, 4 - cb]], alternative="greater").pvalue

@@ -163,7 +163,7 @@ def test_cli_bad_input_is_one_line_and_exit_2(tmp_path, monkeypatch, args, messa
 
 @pytest.mark.slow
 def test_sft_whose_answers_all_lie_beyond_max_length_is_one_line(tmp_path):
-    from harness.tinymodel import build_tiny_model
+    from tests.tinymodel import build_tiny_model
 
     from .train_support import CPU, private_state, write_toy_curriculum
 

@@ -27,7 +27,7 @@ def state(tmp_path_factory):
 
 
 def test_grpo_with_the_cpp_verifier_scores_garbage_minus_one_with_statuses(docker_sandbox, curriculum, state, tmp_path):
-    from harness.tinymodel import build_tiny_model
+    from tests.tinymodel import build_tiny_model
 
     base = build_tiny_model(tmp_path / "base")
     runs = tmp_path / "runs"

@@ -33,7 +33,7 @@ UPDATES = 30
 def world(tmp_path_factory):
     """A tiny base model, a toy curriculum rewarding `green`, a private card folder, and an
     SFT adapter that writes answer listings."""
-    from harness.tinymodel import build_tiny_model
+    from tests.tinymodel import build_tiny_model
 
     root = tmp_path_factory.mktemp("train")
     with private_state(root / "state"):

@@ -20,7 +20,7 @@ from harness.testrun import run_tests, linked_test_main
 from .conftest import make_backend
 from .upstream_layout import upstream_copy
 
-pytestmark = [pytest.mark.docker, pytest.mark.slow]
+pytestmark = [pytest.mark.docker, pytest.mark.slow, pytest.mark.timeout(1800)]
 
 FIXED26 = bundled_dir("suites") / "fixed26"
 

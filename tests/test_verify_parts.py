@@ -14,7 +14,8 @@ from harness.probe import driver_source, parse_call
 from harness.probe.compare import (Comparison, approx_equal, assertion_holds, call_matches, random_sides, same,
                                    same_unordered)
 from harness.probe.stream import read_stream
-from harness.screen import screen, strip_comments
+from harness.cpp_lexer import strip_comments
+from harness.screen import screen
 from harness.task import load_task
 from harness.verify import CheckOutcome, load_spec, reward
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from harness.gold import whole_answer
+from harness.editformat import render_whole as whole_answer
 from harness.records import RoundTrajectory, Sampling, TestReport
 from harness.runner import RunConfig, run
 from harness.task import load_task
@@ -108,6 +108,7 @@ def _check_grid(driver) -> None:
     assert "openai-base 1 2 0.50 (50.0%)" in headline and "1.00 (100.0%)" in headline
 
 
+@pytest.mark.timeout(1800)  # installing Chromium on first use may take 25 minutes
 def test_the_viewer_in_the_browser(view_run, served, browser, tmp_path):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select

@@ -11,7 +11,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from fastapi.testclient import TestClient
 
 from harness.curriculum.records import (
     BuildOptions, ContractRef, CurriculumManifest, CurriculumSummary, RepairRecord, RunOrigin,
@@ -108,6 +107,8 @@ def test_a_lineage_and_a_curriculum_in_the_browser(world, browser, tmp_path):
 
 
 def test_the_server_answers_pages_and_refuses_the_rest(world):
+    from fastapi.testclient import TestClient
+
     site = load_site(["l1", str(world / "curricula" / "rep1")], world / "runs")
     client = TestClient(create_app(site))
     page = client.get("/lineage/l1.html")

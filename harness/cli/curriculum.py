@@ -11,28 +11,44 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
+from ..curriculum.config import BuildConfig, CurriculumSettings, SynthConfig
+from ..curriculum.taxonomy import FailureKind
 from ..errors import BadInput
 from .app import app, console, err, handled
+from .options import comma_list, default, from_options
 
 curriculum_app = typer.Typer(no_args_is_help=True, help="Repair curricula: build from runs, synth from mutants, show.")
 app.add_typer(curriculum_app, name="curriculum")
 
-_MAX = typer.Option(4, "--max-per-task", min=1, help="at most this many repair tasks per suite task and failure kind")
+# Defaults are the config models' own, and so are the bounds (checked by from_options).
+_MAX = typer.Option(default(CurriculumSettings, "max_per_task"), "--max-per-task",
+                    help="at most this many repair tasks per suite task and failure kind")
 _KINDS = typer.Option(None, "--failure-kinds", help="comma-separated failure kinds to keep (default: all)")
-_SEED = typer.Option(0, help="seed of every sample: near-duplicates, the per-task cap, mutant screening")
+_SEED = typer.Option(default(CurriculumSettings, "seed"),
+                     help="seed of every sample: near-duplicates, the per-task cap, mutant screening")
 _HOLD = typer.Option(None, "--hold-out", help="comma-separated suite tasks (slug or suite/slug) kept out entirely")
 _ROOT = typer.Option(None, help="the folder curricula go in (default: ./curricula)")
-_CONTROLS = typer.Option(2, min=0, help="mutants of the reference kept as faulty controls of each repair task")
-_CONTRACT = typer.Option("repair", help="the prompt contract of the repair instructions and training prompts")
-_SANDBOX = typer.Option("auto", help="docker, local, or auto")
-_WORKERS = typer.Option(None, min=1, help="parallel sandbox sessions (default: one per core)")
-_TIMEOUT = typer.Option(10.0, "--timeout", min=0.1, help="seconds for one run of a test binary during validation")
+_CONTROLS = typer.Option(default(CurriculumSettings, "controls"),
+                         help="mutants of the reference kept as faulty controls of each repair task")
+_CONTRACT = typer.Option(default(CurriculumSettings, "contract"),
+                         help="the prompt contract of the repair instructions and training prompts")
+_SANDBOX = typer.Option(default(CurriculumSettings, "sandbox"), help="docker, local, or auto")
+_WORKERS = typer.Option(None, help="parallel sandbox sessions (default: one per core)")
+_TIMEOUT = typer.Option(default(CurriculumSettings, "run_timeout_s"), "--timeout",
+                        help="seconds for one run of a test binary during validation")
 _REPLACE = typer.Option(False, help="overwrite a curriculum of the same name")
 _JSON = typer.Option(False, "--json", help="print the manifest as JSON")
+# The config's fields that are not spelled as their option.
+_FLAGS = {"run_timeout_s": "timeout"}
 
 
-def _split(text: str | None) -> list[str]:
-    return [p.strip() for p in (text or "").split(",") if p.strip()]
+def parse_kinds(text: str | None) -> list[FailureKind] | None:
+    known = {k.value: k for k in FailureKind}
+    names = comma_list(text) or []
+    unknown = next((name for name in names if name not in known), None)
+    if unknown is not None:
+        raise BadInput(f"unknown failure kind {unknown!r}; known: {', '.join(known)}")
+    return [known[name] for name in names] or None
 
 
 def _bar() -> Progress:
@@ -68,9 +84,10 @@ def curriculum_build(
     seed: int = _SEED,
     hold_out: Optional[str] = _HOLD,
     root: Optional[Path] = _ROOT,
-    runs_dir: Path = typer.Option(Path("runs"), help="where run ids are looked up"),
+    runs_dir: Path = typer.Option(default(BuildConfig, "runs_dir"), help="where run ids are looked up"),
     controls: int = _CONTROLS,
-    mutants_per_task: int = typer.Option(8, min=0, help="mutants screened per suite task to find the controls"),
+    mutants_per_task: int = typer.Option(default(BuildConfig, "mutants_per_task"),
+                                         help="mutants screened per suite task to find the controls"),
     contract: str = _CONTRACT,
     sandbox: str = _SANDBOX,
     workers: Optional[int] = _WORKERS,
@@ -80,15 +97,14 @@ def curriculum_build(
     """Every round whose tests failed becomes a candidate repair task: near-duplicates
     collapse, each is validated in the sandbox, at most K per task and failure kind are
     kept. Exit 1 when none is kept."""
-    from ..curriculum import BuildConfig, build_from_runs
-    from ..curriculum.candidates import parse_kinds
+    from ..curriculum import build_from_runs
 
-    config = BuildConfig(
+    config = from_options(BuildConfig, dict(
         runs=runs, out=out, root=root, runs_dir=runs_dir, max_per_task=max_per_task,
-        failure_kinds=parse_kinds(failure_kinds), seed=seed, hold_out=_split(hold_out), controls=controls,
+        failure_kinds=parse_kinds(failure_kinds), seed=seed, hold_out=comma_list(hold_out) or [], controls=controls,
         mutants_per_task=mutants_per_task, contract=contract, sandbox=sandbox, workers=workers,
         run_timeout_s=timeout, replace=replace,
-    )
+    ), _FLAGS)
     _run(build_from_runs, config)
 
 
@@ -104,7 +120,8 @@ def curriculum_synth(
     hold_out: Optional[str] = _HOLD,
     root: Optional[Path] = _ROOT,
     controls: int = _CONTROLS,
-    mutants_per_task: int = typer.Option(24, min=1, help="mutants of each reference screened as starting points"),
+    mutants_per_task: int = typer.Option(default(SynthConfig, "mutants_per_task"),
+                                         help="mutants of each reference screened as starting points"),
     contract: str = _CONTRACT,
     sandbox: str = _SANDBOX,
     workers: Optional[int] = _WORKERS,
@@ -113,15 +130,14 @@ def curriculum_synth(
 ):
     """Repair tasks from the suite's own references: each mutant that builds and fails a
     test is a starting point, validated like a run's. Exit 1 when none is kept."""
-    from ..curriculum import SynthConfig, synthesize
-    from ..curriculum.candidates import parse_kinds
+    from ..curriculum import synthesize
 
-    config = SynthConfig(
-        suite=suite, tasks=_split(tasks) or None, out=out, root=root, max_per_task=max_per_task,
-        failure_kinds=parse_kinds(failure_kinds), seed=seed, hold_out=_split(hold_out), controls=controls,
+    config = from_options(SynthConfig, dict(
+        suite=suite, tasks=comma_list(tasks) or None, out=out, root=root, max_per_task=max_per_task,
+        failure_kinds=parse_kinds(failure_kinds), seed=seed, hold_out=comma_list(hold_out) or [], controls=controls,
         mutants_per_task=mutants_per_task, contract=contract, sandbox=sandbox, workers=workers,
         run_timeout_s=timeout, replace=replace,
-    )
+    ), _FLAGS)
     _run(synthesize, config)
 
 

@@ -13,11 +13,9 @@ from rich.console import Console
 from rich.table import Table
 
 from ..errors import BadInput
+from ..serve.launch import ServeSettings
 from .app import app, console, err, handled
-
-
-def _split(text: str | None) -> list[str] | None:
-    return [p.strip() for p in text.split(",") if p.strip()] if text is not None else None
+from .options import comma_list, default
 
 
 def print_lineage(lineage) -> None:
@@ -54,8 +52,10 @@ def loop_cmd(
     bar: Optional[float] = typer.Option(None, help="pre-registered minimum gain in tasks over the previous iteration, on held-in and held-out tasks separately; the loop stops when it fails twice in a row"),
     synth: Optional[bool] = typer.Option(None, "--synth/--no-synth", help="add repair tasks made from mutants of the references in the first iteration"),
     config: Optional[Path] = typer.Option(None, "--config", help="TOML: any option above, and tables eval, curriculum, serve, train (lora, grpo, runtime)"),
-    backend: Optional[str] = typer.Option(None, help="serving backend for evaluations: vllm (default) or local"),
-    port: Optional[int] = typer.Option(None, help="port of the server each evaluation starts (default: 8000)"),
+    backend: Optional[str] = typer.Option(None, help="serving backend for evaluations: vllm or local "
+                                          f"(default: {default(ServeSettings, 'backend')})"),
+    port: Optional[int] = typer.Option(None, help="port of the server each evaluation starts "
+                                       f"(default: {default(ServeSettings, 'port')})"),
     device: Optional[str] = typer.Option(None, help="local backend: cpu, cuda or auto"),
     loop_id: Optional[str] = typer.Option(None, "--loop-id", help="name the loop (default: timestamp and random suffix)"),
     resume: Optional[str] = typer.Option(None, help="continue loop ID from where it stopped"),
@@ -72,7 +72,7 @@ def loop_cmd(
     from ..loop.orchestrator import resume_loop, start_loop
 
     given = dict(suite=suite, base=base, init_adapter=init_adapter, iterations=iterations, trials=trials,
-                 tasks=_split(tasks), hold_out=_split(hold_out), bar=bar)
+                 tasks=comma_list(tasks), hold_out=comma_list(hold_out), bar=bar)
     given = {k: v for k, v in given.items() if v is not None}
     serve = {k: v for k, v in dict(backend=backend, port=port, device=device).items() if v is not None}
     if serve:

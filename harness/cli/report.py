@@ -22,20 +22,15 @@ _ACCOUNTING_HELP = ("harness (default): infrastructure errors count nowhere; aid
 
 
 def _options(cohort, resamples, seed, round_no=2, bar=None, interval="tasks", accounting="harness"):
-    from pydantic import ValidationError
-
     from ..errors import BadInput
     from ..report import ReportOptions
     from ..stats import parse_cohort
+    from .options import from_options
 
     if interval not in ("tasks", "trials"):
         raise BadInput(f"--interval {interval}: expected tasks or trials")
-    try:
-        return ReportOptions(cohort=parse_cohort(cohort), resamples=resamples, seed=seed, round=round_no, bar=bar,
-                             interval=interval, accounting=accounting)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        raise BadInput(f"--{first['loc'][0]}: {first['msg']}") from None
+    return from_options(ReportOptions, dict(cohort=parse_cohort(cohort), resamples=resamples, seed=seed, round=round_no,
+                                            bar=bar, interval=interval, accounting=accounting))
 
 
 def _sources(sources, outcomes, aider):

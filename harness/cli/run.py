@@ -12,7 +12,10 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
+from ..records import Sampling
+from ..runner import RunConfig
 from .app import app, console, err, handled
+from .options import comma_list, default, from_options
 
 
 class RunProgress:
@@ -85,25 +88,29 @@ def print_summary(out: Console, summary) -> None:
     out.print(f"results: {summary.run_dir}", markup=False, highlight=False)
 
 
+def _default(field: str) -> str:
+    return f"(default: {default(RunConfig, field)})"
+
+
 @app.command("run")
 @handled
 def run_cmd(
     model: list[str] = typer.Option([], "--model", "-m", help="litellm model string, local/<adapter>, or gold; repeat for several configs"),
-    suite: Optional[str] = typer.Option(None, help="suite name or folder (default: fixed26)"),
+    suite: Optional[str] = typer.Option(None, help=f"suite name or folder {_default('suite')}"),
     api_base: Optional[str] = typer.Option(None, "--api-base", help="base URL of an OpenAI-compatible server (with openai/<name>)"),
     tasks: Optional[str] = typer.Option(None, help="comma-separated task slugs (default: the whole suite)"),
-    trials: Optional[int] = typer.Option(None, help="trials per task (default: 4)"),
-    rounds: Optional[int] = typer.Option(None, help="rounds per trial: 1 + feedback rounds (default: 2)"),
+    trials: Optional[int] = typer.Option(None, help=f"trials per task {_default('trials')}"),
+    rounds: Optional[int] = typer.Option(None, help=f"rounds per trial: 1 + feedback rounds {_default('rounds')}"),
     workers: Optional[int] = typer.Option(None, help="trials run at once (default: number of cores)"),
-    agent: Optional[str] = typer.Option(None, help="agent profile name (agents/*.toml) or path (default: aider-whole)"),
+    agent: Optional[str] = typer.Option(None, help=f"agent profile name (agents/*.toml) or path {_default('agent')}"),
     contract: Optional[str] = typer.Option(None, help="prompt contract name (prompt_contracts/*.toml) or path (default: the profile's, else original)"),
     aider_checkout: Optional[Path] = typer.Option(None, "--aider-checkout", help="your Aider checkout, for contracts that take Aider's benchmark prompts from it (default: $HARNESS_AIDER_CHECKOUT)"),
     temperature: Optional[float] = typer.Option(None, help="sampling temperature (Aider's default: 0)"),
     top_p: Optional[float] = typer.Option(None, "--top-p"),
     max_tokens: Optional[int] = typer.Option(None, "--max-tokens"),
     seed: Optional[int] = typer.Option(None, help="sampling seed, where the server honours it"),
-    sandbox: Optional[str] = typer.Option(None, help="docker, local, or auto (default: auto)"),
-    runs_dir: Optional[Path] = typer.Option(None, "--runs-dir", help="where runs go (default: runs)"),
+    sandbox: Optional[str] = typer.Option(None, help=f"docker, local, or auto {_default('sandbox')}"),
+    runs_dir: Optional[Path] = typer.Option(None, "--runs-dir", help=f"where runs go {_default('runs_dir')}"),
     run_id: Optional[str] = typer.Option(None, "--run-id", help="name the run (default: timestamp and random suffix)"),
     resume: Optional[str] = typer.Option(None, help="continue RUN_ID: rerun only trials without a finished result"),
     retry_harness_errors: bool = typer.Option(False, "--retry-harness-errors", help="with --resume: rerun trials a bug of the harness ended too (once it is fixed)"),
@@ -112,29 +119,22 @@ def run_cmd(
 ):
     """Evaluate models on a suite: Aider answers each task, the tests run in the sandbox, a
     failed round gets the test output back; each task once per trial."""
-    from pydantic import ValidationError
+    from ..runner import run
 
-    from ..errors import BadInput
-    from ..records import Sampling
-    from ..runner import RunConfig, run
-
+    # Only the options given go into the config, its own defaults stand for the rest: a
+    # resumed run takes them from its manifest, and refuses those that change what it computes.
     given = dict(
         suite=suite, api_base=api_base, trials=trials, rounds=rounds, workers=workers, agent=agent,
-        contract=contract, aider_checkout=aider_checkout, sandbox=sandbox, runs_dir=runs_dir, run_id=run_id, resume=resume,
-        retry_harness_errors=retry_harness_errors or None,
-        tasks=[t for t in tasks.split(",") if t.strip()] if tasks is not None else None,
+        contract=contract, aider_checkout=aider_checkout, sandbox=sandbox, runs_dir=runs_dir, run_id=run_id,
+        resume=resume, retry_harness_errors=retry_harness_errors or None, tasks=comma_list(tasks),
         models=model or None,
     )
     sampling = {k: v for k, v in dict(temperature=temperature, top_p=top_p, max_tokens=max_tokens, seed=seed).items()
                 if v is not None}
     if sampling:
-        given["sampling"] = Sampling(**sampling)
-    try:
-        config = RunConfig(**{k: v for k, v in given.items() if v is not None}, dry_run=dry_run,
-                           command_line=["harness", *sys.argv[1:]])
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        raise BadInput(f"--{str(first['loc'][0]).replace('_', '-')}: {first['msg']}") from None
+        given["sampling"] = from_options(Sampling, sampling)
+    config = from_options(RunConfig, {**{k: v for k, v in given.items() if v is not None}, "dry_run": dry_run,
+                                      "command_line": ["harness", *sys.argv[1:]]}, {"models": "model"})
 
     notice = lambda m: err.print(m, markup=False, highlight=False)  # noqa: E731
     progress = RunProgress(err) if not as_json else None

@@ -79,7 +79,7 @@ def test_cmd(
     as_json: bool = typer.Option(False, "--json", help="print the TestReport as JSON"),
 ):
     """Build and test one solution in the sandbox and print the report."""
-    from ..report_view import print_test_report
+    from .testreport_table import print_test_report
     from ..sandbox import make_sandbox
     from ..task import load_task
     from ..testrun import run_tests

@@ -12,7 +12,9 @@ import typer
 from rich.table import Table
 
 from ..errors import BadInput
+from ..serve.launch import ServeSettings
 from .app import app, console, err, handled
+from .options import default, from_options
 
 serve_app = typer.Typer(
     help="Serve a base model and LoRA adapters behind one OpenAI-compatible endpoint. "
@@ -34,37 +36,34 @@ def serve(
     base: Optional[str] = typer.Option(None, help="base model: hub id or local folder"),
     adapter: List[str] = typer.Option([], help="adapter card name to serve (repeatable)"),
     backend: str = typer.Option(
-        "vllm", help="vllm, or local: the harness's transformers + peft server, for small models, "
-        "development and machines without vLLM (CPU or GPU, one request at a time)"),
-    port: int = typer.Option(8000, help="port to listen on"),
-    host: str = typer.Option("127.0.0.1", help="address to listen on"),
-    gpus: int = typer.Option(1, help="GPUs for vLLM (tensor-parallel size; passed to its container)"),
+        default(ServeSettings, "backend"), help="vllm, or local: the harness's transformers + peft server, for small "
+        "models, development and machines without vLLM (CPU or GPU, one request at a time)"),
+    port: int = typer.Option(default(ServeSettings, "port"), help="port to listen on"),
+    host: str = typer.Option(default(ServeSettings, "host"), help="address to listen on"),
+    gpus: int = typer.Option(default(ServeSettings, "gpus"), help="GPUs for vLLM (tensor-parallel size; passed to its container)"),
     served_name: Optional[str] = typer.Option(None, help="the base model's name on the endpoint (default: --base)"),
     max_lora_rank: Optional[int] = typer.Option(None, help="reserve room for adapters loaded later (default: largest served rank)"),
     max_loras: Optional[int] = typer.Option(None, help="vLLM: adapters in one batch (default: all served)"),
     max_cpu_loras: Optional[int] = typer.Option(None, help="vLLM: adapters cached in CPU memory (default: --max-loras)"),
-    runtime: str = typer.Option("auto", help="vLLM: process (its own `vllm` executable), container, or auto"),
+    runtime: str = typer.Option(default(ServeSettings, "runtime"), help="vLLM: process (its own `vllm` executable), container, or auto"),
     vllm_bin: Optional[str] = typer.Option(None, help="the `vllm` executable of vLLM's own environment (or $HARNESS_VLLM)"),
-    image: str = typer.Option("vllm/vllm-openai:latest", help="vLLM container image for --runtime container"),
-    device: str = typer.Option("auto", help="local backend: cpu, cuda, cuda:N or auto"),
-    health_timeout: float = typer.Option(900.0, help="seconds to wait for /health"),
+    image: str = typer.Option(default(ServeSettings, "image"), help="vLLM container image for --runtime container"),
+    device: str = typer.Option(default(ServeSettings, "device"), help="local backend: cpu, cuda, cuda:N or auto"),
+    health_timeout: float = typer.Option(default(ServeSettings, "health_timeout_s"), help="seconds to wait for /health"),
 ):
     """Start a server in the background and record its endpoint."""
     if ctx.invoked_subcommand is not None:
         return
-    from ..serve.launch import LaunchOptions, spec_from_cards, start_server
+    from ..serve.launch import start_server
 
     if base is None:
         raise BadInput("--base is required to start a server (or: harness serve status | stop)")
-    if backend not in ("vllm", "local"):
-        raise BadInput(f"--backend {backend!r}: use vllm or local")
-    if runtime not in ("auto", "process", "container"):
-        raise BadInput(f"--runtime {runtime!r}: use auto, process or container")
-    spec = spec_from_cards(base, adapter, served_name=served_name, host=host, port=port, gpus=gpus,
-                           max_lora_rank=max_lora_rank, max_loras=max_loras, max_cpu_loras=max_cpu_loras)
-    options = LaunchOptions(backend=backend, runtime=runtime, device=device, vllm_bin=vllm_bin, image=image,
-                            health_timeout_s=health_timeout)
-    record = start_server(spec, options, log=_say)
+    settings = from_options(ServeSettings, dict(
+        backend=backend, port=port, host=host, gpus=gpus, served_name=served_name, max_lora_rank=max_lora_rank,
+        max_loras=max_loras, max_cpu_loras=max_cpu_loras, runtime=runtime, vllm_bin=vllm_bin, image=image,
+        device=device, health_timeout_s=health_timeout,
+    ), {"health_timeout_s": "health_timeout"})
+    record = start_server(settings.spec(base, adapter), settings.launch_options(), log=_say)
     served = ", ".join(record.adapters) or "no adapters"
     console.print(f"serving {record.served_name} ({served}) at {record.api_base} [{record.backend}, {record.runtime}]",
                   markup=False, highlight=False)

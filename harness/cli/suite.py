@@ -13,6 +13,7 @@ from rich.table import Table
 
 from ..errors import BadInput
 from .app import app, console, err, handled
+from .options import comma_list
 
 suite_app = typer.Typer(no_args_is_help=True, help="Task suites: list, show, validate, import.")
 app.add_typer(suite_app, name="suite")
@@ -150,7 +151,7 @@ def suite_validate(
     from ..suite_validation import validate_suite
 
     s = find_suite(name)
-    selected = [x for x in tasks.split(",")] if tasks else None
+    selected = comma_list(tasks) or None
     if selected is not None:
         s.select(selected)
     if out is None and mutants:

@@ -27,18 +27,12 @@ def view_cmd(
 
     Served on http://HOST:PORT/ until Ctrl-C; with --out, written as files that open
     without a server."""
-    from pydantic import ValidationError
-
-    from ..errors import BadInput
     from ..view.server import ViewRequest, prepare, serve
+    from .options import from_options
     from .report import _options
 
-    try:
-        request = ViewRequest(sources=sources, runs_dir=runs_dir, host=host, port=port,
-                              options=_options(None, resamples, seed))
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        raise BadInput(f"--{first['loc'][0]}: {first['msg']}") from None
+    request = from_options(ViewRequest, dict(sources=sources, runs_dir=runs_dir, host=host, port=port,
+                                             options=_options(None, resamples, seed)))
     if out is not None:
         from ..view.static import export_site
 

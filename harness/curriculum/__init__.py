@@ -7,12 +7,25 @@ and exported for training.
     normalize.py    near-duplicates: normal forms of code and their hash
     validation.py   the sandbox checks, in parallel
     exports.py      repair task folders, the suite, sft.jsonl and grpo.jsonl
+    config.py       what a curriculum is built with: settings, build's and synth's configs
     build.py        the two commands' work: build (from runs) and synth (from mutants)
     records.py      what is written: manifest, repair records, candidates
 """
 
-from .build import BuildConfig, Built, SynthConfig, build_from_runs, default_root, synthesize
+from .config import BuildConfig, CurriculumSettings, SynthConfig, default_root
 from .taxonomy import FailureKind, classify
 
-__all__ = ["BuildConfig", "Built", "FailureKind", "SynthConfig", "build_from_runs", "classify", "default_root",
-           "synthesize"]
+_BUILD = ("Built", "build_from_runs", "synthesize")
+
+
+def __getattr__(name: str):
+    # The work of build and synth brings the sandbox, the suite loader and validation with
+    # it; the CLI reads the configs (its options' defaults) on every command, without them.
+    if name in _BUILD:
+        from . import build
+
+        return getattr(build, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+__all__ = ["BuildConfig", "Built", "CurriculumSettings", "FailureKind", "SynthConfig", "build_from_runs", "classify",
+           "default_root", "synthesize"]

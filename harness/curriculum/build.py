@@ -14,16 +14,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from pydantic import BaseModel, ConfigDict, Field
-
 from .. import __version__
 from ..contract import load_contract
 from ..errors import BadInput
 from ..sandbox import make_sandbox
 from ..store import utc_now
 from ..suite import find_suite
-from ..train.data import curriculum_roots
 from .candidates import Candidate, HoldOut, from_mutant, from_run, open_run, select_kinds
+from .config import BuildConfig, CommonOptions, SynthConfig
 from .exports import check_layout, control_names, repair_slug, write_curriculum
 from .records import (
     BuildOptions,
@@ -39,46 +37,7 @@ from .records import (
 from .taxonomy import FailureKind, describe
 from .candidate_validation import ProgressFn, Validator
 
-DEFAULT_CONTRACT = "repair"
 _NAME = re.compile(r"[a-z0-9][a-z0-9_.-]*")
-
-
-def default_root() -> Path:
-    """Where curricula go unless --root says otherwise: `curricula/` in the current folder
-    (git-ignored), the first place training and suite lookup search."""
-    return curriculum_roots()[0]
-
-
-class CommonOptions(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    out: str
-    root: Path | None = None
-    max_per_task: int = Field(4, ge=1, description="kept repair tasks per suite task and failure kind")
-    failure_kinds: list[FailureKind] | None = None
-    seed: int = 0
-    hold_out: list[str] = Field(default_factory=list)
-    controls: int = Field(2, ge=0, description="mutant faulty controls per repair task")
-    contract: str = DEFAULT_CONTRACT
-    sandbox: str = "auto"
-    workers: int | None = Field(None, ge=1)
-    run_timeout_s: float = Field(10.0, gt=0, description="one run of a test binary during validation")
-    replace: bool = False
-
-    def out_root(self) -> Path:
-        return Path(self.root) if self.root is not None else default_root()
-
-
-class BuildConfig(CommonOptions):
-    runs: list[str]
-    runs_dir: Path = Path("runs")
-    mutants_per_task: int = Field(8, ge=0, description="mutants screened per suite task to find controls")
-
-
-class SynthConfig(CommonOptions):
-    suite: str
-    tasks: list[str] | None = None
-    mutants_per_task: int = Field(24, ge=1, description="mutants of each reference screened as starting points")
 
 
 @dataclass

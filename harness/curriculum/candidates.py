@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
-from ..errors import BadInput
 from ..hashing import sha256_json
 from ..mutants import Mutant, generate_mutants
 from ..records import TestReport
@@ -188,17 +187,3 @@ def select_kinds(candidates: list[Candidate], kinds: list[FailureKind] | None) -
     for c in candidates:
         if c.dropped is None and c.failure.kind not in wanted:
             c.drop(DropReason.kind_not_selected, c.failure.kind.value)
-
-
-def parse_kinds(text: str | None) -> list[FailureKind] | None:
-    if not text:
-        return None
-    known = {k.value: k for k in FailureKind}
-    out = []
-    for name in (p.strip() for p in text.split(",")):
-        if not name:
-            continue
-        if name not in known:
-            raise BadInput(f"unknown failure kind {name!r}; known: {', '.join(known)}")
-        out.append(known[name])
-    return out or None

@@ -13,13 +13,13 @@ import time
 from pathlib import Path
 from typing import Callable, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from ..adapter_card import AdapterCard, same_base, find_card, verify_card
 from ..errors import BadInput, InfraError
 from . import protocol, vllm
 from .endpoint import EndpointRecord, load_records, log_path, remove_record, save_record
-from .spec import ServedAdapter, ServeSpec, server_args
+from .spec import ServedAdapter, ServerOptions, ServeSpec, server_args
 
 Backend = Literal["vllm", "local"]
 Runtime = Literal["auto", "process", "container"]
@@ -34,7 +34,18 @@ class LaunchOptions(BaseModel):
     device: str = "auto"  # local backend: cpu, cuda, cuda:N or auto
     vllm_bin: str | None = None
     image: str = vllm.DEFAULT_IMAGE
-    health_timeout_s: float = 900.0
+    health_timeout_s: float = Field(900.0, gt=0)
+
+
+class ServeSettings(ServerOptions, LaunchOptions):
+    """Everything a server is started with but the models it serves: `harness serve`'s
+    options, and the loop's serve table."""
+
+    def spec(self, base: str, adapters: list[str]) -> ServeSpec:
+        return spec_from_cards(base, adapters, **self.model_dump(include=set(ServerOptions.model_fields)))
+
+    def launch_options(self) -> LaunchOptions:
+        return LaunchOptions(**self.model_dump(include=set(LaunchOptions.model_fields)))
 
 
 def spec_from_cards(base: str, names: list[str], **fields) -> ServeSpec:

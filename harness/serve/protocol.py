@@ -6,11 +6,15 @@ server that cannot be reached is an infrastructure error."""
 from __future__ import annotations
 
 import time
-from typing import Callable
-
-import httpx
+from typing import TYPE_CHECKING, Callable
 
 from ..errors import BadInput, InfraError, InfraKind
+
+if TYPE_CHECKING:
+    import httpx
+
+# httpx is imported where a request is made: every `harness` command reads the serving
+# settings, and few make a request.
 
 
 def api_base(host: str, port: int) -> str:
@@ -24,6 +28,8 @@ def server_root(base: str) -> str:
 
 
 def is_healthy(base: str, timeout_s: float = 2.0) -> bool:
+    import httpx
+
     try:
         return httpx.get(server_root(base) + "/health", timeout=timeout_s).status_code == 200
     except httpx.HTTPError:
@@ -58,6 +64,8 @@ def wait_healthy(
 
 
 def _call(method: str, url: str, **kwargs) -> httpx.Response:
+    import httpx
+
     try:
         return httpx.request(method, url, timeout=kwargs.pop("timeout", 60.0), **kwargs)
     except httpx.HTTPError as exc:

@@ -23,18 +23,25 @@ class ServedAdapter(BaseModel):
     rank: int
 
 
-class ServeSpec(BaseModel):
+class ServerOptions(BaseModel):
+    """How a server presents what it serves: its names, address, GPUs and adapter slots."""
+
     model_config = ConfigDict(extra="forbid")
 
-    base: str = Field(description="hub id or local folder of the base model")
     served_name: str | None = Field(None, description="the base model's name on the endpoint (default: base)")
-    adapters: list[ServedAdapter] = Field(default_factory=list)
     host: str = "127.0.0.1"
     port: int = 8000
     gpus: int = Field(1, ge=1, description="tensor-parallel size (vLLM)")
     max_lora_rank: int | None = Field(None, description="default: the largest served rank, rounded up")
     max_loras: int | None = Field(None, description="adapters in one batch (default: all served, at least 1)")
     max_cpu_loras: int | None = Field(None, description="adapters cached in CPU memory (default: max_loras)")
+
+
+class ServeSpec(ServerOptions):
+    """What one server serves, and how."""
+
+    base: str = Field(description="hub id or local folder of the base model")
+    adapters: list[ServedAdapter] = Field(default_factory=list)
 
     @property
     def base_name(self) -> str:

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import Field, ValidationError, model_validator
 
-from ..errors import BadInput
+from ..errors import BadInput, invalid
 from ..records import Record
 
 SCHEMA_VERSION = 1
@@ -100,13 +100,6 @@ class TrainConfig(Record):
     runtime: RuntimeSettings = Field(default_factory=RuntimeSettings)
 
 
-def _first_error(exc: ValidationError) -> str:
-    first = exc.errors()[0]
-    where = ".".join(str(p) for p in first["loc"]) or "config"
-    what = "unknown setting" if first["type"] == "extra_forbidden" else first["msg"].lower()
-    return f"{where}: {what}"
-
-
 def _merge(base: dict, over: dict) -> dict:
     out = dict(base)
     for key, value in over.items():
@@ -146,7 +139,7 @@ def load_config(path: Path | None = None, overrides: list[dict] | None = None) -
     try:
         return TrainConfig.model_validate(data)
     except ValidationError as exc:
-        raise BadInput(f"{path or 'training config'}: {_first_error(exc)}") from None
+        raise invalid(exc, str(path or "training config")) from None
 
 
 def resolve_device(runtime: RuntimeSettings) -> str:

@@ -21,7 +21,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from ..errors import BadInput
+from ..errors import BadInput, invalid
 from ..hashing import sha256_bytes, sha256_json
 from ..paths import state_dir
 from ..records import Record
@@ -124,10 +124,7 @@ def _read_rows(path: Path, model: type[Record]) -> list:
         except json.JSONDecodeError as exc:
             raise BadInput(f"{path}:{n}: not JSON ({exc.msg})") from None
         except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"]) or "row"
-            what = "missing" if first["type"] == "missing" else first["msg"].lower()
-            raise BadInput(f"{path}:{n}: {where}: {what}") from None
+            raise invalid(exc, f"{path}:{n}") from None
     if not rows:
         raise BadInput(f"{path}: no rows")
     return rows
@@ -140,8 +137,7 @@ def _manifest(folder: Path) -> CurriculumManifestView | None:
     try:
         return CurriculumManifestView.model_validate_json(path.read_text())
     except ValidationError as exc:
-        first = exc.errors()[0]
-        raise BadInput(f"{path}: {'.'.join(str(p) for p in first['loc'])}: {first['msg'].lower()}") from None
+        raise invalid(exc, str(path)) from None
 
 
 def _trained_on(folder: Path, rows: list) -> list[str]:

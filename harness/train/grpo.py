@@ -5,7 +5,7 @@ updates the adapter is published as NAME@iterK with its card; `resume` continues
 trainer's last checkpoint.
 
 The one addition to TRL's loop is where verification starts: right after generation
-(`VerifiedGRPOTrainer._generate`), in a background thread, so the sandbox builds while the
+(`_verifying_grpo_trainer`), in a background thread, so the sandbox builds while the
 trainer runs the reference model's forward pass; the reward call then waits only for the
 rest. Generation itself cannot overlap verification in TRL's on-policy loop: the next batch
 is sampled from the policy that this batch's rewards update."""
@@ -28,13 +28,23 @@ from .rewards import VerifierReward, make_verifier
 from .steplog import EndRecord, StartRecord, StepTimers, append, grpo_line, grpo_step_builder, read_log, truncate_after
 
 
-def _trainer_class():
+# TRL's private surface, in this function only; checked against trl 1.16.0 (the version
+# pyproject pins). TRL has no public hook between generating a batch and scoring it: reward
+# functions, async ones included, are called after the reference model's forward pass, and
+# the experimental `rollout_func` replaces generation itself. Starting verification at
+# generation therefore overrides two private GRPOTrainer methods:
+# `_generate_and_score_completions(inputs)`, the one place that sees the batch's dataset
+# rows (their task paths), and `_generate(prompts)`, whose return tuple holds the decoded
+# completions at index 3.
+_GENERATED_COMPLETIONS = 3
+
+
+def _verifying_grpo_trainer():
+    """GRPOTrainer that hands each training batch's completions to the verifier as soon as
+    they are generated, and times generation."""
     from trl import GRPOTrainer
 
-    class VerifiedGRPOTrainer(GRPOTrainer):
-        """GRPOTrainer that hands each training batch's completions to the verifier as
-        soon as they are generated, and times generation."""
-
+    class VerifyingGRPOTrainer(GRPOTrainer):
         def __init__(self, *args, verifier_reward: VerifierReward, timers: StepTimers, **kwargs):
             super().__init__(*args, reward_funcs=[verifier_reward], **kwargs)
             self._verifier_reward = verifier_reward
@@ -53,11 +63,11 @@ def _trainer_class():
             out = super()._generate(prompts)
             self._timers.gen_seconds += time.perf_counter() - started
             if self._batch_inputs is not None:
-                completions = out[3]
+                completions = out[_GENERATED_COMPLETIONS]
                 self._verifier_reward.submit(completions, [x["task_path"] for x in self._batch_inputs])
             return out
 
-    return VerifiedGRPOTrainer
+    return VerifyingGRPOTrainer
 
 
 def grpo_args(config: TrainConfig, output_dir: Path, device: str, bf16: bool):
@@ -180,7 +190,7 @@ def train_grpo(
         peft_config = lora_config(config.lora)
     timers = StepTimers()
     publish = _publisher(run, main)
-    trainer = _trainer_class()(
+    trainer = _verifying_grpo_trainer()(
         model=model, args=args, train_dataset=Dataset.from_list(grpo_records(rows, tasks)),
         processing_class=tokenizer, peft_config=peft_config, verifier_reward=reward, timers=timers,
         callbacks=[StepLogger(run.log_path, console, f"grpo {out}", grpo_step_builder(reward, timers), grpo_line, main),

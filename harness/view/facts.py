@@ -12,10 +12,9 @@ from pathlib import Path
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from ..errors import BadInput
+from ..errors import invalid
 from ..outcomes import trial_rows
 from ..records import InfraFailure, RunManifest, TestReport, TrialOutcome
-from ..result_facts import one_line
 
 VIEW_CACHE = ".view-rows.parquet"
 COLUMNS = ("run_config", "task", "trial", "passed_round", "kinds", "infra", "seconds", "tampered")
@@ -64,7 +63,7 @@ def read_view_rows(root: Path, rels: list[str]) -> list[dict]:
         try:
             facts = ViewFacts.model_validate_json(path.read_bytes())
         except ValidationError as exc:
-            raise BadInput(f"{path}: not a trial result ({one_line(exc)})") from None
+            raise invalid(exc, f"{path}: not a trial result") from None
         rows.append(dict(
             task=facts.task, trial=facts.trial, passed_round=facts.passed_round or 0,
             kinds=" ".join(failure_kinds([r.test_report for r in facts.rounds])),

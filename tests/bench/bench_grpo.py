@@ -4,7 +4,7 @@ CPU, split into generation, verification and the rest of the update.
     .venv/bin/python tests/bench/bench_grpo.py [--updates 4] [--prompts 2] [--samples 8]
         [--max-completion-length 64] [--verifier cpp|exact] [--sandbox docker] [--json]
 
-A tiny random model (harness.tinymodel) gets a short SFT on a one-task curriculum made
+A tiny random model (tests/tinymodel.py) gets a short SFT on a one-task curriculum made
 from fixed26/phone-number, so its answers are whole-file listings the C++ verifier builds
 (and rejects: they do not compile); then GRPO runs in process, the way `harness train grpo`
 runs it. Per update, from the run's log.jsonl:
@@ -31,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from harness.tinymodel import build_tiny_model  # noqa: E402
+from tests.tinymodel import build_tiny_model  # noqa: E402
 from harness.train.config import load_config, parse_assignment  # noqa: E402
 from harness.train.grpo import train_grpo  # noqa: E402
 from harness.train.sft import train_sft  # noqa: E402

@@ -37,7 +37,7 @@ PARTS = ("gen_seconds", "verify_seconds", "verify_wait_seconds", "update_seconds
 def bench(name: str, spec: dict, args, tmp: Path) -> dict:
     from rich.console import Console
 
-    from harness.tinymodel import TinyModelSpec, build_tiny_model
+    from tests.tinymodel import TinyModelSpec, build_tiny_model
     from harness.train.config import load_config, parse_assignment, use_bf16
     from harness.train.grpo import train_grpo
     from harness.train.sft import train_sft

@@ -118,7 +118,7 @@ def _request(model: str, max_tokens: int):
 
 def bench_model(name: str, shape: dict, root: Path, device: str, dtype: str, requests: int, max_tokens: int) -> dict:
     from harness.serve.local_server import Engine
-    from harness.tinymodel import TinyModelSpec, build_tiny_model, make_random_adapter
+    from tests.tinymodel import TinyModelSpec, build_tiny_model, make_random_adapter
 
     started = time.perf_counter()
     base = build_tiny_model(root / name, TinyModelSpec(**shape))

@@ -24,7 +24,7 @@ class Tiny:
 
 @pytest.fixture(scope="session")
 def tiny(tmp_path_factory) -> Tiny:
-    from harness.tinymodel import build_tiny_model, make_random_adapter
+    from tests.tinymodel import build_tiny_model, make_random_adapter
 
     root = tmp_path_factory.mktemp("tiny")
     base = build_tiny_model(root / "base")

@@ -18,7 +18,7 @@ from harness.adapter_card import (
     write_card,
 )
 from harness.errors import BadInput
-from harness.tinymodel import LORA_TARGETS, build_tiny_model, make_random_adapter
+from tests.tinymodel import LORA_TARGETS, build_tiny_model, make_random_adapter
 
 from .conftest import harness
 

@@ -179,7 +179,7 @@ def test_start_wait_load_and_stop_through_the_vllm_launcher(tmp_path, cards, tin
         assert load_records()[0].adapters["gamma@iter3"] == str(tiny.adapters["gamma@iter3"].resolve())
 
         from harness.adapter_card import write_card
-        from harness.tinymodel import make_random_adapter
+        from tests.tinymodel import make_random_adapter
 
         wide = make_random_adapter(tiny.base, tmp_path / "wide", seed=9, rank=16)
         write_card(wide, name="wide", base_model=str(tiny.base))

@@ -1,12 +1,12 @@
-"""Terminal rendering of single records (a TestReport); the statistical reports live in
-report.py."""
+"""One TestReport as a terminal table (`harness sandbox test`); the statistical reports
+live in harness.report."""
 
 from __future__ import annotations
 
 from rich.console import Console
 from rich.table import Table
 
-from .records import Status, TestReport
+from ..records import Status, TestReport
 
 _STYLE = {Status.passed: "green", Status.failed: "red", Status.error: "yellow"}
 
