@@ -10,55 +10,38 @@ from typing import Any, Literal
 
 from pydantic import Field, ValidationError
 
-from ..curriculum.taxonomy import FailureKind
-from ..errors import BadInput
+from ..curriculum.config import BuildConfig, SynthConfig
+from ..curriculum.config import CurriculumSettings as CurriculumBuildSettings
+from ..errors import BadInput, invalid
 from ..records import Record, Sampling
+from ..runner import RunConfig
+from ..serve.launch import ServeSettings
 from ..train.config import TrainConfig
 
 SCHEMA_VERSION = 1  # of lineage.json, which holds the config
 
 
+_RUN = RunConfig.model_fields
+
+
 class EvalSettings(Record):
-    """How every checkpoint is evaluated: `harness run`'s options."""
+    """How every checkpoint is evaluated: `harness run`'s options, with its defaults (but the
+    contract, which a loop pins so that every iteration is asked the same way)."""
 
-    rounds: int = Field(2, ge=1, le=10)
-    workers: int | None = Field(None, ge=1)
-    agent: str = "aider-whole"
+    rounds: int = _RUN["rounds"]
+    workers: int | None = _RUN["workers"]
+    agent: str = _RUN["agent"]
     contract: str = "original"
-    sampling: Sampling = Field(default_factory=Sampling)
-    sandbox: str = "auto"
+    sampling: Sampling = _RUN["sampling"]
+    sandbox: str = _RUN["sandbox"]
 
 
-class CurriculumSettings(Record):
-    """`harness curriculum build`'s options (and synth's, for the first iteration)."""
+class CurriculumSettings(CurriculumBuildSettings):
+    """`harness curriculum build`'s settings, and synth's for the first iteration."""
 
     synth_first: bool = Field(False, description="add repair tasks made from mutants of the references in iteration 1")
-    max_per_task: int = Field(4, ge=1)
-    failure_kinds: list[FailureKind] | None = None
-    seed: int = 0
-    controls: int = Field(2, ge=0)
-    mutants_per_task: int = Field(8, ge=0, description="build: mutants screened per task to find the controls")
-    synth_mutants_per_task: int = Field(24, ge=1, description="synth: mutants screened per task as starting points")
-    contract: str = "repair"
-    sandbox: str = "auto"
-    workers: int | None = Field(None, ge=1)
-    run_timeout_s: float = Field(10.0, gt=0)
-
-
-class ServeSettings(Record):
-    """`harness serve`'s options for the server each evaluation starts and stops."""
-
-    backend: Literal["vllm", "local"] = "vllm"
-    runtime: Literal["auto", "process", "container"] = "auto"
-    device: str = "auto"
-    host: str = "127.0.0.1"
-    port: int = 8000
-    gpus: int = Field(1, ge=1)
-    served_name: str | None = None
-    max_lora_rank: int | None = None
-    vllm_bin: str | None = None
-    image: str = "vllm/vllm-openai:latest"
-    health_timeout_s: float = Field(900.0, gt=0)
+    mutants_per_task: int = BuildConfig.model_fields["mutants_per_task"]
+    synth_mutants_per_task: int = SynthConfig.model_fields["mutants_per_task"]
 
 
 class LoopConfig(Record):
@@ -83,15 +66,6 @@ class LoopConfig(Record):
     train: TrainConfig = Field(default_factory=TrainConfig)
 
 
-def first_error(exc: ValidationError, source: str) -> str:
-    """The first thing wrong with a config or lineage file, in one line."""
-    first = exc.errors()[0]
-    where = ".".join(str(p) for p in first["loc"]) or "config"
-    what = ("missing (give it as an option or in the config file)" if first["type"] == "missing"
-            else "unknown setting" if first["type"] == "extra_forbidden" else first["msg"].lower())
-    return f"{source}: {where}: {what}"
-
-
 def load_loop_config(path: Path | None, given: dict[str, Any]) -> LoopConfig:
     """The TOML file's settings, then the options given on the command line (top-level
     keys, and a `serve` dict merged into the file's serve table)."""
@@ -111,7 +85,7 @@ def load_loop_config(path: Path | None, given: dict[str, Any]) -> LoopConfig:
     try:
         return LoopConfig.model_validate(data)
     except ValidationError as exc:
-        raise BadInput(first_error(exc, str(path) if path else "loop")) from None
+        raise invalid(exc, str(path) if path else "loop") from None
 
 
 def _resolved(ref: str) -> str:

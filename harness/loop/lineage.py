@@ -11,9 +11,9 @@ from pydantic import Field, ValidationError
 
 from .. import __version__
 from ..bar import BarCheck
-from ..errors import BadInput
+from ..errors import BadInput, invalid
 from ..records import Record
-from .config import SCHEMA_VERSION, LoopConfig, first_error
+from .config import SCHEMA_VERSION, LoopConfig
 
 LOOPS_DIR = "loops"
 LINEAGE_FILE = "lineage.json"
@@ -127,4 +127,4 @@ def read_lineage(ref: str, runs_dir: Path = Path("runs")) -> Lineage:
     try:
         return Lineage.model_validate_json(path.read_bytes())
     except ValidationError as exc:
-        raise BadInput(first_error(exc, str(path))) from None
+        raise invalid(exc, str(path)) from None

@@ -197,17 +197,15 @@ class Loop:
 
     def _eval(self, it: Iteration) -> None:
         from ..runner import RunConfig, run
-        from ..serve.launch import LaunchOptions, spec_from_cards, start_server, stop_server
+        from ..serve.launch import start_server, stop_server
 
         cfg, e, s = self.config, self.config.eval, self.config.serve
         run_id = f"{self.id}-eval{it.index}"
         folder = self.runs_dir / run_id
         if folder.is_dir() and not (folder / "manifest.json").is_file():
             shutil.rmtree(folder)  # created, then killed before its manifest: it holds nothing
-        spec = spec_from_cards(cfg.base, [it.adapter] if it.adapter else [], served_name=s.served_name, host=s.host,
-                               port=s.port, gpus=s.gpus, max_lora_rank=s.max_lora_rank)
-        options = LaunchOptions(backend=s.backend, runtime=s.runtime, device=s.device, vllm_bin=s.vllm_bin,
-                                image=s.image, health_timeout_s=s.health_timeout_s)
+        spec = s.spec(cfg.base, [it.adapter] if it.adapter else [])
+        options = s.launch_options()
         self.lineage.server = ServerRef(port=s.port, since=_now())
         self.save()
         try:
