@@ -14,14 +14,13 @@ import json
 import os
 import re
 import struct
-import tomllib
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .errors import BadInput, invalid
-from .fs import atomic_write
+from .fs import atomic_write, read_toml
 from .hashing import hash_paths
 from .paths import bundled_dir, state_dir
 
@@ -179,12 +178,7 @@ def user_cards_dir() -> Path:
 def load_card(card_file: Path) -> AdapterCard:
     """Read and validate one card; any defect is one line of BadInput naming the file."""
     card_file = Path(card_file)
-    try:
-        data = tomllib.loads(card_file.read_text())
-    except OSError as exc:
-        raise BadInput(f"{card_file}: {exc.strerror}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise BadInput(f"{card_file}: not valid TOML ({exc})") from None
+    data = read_toml(card_file)
     version = data.get("schema_version", SCHEMA_VERSION)
     if version != SCHEMA_VERSION:
         raise BadInput(f"{card_file}: schema_version {version}, this harness reads {SCHEMA_VERSION}")

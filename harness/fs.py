@@ -26,7 +26,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from .errors import InfraError, InfraKind
+from .errors import BadInput, InfraError, InfraKind
 
 # --- writing ------------------------------------------------------------------------------
 
@@ -137,3 +137,18 @@ def empty_folder(path: Path, keep: Collection[str] = ()) -> None:
     for entry in Path(path).iterdir():
         if entry.name not in keep:
             remove(entry)
+
+
+def read_toml(path: Path, what: str | None = None) -> dict:
+    """A TOML file a user wrote, or one line of bad input saying why it cannot be read:
+    `what` names the kind of file where the path alone would not say it."""
+    import tomllib
+
+    path = Path(path)
+    try:
+        return tomllib.loads(path.read_text())
+    except OSError as exc:
+        raise BadInput(f"{path}: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise BadInput(f"{path}: not a valid {what} (not valid TOML: {exc})" if what
+                       else f"{path}: not valid TOML ({exc})") from None

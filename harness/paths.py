@@ -5,13 +5,13 @@ inside the import package, and the user's cache and state directories."""
 from __future__ import annotations
 
 import os
-import tomllib
 from pathlib import Path
 from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from .errors import BadInput, invalid
+from .fs import read_toml
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -62,11 +62,9 @@ def load_bundled_toml(kind: str, name_or_path: str, model: type[M], what: str) -
     if not path.is_file():
         known = sorted(p.stem for p in bundled_dir(kind).glob("*.toml"))
         raise BadInput(f"unknown {what} {name_or_path!r}: choose one of {', '.join(known) or 'none'} or give a .toml path")
+    data = read_toml(path, what)
+    data.setdefault("name", path.stem)
     try:
-        data = tomllib.loads(path.read_text())
-        data.setdefault("name", path.stem)
         return model.model_validate(data)
-    except tomllib.TOMLDecodeError as exc:
-        raise BadInput(f"{path}: not a valid {what} (not valid TOML: {exc})") from None
     except ValidationError as exc:
         raise invalid(exc, f"{path}: not a valid {what}") from None

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import tomllib
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -17,7 +16,7 @@ from typing import Callable, Iterable, Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from .errors import BadInput, invalid
-from .fs import subfolders, written_folder
+from .fs import read_toml, subfolders, written_folder
 from .hashing import sha256_bytes, sha256_json
 from .paths import bundled_dir, state_dir
 from .task import Task, load_task
@@ -152,11 +151,9 @@ def read_manifest(path: Path) -> SuiteManifest:
     manifest_path = path / MANIFEST
     if not manifest_path.is_file():
         raise BadInput(f"{manifest_path}: missing; a suite folder needs a {MANIFEST}")
+    data = read_toml(manifest_path)
     try:
-        data = tomllib.loads(manifest_path.read_text())
         return SuiteManifest.model_validate(data)
-    except tomllib.TOMLDecodeError as exc:
-        raise BadInput(f"{manifest_path}: not valid TOML ({exc})") from None
     except ValidationError as exc:
         raise invalid(exc, str(manifest_path)) from None
 

@@ -16,7 +16,6 @@ import os
 import shutil
 import threading
 import time
-import tomllib
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
@@ -25,7 +24,7 @@ from typing import Callable, Literal, Mapping, Protocol, Sequence, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from .errors import BadInput, invalid
-from .fs import read_files, subfolders
+from .fs import read_files, read_toml, subfolders
 from .mutants import Mutant, count_test_cases, generate_mutants
 from .records import Record, Status, TestReport
 from .sandbox.base import Sandbox, SandboxSession
@@ -295,11 +294,9 @@ def equivalent_notes(task: Task) -> list[EquivalentNote]:
     path = task.path / EQUIVALENT_NOTES
     if not path.is_file():
         return []
+    data = read_toml(path, "list of [[equivalent]] notes")
     try:
-        data = tomllib.loads(path.read_text())
         return [EquivalentNote.model_validate(e) for e in data.get("equivalent", [])]
-    except tomllib.TOMLDecodeError as exc:
-        raise BadInput(f"{path}: not a valid list of [[equivalent]] notes (not valid TOML: {exc})") from None
     except ValidationError as exc:
         raise invalid(exc, f"{path}: not a valid list of [[equivalent]] notes") from None
 

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import os
 import threading
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Literal, Mapping, Sequence
@@ -40,7 +39,7 @@ from pydantic import Field, ValidationError, model_validator
 
 from .cpp_files import headers
 from .errors import BadInput, invalid
-from .fs import atomic_write, read_files
+from .fs import atomic_write, read_files, read_toml
 from .hashing import hash_files, sha256_bytes
 from .paths import cache_dir
 from .probe import driver_source, run_probe, runtime_hash, test_unit
@@ -117,10 +116,7 @@ def load_spec(task: Task) -> VerifierSpec | None:
     path = task.path / VERIFIER_FILE
     if not path.is_file():
         return None
-    try:
-        data = tomllib.loads(path.read_text())
-    except tomllib.TOMLDecodeError as exc:
-        raise BadInput(f"{path}: not valid TOML ({exc})") from None
+    data = read_toml(path)
     if data.get("schema_version") == 1:
         raise BadInput(f"{path}: schema_version 1 named test cases; checks now name calls (schema_version 2, harness/verify.py)")
     try:

@@ -4,7 +4,6 @@ against the suite, profiles and cards before any work, and stored in the lineage
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
@@ -17,6 +16,7 @@ from ..records import Record, Sampling
 from ..runner import RunConfig
 from ..serve.launch import ServeSettings
 from ..train.config import TrainConfig
+from ..fs import read_toml
 
 SCHEMA_VERSION = 1  # of lineage.json, which holds the config
 
@@ -71,12 +71,7 @@ def load_loop_config(path: Path | None, given: dict[str, Any]) -> LoopConfig:
     keys, and a `serve` dict merged into the file's serve table)."""
     data: dict[str, Any] = {}
     if path is not None:
-        try:
-            data = tomllib.loads(Path(path).read_text())
-        except OSError as exc:
-            raise BadInput(f"{path}: {exc.strerror}") from None
-        except tomllib.TOMLDecodeError as exc:
-            raise BadInput(f"{path}: not valid TOML ({exc})") from None
+        data = read_toml(path)
     for key, value in given.items():
         if isinstance(value, dict):
             data[key] = {**data.get(key, {}), **value}

@@ -16,6 +16,7 @@ from pydantic import Field, ValidationError, model_validator
 
 from ..errors import BadInput, invalid
 from ..records import Record
+from ..fs import read_toml
 
 SCHEMA_VERSION = 1
 
@@ -127,13 +128,7 @@ def load_config(path: Path | None = None, overrides: list[dict] | None = None) -
     """The defaults, then the TOML file, then each override in order."""
     data: dict = {}
     if path is not None:
-        path = Path(path)
-        try:
-            data = tomllib.loads(path.read_text())
-        except OSError as exc:
-            raise BadInput(f"{path}: {exc.strerror}") from None
-        except tomllib.TOMLDecodeError as exc:
-            raise BadInput(f"{path}: not valid TOML ({exc})") from None
+        data = read_toml(path)
     for over in overrides or []:
         data = _merge(data, over)
     try:
