@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -136,6 +137,11 @@ def test_a_killed_run_resumes_from_its_last_checkpoint(world):
         proc.wait()
     killed_at = max(s["step"] for s in steps_of(run / "log.jsonl"))
     assert killed_at < 8
+    # The kill can land after the trainer wrote its checkpoint and before that iteration was
+    # published; make that case certain: the resumed run must publish it from the checkpoint.
+    last = max(int(p.name.split("-")[1]) for p in (run / "trainer").glob("checkpoint-*"))
+    shutil.rmtree(run / "adapters" / f"toy-resume@iter{last}", ignore_errors=True)
+    (world["cards"] / f"toy-resume@iter{last}.toml").unlink(missing_ok=True)
 
     resumed = harness("train", "grpo", "--out", "toy-resume", "--runs-dir", str(world["runs"]), "--resume")
     assert resumed.returncode == 0, resumed.stderr

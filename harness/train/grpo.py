@@ -118,6 +118,13 @@ def _publisher(run: TrainRun, main: bool):
             if main:
                 run.publish(model, iteration_name(run.manifest.name, state.global_step), state.global_step)
 
+        def on_train_begin(self, args, state, control, model=None, **kwargs):
+            # A kill after the trainer wrote a checkpoint but before on_save published it
+            # leaves that iteration unpublished; resumed from it, its weights are the model's now.
+            name = iteration_name(run.manifest.name, state.global_step)
+            if main and state.global_step > 0 and name not in run.published():
+                run.publish(model, name, state.global_step)
+
     return Publish()
 
 
