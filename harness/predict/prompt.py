@@ -5,7 +5,9 @@ answer, and the expected answer rendered from a probe record.
 The answer is one line per observation of the call, in order (a one-expression call has
 one observation; a call sequence has one per `=>` line), each line either the value as
 JSON or `throws <type>` when the observation threw. A statement that throws ends the call:
-its exception is one more line `throws <type>` after the observations made before it. A
+its exception is one more line `call ends: throws <type>` after the observations made
+before it (a line of its own kind: a statement between two observations could otherwise not
+be told from the second observation throwing). A
 probe record (harness/probe/calls.py) is `{"o": [{"v": value} | {"x": type}, ...]}` plus
 `"x": type` for a statement that threw, so the answer and the record map one to one."""
 
@@ -19,6 +21,7 @@ from ..train.data import ChatMessage
 
 FORMAT_VERSION = 1
 THROWS = "throws "
+ENDS = "call ends: throws "
 
 SYSTEM = "You read C++ code and predict exactly what a call of it produces when the program runs."
 
@@ -26,7 +29,7 @@ FORMAT = """Answer with the value only, in a fenced block, one line per observat
 - the value as JSON: a number, a "string", true or false, null for a call that returns nothing, [a, b] for a sequence;
   a value of another type as the probe writes it, e.g. {"text": "..."} for a type printed with operator<<;
 - `throws <type>` when that observation throws, with the exception's type as C++ spells it (e.g. std::domain_error).
-If a statement that is not an observation throws, the call stops there: add one last line `throws <type>`."""
+If a statement that is not an observation throws, the call stops there: add one last line `call ends: throws <type>`."""
 
 
 def observations(call: str) -> int:
@@ -38,7 +41,7 @@ def render_answer(record: Mapping[str, Any]) -> str:
     """The expected answer for a probe record, in the stated format."""
     lines = [THROWS + str(o["x"]) if "x" in o else json.dumps(o.get("v"), ensure_ascii=False) for o in record.get("o", [])]
     if "x" in record:
-        lines.append(THROWS + str(record["x"]))
+        lines.append(ENDS + str(record["x"]))
     return "\n".join(lines)
 
 
@@ -59,16 +62,19 @@ def parse_answer(text: str, call: str) -> dict[str, Any] | None:
         inner = body.split("\n", 1)[1] if "\n" in body else ""
         body = inner.rsplit("```", 1)[0] if "```" in inner else inner
     lines = [line.strip() for line in body.strip().splitlines() if line.strip()]
+    ended = None
+    if lines and lines[-1].startswith(ENDS):
+        ended = lines.pop()[len(ENDS):].strip()
+        if not ended:
+            return None
     outcomes = [_outcome(line) for line in lines]
-    if not lines or any(o is None for o in outcomes):
+    if any(o is None for o in outcomes):
         return None
     want = observations(call)
-    if len(outcomes) == want:
-        return {"o": outcomes}
-    # Fewer or one more: the last line is the statement's exception that ended the call.
-    if len(outcomes) <= want + 1 and "x" in outcomes[-1]:
-        return {"o": outcomes[:-1], "x": outcomes[-1]["x"]}
-    return None
+    if ended is None:
+        return {"o": outcomes} if outcomes and len(outcomes) == want else None
+    # A statement ended the call: the observations made before it, at most all of them.
+    return {"o": outcomes, "x": ended} if len(outcomes) <= want else None
 
 
 def _code_block(files: Mapping[str, str]) -> str:
