@@ -151,6 +151,8 @@ def _observe(unit: _Unit, code: _Code, code_hash: str, session: SandboxSession) 
         rule = rule_for(check)
         if a is None:
             unit.dropped["call not reached (the program stopped first)"] += 1
+        elif len(obs.runs) < 2:
+            unit.dropped["call observed once (the first run crashed or timed out)"] += 1
         elif b is None or not call_matches(a, b, rule):
             # A value that changes between runs (or that one run never reached) is no truth to predict.
             unit.dropped["call not repeatable (a different value, or none, on the second run)"] += 1
