@@ -22,6 +22,7 @@ from harness.predict.prompt import parse_answer, render_answer
 from harness.probe.compare import call_matches
 from harness.suite import find_suite
 from harness.task import load_task
+from harness.train.data import load_sft
 from harness.verify import load_spec
 
 from .conftest import ROOT
@@ -194,6 +195,9 @@ def test_duplicates_merge_across_sources_and_every_source_is_there(built):
 def test_eval_tasks_never_reach_training_rows(built):
     folder = built.path
     assert read_items(folder) == built.items
+    # The SFT export trains as it is, and training records only train tasks as seen.
+    rows, source = load_sft(str(folder))
+    assert len(rows) == built.manifest.items["train"] and source.trained_on_tasks == ["fixed26/phone-number"]
     assert {i.task for i in built.items if i.split == "eval"} == {"fixed26/space-age"}
     assert built.manifest.source_tasks == ["fixed26/phone-number"]
     train = (folder / "sft.jsonl").read_text() + (folder / GRPO_FILE).read_text()

@@ -52,6 +52,8 @@ def build_cmd(
             err.print(f"\rversions of code observed: {done[0]}", end="")
 
     built = build(config, progress=progress, notice=lambda m: err.print(m, markup=False, highlight=False))
+    if err.is_terminal and done[0]:
+        err.print()  # end the counter's line
     m = built.manifest
     table = Table(show_header=True, header_style="bold", title=f"{built.path}: {sum(m.items.values())} items")
     for col in ("split", "items", "tasks"):
