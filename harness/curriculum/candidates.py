@@ -77,14 +77,15 @@ def report_hash(report: TestReport) -> str:
     return sha256_json(report.model_dump(mode="json"))
 
 
-def _interface(task: Task) -> set[str]:
+def interface(task: Task) -> set[str]:
+    """The names the task's own files use (stub and tests): kept by the normal form."""
     return interface_names([*task.stub_files().values(), *(task.read(f) for f in task.test_files)])
 
 
 def describe_failure(c: Candidate) -> None:
     """Classify the recorded failure and hash the starting code's normal form."""
     c.failure = classify(c.expected)
-    c.normalized_hash = normalized_hash(c.files, _interface(c.task))
+    c.normalized_hash = normalized_hash(c.files, interface(c.task))
 
 
 # --- from runs -----------------------------------------------------------------------------
@@ -98,7 +99,7 @@ def open_run(ref: str, runs_dir: Path) -> RunFolder:
     return RunFolder.open(runs_dir, ref)
 
 
-def _starting_code(task: Task, workspace: Path) -> dict[str, bytes]:
+def starting_code(task: Task, workspace: Path) -> dict[str, bytes]:
     """The solution files as the sandbox built them: the workspace's, or the stub's where
     the workspace has none (testrun.stage_files does the same)."""
     stubs = task.stub_files()
@@ -145,7 +146,7 @@ def from_run(folder: RunFolder, hold_out: HoldOut) -> tuple[RunSource, Suite, li
                         if not workspace.is_dir():
                             c.drop(DropReason.no_snapshot, str(workspace))
                             continue
-                        c.files = _starting_code(task, workspace)
+                        c.files = starting_code(task, workspace)
                         if c.files == task.stub_files():
                             c.drop(DropReason.unedited)
                         else:

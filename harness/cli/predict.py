@@ -1,0 +1,68 @@
+"""`harness predict`: output-prediction items (`build`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.table import Table
+
+from ..predict.config import PredictBuildConfig
+from .app import app, console, err, handled
+from .options import comma_list, default, from_options
+
+predict_app = typer.Typer(no_args_is_help=True, help="Output prediction: items of (code, call) -> observed value.")
+app.add_typer(predict_app, name="predict")
+
+
+@predict_app.command("build")
+@handled
+def build_cmd(
+    suite: str = typer.Option(..., help="the suite whose tasks' checks give the calls"),
+    out: str = typer.Option(..., help="the set's name (a folder under the root)"),
+    from_runs: Optional[list[str]] = typer.Option(None, "--from", help="a run (id or folder) whose recorded answers are code too; repeatable"),
+    runs_dir: Path = typer.Option(Path("runs"), help="where runs named by id are"),
+    tasks: Optional[str] = typer.Option(None, help="comma-separated task slugs (default: all)"),
+    eval_tasks: Optional[str] = typer.Option(None, "--eval-tasks", help="comma-separated tasks whose items are eval only"),
+    eval_share: Optional[float] = typer.Option(None, "--eval-share", help="share of tasks drawn for eval (default 0.2)"),
+    mutants: int = typer.Option(default(PredictBuildConfig, "mutants"), help="compiling mutants of the reference per task"),
+    seed: int = typer.Option(default(PredictBuildConfig, "seed"), help="seed of the split and the mutant draw"),
+    root: Optional[Path] = typer.Option(None, help="the folder sets go in (default: ./curricula)"),
+    replace: bool = typer.Option(False, help="overwrite a set of the same name"),
+    sandbox: str = typer.Option(default(PredictBuildConfig, "sandbox"), help="docker, local, or auto"),
+    workers: Optional[int] = typer.Option(None, help="parallel sandbox sessions (default: one per core)"),
+    timeout: float = typer.Option(default(PredictBuildConfig, "run_timeout_s"), help="seconds for one run of a probe program"),
+):
+    """Observe items: every version of each task's code (reference, faulty controls, mutants,
+    answers recorded in runs) runs the task's verifier calls in the sandbox; each call's value
+    is an item, deduplicated and split by task into train and eval."""
+    from ..predict.build import build
+
+    config = from_options(PredictBuildConfig, dict(
+        suite=suite, out=out, runs=from_runs or [], runs_dir=runs_dir, tasks=comma_list(tasks),
+        eval_tasks=comma_list(eval_tasks), eval_share=eval_share, mutants=mutants, seed=seed, root=root,
+        replace=replace, sandbox=sandbox, workers=workers, run_timeout_s=timeout,
+    ), flags={"runs": "from", "run_timeout_s": "timeout"})
+    done = [0]
+
+    def progress(_: str) -> None:
+        done[0] += 1
+        if err.is_terminal:
+            err.print(f"\rversions of code observed: {done[0]}", end="")
+
+    built = build(config, progress=progress, notice=lambda m: err.print(m, markup=False, highlight=False))
+    if err.is_terminal and done[0]:
+        err.print()  # end the counter's line
+    m = built.manifest
+    table = Table(show_header=True, header_style="bold", title=f"{built.path}: {sum(m.items.values())} items")
+    for col in ("split", "items", "tasks"):
+        table.add_column(col)
+    table.add_row("train", str(m.items["train"]), ", ".join(m.source_tasks))
+    table.add_row("eval", str(m.items["eval"]), ", ".join(m.eval_tasks))
+    console.print(table)
+    console.print("by source: " + ", ".join(f"{k} {v}" for k, v in m.by_source.items()))
+    if m.dropped:
+        console.print("left out: " + "; ".join(f"{k}: {v}" for k, v in m.dropped.items()))
+    if m.skipped_tasks:
+        console.print("tasks without items: " + "; ".join(f"{k} ({v})" for k, v in m.skipped_tasks.items()))

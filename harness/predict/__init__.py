@@ -1,0 +1,7 @@
+"""Output prediction (issue 19): items of (C++ code, a call) -> the value the program
+produces, observed in the sandbox through the probe.
+
+    items.py    the records: an item, its provenance, the set's manifest, export rows
+    prompt.py   the prompt and the answer format, stated once (render and read back)
+    config.py   what a build is asked (PredictBuildConfig)
+    build.py    `harness predict build`: versions of code observed, deduplicated, split"""

@@ -1,0 +1,313 @@
+"""`harness predict build`: output-prediction items observed in the sandbox.
+
+For each task with verifier checks (`.meta/verifier.toml`: its calls are the task's
+inputs, written to be probed), every version of the code — the reference, the faulty
+controls, a few compiling mutants of the reference, and the model answers recorded in
+runs (every round's workspace snapshot) — is built once with the probe driver
+(harness/probe: `observe`) and runs all the task's calls, twice. A call whose two runs
+agree is an item; the truth is what the program did, never what the reference did.
+
+Versions with the same normal form are observed once (their provenances merge), so items
+are unique by (normalised code, call). Tasks are split into train and eval before any
+work, and an item's split is its task's: eval tasks never reach a training row, and the
+manifest's `source_tasks` (what training records as seen) holds only train tasks.
+
+The set is written as a folder under the curricula root (`curricula/<name>/` by default):
+training finds data there by name and reads the manifest's `source_tasks`, so `sft.jsonl`
+trains with `harness train sft` as it is. Items are not Exercism tasks (yet), so the set
+holds no task folders."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from ..curriculum.candidates import interface, open_run, screening_order, starting_code
+from ..curriculum.normalize import normalized_hash
+from ..errors import BadInput
+from ..fs import atomic_write, write_record, written_folder
+from ..hashing import sha256_bytes
+from ..probe import observe
+from ..probe.compare import Comparison, call_matches
+from ..sandbox import Sandbox, SandboxSession, make_sandbox
+from ..sandbox.base import SandboxLimits
+from ..sandbox.pool import work_in_sessions
+from ..store import utc_now
+from ..suite import Suite, find_suite
+from ..suite_validation import faulty_controls
+from ..task import Task
+from ..train.data import MANIFEST_FILE, SFT_FILE, SftRow
+from ..verify import CheckSpec, VerifierSpec, load_spec
+from .config import DEFAULT_EVAL_SHARE, PredictBuildConfig
+from .items import (EVAL_GRPO_FILE, EVAL_SFT_FILE, GRPO_FILE, ITEMS_FILE, SOURCE_KINDS, PredictGrpoRow, PredictItem,
+                    PredictManifest, Provenance, item_id)
+from .prompt import FORMAT_VERSION, answer_message, prompt_messages, render_answer
+
+# The paper's rule for floats (Maimon et al.): values within 1e-5 are the same value.
+FLOAT_TOLERANCE = 1e-5
+
+ProgressFn = Callable[[str], None]
+
+
+def rule_for(check: CheckSpec) -> Comparison:
+    """How a prediction is compared with the observed value: arrays the check calls
+    unordered stay unordered; everything else is exact but for floats (FLOAT_TOLERANCE)."""
+    if check.compare == "unordered":
+        return Comparison(mode="unordered")
+    return Comparison(mode="approx", abs_tol=FLOAT_TOLERANCE)
+
+
+def split_tasks(slugs: list[str], usable: list[str], eval_tasks: list[str] | None, share: float | None,
+                seed: int) -> set[str]:
+    """The eval tasks: those named (among `slugs`, the tasks asked for), or a seeded sample
+    of round(share * n) of the `usable` ones (those with calls), so a share is never spent
+    on a task that gives no items."""
+    if eval_tasks is not None:
+        unknown = next((t for t in eval_tasks if t not in slugs), None)
+        if unknown is not None:
+            raise BadInput(f"--eval-tasks: {unknown!r} is not among the tasks built ({', '.join(slugs)})")
+        return set(eval_tasks)
+    k = round((DEFAULT_EVAL_SHARE if share is None else share) * len(usable))
+    return set(random.Random(f"{seed}:predict-split").sample(sorted(usable), k))
+
+
+# --- versions of the code ------------------------------------------------------------------
+
+
+@dataclass
+class _Code:
+    files: dict[str, bytes]
+    sources: list[Provenance]
+
+
+@dataclass
+class _Unit:
+    """One task's work: its calls and every version of its code."""
+
+    suite: str
+    task: Task
+    spec: VerifierSpec
+    split: str
+    codes: list[_Code] = field(default_factory=list)
+    items: list[PredictItem] = field(default_factory=list)
+    dropped: Counter = field(default_factory=Counter)
+
+    @property
+    def task_id(self) -> str:
+        return f"{self.suite}/{self.task.slug}"
+
+
+def _answers(suite: Suite, refs: list[str], runs_dir: Path, dropped: Counter) -> dict[str, list[_Code]]:
+    """Every round's workspace of every finished trial of the runs, by task slug."""
+    known = {t.slug: t for t in suite.tasks}
+    out: dict[str, list[_Code]] = {}
+    for ref in refs:
+        folder = open_run(ref, runs_dir)
+        manifest = folder.read_manifest()
+        if manifest.suite != suite.name:
+            raise BadInput(f"--from {ref}: run {manifest.run_id} ran suite {manifest.suite!r}, not {suite.name!r}")
+        for cfg in manifest.configs:
+            for slug in manifest.tasks:
+                task = known.get(slug)
+                for trial in range(1, manifest.trials + 1):
+                    result = folder.read_result(cfg.name, slug, trial)
+                    if result is None or task is None:
+                        continue
+                    if result.task_hash != task.content_hash:
+                        dropped["answer to a task that has changed since"] += len(result.rounds)
+                        continue
+                    for rnd in result.rounds:
+                        workspace = folder.trial_dir(cfg.name, slug, trial) / f"round-{rnd.round}" / "workspace"
+                        if not workspace.is_dir():
+                            continue
+                        files = starting_code(task, workspace)
+                        if files == task.stub_files():
+                            continue  # the model wrote nothing: the stub is not its answer
+                        out.setdefault(slug, []).append(_Code(files, [Provenance(
+                            task=f"{suite.name}/{slug}", source="answer", run_id=manifest.run_id, config=cfg.name,
+                            trial=trial, round=rnd.round)]))
+    return out
+
+
+def _observe(unit: _Unit, code: _Code, code_hash: str, session: SandboxSession) -> bool:
+    """Items of one version of the code; False when it does not compile."""
+    task, spec = unit.task, unit.spec
+    calls = [(check, call) for check in spec.checks for call in check.calls]
+    obs = observe(task, code.files, [c for _, c in calls], session=session, includes=spec.includes,
+                  prelude=spec.prelude, runs=2)
+    if obs.status == "compile_error":
+        unit.dropped["code that does not compile"] += 1
+        return False
+    first = obs.runs[0] if obs.runs else [None] * len(calls)
+    second = obs.runs[1] if len(obs.runs) > 1 else [None] * len(calls)
+    shown = {f: data.decode("utf-8", errors="replace") for f, data in sorted(code.files.items())
+             if f in task.solution_files}
+    for (check, call), a, b in zip(calls, first, second):
+        rule = rule_for(check)
+        if a is None:
+            unit.dropped["call not reached (the program stopped first)"] += 1
+        elif len(obs.runs) < 2:
+            unit.dropped["call observed once (the first run crashed or timed out)"] += 1
+        elif b is None or not call_matches(a, b, rule):
+            # A value that changes between runs (or that one run never reached) is no truth to predict.
+            unit.dropped["call not repeatable (a different value, or none, on the second run)"] += 1
+        else:
+            unit.items.append(PredictItem(
+                id=item_id(code_hash, call), task=unit.task_id, split=unit.split, check=check.name, call=call,
+                prelude=spec.prelude, files=shown, code_hash=code_hash, expected=a, answer=render_answer(a),
+                compare=rule, sources=list(code.sources)))
+    return True
+
+
+def _work(unit: _Unit, mutants: int, seed: int, progress: ProgressFn | None) -> Callable[[SandboxSession], None]:
+    keep = interface(unit.task)
+
+    def run(session: SandboxSession) -> None:
+        seen: dict[str, _Code] = {}
+        order: list[tuple[str, _Code]] = []
+        for code in unit.codes:
+            h = normalized_hash(code.files, keep)
+            if h in seen:
+                seen[h].sources.extend(code.sources)
+                unit.dropped["duplicate code (same normal form)"] += 1
+                continue
+            seen[h] = code
+            order.append((h, code))
+        for i, (h, code) in enumerate(order):
+            compiled = _observe(unit, code, h, session)
+            if i == 0 and not compiled:
+                raise BadInput(f"{unit.task_id}: the reference solution does not build with the probe driver")
+            if progress is not None:
+                progress(unit.task.slug)
+        reference = unit.task.reference_files()
+        built = 0
+        # A few mutants, in the seeded screening order; a mutant is worth an item only when it
+        # builds, so more are drawn than kept (at most four times as many).
+        for m in screening_order(unit.task, seed)[:4 * mutants + 4]:
+            if built >= mutants:
+                break
+            files = m.apply(reference)
+            h = normalized_hash(files, keep)
+            if h in seen:
+                continue
+            code = _Code(files, [Provenance(task=unit.task_id, source="mutant", name=m.label)])
+            seen[h] = code
+            built += _observe(unit, code, h, session)
+            if progress is not None:
+                progress(unit.task.slug)
+
+    return run
+
+
+# --- the build -----------------------------------------------------------------------------
+
+
+@dataclass
+class Built:
+    path: Path
+    manifest: PredictManifest
+    items: list[PredictItem]
+
+
+def plan(config: PredictBuildConfig) -> tuple[Suite, list[_Unit], dict[str, str], Counter]:
+    """Everything decided before any sandbox work: bad input surfaces here."""
+    suite = find_suite(config.suite)
+    tasks = suite.select(config.tasks)
+    specs = {t.slug: load_spec(t) for t in tasks}
+    slugs = [t.slug for t in tasks]
+    eval_set = split_tasks(slugs, [s for s in slugs if specs[s] is not None], config.eval_tasks, config.eval_share,
+                           config.seed)
+    dest = config.out_root() / config.out
+    if dest.exists() and not config.replace:
+        raise BadInput(f"{dest}: a set named {config.out!r} exists already (use --replace to overwrite it)")
+    dropped: Counter = Counter()
+    answers = _answers(suite, config.runs, config.runs_dir, dropped)
+    skipped: dict[str, str] = {}
+    units = []
+    for task in tasks:
+        spec = specs[task.slug]
+        if spec is None:
+            skipped[task.slug] = "no .meta/verifier.toml: no calls to observe"
+            continue
+        unit = _Unit(suite.name, task, spec, "eval" if task.slug in eval_set else "train")
+        tid = unit.task_id
+        unit.codes.append(_Code(task.reference_files(), [Provenance(task=tid, source="reference")]))
+        for name, files in faulty_controls(task).items():
+            unit.codes.append(_Code(files, [Provenance(task=tid, source="faulty", name=name)]))
+        unit.codes.extend(answers.get(task.slug, []))
+        units.append(unit)
+    return suite, units, skipped, dropped
+
+
+def build(config: PredictBuildConfig, *, sandbox: Sandbox | None = None, progress: ProgressFn | None = None,
+          notice: Callable[[str], None] | None = None) -> Built:
+    suite, units, skipped, dropped = plan(config)
+    if not units:
+        raise BadInput(f"suite {suite.name}: none of the tasks has verifier checks to take calls from")
+    box = sandbox or make_sandbox(config.sandbox, SandboxLimits(timeout_s=config.run_timeout_s), notice=notice)
+    work = {id(u): _work(u, config.mutants, config.seed, progress) for u in units}
+    workers = max(1, min(config.workers or os.cpu_count() or 1, len(units)))
+    # One unit per task: a session keeps the task's probe tree, so each later version of
+    # the code recompiles only its own sources.
+    work_in_sessions(box, units, lambda u, s: work[id(u)](s), workers=workers, label="predict build")
+    items: list[PredictItem] = []
+    for unit in units:
+        dropped.update(unit.dropped)
+        items.extend(unit.items)
+        if not unit.items:
+            skipped[unit.task.slug] = "no call gave a repeatable value"
+    return write_set(config.out_root() / config.out, config.out, suite, items, dropped, skipped,
+                     eval_tasks=sorted(u.task_id for u in units if u.split == "eval"))
+
+
+def write_set(dest: Path, name: str, suite: Suite, items: list[PredictItem], dropped: Counter, skipped: dict[str, str],
+              *, eval_tasks: list[str]) -> Built:
+    # Items are unique by id (normalised code + call); the unit de-duplicated code already,
+    # and this keeps the rule true whatever the sources were.
+    unique: dict[str, PredictItem] = {}
+    for item in items:
+        if item.id in unique:
+            unique[item.id].sources.extend(item.sources)
+            dropped["duplicate item (same normalised code and call)"] += 1
+        else:
+            unique[item.id] = item
+    items = sorted(unique.values(), key=lambda i: (i.task, i.check, i.call, i.id))
+    lines = "".join(i.model_dump_json() + "\n" for i in items).encode()
+    by_source = Counter(kind for i in items for kind in {p.source for p in i.sources})
+    manifest = PredictManifest(
+        name=name, suite=suite.name, suite_hash=suite.content_hash, created=utc_now(), format_version=FORMAT_VERSION,
+        content_hash=sha256_bytes(lines), source_tasks=sorted({i.task for i in items if i.split == "train"}),
+        eval_tasks=eval_tasks, items={s: sum(1 for i in items if i.split == s) for s in ("train", "eval")},
+        by_source={k: by_source[k] for k in SOURCE_KINDS}, dropped=dict(sorted(dropped.items())),
+        skipped_tasks=dict(sorted(skipped.items())))
+
+    def rows(split: str) -> tuple[bytes, bytes]:
+        sft, grpo = [], []
+        for i in (i for i in items if i.split == split):
+            prompt = prompt_messages(i.files, i.call, prelude=i.prelude)
+            sft.append(SftRow(task_id=f"{name}/{i.id}", source_task=i.task, messages=[*prompt, answer_message(i.answer)]))
+            grpo.append(PredictGrpoRow(item_id=i.id, source_task=i.task, format_version=FORMAT_VERSION, prompt=prompt,
+                                       call=i.call, expected=i.expected, answer=i.answer, compare=i.compare))
+        return ("".join(r.model_dump_json() + "\n" for r in sft).encode(),
+                "".join(r.model_dump_json() + "\n" for r in grpo).encode())
+
+    train_sft, train_grpo = rows("train")
+    eval_sft, eval_grpo = rows("eval")
+    with written_folder(dest) as folder:
+        atomic_write(folder / ITEMS_FILE, lines)
+        atomic_write(folder / SFT_FILE, train_sft)
+        atomic_write(folder / GRPO_FILE, train_grpo)
+        atomic_write(folder / EVAL_SFT_FILE, eval_sft)
+        atomic_write(folder / EVAL_GRPO_FILE, eval_grpo)
+        write_record(folder / MANIFEST_FILE, manifest)
+    return Built(path=dest, manifest=manifest, items=items)
+
+
+def read_items(folder: Path) -> list[PredictItem]:
+    path = folder / ITEMS_FILE
+    return [PredictItem.model_validate(json.loads(line)) for line in path.read_text().splitlines() if line.strip()]

@@ -1,0 +1,45 @@
+"""What `harness predict build` is asked: the set's settings as one config model, whose
+defaults the CLI shows (cli/options.default)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from pydantic import Field, model_validator
+
+from ..records import Record
+
+DEFAULT_EVAL_SHARE = 0.2
+_NAME = re.compile(r"[a-z0-9][a-z0-9_.-]*")
+
+
+class PredictBuildConfig(Record):
+    suite: str
+    out: str
+    runs: list[str] = Field(default_factory=list, description="runs whose recorded answers are code too")
+    runs_dir: Path = Path("runs")
+    tasks: list[str] | None = None
+    eval_tasks: list[str] | None = None
+    eval_share: float | None = Field(None, ge=0, lt=1, description=f"share of tasks held out for eval "
+                                     f"(default {DEFAULT_EVAL_SHARE} when --eval-tasks is not given)")
+    mutants: int = Field(3, ge=0, description="compiling mutants of the reference per task")
+    seed: int = 0
+    root: Path | None = None
+    replace: bool = False
+    sandbox: str = "auto"
+    workers: int | None = Field(None, ge=1)
+    run_timeout_s: float = Field(10.0, gt=0, description="one run of a probe program")
+
+    @model_validator(mode="after")
+    def _one_split_rule(self) -> "PredictBuildConfig":
+        if self.eval_tasks is not None and self.eval_share is not None:
+            raise ValueError("give --eval-tasks or --eval-share, not both")
+        if not _NAME.fullmatch(self.out):
+            raise ValueError(f"{self.out!r} is not a set name (lowercase letters, digits, '.', '_', '-')")
+        return self
+
+    def out_root(self) -> Path:
+        from ..curriculum.config import default_root
+
+        return Path(self.root) if self.root is not None else default_root()

@@ -1,0 +1,94 @@
+"""The output-prediction prompt and its answer format, stated once: what the model is
+shown (the code, the call) and how it must write the value, the inverse reading of that
+answer, and the expected answer rendered from a probe record.
+
+The answer is one line per observation of the call, in order (a one-expression call has
+one observation; a call sequence has one per `=>` line), each line either the value as
+JSON or `throws <type>` when the observation threw. A statement that throws ends the call:
+its exception is one more line `call ends: throws <type>` after the observations made
+before it (a line of its own kind: a statement between two observations could otherwise not
+be told from the second observation throwing). A
+probe record (harness/probe/calls.py) is `{"o": [{"v": value} | {"x": type}, ...]}` plus
+`"x": type` for a statement that threw, so the answer and the record map one to one."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Mapping
+
+from ..probe import parse_call
+from ..train.data import ChatMessage
+
+FORMAT_VERSION = 1
+THROWS = "throws "
+ENDS = "call ends: throws "
+
+SYSTEM = "You read C++ code and predict exactly what a call of it produces when the program runs."
+
+FORMAT = """Answer with the value only, in a fenced block, one line per observation in order:
+- the value as JSON: a number, a "string", true or false, null for a call that returns nothing, [a, b] for a sequence;
+  a value of another type as the probe writes it, e.g. {"text": "..."} for a type printed with operator<<;
+- `throws <type>` when that observation throws, with the exception's type as C++ spells it (e.g. std::domain_error).
+If a statement that is not an observation throws, the call stops there: add one last line `call ends: throws <type>`."""
+
+
+def observations(call: str) -> int:
+    """How many observations the call makes when no statement throws."""
+    return sum(1 for step in parse_call(call) if step.observe)
+
+
+def render_answer(record: Mapping[str, Any]) -> str:
+    """The expected answer for a probe record, in the stated format."""
+    lines = [THROWS + str(o["x"]) if "x" in o else json.dumps(o.get("v"), ensure_ascii=False) for o in record.get("o", [])]
+    if "x" in record:
+        lines.append(ENDS + str(record["x"]))
+    return "\n".join(lines)
+
+
+def _outcome(line: str) -> dict[str, Any] | None:
+    if line.startswith(THROWS):
+        kind = line[len(THROWS):].strip()
+        return {"x": kind} if kind else None
+    try:
+        return {"v": json.loads(line)}
+    except ValueError:
+        return None
+
+
+def parse_answer(text: str, call: str) -> dict[str, Any] | None:
+    """A model's answer read back as a probe record, or None when it is not in the format."""
+    body = text.strip()
+    if body.startswith("```"):
+        inner = body.split("\n", 1)[1] if "\n" in body else ""
+        body = inner.rsplit("```", 1)[0] if "```" in inner else inner
+    lines = [line.strip() for line in body.strip().splitlines() if line.strip()]
+    ended = None
+    if lines and lines[-1].startswith(ENDS):
+        ended = lines.pop()[len(ENDS):].strip()
+        if not ended:
+            return None
+    outcomes = [_outcome(line) for line in lines]
+    if any(o is None for o in outcomes):
+        return None
+    want = observations(call)
+    if ended is None:
+        return {"o": outcomes} if outcomes and len(outcomes) == want else None
+    # A statement ended the call: the observations made before it, at most all of them.
+    return {"o": outcomes, "x": ended} if len(outcomes) <= want else None
+
+
+def _code_block(files: Mapping[str, str]) -> str:
+    return "\n\n".join(f"// file: {name}\n{text.rstrip()}" for name, text in sorted(files.items()))
+
+
+def prompt_messages(files: Mapping[str, str], call: str, *, prelude: str = "") -> list[ChatMessage]:
+    """The prompt: the code, the call (with what the test driver declares before it), the format."""
+    setup = f"\nBefore the call, the program declares:\n```cpp\n{prelude.strip()}\n```\n" if prelude.strip() else ""
+    user = (f"The code:\n```cpp\n{_code_block(files)}\n```\n{setup}\n"
+            f"The call (lines starting with `=>` are observations; a single expression is one observation):\n"
+            f"```cpp\n{call.strip()}\n```\n\nWhat does it produce?\n\n{FORMAT}")
+    return [ChatMessage(role="system", content=SYSTEM), ChatMessage(role="user", content=user)]
+
+
+def answer_message(answer: str) -> ChatMessage:
+    return ChatMessage(role="assistant", content=f"```\n{answer}\n```")
