@@ -17,6 +17,7 @@ from . import curriculum as _curriculum  # noqa: F401
 from . import loop as _loop  # noqa: F401
 from . import view as _view  # noqa: F401
 from . import predict as _predict  # noqa: F401
+from . import select as _select  # noqa: F401
 
 
 def main() -> None:
