@@ -43,7 +43,7 @@ class PublicSpec(Record):
 
 
 @dataclass(frozen=True)
-class TestCase:
+class TaskCase:
     name: str
     body: str
 
@@ -119,7 +119,7 @@ def _body(text: str, start: int) -> str | None:
     return None
 
 
-def test_cases(task: Task) -> list[TestCase]:
+def task_cases(task: Task) -> list[TaskCase]:
     """The task's Catch2 test cases in file order."""
     out = []
     for rel in task.test_files:
@@ -129,13 +129,13 @@ def test_cases(task: Task) -> list[TestCase]:
         for match in _CASE.finditer(text):
             body = _body(text, match.end())
             if body is not None:
-                out.append(TestCase(match.group(1), body))
+                out.append(TaskCase(match.group(1), body))
     return out
 
 
-def public_cases(task: Task) -> list[TestCase]:
+def public_cases(task: Task) -> list[TaskCase]:
     """The task's public test cases (see the module's docstring for the rule)."""
-    cases = test_cases(task)
+    cases = task_cases(task)
     path = task.path / PUBLIC_FILE
     if path.is_file():
         try:

@@ -1,0 +1,154 @@
+"""best@k (`harness select`) on a run whose answers are known: space-age with three
+first-round answers, the reference (passes), the earth-year-of-365-days control with a
+comment added (fails, longest) and a short answer with the wrong year length (fails,
+shortest). Each strategy's choice is worked out by hand; exec runs the public tests in the
+real Docker sandbox, simulate asks a scripted judge whose predictions are chosen per
+candidate. Public cases and their calls are checked on fixed26 tasks; bad input exits 2."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.predict.prompt import render_answer
+from harness.predict.public import public_cases, task_cases
+from harness.predict.select import SelectConfig, SelectionRecord, select, selection_file
+from harness.task import load_task
+
+from .conftest import ROOT
+from .report_support import write_run
+from .scripted_model import Script, ScriptedModel
+
+FIXED26 = ROOT / "suites" / "fixed26"
+SPACE = load_task(FIXED26 / "space-age")
+PHONE = load_task(FIXED26 / "phone-number")
+YEAR = 31557600.0
+
+
+def _answers() -> list[dict[str, bytes]]:
+    reference = SPACE.reference_files()
+    control = {p.name: p.read_bytes() for p in (SPACE.path / ".meta" / "faulty" / "earth-year-of-365-days").iterdir()}
+    control["space_age.cpp"] = b"// my answer, with a long comment to make it the longest one\n" + control["space_age.cpp"]
+    short = dict(reference)
+    short["space_age.cpp"] = (short["space_age.cpp"].replace(b"// Each planet's orbital period, in Earth years.\n", b"")
+                              .replace(b"31557600.0", b"3e7"))
+    return [reference, control, short]
+
+
+def _run(tmp_path: Path, tasks=("space-age",), api_base: str | None = None) -> Path:
+    """Trials 1..3 of each task: passed, failed, failed, with the answers above as round 1
+    (phone-number's are its reference three times, lengths apart by a trailing newline)."""
+    runs = tmp_path / "runs"
+    run = write_run(runs, "r1", {"m": {t: [1, None, None] for t in tasks}}, rounds=1,
+                    configs={"m": {"api_base": api_base}})
+    for task in tasks:
+        answers = _answers() if task == "space-age" else [
+            {**PHONE.reference_files(), "phone_number.cpp": PHONE.reference_files()["phone_number.cpp"] + b"\n" * n}
+            for n in (2, 0, 1)]
+        for trial, files in enumerate(answers, start=1):
+            ws = run / "m" / task / f"trial-{trial}" / "round-1" / "workspace"
+            ws.mkdir(parents=True)
+            for name, body in files.items():
+                (ws / name).write_bytes(body)
+    return runs
+
+
+def _choice(record: SelectionRecord, task: str, strategy: str):
+    return next(s for s in record.selections if s.task == task).choices[strategy]
+
+
+def test_public_cases_and_their_calls():
+    assert [c.name for c in public_cases(SPACE)] == ["age in seconds", "age on Earth", "age on Mercury"]
+    mercury = public_cases(SPACE)[2]
+    assert mercury.call() == ("const space_age::space_age age(2134835688);\n=> age.on_earth()\n=> age.on_mercury()")
+    assert len(task_cases(SPACE)) == 9
+
+
+def test_public_file_declares_the_cases(tmp_path):
+    import shutil
+
+    task_dir = tmp_path / "space-age"
+    shutil.copytree(SPACE.path, task_dir)
+    (task_dir / ".meta" / "public.toml").write_text('cases = ["age on Mars"]\n')
+    assert [c.name for c in public_cases(load_task(task_dir))] == ["age on Mars"]
+    (task_dir / ".meta" / "public.toml").write_text('cases = ["age on Pluto"]\n')
+    with pytest.raises(Exception, match="'age on Pluto' is not a test case"):
+        public_cases(load_task(task_dir))
+
+
+def test_shortest_and_random_need_no_sandbox(tmp_path):
+    runs = _run(tmp_path, tasks=("phone-number", "space-age"))
+    path, record = select(SelectConfig(run="r1", runs_dir=runs, k=3, by=["shortest", "random"], seed=3))
+    assert path.name == selection_file(3) and SelectionRecord.model_validate_json(path.read_text()) == record
+    # space-age: trial 3 is the shortest (and fails); phone-number: trial 2 has no added newline.
+    assert (_choice(record, "space-age", "shortest").trial, _choice(record, "space-age", "shortest").passed) == (3, False)
+    assert _choice(record, "phone-number", "shortest").trial == 2
+    again = select(SelectConfig(run="r1", runs_dir=runs, k=3, by=["random"], seed=3))[1]
+    assert _choice(again, "space-age", "random") == _choice(record, "space-age", "random")
+    figures = record.summary[0].figures
+    # One pass in three trials per task: pass@1 1/3, pass@3 1; short1@3 0 (both shortest fail).
+    assert figures["pass@1"].value == pytest.approx(1 / 3) and figures["pass@k"].value == 1.0
+    assert figures["best@k shortest"].value == 0.0
+    assert figures["pass@1"].low <= figures["pass@1"].value <= figures["pass@1"].high
+
+
+def _truth_answers() -> list[str]:
+    earth = 1000000000 / YEAR
+    mercury = 2134835688 / YEAR
+    return [render_answer({"o": [{"v": 1000000}]}), render_answer({"o": [{"v": earth}]}),
+            render_answer({"o": [{"v": mercury}, {"v": mercury / 0.2408467}]})]
+
+
+@pytest.mark.slow
+def test_exec_and_simulate_choose_as_worked_out(tmp_path, docker_sandbox):
+    # The judge is asked per candidate (trials 1, 2, 3), per public case in order. It is made
+    # wrong about the reference (trial 1), unreadable on the control (trial 2) and right
+    # about what the reference does on the short wrong answer (trial 3): simulate must pick 3.
+    wrong = ["```\n7\n```", "```\n1.5\n```", "```\n1.5\n2.5\n```"]
+    unreadable = ["no idea"] * 3
+    right = [f"```\n{a}\n```" for a in _truth_answers()]
+    with ScriptedModel({"judge": Script(replies=wrong + unreadable + right)}) as judge:
+        runs = _run(tmp_path, api_base=judge.api_base)
+        _, record = select(SelectConfig(run="r1", runs_dir=runs, k=3, by=["exec", "simulate", "shortest", "random"],
+                                        judge_model="openai/judge", workers=1), sandbox=docker_sandbox)
+        assert len(judge.requests["judge"]) == 9
+        assert "age.on_mercury()" in judge.last_user_message("judge", 2)
+    # exec: the reference passes all three public cases, the others only "age in seconds".
+    assert _choice(record, "space-age", "exec").scores == {1: 3.0, 2: 1.0, 3: 1.0}
+    assert (_choice(record, "space-age", "exec").trial, _choice(record, "space-age", "exec").passed) == (1, True)
+    assert _choice(record, "space-age", "simulate").scores == {1: 0.0, 2: 0.0, 3: 3.0}
+    assert (_choice(record, "space-age", "simulate").trial, _choice(record, "space-age", "simulate").passed) == (3, False)
+    assert next(s for s in record.selections).simulated == ["age in seconds", "age on Earth", "age on Mercury"]
+    figures = record.summary[0].figures
+    assert figures["best@k exec"].value == 1.0 and figures["best@k simulate"].value == 0.0
+    assert figures["gap exec-simulate"].value == 1.0
+    assert record.judge_model == "openai/judge"
+
+
+def _cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([str(Path(sys.executable).with_name("harness")), "select", *args],
+                          capture_output=True, text=True, cwd=ROOT)
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--k", "4"], "--k 4: run r1 has 3 trials per task"),
+    (["--k", "0"], "--k"),
+    (["--k", "2", "--by", "vote"], "--by"),
+    (["--k", "2", "--by", "simulate"], "give the judge's with --api-base"),
+])
+def test_bad_input_is_one_line_and_exit_2(tmp_path, extra, message):
+    runs = _run(tmp_path)
+    got = _cli(tmp_path, "r1", "--runs-dir", str(runs), *extra)
+    assert got.returncode == 2, got.stderr
+    assert message in got.stderr and len(got.stderr.strip().splitlines()) == 1, got.stderr
+
+
+def test_cli_prints_the_table(tmp_path):
+    runs = _run(tmp_path)
+    got = _cli(tmp_path, "r1", "--runs-dir", str(runs), "--k", "3", "--by", "shortest,random")
+    assert got.returncode == 0, got.stderr
+    assert "best@k shortest" in got.stdout and "pass@k" in got.stdout and selection_file(3) in got.stdout.replace("\n", "")
