@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Literal
 from functools import cached_property
 
 from pydantic import Field, ValidationError
@@ -38,7 +39,7 @@ _ASSERT = re.compile(r"^(?:REQUIRE|CHECK)(?:_THAT|_THROWS_AS|_FALSE)?\s*\((.*)\)
 
 
 class PublicSpec(Record):
-    schema_version: int = 1
+    schema_version: Literal[1] = 1
     cases: list[str] = Field(min_length=1, description="names of the task's test cases that are public")
 
 
