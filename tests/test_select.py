@@ -39,12 +39,13 @@ def _answers() -> list[dict[str, bytes]]:
     return [reference, control, short]
 
 
-def _run(tmp_path: Path, tasks=("space-age",), api_base: str | None = None) -> Path:
+def _run(tmp_path: Path, tasks=("space-age",), api_base: str | None = None, hashes: bool = True) -> Path:
     """Trials 1..3 of each task: passed, failed, failed, with the answers above as round 1
     (phone-number's are its reference three times, lengths apart by a trailing newline)."""
     runs = tmp_path / "runs"
     run = write_run(runs, "r1", {"m": {t: [1, None, None] for t in tasks}}, rounds=1,
-                    configs={"m": {"api_base": api_base}})
+                    configs={"m": {"api_base": api_base}},
+                    task_hashes={t: load_task(FIXED26 / t).content_hash if hashes else "0" * 64 for t in tasks})
     for task in tasks:
         answers = _answers() if task == "space-age" else [
             {**PHONE.reference_files(), "phone_number.cpp": PHONE.reference_files()["phone_number.cpp"] + b"\n" * n}
@@ -123,6 +124,7 @@ def test_exec_and_simulate_choose_as_worked_out(tmp_path, docker_sandbox):
     assert _choice(record, "space-age", "simulate").scores == {1: 0.0, 2: 0.0, 3: 3.0}
     assert (_choice(record, "space-age", "simulate").trial, _choice(record, "space-age", "simulate").passed) == (3, False)
     assert next(s for s in record.selections).simulated == ["age in seconds", "age on Earth", "age on Mercury"]
+    assert next(s for s in record.selections).unreadable == {1: 0, 2: 3, 3: 0}
     figures = record.summary[0].figures
     assert figures["best@k exec"].value == 1.0 and figures["best@k simulate"].value == 0.0
     assert figures["gap exec-simulate"].value == 1.0
@@ -145,6 +147,11 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, extra, message):
     got = _cli(tmp_path, "r1", "--runs-dir", str(runs), *extra)
     assert got.returncode == 2, got.stderr
     assert message in got.stderr and len(got.stderr.strip().splitlines()) == 1, got.stderr
+
+
+def test_exec_on_a_changed_task_is_refused(tmp_path):
+    got = _cli(tmp_path, "r1", "--runs-dir", str(_run(tmp_path, hashes=False)), "--k", "3", "--by", "exec")
+    assert got.returncode == 2 and "space-age: the task has changed since run r1" in got.stderr, got.stderr
 
 
 def test_cli_prints_the_table(tmp_path):

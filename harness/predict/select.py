@@ -78,6 +78,7 @@ class TaskSelection(Record):
     task: str
     public: list[str]
     simulated: list[str] = Field(default_factory=list, description="public cases the judge was asked about")
+    unreadable: dict[int, int] = Field(default_factory=dict, description="per trial: judge answers not in the format")
     candidates: list[Candidate]
     choices: dict[str, Choice] = Field(default_factory=dict)
 
@@ -117,11 +118,15 @@ class _Unit:
     files: dict[int, dict[str, bytes]]  # per trial: the round-1 solution files
 
 
-def _units(folder: RunFolder, k: int) -> list[_Unit]:
+def _units(folder: RunFolder, k: int, run_tests_again: bool) -> list[_Unit]:
     manifest = folder.read_manifest()
     if k > manifest.trials:
         raise BadInput(f"--k {k}: run {manifest.run_id} has {manifest.trials} trials per task")
     suite = find_suite(manifest.suite_path or manifest.suite)
+    for slug in manifest.tasks:
+        # Public tests of a task that has changed are not the ones the answers were written for.
+        if run_tests_again and manifest.task_hashes.get(slug) != suite.task(slug).content_hash:
+            raise BadInput(f"{slug}: the task has changed since run {manifest.run_id}; exec and simulate need the task it ran")
     units = []
     for cfg in manifest.configs:
         for slug in manifest.tasks:
@@ -177,7 +182,9 @@ def _simulate_scores(unit: _Unit, session: SandboxSession, judge: Judge) -> dict
     out = {}
     for trial, files in unit.files.items():
         shown = {f: data.decode(errors="replace") for f, data in files.items()}
-        out[trial] = float(sum(call_matches(truth, judge.predict(shown, call), rule) for _, call, truth in truths))
+        predicted = [(judge.predict(shown, call), truth) for _, call, truth in truths]
+        unit.selection.unreadable[trial] = sum(1 for p, _ in predicted if p is None)
+        out[trial] = float(sum(call_matches(truth, p, rule) for p, truth in predicted))
     return out
 
 
@@ -220,7 +227,7 @@ def select(config: SelectConfig, *, sandbox: Sandbox | None = None,
     folder = open_run(config.run, config.runs_dir)
     manifest = folder.read_manifest()
     strategies = [s for s in STRATEGIES if s in config.by]
-    units = _units(folder, config.k)
+    units = _units(folder, config.k, "exec" in strategies or "simulate" in strategies)
     judges = {c.name: _judge_for(config, c.model, c.api_base) for c in manifest.configs} if "simulate" in strategies else {}
     for unit in units:
         for strategy in ("shortest", "random"):
