@@ -7,7 +7,6 @@ candidate. Public cases and their calls are checked on fixed26 tasks; bad input 
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
