@@ -102,6 +102,18 @@ def test_accuracy_is_what_the_model_was_scripted_to_get_right(items_root, tmp_pa
     assert f"{right}" in shown and f"{right / len(items):.1%}" in shown
     assert "source reference" in shown and "source faulty" in shown and "task fixed26/space-age" in shown
 
+    # A model right on every item, compared with the first by `harness compare`.
+    answers = {_key([m.model_dump() for m in prompt_messages(i.files, i.call, prelude=i.prelude)]): f"```\n{i.answer}\n```"
+               for i in items}
+    with ScriptedModel({"oracle": Script(by_request=lambda body: answers[_key(body["messages"])])}) as server:
+        got = cli("predict", "eval", "--model", "openai/oracle", "--api-base", server.api_base, "--items", "two",
+                  "--split", "all", "--root", str(items_root), "--runs-dir", str(tmp_path), "--run-id", "p2", cwd=tmp_path)
+    assert got.returncode == 0 and f"{len(items)} correct, 0 wrong" in got.stdout, got.stderr
+    compared = cli("compare", "p1:openai-predictor", "p2:openai-oracle", "--runs-dir", str(tmp_path), "--round", "1",
+                   cwd=tmp_path)
+    assert compared.returncode == 0, compared.stderr
+    assert f"+{len(items) - right}" in compared.stdout
+
 
 @pytest.mark.slow
 def test_a_failing_provider_is_an_infrastructure_error_never_a_wrong_answer(items_root, tmp_path):
@@ -128,6 +140,11 @@ def test_a_failing_provider_is_an_infrastructure_error_never_a_wrong_answer(item
     # No outcome counted: the report has nothing to read rather than a zero accuracy.
     got = cli("report", str(tmp_path / "down"), cwd=tmp_path)
     assert got.returncode == 2 and "no finished trials" in got.stderr
+    with ScriptedModel({"down": Script(then=503)}) as server:
+        got = cli("predict", "eval", "--model", "openai/down", "--api-base", server.api_base, "--items", "two",
+                  "--root", str(items_root), "--runs-dir", str(tmp_path), "--retries", "1", cwd=tmp_path)
+    assert got.returncode == 1 and f"0 correct, 0 wrong or malformed, {len(items)} provider failures" in got.stdout
+    assert "the provider kept failing" in got.stderr
 
 
 @pytest.mark.parametrize("args, message", [

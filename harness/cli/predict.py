@@ -70,7 +70,7 @@ def build_cmd(
 
 def print_breakdown(run_dir: Path) -> bool:
     """The per-source and per-task accuracy table of a prediction run; False for another run."""
-    from ..predict.breakdown import run_breakdown
+    from ..predict.breakdown import ITEMS_NOTE, run_breakdown
 
     found = run_breakdown(run_dir)
     if found is None:
@@ -83,6 +83,7 @@ def print_breakdown(run_dir: Path) -> bool:
             table.add_row(str(a.items), a.group, str(a.trials), str(a.correct), f"{a.accuracy:.1%}",
                           f"[{a.low:.1%}, {a.high:.1%}]")
         console.print(table)
+    console.print(ITEMS_NOTE, markup=False, highlight=False)
     return True
 
 
@@ -115,5 +116,10 @@ def eval_cmd(
     done = evaluate(config, command_line=sys.argv)
     console.print(f"{done.folder.root}: {done.count(TrialOutcome.passed)} correct, {done.count(TrialOutcome.failed)} "
                   f"wrong or malformed, {done.count(TrialOutcome.infra_error)} provider failures")
-    if done.count(TrialOutcome.infra_error) < len(done.results):
+    failed = done.count(TrialOutcome.infra_error)
+    if failed < len(done.results):
         print_breakdown(done.folder.root)
+    if failed:
+        err.print(f"{failed} trial(s) have no outcome: the provider kept failing (infrastructure errors, counted "
+                  "nowhere); evaluate again when it answers", markup=False, highlight=False)
+        raise typer.Exit(1)

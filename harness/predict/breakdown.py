@@ -1,7 +1,9 @@
 """Accuracy of a prediction run, whole and split by the kind of code an item came from
 (reference, faulty, mutant, answer) and by task, each with the report's interval (the
 items are the "tasks" the bootstrap resamples, stats.total_interval). An item made from
-several kinds of code counts in each of its kinds."""
+several kinds of code counts in each of its kinds. Items are resampled as if independent;
+items of one task share its code, so the intervals are narrower than a new draw of tasks
+would give (ITEMS_NOTE, printed beside them)."""
 
 from __future__ import annotations
 
@@ -15,6 +17,9 @@ from .. import stats
 from ..outcomes import load_run
 from .evaluate import PredictRun, read_predict_run
 from .items import SOURCE_KINDS
+
+ITEMS_NOTE = ("Intervals resample items as the report resamples tasks; items of one task share code, "
+              "so they are narrower than a new draw of tasks would give.")
 
 
 @dataclass
