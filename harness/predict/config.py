@@ -1,5 +1,5 @@
-"""What `harness predict build` is asked: the set's settings as one config model, whose
-defaults the CLI shows (cli/options.default)."""
+"""What `harness predict build` and `harness predict eval` are asked: one config model each,
+whose defaults the CLI shows (cli/options.default)."""
 
 from __future__ import annotations
 

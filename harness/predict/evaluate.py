@@ -96,7 +96,7 @@ class Reply:
 Ask = Callable[[list[dict]], Reply]
 
 
-def asker(spec: ModelSpec, config: PredictEvalConfig, sleep: Callable[[float], None] = time.sleep) -> Ask:
+def asker(spec: ModelSpec, config: PredictEvalConfig) -> Ask:
     """One chat completion per call, retried with backoff: any failure of the call is the
     provider's (a reply, however wrong, is the model's)."""
     litellm = _litellm()
@@ -107,16 +107,15 @@ def asker(spec: ModelSpec, config: PredictEvalConfig, sleep: Callable[[float], N
             try:
                 got = litellm.completion(model=spec.litellm_model, messages=messages, api_base=spec.api_base,
                                          api_key=spec.api_key(), timeout=config.timeout_s, max_retries=0)
+                break
             except Exception as exc:  # litellm maps every provider fault to its own exception classes
                 if attempt == config.retries:
                     raise ProviderGaveUp(exc, attempt) from None
-                sleep(wait)
+                time.sleep(wait)
                 wait *= 2
-                continue
-            usage = getattr(got, "usage", None)
-            return Reply(got.choices[0].message.content or "", getattr(usage, "prompt_tokens", 0) or 0,
-                         getattr(usage, "completion_tokens", 0) or 0)
-        raise AssertionError("unreachable: retries >= 1")
+        usage = getattr(got, "usage", None)
+        return Reply(got.choices[0].message.content or "", getattr(usage, "prompt_tokens", 0) or 0,
+                     getattr(usage, "completion_tokens", 0) or 0)
 
     return ask
 
@@ -176,7 +175,7 @@ class Evaluated:
         return sum(r.outcome is outcome for r in self.results)
 
 
-def evaluate(config: PredictEvalConfig, *, command_line: list[str] | None = None, ask: Ask | None = None,
+def evaluate(config: PredictEvalConfig, *, command_line: list[str] | None = None,
              progress: Callable[[TrialResult], None] | None = None) -> Evaluated:
     spec = parse_model(config.model, config.api_base)
     if spec.kind == "gold":
@@ -202,7 +201,7 @@ def evaluate(config: PredictEvalConfig, *, command_line: list[str] | None = None
         items={i.id: ItemFacts(task=i.task, check=i.check,
                                sources=[k for k in SOURCE_KINDS if any(p.source == k for p in i.sources)])
                for i in items}))
-    ask = ask or asker(spec, config)
+    ask = asker(spec, config)
     jobs = [(item, k) for item in items for k in range(1, config.trials + 1)]
     results = []
     with ThreadPoolExecutor(max_workers=min(config.workers, len(jobs)), thread_name_prefix="predict") as pool:
