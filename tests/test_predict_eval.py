@@ -102,13 +102,16 @@ def test_accuracy_is_what_the_model_was_scripted_to_get_right(items_root, tmp_pa
     assert f"{right}" in shown and f"{right / len(items):.1%}" in shown
     assert "source reference" in shown and "source faulty" in shown and "task fixed26/space-age" in shown
 
-    # A model right on every item, compared with the first by `harness compare`.
+    # A model right on every item, twice, compared with the first by `harness compare`.
     answers = {_key([m.model_dump() for m in prompt_messages(i.files, i.call, prelude=i.prelude)]): f"```\n{i.answer}\n```"
                for i in items}
     with ScriptedModel({"oracle": Script(by_request=lambda body: answers[_key(body["messages"])])}) as server:
         got = cli("predict", "eval", "--model", "openai/oracle", "--api-base", server.api_base, "--items", "two",
-                  "--split", "all", "--root", str(items_root), "--runs-dir", str(tmp_path), "--run-id", "p2", cwd=tmp_path)
-    assert got.returncode == 0 and f"{len(items)} correct, 0 wrong" in got.stdout, got.stderr
+                  "--split", "all", "--root", str(items_root), "--runs-dir", str(tmp_path), "--run-id", "p2",
+                  "--trials", "2", cwd=tmp_path)
+    assert got.returncode == 0 and f"{2 * len(items)} correct, 0 wrong" in got.stdout, got.stderr
+    oracle = run_breakdown(tmp_path / "p2")["openai-oracle"][0]
+    assert (oracle.items, oracle.trials, oracle.accuracy) == (len(items), 2 * len(items), 1.0)
     compared = cli("compare", "p1:openai-predictor", "p2:openai-oracle", "--runs-dir", str(tmp_path), "--round", "1",
                    cwd=tmp_path)
     assert compared.returncode == 0, compared.stderr
