@@ -1,11 +1,13 @@
 """A test double for a model: an OpenAI-compatible server (harness.gold.ChatServer) whose
-answers are scripted per served model name, in order, and which records every request.
+answers are scripted per served model name, in order or by a function of the request, and
+which records every request.
 Aider's background history summaries are answered apart and never consume the script."""
 
 from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
+from typing import Callable
 
 from harness.gold import ChatServer, ModelError
 
@@ -25,6 +27,9 @@ class Script:
     replies: list = field(default_factory=list)
     then: str | int = DEFAULT_REPLY
     delay_s: float = 0.0  # before every answer: a slow model
+    # Replies chosen by the request itself (then `replies` and `then` are not used): the
+    # answer for a prompt whatever order concurrent requests come in.
+    by_request: Callable[[dict], str | int] | None = None
 
 
 class ScriptedModel:
@@ -48,7 +53,10 @@ class ScriptedModel:
             seen = self.requests[name]
             seen.append(body)
             script = self.scripts[name]
-            reply = script.replies[len(seen) - 1] if len(seen) <= len(script.replies) else script.then
+            if script.by_request is not None:
+                reply = script.by_request(body)
+            else:
+                reply = script.replies[len(seen) - 1] if len(seen) <= len(script.replies) else script.then
         self._stopped.wait(script.delay_s)
         if isinstance(reply, int):
             raise ModelError(reply, f"scripted HTTP {reply}")

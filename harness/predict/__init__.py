@@ -3,5 +3,7 @@ produces, observed in the sandbox through the probe.
 
     items.py    the records: an item, its provenance, the set's manifest, export rows
     prompt.py   the prompt and the answer format, stated once (render and read back)
-    config.py   what a build is asked (PredictBuildConfig)
-    build.py    `harness predict build`: versions of code observed, deduplicated, split"""
+    config.py   what a build and an eval are asked (PredictBuildConfig, PredictEvalConfig)
+    build.py    `harness predict build`: versions of code observed, deduplicated, split
+    evaluate.py `harness predict eval`: a model's predictions scored, written as a run folder
+    breakdown.py a prediction run's accuracy by source kind and task"""

@@ -1,10 +1,11 @@
-"""What `harness predict build` is asked: the set's settings as one config model, whose
-defaults the CLI shows (cli/options.default)."""
+"""What `harness predict build` and `harness predict eval` are asked: one config model each,
+whose defaults the CLI shows (cli/options.default)."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field, model_validator
 
@@ -40,6 +41,28 @@ class PredictBuildConfig(Record):
         return self
 
     def out_root(self) -> Path:
+        from ..curriculum.config import default_root
+
+        return Path(self.root) if self.root is not None else default_root()
+
+
+class PredictEvalConfig(Record):
+    """What `harness predict eval` is asked: one model on one set's items."""
+
+    model: str
+    items: str = Field(description="the set's name under the root")
+    split: Literal["eval", "train", "all"] = "eval"
+    trials: int = Field(1, ge=1)
+    workers: int = Field(4, ge=1)
+    api_base: str | None = None
+    root: Path | None = None
+    runs_dir: Path = Path("runs")
+    run_id: str | None = None
+    retries: int = Field(4, ge=1, description="tries of one model call before the provider counts as failed")
+    backoff_s: float = Field(2.0, ge=0, description="the wait after the first failed try, doubled after each")
+    timeout_s: float = Field(120.0, gt=0, description="one model call")
+
+    def items_root(self) -> Path:
         from ..curriculum.config import default_root
 
         return Path(self.root) if self.root is not None else default_root()

@@ -1,0 +1,65 @@
+"""Accuracy of a prediction run, whole and split by the kind of code an item came from
+(reference, faulty, mutant, answer) and by task, each with the report's interval (the
+items are the "tasks" the bootstrap resamples, stats.total_interval). An item made from
+several kinds of code counts in each of its kinds. Items are resampled as if independent;
+items of one task share its code, so the intervals are narrower than a new draw of tasks
+would give (ITEMS_NOTE, printed beside them)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .. import stats
+from ..outcomes import load_run
+from .evaluate import PredictRun, read_predict_run
+from .items import SOURCE_KINDS
+
+ITEMS_NOTE = ("Intervals resample items as the report resamples tasks; items of one task share code, "
+              "so they are narrower than a new draw of tasks would give.")
+
+
+@dataclass
+class Accuracy:
+    group: str
+    items: int
+    trials: int
+    correct: int
+    accuracy: float
+    low: float
+    high: float
+
+
+def accuracy(group: str, counts: pd.DataFrame) -> Accuracy:
+    """Mean share of trials answered correctly per item, with its 95% interval."""
+    n, c = counts["n1"].to_numpy(), counts["c1"].to_numpy()
+    items = len(n)
+    low, high = stats.total_interval(n, c)
+    return Accuracy(group, items, int(n.sum()), int(c.sum()), float(np.mean(c / n)), low / items, high / items)
+
+
+def breakdown(frame: pd.DataFrame, info: PredictRun) -> dict[str, list[Accuracy]]:
+    """Per configuration: all items, then each source kind and each task present."""
+    out: dict[str, list[Accuracy]] = {}
+    for (config,), counts in stats.task_counts(frame).groupby(level=["config"], sort=True):
+        counts = counts.droplevel("config")
+        rows = [accuracy("all items", counts)]
+        for kind in SOURCE_KINDS:
+            ids = [i for i in counts.index if kind in info.items[i].sources]
+            if ids:
+                rows.append(accuracy(f"source {kind}", counts.loc[ids]))
+        for task in sorted({info.items[i].task for i in counts.index}):
+            rows.append(accuracy(f"task {task}", counts.loc[[i for i in counts.index if info.items[i].task == task]]))
+        out[config] = rows
+    return out
+
+
+def run_breakdown(run_dir: Path) -> dict[str, list[Accuracy]] | None:
+    """The breakdown of a prediction run; None for any other run."""
+    info = read_predict_run(run_dir)
+    if info is None:
+        return None
+    return breakdown(load_run(Path(run_dir)).frame, info)

@@ -1,0 +1,223 @@
+"""`harness predict eval`: a model predicts the items of a set, scored against the observed
+values, written as a run folder so `harness report` and `compare` read it like any run.
+
+No agent and no sandbox: each item's prompt (prompt.py) goes straight to the model's chat
+completions endpoint through litellm, the answer is read back with `parse_answer` and
+compared by the item's own rule (exact after normalisation, floats within 1e-5). Correct is
++1, wrong or malformed -1 (records: `round1` is correct). A provider that keeps failing
+through the retries is an infrastructure error on that trial, never a wrong answer, and
+the trial has no outcome and counts nowhere.
+
+The run folder is the runner's (store.py): one "task" per item (its id), one trial per
+try, one round. What the frame cannot hold, each item's task and the kinds of code it came
+from, is in `predict.json` beside the manifest, for the per-source breakdown (breakdown.py)."""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Literal
+
+from pydantic import Field
+
+from .. import __version__
+from ..errors import BadInput, InfraKind
+from ..fs import write_record
+from ..hashing import sha256_json
+from ..models import ModelSpec, _litellm, check_access, config_name, parse_model
+from ..probe.compare import call_matches
+from ..records import (AgentCounters, ConfigManifest, InfraFailure, ModelCall, Record, RoundRecord, RoundTimings,
+                       RoundTrajectory, RunManifest, Sampling, Status, TestCaseResult, TestReport, TrialOutcome,
+                       TrialResult)
+from ..store import RESULT, RunFolder, new_run_id, utc_now
+from .build import read_items
+from .config import PredictEvalConfig
+from ..train.data import MANIFEST_FILE
+from .items import SOURCE_KINDS, PredictItem, PredictManifest, SourceKind
+from .prompt import FORMAT, FORMAT_VERSION, SYSTEM, parse_answer, prompt_messages
+
+PREDICT_FILE = "predict.json"
+AGENT = "predict"          # what stands in the agent's place in the manifest: no agent
+SANDBOX = "none: answers compared with values observed when the set was built"
+
+
+class ItemFacts(Record):
+    task: str
+    check: str
+    sources: list[SourceKind]
+
+
+class PredictRun(Record):
+    """What a prediction run adds to its manifest: the set it read and each item's task and
+    source kinds, by item id (the run's task slugs)."""
+
+    schema_version: Literal[1] = 1
+    kind: Literal["output-prediction"] = "output-prediction"
+    set: str
+    set_hash: str = Field(description="the set's items.jsonl hash")
+    split: str
+    format_version: int
+    items: dict[str, ItemFacts]
+
+
+def read_set(config: PredictEvalConfig) -> tuple[PredictManifest, list[PredictItem]]:
+    folder = config.items_root() / config.items
+    manifest_file = folder / MANIFEST_FILE
+    if not manifest_file.is_file():
+        raise BadInput(f"--items {config.items}: no set at {folder} (build one with `harness predict build`)")
+    try:
+        manifest = PredictManifest.model_validate_json(manifest_file.read_bytes())
+    except ValueError:
+        raise BadInput(f"{manifest_file}: not an output-prediction set") from None
+    if manifest.format_version != FORMAT_VERSION:
+        raise BadInput(f"--items {config.items}: answer format {manifest.format_version}; this harness asks in "
+                       f"format {FORMAT_VERSION} (rebuild the set)")
+    items = [i for i in read_items(folder) if config.split in ("all", i.split)]
+    if not items:
+        raise BadInput(f"--items {config.items}: no items in the {config.split} split")
+    return manifest, items
+
+
+class ProviderGaveUp(Exception):
+    def __init__(self, error: Exception, attempts: int):
+        super().__init__(f"{type(error).__name__}: {error}")
+        self.attempts = attempts
+
+
+@dataclass
+class Reply:
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+
+
+Ask = Callable[[list[dict]], Reply]
+
+
+def asker(spec: ModelSpec, config: PredictEvalConfig) -> Ask:
+    """One chat completion per call, retried with backoff: any failure of the call is the
+    provider's (a reply, however wrong, is the model's)."""
+    litellm = _litellm()
+
+    def ask(messages: list[dict]) -> Reply:
+        wait = config.backoff_s
+        for attempt in range(1, config.retries + 1):
+            try:
+                got = litellm.completion(model=spec.litellm_model, messages=messages, api_base=spec.api_base,
+                                         api_key=spec.api_key(), timeout=config.timeout_s, max_retries=0)
+                break
+            except Exception as exc:  # litellm maps every provider fault to its own exception classes
+                if attempt == config.retries:
+                    raise ProviderGaveUp(exc, attempt) from None
+                time.sleep(wait)
+                wait *= 2
+        usage = getattr(got, "usage", None)
+        return Reply(got.choices[0].message.content or "", getattr(usage, "prompt_tokens", 0) or 0,
+                     getattr(usage, "completion_tokens", 0) or 0)
+
+    return ask
+
+
+def score(item: PredictItem, text: str) -> tuple[bool, dict | None]:
+    """Whether the answer is right, and what it was read as (None: not in the format)."""
+    got = parse_answer(text, item.call)
+    return got is not None and call_matches(item.expected, got, item.compare), got
+
+
+def run_item(item: PredictItem, trial: int, ask: Ask, folder: RunFolder, run_id: str, cfg: str,
+             model: str, suite: str) -> TrialResult:
+    trial_dir = RunFolder.fresh_trial_dir(folder.trial_dir(cfg, item.id, trial))
+    messages = [m.model_dump() for m in prompt_messages(item.files, item.call, prelude=item.prelude)]
+    started_at, t0 = utc_now(), time.monotonic()
+    rounds, passed_round, failure = [], None, None
+    try:
+        reply = ask(messages)
+    except ProviderGaveUp as exc:
+        failure = InfraFailure(kind=InfraKind.provider.value, message=str(exc), attempts=exc.attempts)
+    else:
+        seconds = round(time.monotonic() - t0, 4)
+        correct, got = score(item, reply.text)
+        counters = AgentCounters(malformed_responses=int(got is None), empty_responses=int(not reply.text.strip()),
+                                 prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens)
+        status = Status.passed if correct else Status.failed
+        why = None if correct else ("not in the answer format" if got is None else f"expected {item.answer!r}")
+        report = TestReport(status=status, built=True, backend=AGENT,
+                            tests=[TestCaseResult(name=item.check, status=status, message=why)])
+        write_record(trial_dir / "round-1" / "trajectory.json", RoundTrajectory(
+            round=1, message=messages[-1]["content"], sent_at=started_at, response=reply.text, counters=counters,
+            calls=[ModelCall(started_at=started_at, finished_at=utc_now(), seconds=seconds, request=messages,
+                             response=reply.text, prompt_tokens=reply.prompt_tokens,
+                             completion_tokens=reply.completion_tokens)]))
+        rounds.append(RoundRecord(round=1, counters=counters, test_report=report,
+                                  timings=RoundTimings(model_seconds=seconds, total_seconds=seconds)))
+        passed_round = 1 if correct else None
+    outcome = (TrialOutcome.infra_error if failure is not None
+               else TrialOutcome.passed if passed_round else TrialOutcome.failed)
+    result = TrialResult(run_id=run_id, config=cfg, task=item.id, trial=trial, suite=suite,
+                         task_hash=item.code_hash, model=model, outcome=outcome, passed_round=passed_round,
+                         rounds=rounds, infra_error=failure, started_at=started_at, finished_at=utc_now())
+    write_record(trial_dir / RESULT, result)
+    return result
+
+
+def prompt_hash() -> str:
+    return sha256_json({"system": SYSTEM, "format": FORMAT, "version": FORMAT_VERSION})
+
+
+@dataclass
+class Evaluated:
+    folder: RunFolder
+    results: list[TrialResult]
+
+    def count(self, outcome: TrialOutcome) -> int:
+        return sum(r.outcome is outcome for r in self.results)
+
+
+def evaluate(config: PredictEvalConfig, *, command_line: list[str] | None = None,
+             progress: Callable[[TrialResult], None] | None = None) -> Evaluated:
+    spec = parse_model(config.model, config.api_base)
+    if spec.kind == "gold":
+        raise BadInput("--model gold answers with code, not predictions; name a model that predicts")
+    set_manifest, items = read_set(config)
+    check_access(spec)
+    run_id = config.run_id or new_run_id()
+    folder = RunFolder.create(config.runs_dir, run_id)
+    cfg = config_name(spec)
+    suite = f"predict:{set_manifest.name}"
+    manifest = RunManifest(
+        run_id=run_id, created_at=utc_now(), command_line=command_line or [], harness_version=__version__,
+        suite=suite, suite_version=f"{config.split} split", suite_hash=set_manifest.content_hash,
+        task_hashes={i.id: i.code_hash for i in items}, tasks=[i.id for i in items], trials=config.trials, rounds=1,
+        sandbox=SANDBOX, executor="threads", workers=config.workers,
+        configs=[ConfigManifest(name=cfg, model=spec.litellm_model, api_base=spec.api_base, adapter=spec.adapter,
+                                sampling=Sampling(), agent_profile=AGENT, agent_hash=prompt_hash(), aider_version="none",
+                                edit_format="predict", contract=f"predict-v{FORMAT_VERSION}",
+                                contract_hash=prompt_hash())])
+    folder.write_manifest(manifest)
+    write_record(folder.root / PREDICT_FILE, PredictRun(
+        set=set_manifest.name, set_hash=set_manifest.content_hash, split=config.split, format_version=FORMAT_VERSION,
+        items={i.id: ItemFacts(task=i.task, check=i.check,
+                               sources=[k for k in SOURCE_KINDS if any(p.source == k for p in i.sources)])
+               for i in items}))
+    ask = asker(spec, config)
+    jobs = [(item, k) for item in items for k in range(1, config.trials + 1)]
+    results = []
+    with ThreadPoolExecutor(max_workers=min(config.workers, len(jobs)), thread_name_prefix="predict") as pool:
+        for result in pool.map(lambda job: run_item(job[0], job[1], ask, folder, run_id, cfg, spec.litellm_model,
+                                                    suite), jobs):
+            results.append(result)
+            if progress is not None:
+                progress(result)
+    manifest.finished_at = utc_now()
+    folder.write_manifest(manifest)
+    return Evaluated(folder, results)
+
+
+def read_predict_run(run_dir: Path) -> PredictRun | None:
+    """The run's prediction facts, or None for a run that is not a prediction run."""
+    path = Path(run_dir) / PREDICT_FILE
+    if not path.is_file():
+        return None
+    return PredictRun.model_validate_json(path.read_bytes())
