@@ -343,7 +343,8 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
     else:
         why = None
 
-    found = dict(exit_code=exit_code, output=output or None, output_truncated=truncated, **timings, **common)
+    found = dict(exit_code=exit_code, output=output or None, output_truncated=truncated,
+                 assertions=parsed.assertions if parsed.complete else None, **timings, **common)
     if why is not None:
         for n in names:
             if n not in seen:

@@ -16,6 +16,7 @@ from . import verify as _verify  # noqa: F401
 from . import curriculum as _curriculum  # noqa: F401
 from . import loop as _loop  # noqa: F401
 from . import view as _view  # noqa: F401
+from . import tests as _tests  # noqa: F401
 
 
 def main() -> None:
