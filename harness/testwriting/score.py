@@ -85,9 +85,11 @@ def _accuracy(count: AssertionCount | None) -> float | None:
     return count.passed / count.total if count is not None and count.total else None
 
 
-def score_suite(task: Task, source: bytes, session: SandboxSession, targets: TargetSet) -> ScoredSuite:
+def score_suite(task: Task, source: bytes, session: SandboxSession,
+                targets: TargetSet | Callable[[], TargetSet]) -> ScoredSuite:
     """Score one written test file for `task` in `session` (its run limit lowered to
-    RUN_TIMEOUT_S), against `targets` found for the same task."""
+    RUN_TIMEOUT_S), against `targets` found for the same task, or given by a function
+    called only for a valid suite (finding them costs a run per mutant)."""
     start = time.monotonic()
     session.limits = session.limits.model_copy(update={"timeout_s": min(session.limits.timeout_s, RUN_TIMEOUT_S)})
     written = with_written_tests(task, source)
@@ -100,7 +102,8 @@ def score_suite(task: Task, source: bytes, session: SandboxSession, targets: Tar
         assertions=report.assertions, assertion_accuracy=_accuracy(report.assertions),
     )
     if scored.valid:
-        for target in targets.targets:
+        found = targets() if callable(targets) else targets
+        for target in found.targets:
             run = run_tests(written, target.files(task), session)
             build_s += run.build_seconds
             run_s += run.run_seconds
@@ -130,18 +133,22 @@ def score_suites(sandbox: Sandbox, suites: Sequence[SuiteToScore], *, workers: i
                  progress: Callable[[ScoredSuite], None] | None = None) -> list[ScoredSuite]:
     """Score each written suite, in order of the answer, in warm sessions (one per
     worker). Each task's targets are found once (or read from the cache) by the first
-    worker that needs them; the others wait for them rather than sort them again."""
+    worker that scores a valid suite of it; the others wait for them rather than sort them
+    again."""
     found: dict[str, TargetSet] = {}
     locks: dict[str, threading.Lock] = {s.task.slug: threading.Lock() for s in suites}
     results: dict[int, ScoredSuite] = {}
     units = [_Unit(i, s.task, s.source) for i, s in enumerate(suites)]
 
     def handle(unit: _Unit, session: SandboxSession) -> None:
-        with locks[unit.task.slug]:
-            if unit.task.slug not in found:
-                found[unit.task.slug] = find_targets(unit.task, session, mutant_cap=mutant_cap,
-                                                     mutant_seed=mutant_seed, use_cache=use_cache)
-        results[unit.index] = score_suite(unit.task, unit.source, session, found[unit.task.slug])
+        def targets() -> TargetSet:
+            with locks[unit.task.slug]:
+                if unit.task.slug not in found:
+                    found[unit.task.slug] = find_targets(unit.task, session, mutant_cap=mutant_cap,
+                                                         mutant_seed=mutant_seed, use_cache=use_cache)
+            return found[unit.task.slug]
+
+        results[unit.index] = score_suite(unit.task, unit.source, session, targets)
         if progress is not None:
             progress(results[unit.index])
 
