@@ -13,6 +13,7 @@ from harness.catch2 import parse_catch2_xml
 from harness.cli import app
 from harness.records import AssertionCount
 from harness.suite import find_suite
+from harness.testwriting.objects import object_key
 from harness.testwriting.score import ScoredSuite, SuiteToScore, TargetOutcome, score_suites
 from harness.testwriting.targets import TargetKind, find_targets
 from harness.testwriting.written import with_written_tests
@@ -22,7 +23,7 @@ from .test_cli_test import one_line_exit_2
 
 SUITES = ROOT / "tests" / "testwriting"
 TASKS = ("perfect-numbers", "allergies")
-KINDS = ("strong", "wrong_value", "kills_nothing", "no_compile")
+KINDS = ("strong", "wrong_value", "kills_nothing", "no_compile", "strong_again")
 MUTANT_CAP = 10  # a fixed sample (seed 0): the same targets on every run
 # Assertions in each task's own test file, and so in its one-wrong-value copy.
 ASSERTIONS = {"perfect-numbers": 13, "allergies": 50}
@@ -30,9 +31,9 @@ FAULTY = {"perfect-numbers": 4, "allergies": 3}
 
 
 def suite_source(slug: str, kind: str) -> bytes:
-    if kind == "strong":  # the task's own test file
+    if kind.startswith("strong"):  # the task's own test file
         task = find_suite("fixed26").task(slug)
-        return task.read(task.test_files[0])
+        return task.read(task.test_files[0]) + (b"\n// again\n" if kind == "strong_again" else b"")
     return (SUITES / slug / f"{kind}.cpp").read_bytes()
 
 
@@ -90,14 +91,15 @@ def test_cli_bad_input_is_one_line_exit_2(tmp_path):
 
 @pytest.fixture(scope="module")
 def scored(docker_sandbox, tmp_path_factory) -> dict[tuple[str, str], ScoredSuite]:
-    """Every hand-written suite of both tasks, scored in one go on two workers, the target
-    cache in a folder of its own."""
+    """Every hand-written suite of both tasks, scored in one go, the target cache in a
+    folder of its own."""
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("HARNESS_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
         suite = find_suite("fixed26")
         items = [(slug, kind) for slug in TASKS for kind in KINDS]
+        # One worker: the later suites of a task find its targets' objects in the session.
         results = score_suites(docker_sandbox, [SuiteToScore(suite.task(s), suite_source(s, k)) for s, k in items],
-                               workers=2, mutant_cap=MUTANT_CAP)
+                               workers=1, mutant_cap=MUTANT_CAP)
         # Read back from the cache the scoring just filled: the same targets, no sandbox.
         targets = {slug: find_targets(suite.task(slug), None, mutant_cap=MUTANT_CAP) for slug in TASKS}
     return {"targets": targets, **dict(zip(items, results))}
@@ -118,6 +120,28 @@ def test_the_tasks_own_tests_are_valid_and_kill_every_target(scored, slug):
     # Each target recompiled its solution unit and linked: much cheaper than the first build.
     per_target = sum(t.build_seconds for t in r.targets) / len(r.targets)
     assert per_target < r.reference.seconds
+    # The first valid suite of the task compiles them; only a target with the same sources
+    # as one before it (a faulty control that a mutant happens to equal) links that one's.
+    task, seen, repeats = find_suite("fixed26").task(slug), set(), []
+    for t in targets.targets:
+        key = object_key(task, t.files(task))
+        repeats.append(key in seen)
+        seen.add(key)
+    assert [t.reused for t in r.targets] == repeats
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+@pytest.mark.parametrize("slug", TASKS)
+def test_a_later_suite_links_the_objects_compiled_for_an_earlier_one_with_the_same_score(scored, slug):
+    first, again = scored[slug, "strong"], scored[slug, "strong_again"]
+    # Header mutants change the objects' inputs too: they are reused just the same.
+    assert all(t.reused for t in again.targets)
+    assert again.valid and again.kill_rate == 1.0 and again.killed == first.killed
+    assert [(t.name, t.outcome) for t in again.targets] == [(t.name, t.outcome) for t in first.targets]
+    # Kills-nothing came between them and reused every object as well: a wrong object would
+    # have turned some survivor into a kill, or a kill into a survivor above.
+    assert all(t.reused for t in scored[slug, "kills_nothing"].targets)
 
 
 @pytest.mark.docker

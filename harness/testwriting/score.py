@@ -9,8 +9,8 @@
 
 Everything runs through testrun.run_tests in one warm session per worker, with the task's
 test file swapped for the written one (written.py). The build tree keeps the written test
-unit compiled, so each target costs a compile of its changed solution file, a link and a
-run, not a full build."""
+unit compiled, and each target's solution unit is compiled once per session, then reused
+by every later suite (objects.py): so a target costs a link and a run, not a full build."""
 
 from __future__ import annotations
 
@@ -29,6 +29,7 @@ from ..suite_validation import (CandidateResult, RunKind, candidate_result, cont
 from ..suite import find_suite
 from ..task import Task, load_task
 from ..testrun import run_tests
+from .objects import SolutionObjects, object_key
 from .targets import TargetKind, TargetSet, find_targets
 from .written import suite_hash, with_written_tests
 
@@ -49,6 +50,7 @@ class TargetResult(Record):
     name: str
     outcome: TargetOutcome
     failed: list[str] = []  # the first failing test cases
+    reused: bool = False    # its solution objects came from an earlier suite: only linked
     build_seconds: float = 0.0
     run_seconds: float = 0.0
 
@@ -103,14 +105,20 @@ def score_suite(task: Task, source: bytes, session: SandboxSession,
     )
     if scored.valid:
         found = targets() if callable(targets) else targets
+        objects = SolutionObjects(task, written, session)
         for target in found.targets:
-            run = run_tests(written, target.files(task), session)
+            files = target.files(task)
+            key = object_key(task, files)
+            reused: list[bool] = []
+            run = run_tests(written, files, session, after_stage=lambda: reused.append(objects.restore(key)))
+            if run.built:
+                objects.keep(key)
             build_s += run.build_seconds
             run_s += run.run_seconds
             scored.targets.append(TargetResult(
                 kind=target.kind, name=target.name, outcome=target_outcome(run),
                 failed=[t.name for t in run.failing()[:3]],
-                build_seconds=run.build_seconds, run_seconds=run.run_seconds,
+                build_seconds=run.build_seconds, run_seconds=run.run_seconds, reused=any(reused),
             ))
         counted = [t for t in scored.targets if t.outcome is not TargetOutcome.not_compiled]
         scored.scored = len(counted)
