@@ -7,14 +7,16 @@ For each task, the targets (faulty controls and the sampled mutants its own test
 are sorted first, once, and reported apart (the cache keeps them for every later suite).
 Then `--suites` valid suites per task are scored (the task's own tests, each copy with a
 comment of its own so that every suite is new content, as a model's would be), in warm
-sessions, one per worker. The naive cost is measured on `--naive` targets of the first
+sessions, one per worker: a session's first suite of a task compiles the targets'
+solution objects, later ones only link them (reported apart). The naive cost is measured on `--naive` targets of the first
 task, each built in a fresh build tree, and scaled to the target count.
 
     .venv/bin/python tests/bench/bench_testwriting.py [--tasks a,b] [--suites N]
         [--mutant-cap 30] [--workers 2] [--naive 4]
 
 Goal: scoring a suite against ~30 targets costs far less than 30 full builds (the
-`speedup` line: naive sandbox seconds per suite over the measured ones).
+`speedup` line: naive sandbox seconds per suite over the measured ones, all suites
+together; `speedup_later`: over a suite whose targets' objects were already built).
 """
 
 from __future__ import annotations
@@ -59,7 +61,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--suite", default="fixed26")
     ap.add_argument("--tasks", default="perfect-numbers,allergies")
-    ap.add_argument("--suites", type=int, default=3, help="suites scored per task")
+    ap.add_argument("--suites", type=int, default=4, help="suites scored per task")
     ap.add_argument("--mutant-cap", type=int, default=30)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--naive", type=int, default=4, help="targets measured with a full build each")
@@ -90,6 +92,16 @@ def main() -> None:
     per_suite_targets = sum(len(s.targets) for s in scored) / len(scored)
     build = sum(s.build_seconds for s in scored) / len(scored)
     run = sum(s.run_seconds for s in scored) / len(scored)
+    # A session's first suite of a task compiles the targets' objects; later ones link them.
+    later = [s for s in scored if s.targets and all(t.reused for t in s.targets)]
+    first = [s for s in scored if s not in later]
+
+    def split(group: list) -> dict:
+        if not group:
+            return {"suites": 0}
+        return {"suites": len(group), "build_s": round(sum(s.build_seconds for s in group) / len(group), 2),
+                "run_s": round(sum(s.run_seconds for s in group) / len(group), 2),
+                "wall_s": round(sum(s.seconds for s in group) / len(group), 2)}
     naive = naive_seconds(sandbox, tasks[0], tasks[0].read(tasks[0].test_files[0]), target_sets[tasks[0].slug],
                           args.naive)
     naive_suite = (1 + per_suite_targets) * (naive["build_s_per_target"] + naive["run_s_per_target"])
@@ -104,8 +116,11 @@ def main() -> None:
         "wall_s": round(wall, 1), "suites_per_minute": round(60 * len(scored) / wall, 2),
         "per_suite": {"targets": round(per_suite_targets, 1), "build_s": round(build, 2), "run_s": round(run, 2),
                       "sandbox_s": round(build + run, 2)},
+        "first_suite_per_session": split(first), "later_suites": split(later),
         "naive": {**naive, "per_suite_s": round(naive_suite, 1)},
         "speedup": round(naive_suite / (build + run), 1),
+        "speedup_later": (round(naive_suite / (split(later)["build_s"] + split(later)["run_s"]), 1)
+                          if later else None),
     }, indent=2))
 
 
