@@ -4,7 +4,6 @@ Docker sandbox; Catch2's assertion totals read from its XML; the CLI's bad input
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
