@@ -7,7 +7,7 @@ import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 
-from .records import Status, TestCaseResult
+from .records import AssertionCount, Status, TestCaseResult
 
 _TAG = re.compile(r"\[([^\]]+)\]")
 
@@ -17,6 +17,9 @@ class CatchRun:
     cases: list[TestCaseResult] = field(default_factory=list)
     complete: bool = False      # the closing </Catch> arrived
     unreadable: str | None = None  # why parsing stopped early, if it did
+    # The run's assertion totals (Catch2 counts passing assertions even when the reporter
+    # does not list them), from the report's last lines: None for a report cut short.
+    assertions: AssertionCount | None = None
 
 
 def _text(elem: ET.Element | None) -> str:
@@ -64,18 +67,32 @@ def _case_result(case: ET.Element) -> TestCaseResult:
     )
 
 
+def _totals(elem: ET.Element) -> AssertionCount | None:
+    try:
+        return AssertionCount(passed=int(elem.get("successes", "")), failed=int(elem.get("failures", "")))
+    except ValueError:
+        return None
+
+
 def parse_catch2_xml(data: bytes) -> CatchRun:
     run = CatchRun()
     if not data.strip():
         run.unreadable = "no output from the test binary's reporter"
         return run
-    parser = ET.XMLPullParser(events=("end",))
+    parser = ET.XMLPullParser(events=("start", "end"))
+    depth = 0  # inside a TestCase: its sections' OverallResults are not the run's totals
     try:
         parser.feed(data)
-        for _, elem in parser.read_events():
+        for event, elem in parser.read_events():
+            if elem.tag == "TestCase":
+                depth += 1 if event == "start" else -1
+            if event == "start":
+                continue
             if elem.tag == "TestCase":
                 run.cases.append(_case_result(elem))
                 elem.clear()
+            elif elem.tag == "OverallResults" and not depth:
+                run.assertions = _totals(elem)  # the Group's, then the same again for Catch
             elif elem.tag == "Catch":
                 run.complete = True
         parser.close()
@@ -84,8 +101,8 @@ def parse_catch2_xml(data: bytes) -> CatchRun:
             run.unreadable = f"reporter output cut short or malformed ({exc})"
         # Events read before the error are already in run.cases.
         try:
-            for _, elem in parser.read_events():
-                if elem.tag == "TestCase":
+            for event, elem in parser.read_events():
+                if event == "end" and elem.tag == "TestCase":
                     run.cases.append(_case_result(elem))
         except ET.ParseError:
             pass

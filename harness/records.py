@@ -45,6 +45,18 @@ class TestMain(str, Enum):
     task = "task"        # compiled from the task's own files (an upstream test/tests-main.cpp)
 
 
+class AssertionCount(Record):
+    """Assertions of one test run that held and that failed (an exception escaping an
+    assertion counts as failed), as Catch2 totals them."""
+
+    passed: int
+    failed: int
+
+    @property
+    def total(self) -> int:
+        return self.passed + self.failed
+
+
 class TestReport(Record):
     """One build-and-test of one workspace against one task, in one sandbox."""
 
@@ -68,6 +80,8 @@ class TestReport(Record):
     # test binary under Catch2's console reporter, uncut, sandbox paths written as the
     # exercise's own (`<slug>/...`, `<slug>/build/...`). What Aider's benchmark shows a model.
     transcript: str | None = None
+    # Catch2's totals of the run, when its report was complete (None in older reports).
+    assertions: AssertionCount | None = None
 
     @property
     def passed(self) -> bool:

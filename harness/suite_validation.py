@@ -189,7 +189,7 @@ def _not_passed(report: TestReport, limit: int = 5) -> list[str]:
     return [t.name for t in report.failing()[:limit]]
 
 
-def _candidate(kind: RunKind, name: str, report: TestReport) -> CandidateResult:
+def candidate_result(kind: RunKind, name: str, report: TestReport) -> CandidateResult:
     return CandidateResult(
         kind=kind, name=name, status=report.status, built=report.built, tests=len(report.tests),
         failed=_not_passed(report), timeout=report.timeout,
@@ -198,7 +198,7 @@ def _candidate(kind: RunKind, name: str, report: TestReport) -> CandidateResult:
     )
 
 
-def _why_not(run: CandidateResult) -> str:
+def why_not(run: CandidateResult) -> str:
     if run.timeout:
         return "timed out"
     if not run.built:
@@ -225,11 +225,11 @@ def check_task(task: Task, session: SandboxSession, step: Callable[[str], None] 
     if not reference:
         problems.append("no reference solution (.meta/config.json lists no example files)")
     else:
-        run = _candidate(RunKind.reference, "reference", run_tests(task, reference, session))
+        run = candidate_result(RunKind.reference, "reference", run_tests(task, reference, session))
         result.runs.append(run)
         step(f"{task.slug}: reference")
         if run.status is not Status.passed:
-            problems.append(f"the reference does not pass: {_why_not(run)}")
+            problems.append(f"the reference does not pass: {why_not(run)}")
         elif run.tests < result.test_cases:
             problems.append(
                 f"the reference ran {run.tests} tests but the test files declare {result.test_cases} TEST_CASEs"
@@ -239,14 +239,14 @@ def check_task(task: Task, session: SandboxSession, step: Callable[[str], None] 
         stray = sorted(set(files) - solution)
         if stray:
             problems.append(f"faulty control {name!r} holds files that are not solution files: {', '.join(stray)}")
-        run = _candidate(RunKind.faulty, name, run_tests(task, files, session))
+        run = candidate_result(RunKind.faulty, name, run_tests(task, files, session))
         result.runs.append(run)
         step(f"{task.slug}: faulty {name}")
         if not control_fails(run):
-            why = (_why_not(run) if not run.built else "timed out instead of failing a test" if run.timeout
+            why = (why_not(run) if not run.built else "timed out instead of failing a test" if run.timeout
                    else "passes every test")
             problems.append(f"faulty control {name!r} {why}")
-    run = _candidate(RunKind.stub, "stub", run_tests(task, task.stub_files(), session))
+    run = candidate_result(RunKind.stub, "stub", run_tests(task, task.stub_files(), session))
     result.runs.append(run)
     step(f"{task.slug}: stub")
     if run.status is Status.passed:

@@ -13,7 +13,7 @@ import shlex
 import signal
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
-from typing import Iterable, Mapping
+from typing import Callable, Iterable, Mapping
 
 from .catch2 import parse_catch2_xml
 from .fs import read_files
@@ -285,13 +285,18 @@ def _collected(collect: ExecResult | None) -> _Collected:
 
 
 def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: SandboxSession, *,
-              transcript: bool = False, time_limit_s: float | None = None) -> TestReport:
+              transcript: bool = False, time_limit_s: float | None = None,
+              after_stage: Callable[[], None] | None = None) -> TestReport:
     """Build and test a workspace. `transcript` also keeps, for a run that did not pass,
     the console output a person running the exercise's build and tests would have seen
     (TestReport.transcript). `time_limit_s` is one limit for configure, build and tests
-    together, in place of the sandbox's separate build and run limits."""
+    together, in place of the sandbox's separate build and run limits. `after_stage` runs
+    between staging the sources and building them: the moment to put objects compiled
+    before into the build tree, newer than their sources, so that make only links them."""
     files, tampered = stage_files(task, workspace)
     session.stage(task.slug, files)
+    if after_stage is not None:
+        after_stage()
     common = dict(tampered=tampered, backend=session.backend, test_main=linked_test_main(task, session))
 
     build_limit = session.limits.build_timeout_s if time_limit_s is None else time_limit_s
@@ -343,7 +348,8 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
     else:
         why = None
 
-    found = dict(exit_code=exit_code, output=output or None, output_truncated=truncated, **timings, **common)
+    found = dict(exit_code=exit_code, output=output or None, output_truncated=truncated,
+                 assertions=parsed.assertions if parsed.complete else None, **timings, **common)
     if why is not None:
         for n in names:
             if n not in seen:

@@ -18,6 +18,7 @@ from . import loop as _loop  # noqa: F401
 from . import view as _view  # noqa: F401
 from . import predict as _predict  # noqa: F401
 from . import select as _select  # noqa: F401
+from . import tests as _tests  # noqa: F401
 
 
 def main() -> None:

@@ -1,0 +1,53 @@
+"""`harness tests`: test suites written for a task, scored by execution."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from .app import app, console, err, handled
+
+tests_app = typer.Typer(no_args_is_help=True, help="Written test suites: score them against a task's solution "
+                                                   "and its broken copies.")
+app.add_typer(tests_app, name="tests")
+
+
+@tests_app.command("score")
+@handled
+def tests_score(
+    task: str = typer.Argument(..., help="a task slug of --suite, or the path of a task folder"),
+    test_file: Path = typer.Argument(..., help="the written Catch2 test file"),
+    suite: str = typer.Option("fixed26", "--suite", help="the suite the task is in"),
+    sandbox: str = typer.Option("auto", help="docker, local, or auto"),
+    mutant_cap: Optional[int] = typer.Option(None, min=1, help="at most this many mutants, sampled"),
+    seed: int = typer.Option(0, help="seed of the mutant sample"),
+    as_json: bool = typer.Option(False, "--json", help="print the scored suite's record as JSON"),
+):
+    """Validity (compiles, every assertion holds on the reference), assertion accuracy, and
+    the kill rate over the task's faulty controls and the mutants its own tests kill."""
+    from ..sandbox import make_sandbox
+    from ..testwriting.score import SuiteToScore, read_test_file, score_suites, task_for_scoring
+
+    t = task_for_scoring(task, suite)
+    source = read_test_file(test_file)
+    box = make_sandbox(sandbox, notice=lambda m: err.print(m, markup=False, highlight=False))
+    scored = score_suites(box, [SuiteToScore(t, source)], mutant_cap=mutant_cap, mutant_seed=seed)[0]
+    if as_json:
+        sys.stdout.write(scored.model_dump_json(indent=2) + "\n")
+        return
+    acc = "-" if scored.assertion_accuracy is None else f"{scored.assertion_accuracy:.0%}"
+    count = f" ({scored.assertions.passed}/{scored.assertions.total})" if scored.assertions else ""
+    console.print(f"{t.slug}: {'[green]valid[/]' if scored.valid else '[red]invalid[/]'}", highlight=False)
+    if scored.why_invalid:
+        console.print(f"  {scored.why_invalid}", markup=False, highlight=False)
+    console.print(f"  assertion accuracy {acc}{count}", highlight=False)
+    if scored.kill_rate is not None:
+        console.print(f"  kill rate {scored.kill_rate:.0%} ({scored.killed}/{scored.scored})", highlight=False)
+        for r in scored.targets:
+            if r.outcome.value != "killed":
+                console.print(f"    {r.outcome.value}: {r.kind.value} {r.name}", markup=False, highlight=False)
+    console.print(f"  {scored.seconds:.1f} s (build {scored.build_seconds:.1f} s, runs {scored.run_seconds:.1f} s)",
+                  highlight=False)

@@ -1,0 +1,186 @@
+"""Scoring a written Catch2 test suite for a task.
+
+- Against the correct solution (the task's reference): the suite is *valid* when it
+  compiles and every assertion holds; its *assertion accuracy* is the share of its
+  assertions that hold there.
+- Against the task's targets (targets.py): its *kill rate* is the share of the broken
+  solutions on which at least one assertion fails, counted only for a valid suite (an
+  invalid one fails on everything, which shows nothing).
+
+Everything runs through testrun.run_tests in one warm session per worker, with the task's
+test file swapped for the written one (written.py). The build tree keeps the written test
+unit compiled, and each target's solution unit is compiled once per session, then reused
+by every later suite (objects.py): so a target costs a link and a run, not a full build."""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+from typing import Callable, Literal, Sequence
+
+from ..errors import BadInput
+from ..records import AssertionCount, Record, TestReport
+from ..sandbox.base import Sandbox, SandboxSession
+from ..suite_validation import (CandidateResult, RunKind, candidate_result, control_fails, why_not,
+                                work_on_tasks)
+from ..suite import find_suite
+from ..task import Task, load_task
+from ..testrun import run_tests
+from .objects import SolutionObjects, object_key
+from .targets import TargetKind, TargetSet, find_targets
+from .written import suite_hash, with_written_tests
+
+# A written suite runs known programs (the reference and its broken copies) whose tests
+# should end within seconds: a hang must not cost the sandbox's minute per target.
+RUN_TIMEOUT_S = 20.0
+
+
+class TargetOutcome(str, Enum):
+    killed = "killed"              # an assertion failed (or the binary crashed) on it
+    survived = "survived"          # every assertion held
+    timed_out = "timed out"        # the run hung: no assertion said anything
+    not_compiled = "not compiled"  # with this suite (a header mutant can break its unit)
+
+
+class TargetResult(Record):
+    kind: TargetKind
+    name: str
+    outcome: TargetOutcome
+    failed: list[str] = []  # the first failing test cases
+    reused: bool = False    # its solution objects came from an earlier suite: only linked
+    build_seconds: float = 0.0
+    run_seconds: float = 0.0
+
+
+class ScoredSuite(Record):
+    schema_version: Literal[1] = 1
+    slug: str
+    task_hash: str
+    suite_hash: str              # sha256 of the written test file
+    valid: bool
+    why_invalid: str | None = None
+    reference: CandidateResult   # the run against the correct solution
+    assertions: AssertionCount | None = None  # on the correct solution; None: no full report
+    assertion_accuracy: float | None = None
+    kill_rate: float | None = None  # None for an invalid suite or one with nothing to kill
+    killed: int = 0
+    scored: int = 0              # targets that compiled with this suite: the kill rate's denominator
+    targets: list[TargetResult] = []
+    build_seconds: float = 0.0   # sandbox time in configure and build, every run together
+    run_seconds: float = 0.0     # sandbox time in the test binary's runs
+    seconds: float = 0.0         # wall clock of the whole scoring
+
+
+def target_outcome(report: TestReport) -> TargetOutcome:
+    if not report.built:
+        return TargetOutcome.not_compiled
+    if report.timeout:
+        return TargetOutcome.timed_out
+    # The faulty-control rule: built, ran to the end in time, and something failed.
+    return TargetOutcome.killed if control_fails(report) else TargetOutcome.survived
+
+
+def _accuracy(count: AssertionCount | None) -> float | None:
+    return count.passed / count.total if count is not None and count.total else None
+
+
+def score_suite(task: Task, source: bytes, session: SandboxSession,
+                targets: TargetSet | Callable[[], TargetSet]) -> ScoredSuite:
+    """Score one written test file for `task` in `session` (its run limit lowered to
+    RUN_TIMEOUT_S), against `targets` found for the same task, or given by a function
+    called only for a valid suite (finding them costs a run per mutant)."""
+    start = time.monotonic()
+    session.limits = session.limits.model_copy(update={"timeout_s": min(session.limits.timeout_s, RUN_TIMEOUT_S)})
+    written = with_written_tests(task, source)
+    report = run_tests(written, task.reference_files(), session)
+    reference = candidate_result(RunKind.reference, "reference", report)
+    build_s, run_s = report.build_seconds, report.run_seconds
+    scored = ScoredSuite(
+        slug=task.slug, task_hash=task.content_hash, suite_hash=suite_hash(source), valid=report.passed,
+        why_invalid=None if report.passed else why_not(reference), reference=reference,
+        assertions=report.assertions, assertion_accuracy=_accuracy(report.assertions),
+    )
+    if scored.valid:
+        found = targets() if callable(targets) else targets
+        objects = SolutionObjects(task, written, session)
+        for target in found.targets:
+            files = target.files(task)
+            key = object_key(task, files)
+            reused: list[bool] = []
+            run = run_tests(written, files, session, after_stage=lambda: reused.append(objects.restore(key)))
+            if run.built:
+                objects.keep(key)
+            build_s += run.build_seconds
+            run_s += run.run_seconds
+            scored.targets.append(TargetResult(
+                kind=target.kind, name=target.name, outcome=target_outcome(run),
+                failed=[t.name for t in run.failing()[:3]],
+                build_seconds=run.build_seconds, run_seconds=run.run_seconds, reused=any(reused),
+            ))
+        counted = [t for t in scored.targets if t.outcome is not TargetOutcome.not_compiled]
+        scored.scored = len(counted)
+        scored.killed = sum(t.outcome is TargetOutcome.killed for t in counted)
+        scored.kill_rate = scored.killed / scored.scored if counted else None
+    scored.build_seconds = round(build_s, 3)
+    scored.run_seconds = round(run_s, 3)
+    scored.seconds = round(time.monotonic() - start, 3)
+    return scored
+
+
+@dataclass
+class SuiteToScore:
+    task: Task
+    source: bytes
+
+
+def score_suites(sandbox: Sandbox, suites: Sequence[SuiteToScore], *, workers: int = 1,
+                 mutant_cap: int | None = None, mutant_seed: int = 0, use_cache: bool = True,
+                 progress: Callable[[ScoredSuite], None] | None = None) -> list[ScoredSuite]:
+    """Score each written suite, in order of the answer, in warm sessions (one per
+    worker). Each task's targets are found once (or read from the cache) by the first
+    worker that scores a valid suite of it; the others wait for them rather than sort them
+    again."""
+    found: dict[str, TargetSet] = {}
+    locks: dict[str, threading.Lock] = {s.task.slug: threading.Lock() for s in suites}
+    results: dict[int, ScoredSuite] = {}
+    units = [_Unit(i, s.task, s.source) for i, s in enumerate(suites)]
+
+    def handle(unit: _Unit, session: SandboxSession) -> None:
+        def targets() -> TargetSet:
+            with locks[unit.task.slug]:
+                if unit.task.slug not in found:
+                    found[unit.task.slug] = find_targets(unit.task, session, mutant_cap=mutant_cap,
+                                                         mutant_seed=mutant_seed, use_cache=use_cache)
+            return found[unit.task.slug]
+
+        results[unit.index] = score_suite(unit.task, unit.source, session, targets)
+        if progress is not None:
+            progress(results[unit.index])
+
+    work_on_tasks(sandbox, units, handle, workers=max(1, min(workers, len(units))), run_timeout_s=RUN_TIMEOUT_S)
+    return [results[i] for i in range(len(units))]
+
+
+@dataclass
+class _Unit:
+    index: int
+    task: Task
+    source: bytes
+
+
+def read_test_file(path: Path) -> bytes:
+    """A written test file's bytes; a missing or unreadable one is bad input, said in one line."""
+    try:
+        return Path(path).read_bytes()
+    except OSError as exc:
+        raise BadInput(f"{path}: cannot read the test file ({exc.strerror or exc})") from None
+
+
+def task_for_scoring(ref: str, suite: str) -> Task:
+    """A task named by slug in `suite`, or by the path of its folder."""
+    if "/" in ref or Path(ref).is_dir():
+        return load_task(ref)
+    return find_suite(suite).task(ref)
