@@ -23,15 +23,16 @@ from typing import Callable, Literal
 from pydantic import Field
 
 from .. import __version__
-from ..errors import BadInput, InfraKind
+from ..errors import BadInput, InfraKind, ProviderFailure
 from ..fs import write_record
 from ..hashing import sha256_json
-from ..models import ModelSpec, _litellm, check_access, config_name, parse_model
+from ..models import check_access, config_name, parse_model
 from ..probe.compare import call_matches
 from ..records import (AgentCounters, ConfigManifest, InfraFailure, ModelCall, Record, RoundRecord, RoundTimings,
                        RoundTrajectory, RunManifest, Sampling, Status, TestCaseResult, TestReport, TrialOutcome,
                        TrialResult)
 from ..store import RESULT, RunFolder, new_run_id, utc_now
+from .ask import Ask, asker
 from .build import read_items
 from .config import PredictEvalConfig
 from ..train.data import MANIFEST_FILE
@@ -80,46 +81,6 @@ def read_set(config: PredictEvalConfig) -> tuple[PredictManifest, list[PredictIt
     return manifest, items
 
 
-class ProviderGaveUp(Exception):
-    def __init__(self, error: Exception, attempts: int):
-        super().__init__(f"{type(error).__name__}: {error}")
-        self.attempts = attempts
-
-
-@dataclass
-class Reply:
-    text: str
-    prompt_tokens: int
-    completion_tokens: int
-
-
-Ask = Callable[[list[dict]], Reply]
-
-
-def asker(spec: ModelSpec, config: PredictEvalConfig) -> Ask:
-    """One chat completion per call, retried with backoff: any failure of the call is the
-    provider's (a reply, however wrong, is the model's)."""
-    litellm = _litellm()
-
-    def ask(messages: list[dict]) -> Reply:
-        wait = config.backoff_s
-        for attempt in range(1, config.retries + 1):
-            try:
-                got = litellm.completion(model=spec.litellm_model, messages=messages, api_base=spec.api_base,
-                                         api_key=spec.api_key(), timeout=config.timeout_s, max_retries=0)
-                break
-            except Exception as exc:  # litellm maps every provider fault to its own exception classes
-                if attempt == config.retries:
-                    raise ProviderGaveUp(exc, attempt) from None
-                time.sleep(wait)
-                wait *= 2
-        usage = getattr(got, "usage", None)
-        return Reply(got.choices[0].message.content or "", getattr(usage, "prompt_tokens", 0) or 0,
-                     getattr(usage, "completion_tokens", 0) or 0)
-
-    return ask
-
-
 def score(item: PredictItem, text: str) -> tuple[bool, dict | None]:
     """Whether the answer is right, and what it was read as (None: not in the format)."""
     got = parse_answer(text, item.call)
@@ -134,7 +95,7 @@ def run_item(item: PredictItem, trial: int, ask: Ask, folder: RunFolder, run_id:
     rounds, passed_round, failure = [], None, None
     try:
         reply = ask(messages)
-    except ProviderGaveUp as exc:
+    except ProviderFailure as exc:
         failure = InfraFailure(kind=InfraKind.provider.value, message=str(exc), attempts=exc.attempts)
     else:
         seconds = round(time.monotonic() - t0, 4)
@@ -201,7 +162,7 @@ def evaluate(config: PredictEvalConfig, *, command_line: list[str] | None = None
         items={i.id: ItemFacts(task=i.task, check=i.check,
                                sources=[k for k in SOURCE_KINDS if any(p.source == k for p in i.sources)])
                for i in items}))
-    ask = asker(spec, config)
+    ask = asker(spec, retries=config.retries, backoff_s=config.backoff_s, timeout_s=config.timeout_s)
     jobs = [(item, k) for item in items for k in range(1, config.trials + 1)]
     results = []
     with ThreadPoolExecutor(max_workers=min(config.workers, len(jobs)), thread_name_prefix="predict") as pool:
