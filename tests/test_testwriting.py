@@ -29,10 +29,25 @@ ASSERTIONS = {"perfect-numbers": 13, "allergies": 50}
 FAULTY = {"perfect-numbers": 4, "allergies": 3}
 
 
+# The task's own test file with one expected value made wrong: 12 is abundant, not perfect;
+# 257 is allergic to eggs only, not to cats.
+WRONG_VALUE = {
+    "perfect-numbers": ("classify(12) == perfect_numbers::classification::abundant",
+                        "classify(12) == perfect_numbers::classification::perfect"),
+    "allergies": ('allergy_test(257).get_allergies() == allergy_set{"eggs"}',
+                  'allergy_test(257).get_allergies() == allergy_set{"eggs", "cats"}'),
+}
+
+
 def suite_source(slug: str, kind: str) -> bytes:
-    if kind.startswith("strong"):  # the task's own test file
-        task = find_suite("fixed26").task(slug)
-        return task.read(task.test_files[0]) + (b"\n// again\n" if kind == "strong_again" else b"")
+    task = find_suite("fixed26").task(slug)
+    own = task.read(task.test_files[0])
+    if kind.startswith("strong"):
+        return own + (b"\n// again\n" if kind == "strong_again" else b"")
+    if kind == "wrong_value":
+        right, wrong = WRONG_VALUE[slug]
+        assert own.count(right.encode()) == 1
+        return own.replace(right.encode(), wrong.encode())
     return (SUITES / slug / f"{kind}.cpp").read_bytes()
 
 
@@ -179,10 +194,13 @@ def test_a_suite_that_does_not_compile_is_invalid(scored, slug, error):
 @pytest.mark.docker
 @pytest.mark.slow
 def test_cli_scores_a_suite_as_json(scored, tmp_path, monkeypatch):
-    monkeypatch.setenv("HARNESS_CACHE_DIR", str(tmp_path))
-    path = SUITES / "perfect-numbers" / "wrong_value.cpp"
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    monkeypatch.setenv("HARNESS_CACHE_DIR", str(cache))
+    path = tmp_path / "wrong_value.cpp"
+    path.write_bytes(suite_source("perfect-numbers", "wrong_value"))
     result = runner.invoke(app, ["tests", "score", "perfect-numbers", str(path), "--sandbox", "docker", "--json"])
     assert result.exit_code == 0, result.output
     r = ScoredSuite.model_validate_json(result.stdout)
     assert not r.valid and r.assertions == AssertionCount(passed=12, failed=1)
-    assert not list(tmp_path.iterdir())  # an invalid suite needs no targets: none were sorted
+    assert not list(cache.iterdir())  # an invalid suite needs no targets: none were sorted
