@@ -1,9 +1,10 @@
 """`harness train grpo`: GRPO on a LoRA adapter with TRL's GRPOTrainer, rewarded by each
 prompt's environment (environments.py: repair tasks by the verifier, output predictions by
-the exact-match rule), prompts drawn across environments by weight (schedule.py). One update = one generation batch of `prompts_per_step x samples_per_prompt`
-completions, split into micro-batches by gradient accumulation; every `checkpoint_every`
-updates the adapter is published as NAME@iterK with its card; `resume` continues from the
-trainer's last checkpoint.
+the exact-match rule), prompts drawn across environments by weight (schedule.py). One
+update = one generation batch of `prompts_per_step x samples_per_prompt` completions, split
+into micro-batches by gradient accumulation; every `checkpoint_every` updates the adapter
+is published as NAME@iterK with its card; `resume` continues from the trainer's last
+checkpoint.
 
 The one addition to TRL's loop is where judging starts: right after generation
 (`_verifying_grpo_trainer`), in a background thread, so the sandbox builds while the
@@ -35,8 +36,8 @@ from .steplog import EndRecord, StartRecord, StepTimers, append, grpo_line, grpo
 # the experimental `rollout_func` replaces generation itself. Starting verification at
 # generation therefore overrides two private GRPOTrainer methods:
 # `_generate_and_score_completions(inputs)`, the one place that sees the batch's dataset
-# rows (their environments and targets), and `_generate(prompts)`, whose return tuple holds the decoded
-# completions at index 3.
+# rows (their environments and targets), and `_generate(prompts)`, whose return tuple
+# holds the decoded completions at index 3.
 _GENERATED_COMPLETIONS = 3
 
 
