@@ -204,3 +204,22 @@ def test_a_mixed_run_samples_by_weight_and_logs_each_environment(world):
             assert set(f["statuses"]) <= (STATUSES if env == "predict" else {"ok", "malformed"})
     print("mixed steps:", [{e: (f["completions"], f["reward_mean"]) for e, f in s["environments"].items()} for s in steps])
     assert "repair" in done.stderr and "predict" in done.stderr
+
+
+@pytest.mark.parametrize("weights, message", [
+    ("{nope = 1}", "grpo.environments.nope.[key]: input should be 'repair' or 'predict'"),
+    ("{repair = 0.2, predict = 0.8}", "grpo.environments weights repair but no repair data was given"),
+    ("{predict = 0}", "grpo.environments.predict: input should be greater than 0"),
+])
+def test_bad_weights_are_one_line_exit_2_and_leave_no_run(tmp_path, weights, message):
+    from typer.testing import CliRunner
+
+    from harness.cli import app
+
+    pred = _predict_set(tmp_path / "ph")
+    done = CliRunner().invoke(app, ["train", "grpo", "--out", "x", "--curriculum", str(pred), "--base", "b",
+                                    "--device", "cpu", "--set", f"grpo.environments={weights}",
+                                    "--runs-dir", str(tmp_path / "runs")])
+    assert done.exit_code == 2, done.output
+    assert message in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "runs").exists()
