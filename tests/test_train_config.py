@@ -16,7 +16,7 @@ from harness.errors import BadInput
 from harness.train.config import RuntimeSettings, TrainConfig, load_config, parse_assignment, use_bf16
 from harness.train.data import GrpoRow, find_data_file, load_grpo, load_sft
 from harness.train.grpo import grpo_args
-from harness.train.rewards import ExactVerifier, VerifierReward
+from harness.train.rewards import ExactVerifier, GrpoReward, RepairJudge
 
 from .train_support import write_toy_curriculum, write_toy_task
 
@@ -128,14 +128,15 @@ def test_reward_function_reads_answers_scores_them_and_counts_what_the_log_repor
     paths = [task] * 4 + [str(pair)]
     completions = [[{"role": "assistant", "content": a}] for a in answers]
     metrics: dict[str, float] = {}
-    reward = VerifierReward(ExactVerifier())
-    direct = reward(prompts=[None] * 5, completions=completions, task_path=paths,
+    envs = ["repair"] * 5
+    reward = GrpoReward({"repair": RepairJudge(ExactVerifier())})
+    direct = reward(prompts=[None] * 5, completions=completions, environment=envs, target=paths,
                     log_metric=lambda k, v: metrics.__setitem__(k, v))
     assert direct == [1.0, 1.0, -1.0, -1.0, -1.0]
     assert metrics == {"pass_rate": 0.4, "malformed_rate": 0.2}
     # Submitted right after generation, then asked for: the same rewards, from the background.
-    reward.submit(completions, paths)
-    assert reward(prompts=[None] * 5, completions=completions, task_path=paths) == direct
+    reward.submit(completions, envs, paths)
+    assert reward(prompts=[None] * 5, completions=completions, environment=envs, target=paths) == direct
     stats = reward.take_stats()
     assert stats.passed == 4 and stats.malformed == 2 and dict(stats.statuses) == {"ok": 8, "malformed": 2}
     assert reward.take_stats().rewards == []

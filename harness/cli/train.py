@@ -65,7 +65,9 @@ def sft_cmd(
 @handled
 def grpo_cmd(
     out: str = typer.Option(..., "--out", help="the adapter's name; checkpoints are NAME@iterK"),
-    curriculum: Optional[str] = typer.Option(None, "--curriculum", help="a curriculum (name or folder) or a grpo.jsonl file"),
+    curriculum: List[str] = typer.Option([], "--curriculum", help="a curriculum or an output-prediction set (name or "
+                                         "folder), or its grpo.jsonl / grpo-predict.jsonl; repeat it to mix environments "
+                                         "(weights: grpo.environments)"),
     base: Optional[str] = typer.Option(None, "--base", help=_BASE_HELP),
     init_adapter: Optional[str] = typer.Option(None, "--init-adapter", help="continue training this adapter (a card name)"),
     config: Optional[Path] = _CONFIG,
@@ -88,7 +90,8 @@ def grpo_cmd(
     seed: Optional[int] = typer.Option(None),
     runs_dir: Path = _RUNS,
 ):
-    """GRPO on a LoRA adapter; each sampled answer is built and tested by the verifier."""
+    """GRPO on a LoRA adapter; each sampled answer is judged by its environment: repairs built and tested by the
+    verifier, output predictions by exact match."""
     from ..train.config import load_config
     from ..train.grpo import train_grpo
 
@@ -104,7 +107,7 @@ def grpo_cmd(
         train_grpo(out=out, data=curriculum, base=base, init_adapter=init_adapter, runs_dir=runs_dir, resume=True,
                    console=err)
         return
-    if curriculum is None or base is None:
+    if not curriculum or base is None:
         raise BadInput("--curriculum and --base are required (or --resume to continue a run)")
     train_grpo(out=out, data=curriculum, base=base, config=load_config(config, overrides), init_adapter=init_adapter,
                runs_dir=runs_dir, console=err)

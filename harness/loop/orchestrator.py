@@ -185,7 +185,7 @@ class Loop:
                 train_grpo(out=out, runs_dir=self.runs_dir, resume=True, console=self.console)
             else:
                 self.say(it, f"training {out} with GRPO from {it.parent or 'a new adapter on ' + self.config.base}")
-                train_grpo(out=out, data=it.train_data, base=self.config.base, config=self.config.train,
+                train_grpo(out=out, data=[it.train_data], base=self.config.base, config=self.config.train,
                            init_adapter=it.parent, runs_dir=self.runs_dir, console=self.console)
         run = TrainRun.open(self.runs_dir, out)
         card, _ = find_card(out)

@@ -27,7 +27,6 @@ from ..errors import BadInput, InfraKind, ProviderFailure
 from ..fs import write_record
 from ..hashing import sha256_json
 from ..models import check_access, config_name, parse_model
-from ..probe.compare import call_matches
 from ..records import (AgentCounters, ConfigManifest, InfraFailure, ModelCall, Record, RoundRecord, RoundTimings,
                        RoundTrajectory, RunManifest, Sampling, Status, TestCaseResult, TestReport, TrialOutcome,
                        TrialResult)
@@ -37,7 +36,8 @@ from .build import read_items
 from .config import PredictEvalConfig
 from ..train.data import MANIFEST_FILE
 from .items import SOURCE_KINDS, PredictItem, PredictManifest, SourceKind
-from .prompt import FORMAT, FORMAT_VERSION, SYSTEM, parse_answer, prompt_messages
+from .prompt import FORMAT, FORMAT_VERSION, SYSTEM, prompt_messages
+from .score import score
 
 PREDICT_FILE = "predict.json"
 AGENT = "predict"          # what stands in the agent's place in the manifest: no agent
@@ -81,12 +81,6 @@ def read_set(config: PredictEvalConfig) -> tuple[PredictManifest, list[PredictIt
     return manifest, items
 
 
-def score(item: PredictItem, text: str) -> tuple[bool, dict | None]:
-    """Whether the answer is right, and what it was read as (None: not in the format)."""
-    got = parse_answer(text, item.call)
-    return got is not None and call_matches(item.expected, got, item.compare), got
-
-
 def run_item(item: PredictItem, trial: int, ask: Ask, folder: RunFolder, run_id: str, cfg: str,
              model: str, suite: str) -> TrialResult:
     trial_dir = RunFolder.fresh_trial_dir(folder.trial_dir(cfg, item.id, trial))
@@ -99,11 +93,12 @@ def run_item(item: PredictItem, trial: int, ask: Ask, folder: RunFolder, run_id:
         failure = InfraFailure(kind=InfraKind.provider.value, message=str(exc), attempts=exc.attempts)
     else:
         seconds = round(time.monotonic() - t0, 4)
-        correct, got = score(item, reply.text)
-        counters = AgentCounters(malformed_responses=int(got is None), empty_responses=int(not reply.text.strip()),
+        scored = score(reply.text, item.call, item.expected, item.compare)
+        correct = scored.correct
+        counters = AgentCounters(malformed_responses=int(scored.malformed), empty_responses=int(not reply.text.strip()),
                                  prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens)
         status = Status.passed if correct else Status.failed
-        why = None if correct else ("not in the answer format" if got is None else f"expected {item.answer!r}")
+        why = None if correct else ("not in the answer format" if scored.malformed else f"expected {item.answer!r}")
         report = TestReport(status=status, built=True, backend=AGENT,
                             tests=[TestCaseResult(name=item.check, status=status, message=why)])
         write_record(trial_dir / "round-1" / "trajectory.json", RoundTrajectory(

@@ -15,6 +15,8 @@ import re
 from pathlib import Path
 from typing import Literal
 
+from pydantic import field_validator
+
 from .. import __version__
 from ..adapter_card import TrainingManifest, check_name, write_card
 from ..errors import BadInput
@@ -32,13 +34,19 @@ class TrainRunManifest(Record):
     name: str
     base_model: str
     init_adapter: str | None = None
-    data: str                     # the JSONL trained on
+    data: list[str]               # the JSONL files trained on
     curriculum: str | None = None
     dataset_hash: str
     trained_on_tasks: list[str]
     config: TrainConfig
     harness_version: str = __version__
     started: str = ""
+
+    @field_validator("data", mode="before")
+    @classmethod
+    def _one_file(cls, value: object) -> object:
+        # run.json of runs started before a run could mix data sets names one file.
+        return [value] if isinstance(value, str) else value
 
 
 def iteration_name(name: str, iteration: int) -> str:

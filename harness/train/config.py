@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import tomllib
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, ValidationError, model_validator
 
@@ -61,6 +61,10 @@ class GrpoSettings(Record):
     top_p: float = Field(1.0, gt=0, le=1)
     max_completion_length: int = Field(4096, gt=0)
     mask_truncated_completions: bool = False
+    # Sampling weights of the environments a run mixes, e.g. {repair = 0.2, predict = 0.8}
+    # (the self-execution paper weights output prediction 0.8); unset, every prompt of the
+    # data given is equally likely (train/schedule.py).
+    environments: dict[Literal["repair", "predict"], Annotated[float, Field(gt=0)]] = Field(default_factory=dict)
 
     @property
     def global_batch(self) -> int:

@@ -15,7 +15,7 @@ A curriculum folder holds both files and `manifest.json`, of which training read
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -92,25 +92,29 @@ class DataSource:
     curriculum: Path | None  # the curriculum folder, when there is one
 
 
-def find_data_file(ref: str, filename: str) -> Path:
-    """A JSONL file, a curriculum folder holding `filename`, or a curriculum's name."""
+def find_data_file(ref: str, *filenames: str) -> Path:
+    """A JSONL file, or the first of `filenames` in a curriculum folder or in the
+    curriculum of that name."""
     path = Path(ref).expanduser()
+    wanted = " or ".join(filenames)
     if path.is_file():
         return path
     if path.is_dir():
-        if (path / filename).is_file():
-            return path / filename
-        raise BadInput(f"{path}: no {filename} in this folder (export the curriculum first)")
+        for filename in filenames:
+            if (path / filename).is_file():
+                return path / filename
+        raise BadInput(f"{path}: no {wanted} in this folder (export the curriculum first)")
     if "/" not in ref and not ref.endswith(".jsonl"):
         for root in curriculum_roots():
-            if (root / ref / filename).is_file():
-                return root / ref / filename
+            for filename in filenames:
+                if (root / ref / filename).is_file():
+                    return root / ref / filename
         places = ", ".join(str(r) for r in curriculum_roots())
-        raise BadInput(f"no curriculum named {ref!r} with a {filename} (looked in {places})")
+        raise BadInput(f"no curriculum named {ref!r} with a {wanted} (looked in {places})")
     raise BadInput(f"{ref}: no such file or folder")
 
 
-def _read_rows(path: Path, model: type[Record]) -> list:
+def read_rows(path: Path, model: type[Record]) -> list:
     rows = []
     try:
         lines = path.read_text().splitlines()
@@ -140,47 +144,44 @@ def _manifest(folder: Path) -> CurriculumManifestView | None:
         raise invalid(exc, str(path)) from None
 
 
-def _trained_on(folder: Path, rows: list) -> list[str]:
+def trained_on(folder: Path, rows: list) -> list[str]:
+    """The manifest's source tasks and the rows' own: a file beside a manifest need not be
+    the export it describes (an output-prediction set's eval rows sit beside its train rows)."""
     manifest = _manifest(folder)
-    if manifest is not None:
-        return sorted(set(manifest.source_tasks))
-    return sorted({r.source_task for r in rows})
+    return sorted({r.source_task for r in rows} | set(manifest.source_tasks if manifest is not None else ()))
 
 
-def load_sft(ref: str) -> tuple[list[SftRow], DataSource]:
-    path = find_data_file(ref, SFT_FILE).resolve()
-    rows = _read_rows(path, SftRow)
+def load_rows(path: Path, model: type[Record]) -> tuple[list, DataSource]:
+    """The rows of one JSONL file and their source, hashed as the file is."""
+    path = path.resolve()
+    rows = read_rows(path, model)
     folder = path.parent
     source = DataSource(
         jsonl=path,
         dataset_hash=sha256_bytes(path.read_bytes()),
-        trained_on_tasks=_trained_on(folder, rows),
+        trained_on_tasks=trained_on(folder, rows),
         curriculum=folder if (folder / MANIFEST_FILE).is_file() else None,
     )
     return rows, source
+
+
+def load_sft(ref: str) -> tuple[list[SftRow], DataSource]:
+    return load_rows(find_data_file(ref, SFT_FILE), SftRow)
 
 
 def load_grpo(ref: str) -> tuple[list[GrpoRow], DataSource, dict[str, Path]]:
     """The rows, their source, and each row's task folder (absolute) by task_path. Every
     task is loaded once here, so a bad task fails before any model is loaded. The dataset
     hash covers the rows and the content of every task the verifier builds."""
-    path = find_data_file(ref, GRPO_FILE).resolve()
-    rows = _read_rows(path, GrpoRow)
-    folder = path.parent
+    rows, source = load_rows(find_data_file(ref, GRPO_FILE), GrpoRow)
     tasks: dict[str, Path] = {}
     hashes: dict[str, str] = {}
     for row in rows:
         if row.task_path not in tasks:
-            task = load_task(folder / row.task_path)
+            task = load_task(source.jsonl.parent / row.task_path)
             tasks[row.task_path] = task.path
             hashes[row.task_path] = task.content_hash
-    source = DataSource(
-        jsonl=path,
-        dataset_hash=sha256_json({"rows": sha256_bytes(path.read_bytes()), "tasks": hashes}),
-        trained_on_tasks=_trained_on(folder, rows),
-        curriculum=folder if (folder / MANIFEST_FILE).is_file() else None,
-    )
-    return rows, source, tasks
+    return rows, replace(source, dataset_hash=sha256_json({"rows": source.dataset_hash, "tasks": hashes})), tasks
 
 
 def sft_records(rows: list[SftRow]) -> list[dict]:
@@ -189,13 +190,6 @@ def sft_records(rows: list[SftRow]) -> list[dict]:
         {"prompt": [m.model_dump() for m in r.messages[:-1]], "completion": [r.messages[-1].model_dump()]}
         for r in rows
     ]
-
-
-def grpo_records(rows: list[GrpoRow], tasks: dict[str, Path]) -> list[dict]:
-    """TRL's conversational prompt form; `task_path` (absolute) reaches the reward function
-    as a column."""
-    return [{"prompt": [m.model_dump() for m in r.prompt], "task_path": str(tasks[r.task_path]), "task_id": r.task_id}
-            for r in rows]
 
 
 def write_jsonl(path: Path, rows: list[Record]) -> Path:

@@ -1,10 +1,12 @@
-"""`harness train grpo`: GRPO on a LoRA adapter with TRL's GRPOTrainer, rewarded by the
-verifier. One update = one generation batch of `prompts_per_step x samples_per_prompt`
-completions, split into micro-batches by gradient accumulation; every `checkpoint_every`
-updates the adapter is published as NAME@iterK with its card; `resume` continues from the
-trainer's last checkpoint.
+"""`harness train grpo`: GRPO on a LoRA adapter with TRL's GRPOTrainer, rewarded by each
+prompt's environment (environments.py: repair tasks by the verifier, output predictions by
+the exact-match rule), prompts drawn across environments by weight (schedule.py). One
+update = one generation batch of `prompts_per_step x samples_per_prompt` completions, split
+into micro-batches by gradient accumulation; every `checkpoint_every` updates the adapter
+is published as NAME@iterK with its card; `resume` continues from the trainer's last
+checkpoint.
 
-The one addition to TRL's loop is where verification starts: right after generation
+The one addition to TRL's loop is where judging starts: right after generation
 (`_verifying_grpo_trainer`), in a background thread, so the sandbox builds while the
 trainer runs the reference model's forward pass; the reward call then waits only for the
 rest. Generation itself cannot overlap verification in TRL's on-policy loop: the next batch
@@ -20,11 +22,11 @@ from rich.console import Console
 from ..errors import BadInput
 from .checkpoints import TrainRun, TrainRunManifest, iteration_name
 from .config import TrainConfig, common_trainer_args, resolve_device, use_bf16, world_size
-from .data import grpo_records, load_grpo
+from .environments import load_training_data, make_judges, schedule
 from .model import (
     base_ref, init_adapter_dir, load_base, load_tokenizer, load_trainable_adapter, lora_config, quiet_and_synchronised,
 )
-from .rewards import VerifierReward, make_verifier
+from .rewards import GrpoReward
 from .steplog import EndRecord, StartRecord, StepTimers, append, grpo_line, grpo_step_builder, read_log, truncate_after
 
 
@@ -34,20 +36,20 @@ from .steplog import EndRecord, StartRecord, StepTimers, append, grpo_line, grpo
 # the experimental `rollout_func` replaces generation itself. Starting verification at
 # generation therefore overrides two private GRPOTrainer methods:
 # `_generate_and_score_completions(inputs)`, the one place that sees the batch's dataset
-# rows (their task paths), and `_generate(prompts)`, whose return tuple holds the decoded
-# completions at index 3.
+# rows (their environments and targets), and `_generate(prompts)`, whose return tuple
+# holds the decoded completions at index 3.
 _GENERATED_COMPLETIONS = 3
 
 
 def _verifying_grpo_trainer():
-    """GRPOTrainer that hands each training batch's completions to the verifier as soon as
+    """GRPOTrainer that hands each training batch's completions to the judges as soon as
     they are generated, and times generation."""
     from trl import GRPOTrainer
 
     class VerifyingGRPOTrainer(GRPOTrainer):
-        def __init__(self, *args, verifier_reward: VerifierReward, timers: StepTimers, **kwargs):
-            super().__init__(*args, reward_funcs=[verifier_reward], **kwargs)
-            self._verifier_reward = verifier_reward
+        def __init__(self, *args, reward: GrpoReward, timers: StepTimers, **kwargs):
+            super().__init__(*args, reward_funcs=[reward], **kwargs)
+            self._reward = reward
             self._timers = timers
             self._batch_inputs = None
 
@@ -64,7 +66,8 @@ def _verifying_grpo_trainer():
             self._timers.gen_seconds += time.perf_counter() - started
             if self._batch_inputs is not None:
                 completions = out[_GENERATED_COMPLETIONS]
-                self._verifier_reward.submit(completions, [x["task_path"] for x in self._batch_inputs])
+                rows = self._batch_inputs
+                self._reward.submit(completions, [x["environment"] for x in rows], [x["target"] for x in rows])
             return out
 
     return VerifyingGRPOTrainer
@@ -100,6 +103,8 @@ def grpo_args(config: TrainConfig, output_dir: Path, device: str, bf16: bool):
         top_p=g.top_p,
         max_completion_length=g.max_completion_length,
         mask_truncated_completions=g.mask_truncated_completions,
+        # The dataset is the run's schedule, already drawn in order (schedule.py).
+        shuffle_dataset=False,
         save_strategy="steps",
         save_steps=rt.checkpoint_every,
         save_total_limit=rt.keep_trainer_checkpoints,
@@ -131,7 +136,7 @@ def _publisher(run: TrainRun, main: bool):
 def train_grpo(
     *,
     out: str,
-    data: str | None = None,
+    data: list[str] | None = None,
     base: str | None = None,
     config: TrainConfig | None = None,
     init_adapter: str | None = None,
@@ -139,9 +144,10 @@ def train_grpo(
     resume: bool = False,
     console: Console | None = None,
 ) -> TrainRun:
-    """Run GRPO and publish its adapters; returns the run. With `resume`, the run named
-    `out` continues from its last checkpoint with its own config, base, data and starting
-    adapter (any of these given must match what it started with)."""
+    """Run GRPO on the data sets `data` (curricula or output-prediction sets) and publish
+    its adapters; returns the run. With `resume`, the run named `out` continues from its
+    last checkpoint with its own config, base, data and starting adapter (any of these
+    given must match what it started with)."""
     from datasets import Dataset
 
     from .step_callback import StepLogger
@@ -157,16 +163,16 @@ def train_grpo(
         if init_adapter is not None and init_adapter != m.init_adapter:
             raise BadInput(f"{run.root}: the run started from adapter {m.init_adapter}, not {init_adapter}")
         base, init_adapter, config = m.base_model, m.init_adapter, m.config
-        rows, source, tasks = load_grpo(data or m.data)
+        source = load_training_data(data or m.data)
         if source.dataset_hash != m.dataset_hash:
             raise BadInput(f"{run.root}: the training data changed since the run started (dataset hash differs)")
     else:
-        if data is None or base is None or config is None:
+        if not data or base is None or config is None:
             raise BadInput("grpo needs a curriculum, a base model and a config (or --resume)")
         base = base_ref(base)
-        rows, source, tasks = load_grpo(data)
+        source = load_training_data(data)
         run = TrainRun.new(runs_dir, TrainRunManifest(
-            kind="grpo", name=out, base_model=base, init_adapter=init_adapter, data=str(source.jsonl),
+            kind="grpo", name=out, base_model=base, init_adapter=init_adapter, data=source.data,
             curriculum=str(source.curriculum) if source.curriculum else None, dataset_hash=source.dataset_hash,
             trained_on_tasks=source.trained_on_tasks, config=config))
     # Everything that can be refused is checked before the run folder exists.
@@ -175,12 +181,16 @@ def train_grpo(
     device = resolve_device(config.runtime)
     bf16 = use_bf16(config.runtime, device)
     args = grpo_args(config, run.trainer_dir, device, bf16)
-    reward = VerifierReward(make_verifier(config.runtime))
+    g = config.grpo
+    rows = schedule(source, g.environments, g.updates * g.prompts_per_step, config.runtime.seed)
+    reward = GrpoReward(make_judges(source, config.runtime))
     main = quiet_and_synchronised(args)
     if main:
         if not resume:
             run.write()
-        console.print(f"grpo {out}: {len(rows)} prompts over {len(tasks)} tasks, base {base}"
+        mix = ", ".join(f"{name} {len(env.records)} prompts over {len(env.tasks)} tasks"
+                        for name, env in source.environments.items())
+        console.print(f"grpo {out}: {mix}, base {base}"
                       f"{', from adapter ' + init_adapter if init_adapter else ''}, {device}{' bf16' if bf16 else ''}",
                       markup=False, highlight=False)
         console.print_json(config.model_dump_json())
@@ -198,8 +208,8 @@ def train_grpo(
     timers = StepTimers()
     publish = _publisher(run, main)
     trainer = _verifying_grpo_trainer()(
-        model=model, args=args, train_dataset=Dataset.from_list(grpo_records(rows, tasks)),
-        processing_class=tokenizer, peft_config=peft_config, verifier_reward=reward, timers=timers,
+        model=model, args=args, train_dataset=Dataset.from_list(rows),
+        processing_class=tokenizer, peft_config=peft_config, reward=reward, timers=timers,
         callbacks=[StepLogger(run.log_path, console, f"grpo {out}", grpo_step_builder(reward, timers), grpo_line, main),
                    publish],
     )

@@ -1,7 +1,11 @@
-"""Rewards for GRPO: each sampled completion is read as whole files in the agent's edit
-format, laid over its repair task's starting files, and scored by a verifier. An answer
-that cannot be read scores -1 and counts as malformed; everything else is the verifier's
-reward in [-1, 1] with its status.
+"""Rewards for GRPO, one judge per environment; every completion is judged by its prompt's.
+
+- repair: the completion is read as whole files in the agent's edit format, laid over its
+  repair task's starting files, and scored by a verifier. An answer that cannot be read
+  scores -1 and counts as malformed; everything else is the verifier's reward in [-1, 1]
+  with its status.
+- predict: the completion is an output prediction, scored in this process by the exact-match
+  rule (harness.predict.score): +1 right, -1 wrong or malformed.
 
 A verifier is anything with `verify_batch(candidates) -> judgements`, registered by name;
 `cpp` is the sandbox verifier (harness.verify: build the candidate with the task's probe,
@@ -9,10 +13,11 @@ run the checks' calls in the sandbox, compare the values with the reference's in
 process) and `exact` a string-level one that rewards the task's reference files verbatim
 (cheap, Docker-free; for smoke runs and tests of the training loop).
 
-`VerifierReward` is the reward function TRL calls. Verification can start as soon as the
-completions exist (`submit`, called by the trainer right after generation) and run in a
-background thread while the trainer computes reference log-probabilities; the reward call
-then only waits for what is left."""
+`GrpoReward` is the reward function TRL calls; it reads the dataset's `environment` and
+`target` columns (the repair task's folder, or what a prediction is compared against).
+Judging can start as soon as the completions exist (`submit`, called by the trainer right
+after generation) and run in a background thread while the trainer computes reference
+log-probabilities; the reward call then only waits for what is left."""
 
 from __future__ import annotations
 
@@ -23,10 +28,12 @@ from collections import Counter
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Callable, Mapping, Protocol, Sequence
 
 from ..editformat import choose_fence, parse_whole
 from ..errors import BadInput
+from ..predict.score import score
+from ..probe.compare import Comparison
 from ..records import Record
 from ..task import Task, load_task
 from .config import RuntimeSettings
@@ -140,29 +147,115 @@ def make_verifier(runtime: RuntimeSettings) -> Verifier:
     return factory(runtime)
 
 
+# --- judging each environment's completions ------------------------------------------------
+
+
+class Judge(Protocol):
+    """Scores completions of one environment; `targets` are the rows' `target` column."""
+
+    def judge(self, texts: list[str], targets: list[str]) -> list[Judgement]: ...
+
+    def close(self) -> None: ...
+
+
+class RepairJudge:
+    """Whole files laid over the repair task (the target is its folder), then the verifier."""
+
+    def __init__(self, verifier: Verifier):
+        self.verifier = verifier
+        self.tasks = _TaskCache()
+
+    def judge(self, texts: list[str], targets: list[str]) -> list[Judgement]:
+        judgements: list[Judgement | None] = [None] * len(texts)
+        todo: list[tuple[int, Candidate]] = []
+        for i, (text, path) in enumerate(zip(texts, targets, strict=True)):
+            task = self.tasks(path)
+            # Aider picks its fence from what the chat files hold when the answer is asked for.
+            fence = choose_fence(data.decode(errors="replace") for data in task.stub_files().values())
+            parsed = parse_whole(text, task.solution_files, fence)
+            if parsed.ok:
+                todo.append((i, Candidate(path, parsed.files)))
+            else:
+                judgements[i] = Judgement(reward=-1.0, status=MALFORMED, reason=parsed.malformed)
+        if todo:
+            for (i, _), j in zip(todo, self.verifier.verify_batch([c for _, c in todo]), strict=True):
+                judgements[i] = j
+        return judgements  # type: ignore[return-value]  # every index is judged above
+
+    def close(self) -> None:
+        self.verifier.close()
+
+
+class PredictTarget(Record):
+    """What an output prediction is compared against: the row's `target`, as JSON."""
+
+    call: str
+    expected: dict[str, Any]
+    compare: Comparison
+
+
+class PredictJudge:
+    """The exact-match rule; statuses say right, wrong or malformed."""
+
+    def judge(self, texts: list[str], targets: list[str]) -> list[Judgement]:
+        out = []
+        for text, raw in zip(texts, targets, strict=True):
+            target = PredictTarget.model_validate_json(raw)
+            s = score(text, target.call, target.expected, target.compare)
+            status = MALFORMED if s.malformed else "right" if s.correct else "wrong"
+            out.append(Judgement(reward=s.reward, status=status,
+                                 reason="not in the answer format" if s.malformed else None))
+        return out
+
+    def close(self) -> None:
+        pass
+
+
 # --- the reward function ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Scoring:
+    environment: str
+    reward: float
+    status: str
 
 
 @dataclass
 class BatchStats:
     """What one or more scored batches came to; merged per logged step."""
 
-    rewards: list[float] = field(default_factory=list)
-    statuses: Counter = field(default_factory=Counter)
-    malformed: int = 0
-    verify_seconds: float = 0.0  # wall time of the verification itself
+    scored: list[Scoring] = field(default_factory=list)
+    verify_seconds: float = 0.0  # wall time of the judging itself
     wait_seconds: float = 0.0    # the part of it the trainer spent waiting
 
     def add(self, other: "BatchStats") -> None:
-        self.rewards += other.rewards
-        self.statuses.update(other.statuses)
-        self.malformed += other.malformed
+        self.scored += other.scored
         self.verify_seconds += other.verify_seconds
         self.wait_seconds += other.wait_seconds
 
     @property
+    def rewards(self) -> list[float]:
+        return [s.reward for s in self.scored]
+
+    @property
+    def statuses(self) -> Counter:
+        return Counter(s.status for s in self.scored)
+
+    @property
+    def malformed(self) -> int:
+        return sum(s.status == MALFORMED for s in self.scored)
+
+    @property
     def passed(self) -> int:
-        return sum(r >= 1.0 for r in self.rewards)
+        return sum(s.reward >= 1.0 for s in self.scored)
+
+    def environments(self) -> list[str]:
+        return sorted({s.environment for s in self.scored})
+
+    def only(self, environment: str) -> "BatchStats":
+        """One environment's completions (the seconds are the batch's, shared)."""
+        return BatchStats([s for s in self.scored if s.environment == environment])
 
 
 def completion_text(completion: Any) -> str:
@@ -175,63 +268,49 @@ def completion_text(completion: Any) -> str:
 @dataclass
 class _Pending:
     texts: list[str]
-    task_paths: list[str]
+    environments: list[str]
+    targets: list[str]
     future: Future
-    submitted: float
 
 
-class VerifierReward:
-    """The reward function for GRPOTrainer (it reads the dataset's `task_path` column)."""
+class GrpoReward:
+    """The reward function for GRPOTrainer: each completion judged by its environment's judge."""
 
-    __name__ = "verifier"
+    __name__ = "reward"
 
-    def __init__(self, verifier: Verifier):
-        self.verifier = verifier
-        self.tasks = _TaskCache()
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="verify")
+    def __init__(self, judges: Mapping[str, Judge]):
+        self.judges = dict(judges)
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="judge")
         self._pending: _Pending | None = None
         self._stats = BatchStats()
         self._lock = threading.Lock()
 
-    def _judge(self, texts: list[str], task_paths: list[str]) -> tuple[list[Judgement], float]:
+    def _judge(self, texts: list[str], environments: list[str], targets: list[str]) -> tuple[list[Judgement], float]:
         started = time.perf_counter()
         judgements: list[Judgement | None] = [None] * len(texts)
-        todo: list[tuple[int, Candidate]] = []
-        for i, (text, path) in enumerate(zip(texts, task_paths, strict=True)):
-            task = self.tasks(path)
-            # Aider picks its fence from what the chat files hold when the answer is asked for.
-            fence = choose_fence(data.decode(errors="replace") for data in task.stub_files().values())
-            parsed = parse_whole(text, task.solution_files, fence)
-            if parsed.ok:
-                todo.append((i, Candidate(path, parsed.files)))
-            else:
-                judgements[i] = Judgement(reward=-1.0, status=MALFORMED, reason=parsed.malformed)
-        if todo:
-            for (i, _), j in zip(todo, self.verifier.verify_batch([c for _, c in todo]), strict=True):
+        by_env: dict[str, list[int]] = {}
+        for i, env in enumerate(environments):
+            by_env.setdefault(env, []).append(i)
+        for env, idx in by_env.items():
+            for i, j in zip(idx, self.judges[env].judge([texts[i] for i in idx], [targets[i] for i in idx]), strict=True):
                 judgements[i] = j
         return judgements, time.perf_counter() - started  # type: ignore[return-value]
 
-    def submit(self, completions: Sequence[Any], task_paths: Sequence[str]) -> None:
-        """Start verifying these completions in the background."""
-        texts = [completion_text(c) for c in completions]
-        paths = list(task_paths)
-        self._pending = _Pending(texts, paths, self._pool.submit(self._judge, texts, paths), time.perf_counter())
+    def submit(self, completions: Sequence[Any], environments: Sequence[str], targets: Sequence[str]) -> None:
+        """Start judging these completions in the background."""
+        texts, envs, tgts = [completion_text(c) for c in completions], list(environments), list(targets)
+        self._pending = _Pending(texts, envs, tgts, self._pool.submit(self._judge, texts, envs, tgts))
 
-    def __call__(self, prompts, completions, task_path, log_metric=None, **_: Any) -> list[float]:
-        texts = [completion_text(c) for c in completions]
+    def __call__(self, prompts, completions, environment, target, log_metric=None, **_: Any) -> list[float]:
+        texts, envs, tgts = [completion_text(c) for c in completions], list(environment), list(target)
         pending, self._pending = self._pending, None
         waited = time.perf_counter()
-        if pending is not None and pending.texts == texts and pending.task_paths == list(task_path):
+        if pending is not None and (pending.texts, pending.environments, pending.targets) == (texts, envs, tgts):
             judgements, seconds = pending.future.result()
-        else:  # nobody submitted these (a plain GRPOTrainer): verify now
-            judgements, seconds = self._judge(texts, list(task_path))
-        batch = BatchStats(
-            rewards=[j.reward for j in judgements],
-            statuses=Counter(j.status for j in judgements),
-            malformed=sum(j.status == MALFORMED for j in judgements),
-            verify_seconds=seconds,
-            wait_seconds=time.perf_counter() - waited,
-        )
+        else:  # nobody submitted these (a plain GRPOTrainer): judge now
+            judgements, seconds = self._judge(texts, envs, tgts)
+        batch = BatchStats([Scoring(e, j.reward, j.status) for e, j in zip(envs, judgements, strict=True)],
+                           verify_seconds=seconds, wait_seconds=time.perf_counter() - waited)
         with self._lock:
             self._stats.add(batch)
         if log_metric is not None:
@@ -248,4 +327,5 @@ class VerifierReward:
 
     def close(self) -> None:
         self._pool.shutdown(wait=True)
-        self.verifier.close()
+        for judge in self.judges.values():
+            judge.close()

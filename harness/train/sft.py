@@ -56,7 +56,7 @@ def train_sft(
     base = base_ref(base)
     rows, source = load_sft(data)
     run = TrainRun.new(runs_dir, TrainRunManifest(
-        kind="sft", name=out, base_model=base, data=str(source.jsonl),
+        kind="sft", name=out, base_model=base, data=[str(source.jsonl)],
         curriculum=str(source.curriculum) if source.curriculum else None, dataset_hash=source.dataset_hash,
         trained_on_tasks=source.trained_on_tasks, config=config))
     device = resolve_device(config.runtime)

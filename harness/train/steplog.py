@@ -23,7 +23,7 @@ from pydantic import Field
 from ..records import Record
 from .checkpoints import TrainRunManifest
 from .config import world_size
-from .rewards import BatchStats, VerifierReward
+from .rewards import BatchStats, GrpoReward
 
 
 def _now() -> str:
@@ -54,13 +54,26 @@ class SftStep(_Step):
     mean_token_accuracy: float | None = None
 
 
-class GrpoStep(_Step):
+class Figures(Record):
+    """What a set of scored completions came to."""
+
     completions: int
     reward_mean: float
     reward_std: float
     pass_rate: float                 # share of completions with R = 1
-    malformed_rate: float            # share that could not be read as whole files
-    statuses: dict[str, int]         # verifier statuses, with `malformed`
+    malformed_rate: float            # share that could not be read in the answer format
+    statuses: dict[str, int]         # the judges' statuses, with `malformed`
+
+    @classmethod
+    def of(cls, stats: BatchStats) -> "Figures":
+        n = len(stats.scored)
+        return cls(completions=n, reward_mean=fmean(stats.rewards) if n else 0.0,
+                   reward_std=pstdev(stats.rewards) if n else 0.0, pass_rate=stats.passed / n if n else 0.0,
+                   malformed_rate=stats.malformed / n if n else 0.0, statuses=dict(sorted(stats.statuses.items())))
+
+
+class GrpoStep(_Step, Figures):
+    environments: dict[str, Figures] = Field(default_factory=dict, description="the same figures per environment")
     kl: float | None = None
     entropy: float | None = None
     completion_length: float | None = None
@@ -113,7 +126,9 @@ def _fmt(value: float | None, spec: str) -> str:
 
 
 def grpo_line(r: GrpoStep, total: int) -> str:
-    return (f"step {r.step}/{total}  reward {r.reward_mean:+.3f}±{r.reward_std:.3f}  pass {r.pass_rate:.0%}  "
+    mix = "".join(f"  {name} {e.reward_mean:+.3f} (n {e.completions})" for name, e in r.environments.items()) \
+        if len(r.environments) > 1 else ""
+    return (f"step {r.step}/{total}  reward {r.reward_mean:+.3f}±{r.reward_std:.3f}{mix}  pass {r.pass_rate:.0%}  "
             f"malformed {r.malformed_rate:.0%}  kl {_fmt(r.kl, '.4f')}  loss {_fmt(r.loss, '.4f')}  "
             f"lr {_fmt(r.learning_rate, '.2e')}  gen {r.gen_seconds:.1f}s  verify {r.verify_seconds:.1f}s "
             f"(wait {r.verify_wait_seconds:.1f}s)  update {r.update_seconds:.1f}s")
@@ -146,20 +161,15 @@ def _gathered(stats: BatchStats, gen: float) -> tuple[BatchStats, float]:
     return total, max(g for _, g in parts)
 
 
-def grpo_step_builder(reward: VerifierReward, timers: StepTimers) -> Callable[[int, dict, float], GrpoStep]:
+def grpo_step_builder(reward: GrpoReward, timers: StepTimers) -> Callable[[int, dict, float], GrpoStep]:
     def build(step: int, logs: dict, seconds: float) -> GrpoStep:
         stats, gen = reward.take_stats(), timers.take()
         if world_size() > 1:  # each process scored its own share of the batch
             stats, gen = _gathered(stats, gen)
-        n = len(stats.rewards)
         return GrpoStep(
             step=step, loss=logs.get("loss"), learning_rate=logs.get("learning_rate"), grad_norm=logs.get("grad_norm"),
-            completions=n,
-            reward_mean=fmean(stats.rewards) if n else 0.0,
-            reward_std=pstdev(stats.rewards) if n else 0.0,
-            pass_rate=stats.passed / n if n else 0.0,
-            malformed_rate=stats.malformed / n if n else 0.0,
-            statuses=dict(sorted(stats.statuses.items())),
+            **Figures.of(stats).model_dump(),
+            environments={env: Figures.of(stats.only(env)) for env in stats.environments()},
             kl=logs.get("kl"), entropy=logs.get("entropy"), completion_length=logs.get("completions/mean_length"),
             gen_seconds=round(gen, 3), verify_seconds=round(stats.verify_seconds, 3),
             verify_wait_seconds=round(stats.wait_seconds, 3),

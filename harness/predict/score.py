@@ -1,0 +1,27 @@
+"""A prediction scored, the paper's exact-match rule: the answer read back in the stated
+format (prompt.parse_answer) and compared with the observed value under the item's rule
+(probe.compare: exact, floats within the item's tolerance, unordered arrays where the
+check said so). Right is +1, anything else -1; an answer that cannot be read is wrong and
+counted as malformed. Everything here runs in the harness's process: the truth was
+observed when the item was built, so scoring needs no sandbox."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from ..probe.compare import Comparison, call_matches
+from ..records import Record
+from .prompt import parse_answer
+
+
+class Scored(Record):
+    reward: float
+    correct: bool
+    malformed: bool
+    predicted: dict[str, Any] | None = None   # the answer as a probe record, when it could be read
+
+
+def score(text: str, call: str, expected: Mapping[str, Any], compare: Comparison) -> Scored:
+    predicted = parse_answer(text, call)
+    correct = predicted is not None and call_matches(dict(expected), predicted, compare)
+    return Scored(reward=1.0 if correct else -1.0, correct=correct, malformed=predicted is None, predicted=predicted)
