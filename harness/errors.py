@@ -43,6 +43,7 @@ class InfraKind(str, Enum):
     agent = "agent"              # the agent process crashed for reasons of its own
     disk = "disk"                # no space, unwritable run folder
     interrupted = "interrupted"  # the user stopped the run
+    node = "node"                # the cluster node (or its worker process) running the work died
     # A bug of the harness itself (an exception nobody raised on purpose): not the agent's
     # fault, and rerunning the trial mostly reruns the bug, so `--resume` leaves it unless
     # asked (--retry-harness-errors).
@@ -59,6 +60,17 @@ class InfraError(HarnessError):
 
     def __str__(self) -> str:
         return f"{self.kind.value}: {super().__str__()}"
+
+    def __reduce__(self):
+        # An exception pickles as its class called with its args, which these do not take;
+        # a unit's error crosses processes on a cluster.
+        return _restore, (type(self), self.args, self.kind, self.attempts)
+
+
+def _restore(cls: type, args: tuple, kind: InfraKind, attempts: int) -> InfraError:
+    exc = Exception.__new__(cls)
+    exc.args, exc.kind, exc.attempts = args, kind, attempts
+    return exc
 
 
 class SandboxUnavailable(InfraError):

@@ -5,31 +5,32 @@ agent then tests, the test output fed back after a failed round.
 `run_trial` is one task, one trial, all rounds: it owns a workspace, a sandbox session and
 an agent chat, writes its folder (store.py) and returns its TrialResult; result.json comes
 last. `run` plans (everything checkable is checked before any work), writes the manifest,
-hands the trials that are not done to a pool of worker threads, shows progress and prints
-the summary. A trial that ends in an infrastructure error is not done: `--resume` reruns
+hands the trials that are not done to an executor (harness/executor: worker threads here,
+or slots on a Ray cluster's nodes, whose trial folders come back to be written here), shows
+progress and prints the summary. A trial that ends in an infrastructure error is not done: `--resume` reruns
 it, and only it (one a bug of the harness ended only with --retry-harness-errors); when the error came after round k was tested, only rounds k + 1 on,
 from round k's workspace and conversation, so no recorded outcome is lost."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import tempfile
 import threading
 import time
 import traceback
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from . import __version__
 from .agents.aider import DEFAULT_PROFILE, AgentChat, AgentProfile, AiderAgent, DriverPool, load_profile
+from .agents.env import ensure_aider_env
 from .aider_checkout import checkout_path
 from .contract import DEFAULT_CONTRACT, PromptContract, load_contract
 from .errors import BadInput, InfraError, InfraKind, ProviderFailure
+from .executor import ExecutorSettings, Host, SandboxFacts, Slot, make_executor
 from .models import ModelSpec, check_access, config_name, parse_model
 from .records import (
     ChatState,
@@ -45,19 +46,14 @@ from .records import (
     TrialResult,
 )
 from .result_facts import rounds_recorded
-from .sandbox import Sandbox, make_sandbox
 from .sandbox.pool import SessionLease, SessionPool
 from .screen import screen
-from .fs import regular_files, write_record
+from .fs import read_files, regular_files, write_record
 from .store import CONTRACT_FILE, HARNESS_ERROR_LOG, PROFILE_FILE, RESULT, RunFolder, new_run_id, utc_now
 from .task import Task
 from .testrun import created_files, run_tests
 
 Log = Callable[[str], None]
-
-# What runs the trials: threads of this process, each driving its trial's agent process and
-# sandbox container (the heavy work happens in those).
-EXECUTOR = "local thread pool"
 
 
 class RunConfig(BaseModel):
@@ -84,9 +80,8 @@ class RunConfig(BaseModel):
     retry_harness_errors: bool = False  # with resume: rerun trials a harness bug ended too
     dry_run: bool = False
     command_line: list[str] = Field(default_factory=list)
-
-    def worker_count(self) -> int:
-        return self.workers or os.cpu_count() or 1
+    executor: ExecutorSettings | None = None  # where the trials run; None: as HARNESS_EXECUTOR says (local)
+    requests_per_minute: float | None = Field(None, gt=0)  # a provider's rate limit, shared by every worker
 
 
 # Options that change what a run computes; a resumed run takes them from its manifest.
@@ -439,14 +434,98 @@ def run_trial(spec: TrialSpec, trial_dir: Path, sessions: SessionPool, pool: Dri
 # --- the run ---------------------------------------------------------------------------
 
 
-def _manifest(plan: RunPlan, config: RunConfig, box: Sandbox) -> RunManifest:
-    image, digest = box.image_facts()
+@dataclass(frozen=True)
+class TrialJob:
+    """One trial as an executor hands it to a slot: its spec, its folder on the driver's
+    disk, where it continues from, with the folder's kept files for a slot on another
+    machine, and how its agent is made there."""
+
+    spec: TrialSpec
+    trial_dir: Path
+    resume: ResumePoint | None
+    kept: dict[str, bytes]
+    profile: AgentProfile
+    gold: bool                        # the model is gold: the slot's own host serves it
+    drivers_log: Path                 # the Aider drivers' own log, for a host in the driver
+    limiter: Any = None               # the provider's rate limit, shared by every slot
+    limiter_name: str | None = None
+
+
+@dataclass(frozen=True)
+class ShippedTrial:
+    """A trial run on another machine: its folder's files (result.json among them) and result."""
+
+    files: dict[str, bytes]
+    result: TrialResult
+
+
+def _aider_ready(host: Host, version: str) -> None:
+    ensure_aider_env(version)
+
+
+def _drivers(job: TrialJob, host: Host) -> DriverPool:
+    # Importing Aider takes seconds: started now, the drivers' imports overlap the first
+    # trials' set-up.
+    pool = DriverPool(job.profile, job.drivers_log if host.in_driver else None, limiter=job.limiter)
+    pool.prewarm(host.slots)
+    return pool
+
+
+def _gold(host: Host):
+    from .gold import GoldModel
+
+    return host.keep("gold", lambda: GoldModel().start(), close=GoldModel.stop)
+
+
+def run_job(job: TrialJob, slot: Slot) -> TrialResult | ShippedTrial:
+    """A trial in a slot, with its host's sessions, Aider drivers and gold server. A host
+    in the driver writes the trial's folder; one elsewhere writes a folder of its own and
+    sends its files back."""
+    host = slot.host
+    drivers = host.keep(("aider", job.profile.content_hash, job.limiter_name), lambda: _drivers(job, host),
+                        stop=DriverPool.kill_all)
+    spec = job.spec
+    if job.gold:
+        gold = _gold(host)
+        spec = replace(spec, api_base=gold.api_base(job.profile.edit_format, gold.add(spec.suite, spec.task)))
+    if host.in_driver:
+        return run_trial(spec, job.trial_dir, host.sessions, drivers, host.cancel, job.resume)
+    with tempfile.TemporaryDirectory(prefix="harness-trial-") as tmp:
+        trial_dir, resume = Path(tmp) / "trial", job.resume
+        if resume is not None:
+            RunFolder.write_files(trial_dir, job.kept)
+            resume = replace(resume, workspace=trial_dir / resume.workspace.relative_to(job.trial_dir))
+        result = run_trial(spec, trial_dir, host.sessions, drivers, host.cancel, resume)
+        return ShippedTrial(read_files(trial_dir), result)
+
+
+def lost_trial(job: TrialJob, why: str) -> TrialResult:
+    """The result of a trial no slot could finish (its node died each time it was tried):
+    an infrastructure error, rerun by --resume, keeping the rounds it was resumed with."""
+    spec, resume = job.spec, job.resume
+    rounds = list(resume.rounds) if resume is not None else []
+    if resume is not None:
+        RunFolder.keep_rounds(job.trial_dir, len(rounds))
+    else:
+        RunFolder.fresh_trial_dir(job.trial_dir)
+    result = TrialResult(
+        run_id=spec.run_id, config=spec.config, task=spec.task.slug, trial=spec.trial, suite=spec.suite,
+        task_hash=spec.task.content_hash, model=spec.model, outcome=TrialOutcome.infra_error, rounds=rounds,
+        infra_error=InfraFailure(kind=InfraKind.node.value, message=why), prompt_hash=spec.contract.prompt_hash(spec.task),
+        tampered=sorted({f for r in rounds if r.test_report for f in r.test_report.tampered}),
+        started_at=resume.started_at if resume is not None else utc_now(), finished_at=utc_now(),
+    )
+    write_record(job.trial_dir / RESULT, result)
+    return result
+
+
+def _manifest(plan: RunPlan, config: RunConfig, facts: SandboxFacts) -> RunManifest:
     return RunManifest(
         run_id=plan.run_id, created_at=utc_now(), command_line=config.command_line, harness_version=__version__,
         suite=plan.suite_name, suite_version=plan.suite_version, suite_hash=plan.suite_hash,
         suite_path=str(plan.suite_path), task_hashes={t.slug: t.content_hash for t in plan.tasks}, tasks=[t.slug for t in plan.tasks],
-        trials=plan.trials, rounds=plan.rounds, image=image, image_digest=digest,
-        sandbox=f"{box.backend}: {box.isolation}", configs=[c.manifest for c in plan.configs],
+        trials=plan.trials, rounds=plan.rounds, image=facts.image, image_digest=facts.image_digest,
+        sandbox=f"{facts.backend}: {facts.isolation}", configs=[c.manifest for c in plan.configs],
     )
 
 
@@ -493,8 +572,9 @@ def _runs_again(result: TrialResult | None, config: RunConfig) -> bool:
 
 
 def run(config: RunConfig, log: Log | None = None, progress=None) -> RunSummary:
-    """Plan, then run every trial that is not done. `progress` (see cli/run.py) is told
-    about the plan and each finished trial; `log` gets one-line notices."""
+    """Plan, then run every trial that is not done, on the configured executor. `progress`
+    (see cli/run.py) is told about the plan and each finished trial; `log` gets one-line
+    notices."""
     log = log or (lambda m: None)
     plan = make_plan(config)
     keys = plan.trial_keys()
@@ -508,89 +588,62 @@ def run(config: RunConfig, log: Log | None = None, progress=None) -> RunSummary:
             plan=[f"{c.manifest.name} {t.slug} trial-{k}" for c, t, k in todo],
         )
 
-    box = make_sandbox(config.sandbox, notice=log)
-    pool = DriverPool(plan.profile)
-    pool.python  # create the Aider environment now (once per version), before any folder exists
-
-    folder = RunFolder.open(config.runs_dir, plan.run_id) if plan.resume else RunFolder.create(config.runs_dir, plan.run_id)
-    pool.log_path = folder.root / "drivers.log"
+    folder = RunFolder.open(config.runs_dir, plan.run_id) if plan.resume else RunFolder(run_dir)
     todo, kept = [], []
     for c, t, k in keys:
-        result = folder.read_result(c.manifest.name, t.slug, k)
+        result = folder.read_result(c.manifest.name, t.slug, k) if plan.resume else None
         if _runs_again(result, config):
             todo.append((c, t, k, resume_point(result, folder.trial_dir(c.manifest.name, t.slug, k))))
         else:
             kept.append(result)
-    workers = max(1, min(config.worker_count(), len(todo)))
 
-    if plan.resume:
-        manifest = folder.read_manifest()
-    else:
-        manifest = _manifest(plan, config, box)
-        write_record(folder.root / PROFILE_FILE, plan.profile)
-        write_record(folder.root / CONTRACT_FILE, plan.contract)
-    manifest.executor, manifest.workers = EXECUTOR, workers
-    folder.write_manifest(manifest)
-
-    summary = RunSummary(run_id=plan.run_id, run_dir=folder.root, planned=len(keys), skipped=len(kept))
-    if progress is not None:
-        progress.begin(plan, total=len(keys), done=kept)
-
-    gold = None
-    cancel = threading.Event()
-    sessions = SessionPool(box)
+    executor = make_executor(config.executor, sandbox=config.sandbox, workers=config.workers, most=len(todo),
+                             notice=log)
     try:
         if todo:
-            # Importing Aider takes seconds: it overlaps the rest of the set-up.
-            pool.prewarm(workers)
-        if any(c.model.kind == "gold" for c in plan.configs):
-            from .gold import GoldModel
+            # The Aider environment on every host now (once per version), before any folder exists.
+            executor.each_host(_aider_ready, plan.profile.aider_version)
+        if plan.resume:
+            manifest = folder.read_manifest()
+        else:
+            folder = RunFolder.create(config.runs_dir, plan.run_id)
+            manifest = _manifest(plan, config, executor.facts)
+            write_record(folder.root / PROFILE_FILE, plan.profile)
+            write_record(folder.root / CONTRACT_FILE, plan.contract)
+        manifest.executor, manifest.workers = executor.name, executor.slots
+        folder.write_manifest(manifest)
 
-            gold = GoldModel().start()
-            for task in plan.tasks:
-                gold.add(plan.suite_name, task)
+        summary = RunSummary(run_id=plan.run_id, run_dir=folder.root, planned=len(keys), skipped=len(kept))
+        if progress is not None:
+            progress.begin(plan, total=len(keys), done=kept)
+        limiters = {}
+        if config.requests_per_minute is not None:
+            for name in {c.model.provider or c.model.litellm_model for c in plan.configs if c.model.kind != "gold"}:
+                limiters[name] = executor.limiter(name, config.requests_per_minute)
+        jobs = [_job(plan, folder, c, task, k, resume, limiters) for c, task, k, resume in todo]
 
-        def spec_for(c: PlannedConfig, task: Task, k: int) -> TrialSpec:
-            if c.model.kind == "gold":
-                api_base, key = gold.api_base(plan.profile.edit_format, f"{plan.suite_name}/{task.slug}"), c.model.api_key()
-            else:
-                api_base, key = c.model.api_base, c.model.api_key()
-            return TrialSpec(run_id=plan.run_id, config=c.manifest.name, suite=plan.suite_name, task=task, trial=k,
-                             rounds=plan.rounds, model=c.manifest.model, litellm_model=c.model.litellm_model,
-                             api_base=api_base, api_key=key,
-                             contract=plan.contract, sampling=plan.sampling)
+        def finished(job: TrialJob, got: TrialResult | ShippedTrial) -> None:
+            if isinstance(got, ShippedTrial):
+                RunFolder.write_trial(job.trial_dir, got.files, len(job.resume.rounds) if job.resume else 0)
+                got = got.result
+            summary.ran += 1
+            if progress is not None:
+                progress.advance(got)
 
-        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="trial") as executor:
-            futures: dict[Future, tuple] = {}
-            try:
-                for c, task, k, resume in todo:
-                    fut = executor.submit(run_trial, spec_for(c, task, k), folder.trial_dir(c.manifest.name, task.slug, k),
-                                          sessions, pool, cancel, resume)
-                    futures[fut] = (c, task, k)
-                pending = set(futures)
-                while pending:
-                    finished, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
-                    for fut in finished:
-                        result = fut.result()
-                        summary.ran += 1
-                        if progress is not None:
-                            progress.advance(result)
-            except BaseException as exc:
-                # Ctrl-C (or a bug): stop handing out trials, end the agents' waits now;
-                # trials in flight finish their step and close their sandboxes.
-                cancel.set()
-                for fut in futures:
-                    fut.cancel()
-                pool.kill_all()
-                if isinstance(exc, KeyboardInterrupt):
-                    log(f"stopping: finished trials are kept; continue with `harness run --resume {plan.run_id}"
-                        + (f" --runs-dir {config.runs_dir}`" if Path(config.runs_dir) != Path("runs") else "`"))
-                raise
+        def lost(job: TrialJob, why: str) -> None:
+            log(f"{job.spec.config} {job.spec.task.slug} trial-{job.spec.trial}: {why}; recorded as an infrastructure error")
+            finished(job, lost_trial(job, why))
+
+        try:
+            executor.run(jobs, run_job, label=plan.run_id, on_result=finished, on_lost=lost)
+        except KeyboardInterrupt:
+            # The executor stopped handing out trials and ended the agents' waits; trials in
+            # flight finished their step and closed their sandboxes.
+            log(f"stopping: finished trials are kept; continue with `harness run --resume {plan.run_id}"
+                + (f" --runs-dir {config.runs_dir}`" if Path(config.runs_dir) != Path("runs") else "`"))
+            raise
     finally:
-        if gold is not None:
-            gold.stop()
-        pool.close()
-        sessions.close()
+        executor.close()
         if progress is not None:
             progress.end()
 
@@ -598,3 +651,17 @@ def run(config: RunConfig, log: Log | None = None, progress=None) -> RunSummary:
     folder.write_manifest(manifest)
     summary.configs = summarize_run(folder.root)
     return summary
+
+
+def _job(plan: RunPlan, folder: RunFolder, c: PlannedConfig, task: Task, k: int, resume: ResumePoint | None,
+         limiters: dict) -> TrialJob:
+    trial_dir = folder.trial_dir(c.manifest.name, task.slug, k)
+    spec = TrialSpec(run_id=plan.run_id, config=c.manifest.name, suite=plan.suite_name, task=task, trial=k,
+                     rounds=plan.rounds, model=c.manifest.model, litellm_model=c.model.litellm_model,
+                     api_base=c.model.api_base, api_key=c.model.api_key(), contract=plan.contract,
+                     sampling=plan.sampling)
+    name = c.model.provider or c.model.litellm_model
+    return TrialJob(spec=spec, trial_dir=trial_dir, resume=resume,
+                    kept=RunFolder.kept_files(trial_dir, len(resume.rounds)) if resume is not None else {},
+                    profile=plan.profile, gold=c.model.kind == "gold", drivers_log=folder.root / "drivers.log",
+                    limiter=limiters.get(name), limiter_name=name if name in limiters else None)

@@ -22,11 +22,12 @@ import json
 import secrets
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Mapping
 
 from pydantic import BaseModel, ValidationError
 
 from .errors import BadInput, invalid
-from .fs import empty_folder, remove, write_record
+from .fs import atomic_write, empty_folder, read_files, remove, write_record
 from .records import RunManifest, TrialResult
 
 MANIFEST = "manifest.json"
@@ -127,8 +128,35 @@ class RunFolder:
     def keep_rounds(path: Path, rounds: int) -> Path:
         """A trial folder continued after `rounds` tested rounds: those rounds' folders and the
         agent's own logs stay; the rest of the earlier attempt (later rounds, its result) goes."""
-        empty_folder(path, keep={f"round-{n}" for n in range(1, rounds + 1)} | {"agent.log", "aider.chat.md"})
+        empty_folder(path, keep=_kept(rounds))
         return path
+
+    @staticmethod
+    def kept_files(path: Path, rounds: int) -> dict[str, bytes]:
+        """What `keep_rounds` keeps, as files (for a trial continued on another machine)."""
+        return {rel: data for rel, data in read_files(path).items() if rel.split("/")[0] in _kept(rounds)}
+
+    @staticmethod
+    def write_files(path: Path, files: Mapping[str, bytes]) -> None:
+        for rel, data in files.items():
+            (path / rel).parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(path / rel, data)
+
+    @staticmethod
+    def write_trial(path: Path, files: Mapping[str, bytes], kept_rounds: int) -> None:
+        """A trial that ran on another machine, written from its folder's files as a trial
+        run here writes its folder: emptied (but for the rounds it continued from), then
+        filled, result.json last."""
+        if kept_rounds:
+            RunFolder.keep_rounds(path, kept_rounds)
+        else:
+            RunFolder.fresh_trial_dir(path)
+        RunFolder.write_files(path, {rel: data for rel, data in files.items() if rel != RESULT})
+        atomic_write(path / RESULT, files[RESULT])
+
+
+def _kept(rounds: int) -> set[str]:
+    return {f"round-{n}" for n in range(1, rounds + 1)} | {"agent.log", "aider.chat.md"}
 
 
 def _schema_version(data: bytes) -> object:

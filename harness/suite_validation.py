@@ -19,16 +19,17 @@ import time
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
+from functools import partial
 from typing import Callable, Literal, Mapping, Protocol, Sequence, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from .errors import BadInput, invalid
+from .executor import Executor, Slot, using
 from .fs import read_files, read_toml, subfolders
 from .mutants import Mutant, count_test_cases, generate_mutants
 from .records import Record, Status, TestReport
 from .sandbox.base import Sandbox, SandboxSession
-from .sandbox.pool import work_in_sessions
 from .suite import Suite
 from .task import Task
 from .testrun import drop_build, run_tests
@@ -41,6 +42,7 @@ _MUTANT_CHUNK = 12  # mutants per work unit: small enough to spread one task ove
 # (runs done, runs in all, what just finished)
 ProgressFn = Callable[[int, int, str], None]
 U = TypeVar("U", bound="TaskUnit")
+R = TypeVar("R")
 
 
 class RunKind(str, Enum):
@@ -210,7 +212,7 @@ def why_not(run: CandidateResult) -> str:
     return f"{run.status.value}: {run.message or 'no test passed'}"
 
 
-def check_task(task: Task, session: SandboxSession, step: Callable[[str], None] = lambda _: None) -> TaskValidation:
+def check_task(task: Task, session: SandboxSession) -> TaskValidation:
     """The three rules for one task, run in the given session. The reference goes first
     so the controls after it find the test unit compiled."""
     start = time.monotonic()
@@ -227,7 +229,6 @@ def check_task(task: Task, session: SandboxSession, step: Callable[[str], None] 
     else:
         run = candidate_result(RunKind.reference, "reference", run_tests(task, reference, session))
         result.runs.append(run)
-        step(f"{task.slug}: reference")
         if run.status is not Status.passed:
             problems.append(f"the reference does not pass: {why_not(run)}")
         elif run.tests < result.test_cases:
@@ -241,22 +242,19 @@ def check_task(task: Task, session: SandboxSession, step: Callable[[str], None] 
             problems.append(f"faulty control {name!r} holds files that are not solution files: {', '.join(stray)}")
         run = candidate_result(RunKind.faulty, name, run_tests(task, files, session))
         result.runs.append(run)
-        step(f"{task.slug}: faulty {name}")
         if not control_fails(run):
             why = (why_not(run) if not run.built else "timed out instead of failing a test" if run.timeout
                    else "passes every test")
             problems.append(f"faulty control {name!r} {why}")
     run = candidate_result(RunKind.stub, "stub", run_tests(task, task.stub_files(), session))
     result.runs.append(run)
-    step(f"{task.slug}: stub")
     if run.status is Status.passed:
         problems.append("the stub passes every test")
     result.seconds = round(time.monotonic() - start, 3)
     return result
 
 
-def run_mutants(task: Task, mutants: list[Mutant], session: SandboxSession,
-                step: Callable[[str], None] = lambda _: None) -> list[MutantResult]:
+def run_mutants(task: Task, mutants: list[Mutant], session: SandboxSession) -> list[MutantResult]:
     reference = task.reference_files()
     out = []
     for m in mutants:
@@ -269,7 +267,6 @@ def run_mutants(task: Task, mutants: list[Mutant], session: SandboxSession,
             outcome = MutantOutcome.killed
         out.append(MutantResult(mutant=m, outcome=outcome, timeout=report.timeout, failed=_not_passed(report, 3),
                                 seconds=round(report.build_seconds + report.run_seconds, 3)))
-        step(f"{task.slug}: mutant {m.label}")
     return out
 
 
@@ -342,7 +339,7 @@ def save_survivors(out: Path, task: Task, summary: MutantSummary) -> None:
 
 
 class Steps:
-    """Runs done out of all planned, told to `progress` as each one ends, from any worker."""
+    """Runs done out of all planned, told to `progress` as work ends, from any thread."""
 
     def __init__(self, total: int, progress: ProgressFn | None):
         self.total = total
@@ -350,9 +347,9 @@ class Steps:
         self.done = 0
         self._lock = threading.Lock()
 
-    def __call__(self, note: str) -> None:
+    def __call__(self, note: str, runs: int = 1) -> None:
         with self._lock:
-            self.done += 1
+            self.done += runs
             if self.progress is not None:
                 self.progress(self.done, self.total, note)
 
@@ -361,27 +358,26 @@ class TaskUnit(Protocol):
     task: Task
 
 
-def work_on_tasks(sandbox: Sandbox, units: Sequence[U], handle: Callable[[U, SandboxSession], None], *,
-                  workers: int, run_timeout_s: float) -> None:
-    """Validation's work in the sandbox, one session per worker (sandbox/pool.py), a task's
-    units next to each other so that the workers sharing a task share it while its build
-    tree is warm. A worker moving on to another task drops the last one's build tree:
-    build space is a fixed-size tmpfs."""
-    last: dict[SandboxSession, Task] = {}
+def _in_task_tree(work: Callable[[U, SandboxSession], R], run_timeout_s: float, unit: U, slot: Slot) -> R:
+    session = slot.warm_session(("tests", unit.task.path), partial(drop_build, unit.task))
+    # Validation's candidates are known programs whose tests finish in well under a
+    # second; a hung mutant should not cost a model's minute.
+    session.limits = slot.host.box.limits.model_copy(
+        update={"timeout_s": min(slot.host.box.limits.timeout_s, run_timeout_s)})
+    return work(unit, session)
 
-    def run(unit: U, session: SandboxSession) -> None:
-        previous = last.get(session)
-        if previous is None:
-            # Validation's candidates are known programs whose tests finish in well under
-            # a second; a hung mutant should not cost a model's minute.
-            session.limits = session.limits.model_copy(
-                update={"timeout_s": min(session.limits.timeout_s, run_timeout_s)})
-        elif previous.slug != unit.task.slug:
-            drop_build(previous, session)
-        last[session] = unit.task
-        handle(unit, session)
 
-    work_in_sessions(sandbox, units, run, workers=workers, label="validate worker")
+def work_on_tasks(where: Sandbox | Executor, units: Sequence[U], work: Callable[[U, SandboxSession], R], *,
+                  workers: int, run_timeout_s: float, on_result: Callable[[U, R], None] | None = None) -> None:
+    """Validation's work in the sandbox, one session per slot (harness/executor), a task's
+    units next to each other and a slot's next unit one of its own task where there is one,
+    so that the slots sharing a task share it while its build tree is warm. A slot moving
+    on to another task drops the last one's build tree: build space is a fixed-size tmpfs.
+    `where` is an executor, or a sandbox to run `workers` threads over; on a cluster `work`
+    is a module-level function and `on_result` gets what it returns."""
+    with using(where, workers) as executor:
+        executor.run(units, partial(_in_task_tree, work, run_timeout_s), label="validate worker", on_result=on_result,
+                     affinity=lambda u: u.task.path)
 
 
 def default_workers() -> int:
@@ -392,9 +388,15 @@ def default_workers() -> int:
     return (os.cpu_count() or 1) + 1
 
 
+def _validate_unit(unit: _Unit, session: SandboxSession) -> TaskValidation | list[MutantResult]:
+    if unit.mutants:
+        return run_mutants(unit.task, unit.mutants, session)
+    return check_task(unit.task, session)
+
+
 def validate_suite(
     suite: Suite,
-    sandbox: Sandbox,
+    sandbox: Sandbox | Executor,
     tasks: list[str] | None = None,
     mutants: bool = False,
     workers: int | None = None,
@@ -404,14 +406,10 @@ def validate_suite(
     mutant_seed: int = 0,
     run_timeout_s: float = 20.0,
 ) -> SuiteValidation:
-    """Check the rules for each selected task (and measure mutant kill rates), in parallel.
-    With `out`, the report is written there as validation.json and surviving mutants under
-    <out>/<task>/survivors/."""
+    """Check the rules for each selected task (and measure mutant kill rates), in parallel,
+    in `sandbox` (`workers` threads) or on an executor's slots. With `out`, the report is
+    written there as validation.json and surviving mutants under <out>/<task>/survivors/."""
     selected = suite.select(tasks)
-    if sandbox.backend == "docker":
-        repo = getattr(sandbox, "image", "").split(":")[0]
-        if repo and repo != suite.image:
-            raise BadInput(f"{suite.manifest_path}: the suite needs image {suite.image}, the sandbox has {repo}")
     workers = max(1, workers or default_workers())
     start = time.monotonic()
 
@@ -434,21 +432,24 @@ def validate_suite(
             chunk = found[i:i + _MUTANT_CHUNK]
             units.append(_Unit(task, runs=len(chunk), mutants=chunk))
 
-    workers = min(workers, len(units))
     step = Steps(sum(u.runs for u in units), progress)
     checked: dict[str, TaskValidation] = {}
     mutant_results: dict[str, list[MutantResult]] = {t.slug: [] for t in selected}
-    lock = threading.Lock()
 
-    def handle(unit: _Unit, session: SandboxSession) -> None:
+    def done(unit: _Unit, got: TaskValidation | list[MutantResult]) -> None:
         if unit.mutants:
-            results = run_mutants(unit.task, unit.mutants, session, step)
-            with lock:
-                mutant_results[unit.task.slug].extend(results)
+            mutant_results[unit.task.slug].extend(got)
+            step(f"{unit.task.slug}: {len(got)} mutants", len(got))
         else:
-            checked[unit.task.slug] = check_task(unit.task, session, step)
+            checked[unit.task.slug] = got
+            step(f"{unit.task.slug}: {'ok' if got.ok else 'broken'}", unit.runs)
 
-    work_on_tasks(sandbox, units, handle, workers=workers, run_timeout_s=run_timeout_s)
+    with using(sandbox, min(workers, len(units))) as executor:
+        facts = executor.facts
+        repo = (facts.image or "").split(":")[0]
+        if facts.backend == "docker" and repo and repo != suite.image:
+            raise BadInput(f"{suite.manifest_path}: the suite needs image {suite.image}, the sandbox has {repo}")
+        work_on_tasks(executor, units, _validate_unit, workers=workers, run_timeout_s=run_timeout_s, on_result=done)
 
     reports = []
     for task in selected:
@@ -461,8 +462,8 @@ def validate_suite(
                 result.problems.append("mutant results are meaningless: the reference itself does not pass")
         reports.append(result)
     validation = SuiteValidation(
-        suite=suite.name, suite_version=suite.version, suite_hash=suite.content_hash, backend=sandbox.backend,
-        workers=workers, with_mutants=mutants, seconds=round(time.monotonic() - start, 1), tasks=reports,
+        suite=suite.name, suite_version=suite.version, suite_hash=suite.content_hash, backend=facts.backend,
+        workers=executor.slots, with_mutants=mutants, seconds=round(time.monotonic() - start, 1), tasks=reports,
     )
     if out is not None:
         write_validation(out, validation, {t.slug: t for t in selected})

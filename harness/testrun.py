@@ -172,11 +172,13 @@ def note_configured(task: Task, session: SandboxSession, ok: bool, tree: BuildTr
 _CONFIGURE_FAILED = 97
 
 
-def drop_build(task: Task, session: SandboxSession) -> None:
-    """Free a task's build tree in the session: build space is a fixed-size tmpfs, and a
-    session that goes through a whole suite would otherwise keep every task's."""
-    session.exec(["rm", "-rf", f"{session.build_root}/{task.slug}"], role=Role.builder, timeout_s=60)
-    session.configured.pop(task.slug, None)
+def drop_build(task: Task, session: SandboxSession, tree: "BuildTree | None" = None) -> None:
+    """Free a task's build tree (its test run's, or `tree`) in the session: build space is a
+    fixed-size tmpfs, and a session that goes through a whole suite would otherwise keep
+    every task's."""
+    name = BuildTree.of(task, tree).name
+    session.exec(["rm", "-rf", f"{session.build_root}/{name}"], role=Role.builder, timeout_s=60)
+    session.configured.pop(name, None)
 
 
 # Printed between the configure and the build steps of one script, so their outputs part.

@@ -33,7 +33,7 @@ import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Literal, Mapping, Sequence
+from typing import Any, Callable, Hashable, Literal, Mapping, Sequence
 
 from pydantic import Field, ValidationError, model_validator
 
@@ -42,16 +42,16 @@ from .errors import BadInput, invalid
 from .fs import atomic_write, read_files, read_toml
 from .hashing import hash_files, sha256_bytes
 from .paths import cache_dir
+from .executor import Executor, Slot, using
 from .probe import driver_source, run_probe, runtime_hash, test_unit
 from .probe.compare import Comparison, Mode, assertion_holds, assertion_view, call_matches, random_sides
-from .probe.run import ProbeRun
+from .probe.run import ProbeRun, probe_tree
 from .records import CallOutcome, CheckOutcome, Record, Verdict, VerdictStatus
 from .sandbox import Sandbox, make_sandbox
 from .sandbox.base import Role, SandboxSession
-from .sandbox.pool import work_in_sessions
 from .screen import screen
 from .task import Task
-from .testrun import stage_files
+from .testrun import drop_build, stage_files
 
 VERIFIER_FILE = ".meta/verifier.toml"
 
@@ -361,42 +361,69 @@ def _header_key(task: Task, candidate: Mapping[str, bytes]) -> str:
     return hash_files({f: bytes(candidate.get(f, b"")) for f in headers(task.solution_files)})
 
 
-def _batches(keys: Sequence[str], workers: int) -> list[list[int]]:
-    """Candidate indices in work units: those sharing a header stay together (one test-unit
-    compile per unit), and a large group is split so every worker gets a share."""
-    groups: dict[str, list[int]] = {}
+def _batches(keys: Sequence[tuple[Hashable, str]], workers: int) -> list[list[int]]:
+    """Candidate indices in work units: those sharing a key (a task and its header) stay
+    together (one test-unit compile per unit), a large group is split so every worker gets
+    a share of the whole batch, and a task's units come one after another (the larger
+    first), so the workers that share a task share it while its build tree is warm."""
+    groups: dict[tuple[Hashable, str], list[int]] = {}
     for i, k in enumerate(keys):
         groups.setdefault(k, []).append(i)
+    rank = {task: n for n, task in enumerate(dict.fromkeys(task for task, _ in keys))}
     units = []
     share = max(1, -(-len(keys) // workers))
-    for members in groups.values():
+    for (task, _), members in groups.items():
         for s in range(0, len(members), share):
-            units.append(members[s:s + share])
-    return sorted(units, key=len, reverse=True)
+            units.append((rank[task], members[s:s + share]))
+    return [members for _, members in sorted(units, key=lambda u: (u[0], -len(u[1])))]
 
 
-def verify_many(task: Task, candidates: Sequence[Mapping[str, bytes]], *, sandbox: Sandbox | str = "auto",
-                workers: int | None = None, progress: Callable[[int, Verdict], None] | None = None) -> list[Verdict]:
-    """Verify many candidates of one task in parallel, one sandbox session per worker kept
-    for the whole batch (sandbox/pool.py); candidates with the same header run in the same
-    session one after another, so their test unit is compiled once. Verdicts come back in
-    input order."""
-    box = make_sandbox(sandbox)
-    workers = max(1, min(workers or os.cpu_count() or 1, len(candidates) or 1))
-    if not candidates:
+@dataclass
+class _Batch:
+    """Candidates of one task for one slot, by their index in the whole batch."""
+
+    task: Task
+    indices: list[int]
+    candidates: list[Mapping[str, bytes]]
+
+
+def _verify_batch(batch: _Batch, slot: Slot) -> list[Verdict]:
+    task = batch.task
+    session = slot.warm_session(("probe", task.path), lambda s: drop_build(task, s, probe_tree(task, s)))
+    return [verify_in_session(task, c, session) for c in batch.candidates]
+
+
+def verify_batch(items: Sequence[tuple[Task, Mapping[str, bytes]]], *, sandbox: Sandbox | str | Executor = "auto",
+                 workers: int | None = None, progress: Callable[[int, Verdict], None] | None = None) -> list[Verdict]:
+    """Verify candidates of any number of tasks (task, solution files) in parallel, on an
+    executor's slots (or a local one's over `sandbox`), each slot keeping its session
+    between units, so that candidates of a task with the same header, run one after
+    another in one session, compile its test unit once. Verdicts come back in input order;
+    `progress` hears of each as its unit ends."""
+    if not items:
         return []
-    _plan_for(task)  # bad input surfaces here, before any session starts
-    units = _batches([_header_key(task, c) for c in candidates], workers)
-    results: list[Verdict | None] = [None] * len(candidates)
+    for task in {id(t): t for t, _ in items}.values():
+        _plan_for(task)  # bad input surfaces here, before any session starts
+    results: list[Verdict | None] = [None] * len(items)
 
-    def verify_unit(unit: list[int], session: SandboxSession) -> None:
-        for i in unit:
-            results[i] = verify_in_session(task, candidates[i], session)
+    def verified(batch: _Batch, verdicts: list[Verdict]) -> None:
+        for i, verdict in zip(batch.indices, verdicts, strict=True):
+            results[i] = verdict
             if progress is not None:
-                progress(i, results[i])
+                progress(i, verdict)
 
-    work_in_sessions(box, units, verify_unit, workers=workers, label=f"verify {task.slug}")
-    return results  # type: ignore[return-value]  # every slot filled, or a worker raised
+    with using(sandbox, min(workers or os.cpu_count() or 1, len(items))) as executor:
+        keys = [(id(t), _header_key(t, c)) for t, c in items]
+        units = [_Batch(items[u[0]][0], u, [items[i][1] for i in u]) for u in _batches(keys, executor.slots)]
+        executor.run(units, _verify_batch, label="verify", on_result=verified,
+                     affinity=lambda b: b.task.path)
+    return results  # type: ignore[return-value]  # every slot filled, or a unit raised
+
+
+def verify_many(task: Task, candidates: Sequence[Mapping[str, bytes]], *, sandbox: Sandbox | str | Executor = "auto",
+                workers: int | None = None, progress: Callable[[int, Verdict], None] | None = None) -> list[Verdict]:
+    """Verify many candidates of one task in parallel (`verify_batch`)."""
+    return verify_batch([(task, c) for c in candidates], sandbox=sandbox, workers=workers, progress=progress)
 
 
 def read_candidate(folder: Path, task: Task) -> dict[str, bytes]:

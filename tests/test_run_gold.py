@@ -14,7 +14,8 @@ import pytest
 from harness.agents.aider import load_profile
 from harness.contract import load_contract
 from harness.records import TestMain, TrialOutcome
-from harness.runner import EXECUTOR, RunConfig, run
+from harness.executor.local import NAME as EXECUTOR
+from harness.runner import RunConfig, run
 from harness.store import RunFolder
 from harness.suite import find_suite
 

@@ -128,9 +128,10 @@ def driver_env() -> dict[str, str]:
 
 class DriverProcess:
     """One driver process: requests go in as JSON lines, replies come back on a reader
-    thread so that every wait has a timeout."""
+    thread so that every wait has a timeout. A paced session asks before each model request
+    (`{"op": "pace"}`); the reader thread waits on the limiter and lets it go."""
 
-    def __init__(self, python: Path, log_path: Path | None = None):
+    def __init__(self, python: Path, log_path: Path | None = None, limiter=None):
         log = open(log_path, "ab") if log_path else subprocess.DEVNULL
         self.proc = subprocess.Popen(
             [str(python), "-I", str(package_file("agents", "aider_driver.py"))],
@@ -141,15 +142,38 @@ class DriverProcess:
             log.close()
         self.replies: queue.Queue = queue.Queue()
         self.ready = False
+        self.limiter = limiter
+        self._writing = threading.Lock()
         threading.Thread(target=self._read, name=f"aider-driver-{self.proc.pid}", daemon=True).start()
 
     def _read(self) -> None:
         for line in self.proc.stdout:
             try:
-                self.replies.put(json.loads(line))
+                reply = json.loads(line)
             except ValueError:
                 self.replies.put({"ok": False, "error": f"unreadable reply from the driver: {line[:200]!r}"})
+                continue
+            if reply.get("op") == "pace":
+                self._pace()
+            else:
+                self.replies.put(reply)
         self.replies.put(None)
+
+    def _pace(self) -> None:
+        try:
+            if self.limiter is not None:
+                self.limiter.wait()
+        except Exception:  # noqa: BLE001  a limiter gone with its node must not hang the round
+            pass
+        try:
+            self._write({"op": "go"})
+        except OSError:
+            pass  # the driver is gone; its reader sees the end of its output next
+
+    def _write(self, obj: dict) -> None:
+        with self._writing:
+            self.proc.stdin.write((json.dumps(obj) + "\n").encode())
+            self.proc.stdin.flush()
 
     @property
     def alive(self) -> bool:
@@ -157,8 +181,7 @@ class DriverProcess:
 
     def request(self, obj: dict, timeout_s: float) -> dict:
         try:
-            self.proc.stdin.write((json.dumps(obj) + "\n").encode())
-            self.proc.stdin.flush()
+            self._write(obj)
         except (BrokenPipeError, OSError):
             self.kill()
             raise InfraError(InfraKind.agent, "the Aider driver is gone (its input is closed)") from None
@@ -196,11 +219,13 @@ class DriverProcess:
 
 class DriverPool:
     """Warm driver processes for one Aider version, handed to one trial at a time. A driver
-    that misbehaved is killed rather than given back."""
+    that misbehaved is killed rather than given back. With a `limiter` (anything with
+    `wait()`), every model request of its sessions waits for it first."""
 
-    def __init__(self, profile: AgentProfile, log_path: Path | None = None):
+    def __init__(self, profile: AgentProfile, log_path: Path | None = None, limiter=None):
         self.profile = profile
         self.log_path = log_path
+        self.limiter = limiter
         self._python: Path | None = None
         self._idle: list[DriverProcess] = []
         self._all: set[DriverProcess] = set()
@@ -214,7 +239,7 @@ class DriverPool:
         return self._python
 
     def _spawn(self) -> DriverProcess:
-        proc = DriverProcess(self.python, self.log_path)
+        proc = DriverProcess(self.python, self.log_path, self.limiter)
         with self._lock:
             self._all.add(proc)
         return proc
@@ -346,6 +371,7 @@ class AiderAgent:
             "log_file": str(chat.log_file) if chat.log_file else None,
             "chat_history_file": str(chat.chat_file) if chat.chat_file else None,
             "history": chat.history.model_dump() if chat.history else None,
+            "paced": self.pool.limiter is not None,
         }
         self._proc = self.pool.acquire()
         try:

@@ -10,6 +10,9 @@ standard library and aider. Requests, one JSON object per line:
   {"op": "end"}                      -> {"ok": true}                           (ends it)
   {"op": "close"}                    -> {"ok": true}, then the process exits
 
+A session started with "paced": true asks before each model request, {"op": "pace"}, and
+sends it once the harness answers {"op": "go"} (a provider's rate limit, kept by the harness).
+
 A failure of the driver itself answers {"ok": false, "error": "..."}. One process serves
 any number of sessions one after another, each a fresh Coder in a forked child.
 
@@ -58,15 +61,19 @@ class _NoAnalytics:
 
 class Recorder:
     """Every model request of the current round: what was sent, what came back, when,
-    how long, the usage the server reported, and the error if the call failed."""
+    how long, the usage the server reported, and the error if the call failed. A `gate`
+    is waited for before each request."""
 
-    def __init__(self) -> None:
+    def __init__(self, gate=None) -> None:
         self.calls: list[dict] = []
         self.local = threading.local()
         self.lock = threading.Lock()
+        self.gate = gate
 
     def wrap(self, completion):
         def recorded(**kwargs):
+            if self.gate is not None:
+                self.gate()
             purpose = getattr(self.local, "purpose", None) or "summarize"
             call = {
                 "purpose": purpose,
@@ -409,7 +416,7 @@ def _serve_session(first: dict, proto_in, reply) -> None:
             os.dup2(fd, 2)
             os.dup2(fd, 1)
             os.close(fd)
-        session = Session(first, Recorder())
+        session = Session(first, Recorder(_pacer(proto_in, reply) if first.get("paced") else None))
         reply({"ok": True, "aider_version": session.version, "pid": os.getpid()})
     except Exception as exc:
         traceback.print_exc()
@@ -431,6 +438,19 @@ def _serve_session(first: dict, proto_in, reply) -> None:
         except Exception as exc:
             traceback.print_exc()
             reply({"ok": False, "error": f"{type(exc).__name__}: {exc}"})
+
+
+def _pacer(proto_in, reply):
+    """Ask the harness before a request and wait for its go; one request asks at a time
+    (a chat-history summary runs in a thread of its own)."""
+    lock = threading.Lock()
+
+    def wait() -> None:
+        with lock:
+            reply({"op": "pace"})
+            proto_in.readline()
+
+    return wait
 
 
 def main() -> None:

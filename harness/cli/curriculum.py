@@ -15,7 +15,7 @@ from ..curriculum.config import BuildConfig, CurriculumSettings, SynthConfig
 from ..curriculum.taxonomy import FailureKind
 from ..errors import BadInput
 from .app import app, console, err, handled
-from .options import comma_list, default, from_options
+from .options import EXECUTOR, RAY_ADDRESS, comma_list, default, executor_settings, from_options
 
 curriculum_app = typer.Typer(no_args_is_help=True, help="Repair curricula: build from runs, synth from mutants, show.")
 app.add_typer(curriculum_app, name="curriculum")
@@ -93,6 +93,8 @@ def curriculum_build(
     workers: Optional[int] = _WORKERS,
     timeout: float = _TIMEOUT,
     replace: bool = _REPLACE,
+    executor: Optional[str] = EXECUTOR,
+    ray_address: Optional[str] = RAY_ADDRESS,
 ):
     """Every round whose tests failed becomes a candidate repair task: near-duplicates
     collapse, each is validated in the sandbox, at most K per task and failure kind are
@@ -103,7 +105,7 @@ def curriculum_build(
         runs=runs, out=out, root=root, runs_dir=runs_dir, max_per_task=max_per_task,
         failure_kinds=parse_kinds(failure_kinds), seed=seed, hold_out=comma_list(hold_out) or [], controls=controls,
         mutants_per_task=mutants_per_task, contract=contract, sandbox=sandbox, workers=workers,
-        run_timeout_s=timeout, replace=replace,
+        run_timeout_s=timeout, replace=replace, executor=executor_settings(executor, ray_address),
     ), _FLAGS)
     _run(build_from_runs, config)
 
@@ -127,6 +129,8 @@ def curriculum_synth(
     workers: Optional[int] = _WORKERS,
     timeout: float = _TIMEOUT,
     replace: bool = _REPLACE,
+    executor: Optional[str] = EXECUTOR,
+    ray_address: Optional[str] = RAY_ADDRESS,
 ):
     """Repair tasks from the suite's own references: each mutant that builds and fails a
     test is a starting point, validated like a run's. Exit 1 when none is kept."""
@@ -136,7 +140,7 @@ def curriculum_synth(
         suite=suite, tasks=comma_list(tasks) or None, out=out, root=root, max_per_task=max_per_task,
         failure_kinds=parse_kinds(failure_kinds), seed=seed, hold_out=comma_list(hold_out) or [], controls=controls,
         mutants_per_task=mutants_per_task, contract=contract, sandbox=sandbox, workers=workers,
-        run_timeout_s=timeout, replace=replace,
+        run_timeout_s=timeout, replace=replace, executor=executor_settings(executor, ray_address),
     ), _FLAGS)
     _run(synthesize, config)
 

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from typing import Any, Mapping, TypeVar
 
+import typer
 from pydantic import BaseModel, ValidationError
 
 from ..errors import invalid
+from ..executor import ExecutorSettings
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -32,3 +34,15 @@ def from_options(model: type[M], options: Mapping[str, Any], flags: Mapping[str,
         return model(**options)
     except ValidationError as exc:
         raise invalid(exc, flags=flags) from None
+
+
+# Where the work runs, the same two options on every command that runs work in sandboxes.
+EXECUTOR = typer.Option(None, "--executor", help="local (threads of this process, the default) or ray (a Ray "
+                                                 "cluster's nodes); default: $HARNESS_EXECUTOR, else local")
+RAY_ADDRESS = typer.Option(None, "--ray-address", help="with --executor ray: host:port, ray://host:port or auto "
+                                                      "(default: $HARNESS_RAY_ADDRESS, $RAY_ADDRESS, else this machine's cluster)")
+
+
+def executor_settings(kind: str | None, address: str | None) -> ExecutorSettings | None:
+    """The two options as settings; None when neither is given (the environment decides)."""
+    return ExecutorSettings.given(kind, address)

@@ -15,7 +15,7 @@ from rich.table import Table
 from ..records import Sampling
 from ..runner import RunConfig
 from .app import app, console, err, handled
-from .options import comma_list, default, from_options
+from .options import EXECUTOR, RAY_ADDRESS, comma_list, default, executor_settings, from_options
 
 
 class RunProgress:
@@ -115,6 +115,10 @@ def run_cmd(
     resume: Optional[str] = typer.Option(None, help="continue RUN_ID: rerun only trials without a finished result"),
     retry_harness_errors: bool = typer.Option(False, "--retry-harness-errors", help="with --resume: rerun trials a bug of the harness ended too (once it is fixed)"),
     dry_run: bool = typer.Option(False, "--dry-run", help="print what would run, run nothing"),
+    executor: Optional[str] = EXECUTOR,
+    ray_address: Optional[str] = RAY_ADDRESS,
+    requests_per_minute: Optional[float] = typer.Option(None, "--requests-per-minute", help="each provider's rate "
+                                                        "limit, one pace for every worker and node (gold has none)"),
     as_json: bool = typer.Option(False, "--json", help="print the run summary as JSON"),
 ):
     """Evaluate models on a suite: Aider answers each task, the tests run in the sandbox, a
@@ -127,7 +131,8 @@ def run_cmd(
         suite=suite, api_base=api_base, trials=trials, rounds=rounds, workers=workers, agent=agent,
         contract=contract, aider_checkout=aider_checkout, sandbox=sandbox, runs_dir=runs_dir, run_id=run_id,
         resume=resume, retry_harness_errors=retry_harness_errors or None, tasks=comma_list(tasks),
-        models=model or None,
+        models=model or None, executor=executor_settings(executor, ray_address),
+        requests_per_minute=requests_per_minute,
     )
     sampling = {k: v for k, v in dict(temperature=temperature, top_p=top_p, max_tokens=max_tokens, seed=seed).items()
                 if v is not None}

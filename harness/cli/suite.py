@@ -13,7 +13,7 @@ from rich.table import Table
 
 from ..errors import BadInput
 from .app import app, console, err, handled
-from .options import comma_list
+from .options import EXECUTOR, RAY_ADDRESS, comma_list, executor_settings
 
 suite_app = typer.Typer(no_args_is_help=True, help="Task suites: list, show, validate, import.")
 app.add_typer(suite_app, name="suite")
@@ -143,12 +143,14 @@ def suite_validate(
     mutant_cap: Optional[int] = typer.Option(None, min=1, help="at most this many mutants per task, sampled"),
     seed: int = typer.Option(0, help="seed of the mutant sample"),
     as_json: bool = typer.Option(False, "--json", help="print the validation report as JSON"),
+    executor: Optional[str] = EXECUTOR,
+    ray_address: Optional[str] = RAY_ADDRESS,
 ):
     """Check every task: the stub fails, the reference passes, each faulty control compiles
     and fails. Exit 1 when a task breaks a rule."""
-    from ..sandbox import make_sandbox
+    from ..executor import ExecutorSettings, make_executor
     from ..suite import find_suite
-    from ..suite_validation import validate_suite
+    from ..suite_validation import default_workers, validate_suite
 
     s = find_suite(name)
     selected = comma_list(tasks) or None
@@ -156,14 +158,17 @@ def suite_validate(
         s.select(selected)
     if out is None and mutants:
         out = Path("reports") / f"validate-{s.name}"
-    box = make_sandbox(sandbox, notice=lambda m: err.print(m, markup=False, highlight=False))
-    with _progress_bar() as bar:
+    settings = executor_settings(executor, ray_address) or ExecutorSettings.from_env()
+    # Local: one worker more than cores (suite_validation.default_workers); a cluster: all its slots.
+    where = make_executor(settings, sandbox=sandbox, workers=workers or (default_workers() if settings.kind == "local" else None),
+                          notice=lambda m: err.print(m, markup=False, highlight=False))
+    with where, _progress_bar() as bar:
         job = bar.add_task(f"validate {s.name}", total=None)
 
         def progress(done: int, total: int, note: str) -> None:
             bar.update(job, completed=done, total=total, description=f"validate {s.name}: {note}")
 
-        validation = validate_suite(s, box, tasks=selected, mutants=mutants, workers=workers, progress=progress,
+        validation = validate_suite(s, where, tasks=selected, mutants=mutants, progress=progress,
                                     out=out, mutant_cap=mutant_cap, mutant_seed=seed)
     if as_json:
         sys.stdout.write(validation.model_dump_json(indent=2) + "\n")

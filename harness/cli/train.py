@@ -12,6 +12,7 @@ import typer
 
 from ..errors import BadInput
 from .app import app, err, handled
+from .options import EXECUTOR, RAY_ADDRESS
 
 train_app = typer.Typer(no_args_is_help=True, add_completion=False, help="Fine-tune LoRA adapters: whole-file SFT and GRPO rewarded by the verifiers.")
 app.add_typer(train_app, name="train")
@@ -84,6 +85,8 @@ def grpo_cmd(
     checkpoint_every: Optional[int] = typer.Option(None, help="publish NAME@iterK every this many updates"),
     verifier: Optional[str] = typer.Option(None, help="cpp (the sandbox verifier) or exact (string match)"),
     sandbox: Optional[str] = typer.Option(None, help="auto, docker or local"),
+    executor: Optional[str] = EXECUTOR,
+    ray_address: Optional[str] = RAY_ADDRESS,
     generation: Optional[str] = typer.Option(None, help="transformers, vllm-server or vllm-colocate (needs vLLM)"),
     vllm_server_url: Optional[str] = typer.Option(None, help="vllm-server: the server's base URL"),
     device: Optional[str] = typer.Option(None, help="auto, cpu or cuda"),
@@ -99,6 +102,7 @@ def grpo_cmd(
              "grpo.learning_rate": lr, "grpo.beta": beta, "lora.rank": rank, "lora.alpha": alpha,
              "grpo.max_completion_length": max_completion_length, "runtime.checkpoint_every": checkpoint_every,
              "runtime.verifier": verifier, "runtime.sandbox": sandbox, "runtime.generation": generation,
+             "runtime.executor.kind": executor, "runtime.executor.address": ray_address,
              "runtime.vllm.vllm_server_base_url": vllm_server_url, "runtime.device": device, "runtime.seed": seed}
     overrides = _overrides(sets, flags)
     if resume:

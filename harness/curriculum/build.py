@@ -7,17 +7,17 @@ manifest's summary, with the failure taxonomy per task and per kind."""
 
 from __future__ import annotations
 
-import os
 import random
 import re
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 from .. import __version__
 from ..contract import load_contract
 from ..errors import BadInput
-from ..sandbox import make_sandbox
+from ..executor import make_executor
 from ..store import utc_now
 from ..suite import find_suite
 from .candidates import Candidate, HoldOut, from_mutant, from_run, open_run, select_kinds
@@ -103,7 +103,7 @@ def _summary(candidates: list[Candidate], validator: Validator) -> CurriculumSum
         dropped=dict(sorted(dropped.items(), key=lambda kv: list(DropReason).index(kv[0]))),
         by_kind=sort(by_kind), by_task={t: sort(v) for t, v in sorted(by_task.items())},
         sandbox_runs=validator.runs, validation_seconds=round(validator.seconds, 1), workers=validator.workers,
-        backend=validator.sandbox.backend,
+        backend=validator.backend,
     )
 
 
@@ -145,9 +145,11 @@ def _finish(config: CommonOptions, made_from: str, candidates: list[Candidate], 
     return Built(path=path, manifest=manifest)
 
 
-def _validator(config: CommonOptions, progress: ProgressFn | None, notice: Callable[[str], None] | None) -> Validator:
-    box = make_sandbox(config.sandbox, notice=notice)
-    return Validator(box, config.workers or os.cpu_count() or 1, config.run_timeout_s, progress)
+@contextmanager
+def _validator(config: CommonOptions, progress: ProgressFn | None,
+               notice: Callable[[str], None] | None) -> Iterator[Validator]:
+    with make_executor(config.executor, sandbox=config.sandbox, workers=config.workers, notice=notice) as executor:
+        yield Validator(executor, executor.slots, config.run_timeout_s, progress)
 
 
 def _check_destination(config: CommonOptions) -> None:
@@ -192,11 +194,11 @@ def build_from_runs(config: BuildConfig, progress: ProgressFn | None = None,
     tasks = {c.source_task: c.task for c in live}
     for task in tasks.values():
         check_layout(task)
-    validator = _validator(config, progress, notice)
-    bases = validator.prepare(tasks, config.seed, config.mutants_per_task, enough=config.controls)
-    for c in live:
-        c.controls = bases[c.source_task].controls[:config.controls]
-    validator.check(live, bases)
+    with _validator(config, progress, notice) as validator:
+        bases = validator.prepare(tasks, config.seed, config.mutants_per_task, enough=config.controls)
+        for c in live:
+            c.controls = bases[c.source_task].controls[:config.controls]
+        validator.check(live, bases)
     return _finish(config, "runs", candidates, validator, images.pop(), sources, None)
 
 
@@ -214,20 +216,20 @@ def synthesize(config: SynthConfig, progress: ProgressFn | None = None,
         raise BadInput(f"suite {suite.name}: every selected task is held out")
     for task in tasks.values():
         check_layout(task)
-    validator = _validator(config, progress, notice)
-    bases = validator.prepare(tasks, config.seed, config.mutants_per_task, enough=None)
-    candidates: list[Candidate] = []
-    for tid, basis in bases.items():
-        if not basis.reference.passed and notice is not None:
-            notice(f"{tid}: the reference does not pass ({describe(basis.reference)}); no starting points from it")
-        candidates += [from_mutant(suite.name, basis.task, m, report) for m, report in basis.screened]
-    select_kinds(candidates, config.failure_kinds)
-    _dedupe(candidates, config.seed)
-    live = [c for c in candidates if c.dropped is None]
-    for c in live:
-        others = [m for m in bases[c.source_task].controls if m != c.mutant]
-        rng = random.Random(f"{config.seed}:{c.normalized_hash}")
-        picked = set(rng.sample(range(len(others)), min(config.controls, len(others))))
-        c.controls = [m for i, m in enumerate(others) if i in picked]
-    validator.check(live, bases)
+    with _validator(config, progress, notice) as validator:
+        bases = validator.prepare(tasks, config.seed, config.mutants_per_task, enough=None)
+        candidates: list[Candidate] = []
+        for tid, basis in bases.items():
+            if not basis.reference.passed and notice is not None:
+                notice(f"{tid}: the reference does not pass ({describe(basis.reference)}); no starting points from it")
+            candidates += [from_mutant(suite.name, basis.task, m, report) for m, report in basis.screened]
+        select_kinds(candidates, config.failure_kinds)
+        _dedupe(candidates, config.seed)
+        live = [c for c in candidates if c.dropped is None]
+        for c in live:
+            others = [m for m in bases[c.source_task].controls if m != c.mutant]
+            rng = random.Random(f"{config.seed}:{c.normalized_hash}")
+            picked = set(rng.sample(range(len(others)), min(config.controls, len(others))))
+            c.controls = [m for i, m in enumerate(others) if i in picked]
+        validator.check(live, bases)
     return _finish(config, "synth", candidates, validator, suite.image, [], suite.name)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..executor import ExecutorSettings
 from .taxonomy import FailureKind
 
 DEFAULT_CONTRACT = "repair"
@@ -34,6 +35,7 @@ class CurriculumSettings(BaseModel):
     sandbox: str = "auto"
     workers: int | None = Field(None, ge=1)
     run_timeout_s: float = Field(10.0, gt=0, description="one run of a test binary during validation")
+    executor: ExecutorSettings | None = None  # where validation runs; None: as HARNESS_EXECUTOR says
 
 
 class CommonOptions(CurriculumSettings):

@@ -36,7 +36,7 @@ from ..probe import observe
 from ..probe.compare import Comparison, call_matches
 from ..sandbox import Sandbox, SandboxSession, make_sandbox
 from ..sandbox.base import SandboxLimits
-from ..sandbox.pool import work_in_sessions
+from ..executor.local import work_in_sessions
 from ..store import utc_now
 from ..suite import Suite, find_suite
 from ..suite_validation import faulty_controls

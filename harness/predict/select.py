@@ -34,7 +34,7 @@ from ..probe import observe
 from ..probe.compare import Comparison, call_matches
 from ..records import Record, Status
 from ..sandbox import Sandbox, SandboxSession, make_sandbox
-from ..sandbox.pool import work_in_sessions
+from ..executor.local import work_in_sessions
 from ..stats import interval, total_interval
 from ..store import RunFolder, utc_now
 from ..suite import find_suite

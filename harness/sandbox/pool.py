@@ -8,21 +8,18 @@ of work, two ways to hold them:
   (`SandboxSession.reset`: build tree, scratch, temporary files, the runner's processes,
   every staged source) in the background before anyone else gets it; one that cannot be
   emptied is closed.
-- A batch of related work (suite and curriculum validation, the verifier's candidates of
-  one task) goes through `work_in_sessions`: each worker keeps one session for every unit
-  it takes, not emptied between them, since a build tree kept warm is what makes the next
-  unit cheap."""
+- A batch of related work (suite and curriculum validation, the verifier's candidates)
+  keeps one session per worker for every unit it takes, not emptied between them, since a
+  build tree kept warm is what makes the next unit cheap (harness/executor: `Slot`)."""
 
 from __future__ import annotations
 
-import queue
 import threading
-from typing import Callable, Iterable, TypeVar
+from typing import Callable, TypeVar
 
 from ..errors import SandboxUnavailable
 from .base import Sandbox, SandboxSession
 
-Unit = TypeVar("Unit")
 Result = TypeVar("Result")
 
 
@@ -122,50 +119,3 @@ class SessionLease:
         if self.session is not None:
             self.pool.release(self.session)
             self.session = None
-
-
-def work_in_sessions(box: Sandbox, units: Iterable[Unit], handle: Callable[[Unit, SandboxSession], None], *,
-                     workers: int, label: str) -> None:
-    """Hand `units` out, in order, to `workers` threads, each with a session of its own for
-    every unit it takes (opened with its first unit, so a worker left without one opens
-    none) and closed when no unit is left. The first error stops the handing out and is
-    raised here once every worker has stopped; so is Ctrl-C. The work is in the sandbox,
-    so threads are enough to keep every core busy."""
-    work: queue.SimpleQueue[Unit] = queue.SimpleQueue()
-    for unit in units:
-        work.put(unit)
-    errors: list[BaseException] = []
-    stop = threading.Event()
-
-    def worker(n: int) -> None:
-        session = None
-        try:
-            while not stop.is_set():
-                try:
-                    unit = work.get_nowait()
-                except queue.Empty:
-                    return
-                if session is None:
-                    session = box.session(f"{label} #{n}")
-                handle(unit, session)
-        except BaseException as exc:  # noqa: BLE001  (raised again in the caller's thread)
-            errors.append(exc)
-            stop.set()
-        finally:
-            if session is not None:
-                session.close()
-
-    threads = [threading.Thread(target=worker, args=(n,), daemon=True) for n in range(max(1, workers))]
-    for t in threads:
-        t.start()
-    try:
-        for t in threads:
-            while t.is_alive():
-                t.join(0.2)  # in short waits, so that Ctrl-C reaches this thread
-    except KeyboardInterrupt:
-        stop.set()
-        for t in threads:
-            t.join()
-        raise
-    if errors:
-        raise errors[0]

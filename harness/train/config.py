@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, ValidationError, model_validator
 
 from ..errors import BadInput, invalid
+from ..executor import ExecutorSettings
 from ..records import Record
 from ..fs import read_toml
 
@@ -87,7 +88,9 @@ class RuntimeSettings(Record):
     vllm: dict[str, Any] = Field(default_factory=dict)
     verifier: str = "cpp"
     sandbox: Literal["auto", "docker", "local"] = "auto"
-    verify_workers: int | None = Field(None, gt=0, description="parallel verifications (default: the machine's cores)")
+    verify_workers: int | None = Field(None, gt=0, description="parallel verifications (default: the machine's cores, "
+                                                              "or a Ray cluster's slots)")
+    executor: ExecutorSettings | None = None  # where the verifier runs; None: as HARNESS_EXECUTOR says (local)
 
     @model_validator(mode="after")
     def _vllm_keys(self) -> "RuntimeSettings":

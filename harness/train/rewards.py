@@ -1,7 +1,8 @@
 """Rewards for GRPO, one judge per environment; every completion is judged by its prompt's.
 
 - repair: the completion is read as whole files in the agent's edit format, laid over its
-  repair task's starting files, and scored by a verifier. An answer that cannot be read
+  repair task's starting files, and scored by a verifier (`cpp`: on this machine's cores or
+  a Ray cluster's nodes, runtime.executor). An answer that cannot be read
   scores -1 and counts as malformed; everything else is the verifier's reward in [-1, 1]
   with its status.
 - predict: the completion is an output prediction, scored in this process by the exact-match
@@ -72,41 +73,43 @@ class _TaskCache:
 
 
 class SandboxVerifier:
-    """The C++ verifier of harness.verify, one `verify_many` per task in the batch, each
-    spread over the workers (candidates with the same header share a compiled test unit;
-    the reference's values are observed once per task and cached)."""
+    """The C++ verifier of harness.verify: each batch, every task's candidates at once, goes
+    to the executor's slots in units (candidates of a task with the same header share a
+    compiled test unit), verdicts coming back as units end; the slots and their sessions,
+    and the reference's values, are kept from one batch to the next."""
 
     def __init__(self, runtime: RuntimeSettings):
         self.sandbox_kind = runtime.sandbox
-        # Training processes on one machine share its cores (`accelerate launch` sets
-        # LOCAL_WORLD_SIZE).
-        self.workers = runtime.verify_workers or max(1, (os.cpu_count() or 1) // int(os.environ.get("LOCAL_WORLD_SIZE", "1")))
+        self.settings = runtime.executor
+        self.workers = runtime.verify_workers
         self.tasks = _TaskCache()
-        self._box = None
+        self._executor = None
 
-    def _sandbox(self):
-        if self._box is None:
-            from ..sandbox import make_sandbox
+    def _slots(self):
+        if self._executor is None:
+            from ..executor import ExecutorSettings, make_executor
 
-            self._box = make_sandbox(self.sandbox_kind)
-        return self._box
+            settings = self.settings or ExecutorSettings.from_env()
+            # Training processes share the machine's cores (`accelerate launch` sets
+            # LOCAL_WORLD_SIZE), or a cluster's slots (WORLD_SIZE of them in all).
+            if settings.kind == "local":
+                workers, share = self.workers or max(1, (os.cpu_count() or 1) // int(os.environ.get("LOCAL_WORLD_SIZE", "1"))), 1
+            else:
+                workers, share = self.workers, int(os.environ.get("WORLD_SIZE", "1"))
+            self._executor = make_executor(settings, sandbox=self.sandbox_kind, workers=workers, share=share)
+        return self._executor
 
     def verify_batch(self, candidates: Sequence[Candidate]) -> list[Judgement]:
-        from ..verify import verify_many
+        from ..verify import verify_batch
 
-        out: list[Judgement | None] = [None] * len(candidates)
-        by_task: dict[str, list[int]] = {}
-        for i, c in enumerate(candidates):
-            by_task.setdefault(c.task_path, []).append(i)
-        for path, idx in by_task.items():
-            files = [{k: v.encode() for k, v in candidates[i].files.items()} for i in idx]
-            verdicts = verify_many(self.tasks(path), files, sandbox=self._sandbox(), workers=self.workers)
-            for i, v in zip(idx, verdicts):
-                out[i] = Judgement(reward=v.reward, status=v.status.value, reason=v.reason)
-        return out  # type: ignore[return-value]  # every index belongs to one task group
+        items = [(self.tasks(c.task_path), {k: v.encode() for k, v in c.files.items()}) for c in candidates]
+        return [Judgement(reward=v.reward, status=v.status.value, reason=v.reason)
+                for v in verify_batch(items, sandbox=self._slots())]
 
     def close(self) -> None:
-        self._box = None
+        if self._executor is not None:
+            self._executor.close()
+            self._executor = None
 
 
 class ExactVerifier:

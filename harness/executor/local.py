@@ -1,0 +1,97 @@
+"""The local executor: worker threads of this process, each a slot of the one host (this
+process) over the caller's sandbox. The work is in the sandbox and the agent's processes,
+so threads are enough to keep every core busy."""
+
+from __future__ import annotations
+
+import queue
+import threading
+from typing import Any, Callable, Hashable, Iterable, Sequence
+
+from ..sandbox.base import Sandbox, SandboxSession
+from .base import Executor, Host, Lost, R, SandboxFacts, Slot, T, U, Work
+from .pace import Limiter
+
+NAME = "local thread pool"
+
+
+class LocalExecutor(Executor):
+    kind = "local"
+    name = NAME
+
+    def __init__(self, box: Sandbox, workers: int):
+        self.slots = max(1, workers)
+        self.host = Host(box, slots=self.slots, in_driver=True)
+        self._slots = [Slot(self.host, n) for n in range(self.slots)]
+        self._facts: SandboxFacts | None = None
+
+    @property
+    def facts(self) -> SandboxFacts:
+        if self._facts is None:
+            self._facts = SandboxFacts.of(self.host.box)
+        return self._facts
+
+    def run(self, units: Sequence[U], work: Work, *, label: str, on_result: Callable[[U, R], None] | None = None,
+            on_lost: Lost | None = None, affinity: Callable[[U], Hashable] | None = None) -> None:
+        # Units go out in the order given (callers put those sharing warm state side by
+        # side); nothing here is lost, so `on_lost` never runs.
+        todo: queue.SimpleQueue = queue.SimpleQueue()
+        for unit in units:
+            todo.put(unit)
+        errors: list[BaseException] = []
+        stop = threading.Event()
+        delivered = threading.Lock()
+
+        def worker(slot: Slot) -> None:
+            slot.label = label
+            try:
+                while not stop.is_set():
+                    try:
+                        unit = todo.get_nowait()
+                    except queue.Empty:
+                        return
+                    got = work(unit, slot)
+                    if on_result is not None:
+                        with delivered:
+                            on_result(unit, got)
+            except BaseException as exc:  # noqa: BLE001  (raised again in the caller's thread)
+                errors.append(exc)
+                stop.set()
+
+        threads = [threading.Thread(target=worker, args=(slot,), daemon=True)
+                   for slot in self._slots[:max(1, min(self.slots, len(units)))]]
+        for t in threads:
+            t.start()
+        try:
+            for t in threads:
+                while t.is_alive():
+                    t.join(0.2)  # in short waits, so that Ctrl-C reaches this thread
+        except KeyboardInterrupt:
+            stop.set()
+            self.host.stop()
+            for t in threads:
+                t.join()
+            raise
+        if errors:
+            raise errors[0]
+
+    def each_host(self, fn: Callable[..., T], *args: Any) -> list[T]:
+        return [fn(self.host, *args)]
+
+    def limiter(self, name: str, per_minute: float) -> Limiter:
+        return self.host.keep(("limiter", name), lambda: Limiter(per_minute), close=lambda _: None)
+
+    def close(self) -> None:
+        for slot in self._slots:
+            slot.close()
+        self.host.close()
+
+
+def work_in_sessions(box: Sandbox, units: Iterable[U], handle: Callable[[U, SandboxSession], None], *,
+                     workers: int, label: str) -> None:
+    """Hand `units` out, in order, to `workers` threads, each with a session of its own for
+    every unit it takes (opened with its first unit) and closed when no unit is left: for
+    work whose results stay in this process."""
+    units = list(units)
+    with LocalExecutor(box, min(workers, len(units) or 1)) as executor:
+        executor.run(units, lambda unit, slot: handle(unit, slot.session()), label=label)
