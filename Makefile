@@ -21,7 +21,7 @@ setup: $(STAMP) sandbox
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install -q -e '.[train,dev]'
+	$(BIN)/pip install -q -e '.[train,dev,ray]'
 	touch $(STAMP)
 
 # Never fails: without Docker it says so and the local backend is used.
