@@ -19,7 +19,9 @@ from __future__ import annotations
 import math
 import os
 import re
+import signal
 import socket
+import threading
 import time
 import uuid
 from typing import Any, Callable, Hashable, Sequence
@@ -135,10 +137,15 @@ def _connect(address: str | None) -> bool:
     address = address or os.environ.get("RAY_ADDRESS") or "auto"
     if address != "auto":
         _reachable(address)
+    polite = signal.getsignal(signal.SIGTERM)
     try:
         ray.init(address=address, logging_level="ERROR", log_to_driver=False, configure_logging=False)
     except ConnectionError as exc:
         raise BadInput(f"cannot reach the Ray cluster ({address}): {exc}") from None
+    if threading.current_thread() is threading.main_thread():
+        # Ray's own SIGTERM handler ends the driver at once; the harness's (cli.main) gives a
+        # polite kill Ctrl-C's cleanup: every node stopped, no container left.
+        signal.signal(signal.SIGTERM, polite)
     return True
 
 
