@@ -109,9 +109,10 @@ class Slot:
         for another key is freed first with the `free` given then: build space is a
         fixed-size tmpfs."""
         session = self.session()
-        if self._warm is not None and self._warm[0] != key:
-            self._warm[1](session)
-        self._warm = (key, free)
+        if self._warm is None or self._warm[0] != key:
+            if self._warm is not None:
+                self._warm[1](session)
+            self._warm = (key, free)
         return session
 
     def close(self) -> None:
