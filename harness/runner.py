@@ -597,7 +597,7 @@ def run(config: RunConfig, log: Log | None = None, progress=None) -> RunSummary:
         else:
             kept.append(result)
 
-    executor = make_executor(config.executor, sandbox=config.sandbox, workers=config.workers, most=len(todo),
+    executor = make_executor(config.executor, sandbox=config.sandbox, workers=config.workers, most=max(1, len(todo)),
                              notice=log)
     try:
         if todo:

@@ -30,7 +30,7 @@ from harness.task import load_task
 from harness.verify import verify_batch
 
 from .conftest import ROOT, interruptible, make_backend
-from .run_support import make_suite
+from .run_support import fast_profile, make_suite
 from .scripted_model import Script, ScriptedModel
 
 pytestmark = [pytest.mark.slow]
@@ -182,6 +182,33 @@ def test_sigterm_stops_every_node_and_leaves_no_container(on_ray, tmp_path):
                                "--ray-address", on_ray.address], capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, done.stderr
     assert all(folder.read_result("openai-slow", "sum-of-squares", k).passed_round == 1 for k in (1, 2, 3))
+
+
+@pytest.mark.docker
+def test_a_trial_cut_after_round_1_continues_on_a_node_from_round_1(on_ray, tmp_path):
+    """Round 1 ran here and was tested, then the provider went down: the resumed trial runs
+    only round 2, on a node, from round 1's files as the run folder keeps them."""
+    task = load_task(make_suite(tmp_path) / "sum-of-squares")
+    solved = reference_answer(task, "whole")
+    wrong = solved.replace("total += k * k;", "total += k;")
+    script, runs = Script([wrong], then=500), tmp_path / "runs"
+    with ScriptedModel({"fault2": script}) as model:
+        first = run(RunConfig(suite=str(task.path.parent), models=["openai/fault2"], api_base=model.api_base, trials=1,
+                              rounds=2, agent=str(fast_profile(tmp_path)), sandbox="docker", runs_dir=runs,
+                              run_id="cut", executor=ExecutorSettings(kind="local")))
+        folder = RunFolder(first.run_dir)
+        cut = folder.read_result("openai-fault2", "sum-of-squares", 1)
+        assert cut.infra_error.kind == "provider" and cut.rounds[0].test_report is not None
+        round1 = folder.trial_dir("openai-fault2", "sum-of-squares", 1) / "round-1"
+        kept = {p: p.read_bytes() for p in sorted(round1.rglob("*")) if p.is_file()}
+        asked = len(model.requests["fault2"])
+        script.then = solved
+        resumed = run(RunConfig(resume="cut", runs_dir=runs, executor=on_ray))
+        assert len(model.requests["fault2"]) == asked + 1  # round 2 alone
+    r = folder.read_result("openai-fault2", "sum-of-squares", 1)
+    assert (resumed.ran, r.passed_round, r.rounds[0], r.started_at) == (1, 2, cut.rounds[0], cut.started_at)
+    assert {p: p.read_bytes() for p in sorted(round1.rglob("*")) if p.is_file()} == kept
+    assert RunFolder(first.run_dir).read_manifest().executor.startswith("ray cluster")
 
 
 class Counted:

@@ -121,6 +121,16 @@ class Slot:
             session.close()
 
 
+def next_unit(todo: list[int], keys: Sequence[Hashable] | None, key: Hashable | None) -> int:
+    """Take the next unit for a slot from `todo` (indices, in order): the first of the
+    slot's own affinity `key`, else the first."""
+    if keys is not None and key is not None:
+        for n, i in enumerate(todo):
+            if keys[i] == key:
+                return todo.pop(n)
+    return todo.pop(0)
+
+
 class Executor(ABC):
     """Runs units of work in slots: `local` (threads of this process) or `ray` (actors on a
     cluster's nodes)."""

@@ -4,12 +4,11 @@ so threads are enough to keep every core busy."""
 
 from __future__ import annotations
 
-import queue
 import threading
 from typing import Any, Callable, Hashable, Iterable, Sequence
 
 from ..sandbox.base import Sandbox, SandboxSession
-from .base import Executor, Host, Lost, R, SandboxFacts, Slot, T, U, Work
+from .base import Executor, Host, Lost, R, SandboxFacts, Slot, T, U, Work, next_unit
 from .pace import Limiter
 
 NAME = "local thread pool"
@@ -23,6 +22,7 @@ class LocalExecutor(Executor):
         self.slots = max(1, workers)
         self.host = Host(box, slots=self.slots, in_driver=True)
         self._slots = [Slot(self.host, n) for n in range(self.slots)]
+        self._last: dict[int, Hashable] = {}  # each slot's last affinity key, from run to run
         self._facts: SandboxFacts | None = None
 
     @property
@@ -33,27 +33,28 @@ class LocalExecutor(Executor):
 
     def run(self, units: Sequence[U], work: Work, *, label: str, on_result: Callable[[U, R], None] | None = None,
             on_lost: Lost | None = None, affinity: Callable[[U], Hashable] | None = None) -> None:
-        # Units go out in the order given (callers put those sharing warm state side by
-        # side); nothing here is lost, so `on_lost` never runs.
-        todo: queue.SimpleQueue = queue.SimpleQueue()
-        for unit in units:
-            todo.put(unit)
+        # Nothing here is lost, so `on_lost` never runs.
+        units = list(units)
+        keys = [affinity(u) for u in units] if affinity is not None else None
+        todo = list(range(len(units)))
         errors: list[BaseException] = []
         stop = threading.Event()
-        delivered = threading.Lock()
+        taking, delivered = threading.Lock(), threading.Lock()
 
         def worker(slot: Slot) -> None:
             slot.label = label
             try:
                 while not stop.is_set():
-                    try:
-                        unit = todo.get_nowait()
-                    except queue.Empty:
-                        return
-                    got = work(unit, slot)
+                    with taking:
+                        if not todo:
+                            return
+                        i = next_unit(todo, keys, self._last.get(slot.number))
+                        if keys is not None:
+                            self._last[slot.number] = keys[i]
+                    got = work(units[i], slot)
                     if on_result is not None:
                         with delivered:
-                            on_result(unit, got)
+                            on_result(units[i], got)
             except BaseException as exc:  # noqa: BLE001  (raised again in the caller's thread)
                 errors.append(exc)
                 stop.set()

@@ -29,7 +29,7 @@ from typing import Any, Callable, Hashable, Sequence
 from .. import __version__
 from ..errors import BadInput, HarnessError, InfraError, InfraKind
 from ..sandbox import SandboxLimits, make_sandbox
-from .base import Executor, Host, Lost, R, SandboxFacts, Slot, T, U, Work
+from .base import Executor, Host, Lost, R, SandboxFacts, Slot, T, U, Work, next_unit
 from .pace import Pace
 from .shipping import landed_task, task_payload
 
@@ -210,6 +210,7 @@ class RayExecutor(Executor):
             self.notice(f"notice: {len(late)} of {count} Ray slots did not start within {STARTUP_S:.0f} s; "
                         f"running on {len(described)}")
         self._live = [a for a, _ in described]
+        self._last: dict[Any, Hashable] = {}  # each slot's last affinity key, from run to run
         self.facts = described[0][1]["facts"]
         self.slots = len(self._live)
         nodes = len({d["node"] for _, d in described})
@@ -225,7 +226,6 @@ class RayExecutor(Executor):
         todo = list(range(len(units)))
         tries = [0] * len(units)
         idle = list(self._live)
-        last: dict[Any, Hashable] = {}
         flying: dict[Any, tuple[Any, int]] = {}
         error: BaseException | None = None
 
@@ -240,10 +240,10 @@ class RayExecutor(Executor):
             while todo or flying:
                 while error is None and todo and idle:
                     actor = idle.pop()
-                    i = _take(todo, keys, last.get(actor))
+                    i = next_unit(todo, keys, self._last.get(actor))
                     flying[actor.work.remote(work, units[i], label)] = (actor, i)
                     if keys is not None:
-                        last[actor] = keys[i]
+                        self._last[actor] = keys[i]
                 if not flying:
                     for i in todo if error is None else ():
                         lose(i, "no slot of the Ray cluster is left")
@@ -311,6 +311,8 @@ class RayExecutor(Executor):
             return ray.get(refs)
         except RayTaskError as exc:
             raise _cause(exc) from None
+        except (RayActorError, ObjectLostError) as exc:
+            raise InfraError(InfraKind.node, f"a slot of the Ray cluster died while getting ready: {exc}") from None
 
     def limiter(self, name: str, per_minute: float) -> ClusterLimiter:
         # On the driver's node: the pace lives as long as the run does.
@@ -335,15 +337,6 @@ class RayExecutor(Executor):
         if self._joined and ray.is_initialized():
             ray.shutdown()
         self._joined = False
-
-
-def _take(todo: list[int], keys: list[Hashable] | None, key: Hashable | None) -> int:
-    """The next unit for a slot: the first of its own key, else the first."""
-    if keys is not None and key is not None:
-        for n, i in enumerate(todo):
-            if keys[i] == key:
-                return todo.pop(n)
-    return todo.pop(0)
 
 
 def _cause(exc: "RayTaskError") -> BaseException:

@@ -26,6 +26,7 @@ import statistics
 import sys
 import tempfile
 import time
+from datetime import datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,6 +34,7 @@ sys.path.insert(0, str(ROOT))
 
 from harness.executor import ExecutorSettings, make_executor  # noqa: E402
 from harness.runner import RunConfig, run  # noqa: E402
+from harness.store import RunFolder  # noqa: E402
 from harness.task import load_task  # noqa: E402
 from harness.verify import verify_batch  # noqa: E402
 from tests.ray_cluster import LocalCluster  # noqa: E402
@@ -57,7 +59,7 @@ def candidates() -> list:
     return items
 
 
-def gold_run(settings: ExecutorSettings, slots: int, runs: Path) -> float:
+def gold_run(settings: ExecutorSettings, slots: int, runs: Path) -> dict[str, float]:
     start = time.perf_counter()
     summary = run(RunConfig(suite="fixed26", models=["gold"], trials=1, sandbox="docker", workers=slots,
                             runs_dir=runs, executor=settings))
@@ -65,7 +67,12 @@ def gold_run(settings: ExecutorSettings, slots: int, runs: Path) -> float:
     (s,) = summary.configs
     if (s.first_round_mean, s.infra_errors) != (26, 0):
         raise SystemExit(f"gold did not pass every task on {settings.kind}: {s}")
-    return wall
+    # Where a trial's time went, from its own records: the trial inside its slot, and of
+    # that the build and tests in the sandbox.
+    results = [RunFolder(summary.run_dir).read_result("gold", t, 1) for t in RunFolder(summary.run_dir).read_manifest().tasks]
+    trial = [(datetime.fromisoformat(r.finished_at) - datetime.fromisoformat(r.started_at)).total_seconds() for r in results]
+    test = [sum(n.timings.test_seconds for n in r.rounds) for r in results]
+    return {"wall": wall, "trial": statistics.mean(trial), "test": statistics.mean(test)}
 
 
 def verification(settings: ExecutorSettings, slots: int, items: list) -> dict[str, float]:
@@ -86,7 +93,7 @@ def verification(settings: ExecutorSettings, slots: int, items: list) -> dict[st
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--slots", type=int, default=2, help="local workers, and Ray slots (half on each node)")
-    parser.add_argument("--repeat", type=int, default=1, help="alternate local and Ray this many times")
+    parser.add_argument("--repeat", type=int, default=1, help="this many rounds of both, alternating which goes first")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if args.slots % 2:
@@ -102,8 +109,11 @@ def main() -> None:
         with tempfile.TemporaryDirectory(prefix="bench-executor-") as tmp:
             verify_batch(items, sandbox="docker", workers=args.slots)  # the references' values, cached on disk
             for n in range(args.repeat):
-                for name, settings in (("local", here), ("ray", on_ray)):
+                # Alternated, each first in turn: a machine whose load changes favours neither.
+                order = (("local", here), ("ray", on_ray)) if n % 2 == 0 else (("ray", on_ray), ("local", here))
+                for name, settings in order:
                     out[name]["gold"].append(gold_run(settings, args.slots, Path(tmp) / f"{name}-{n}"))
+                for name, settings in order:
                     out[name]["verify"].append(verification(settings, args.slots, items))
     finally:
         cluster.stop()
@@ -119,7 +129,7 @@ def report(out: dict) -> None:
     print(f"load average before {out['load_before']}, after {out['load_after']}; {slots} local workers = "
           f"{slots} Ray slots on 2 nodes")
     rows = []
-    for what, units, pick in (("gold run, fixed26", trials, lambda r: r["gold"]),
+    for what, units, pick in (("gold run, fixed26", trials, lambda r: [g["wall"] for g in r["gold"]]),
                               ("verify batch, warm", cands, lambda r: [v["warm"] for v in r["verify"]]),
                               ("verify batch, cold", cands, lambda r: [v["cold"] for v in r["verify"]])):
         local, ray = med(pick(out["local"])), med(pick(out["ray"]))
@@ -131,6 +141,10 @@ def report(out: dict) -> None:
         flag = "ok" if over < GOAL else "over the 10% goal"
         print(f"{what:<20} {units:>5} {local:>8.1f} {ray:>8.1f} {per:>+11.3f} {100 * over:>+6.1f}% {sl:>17.2f} "
               f"{sr:>6.2f}  {flag}")
+    for k in ("local", "ray"):
+        g = out[k]["gold"]
+        print(f"gold trial on {k}: {med([x['trial'] for x in g]):.2f} s inside its slot, of which build and tests "
+              f"{med([x['test'] for x in g]):.2f} s (means over the 26 trials)")
     starts = {k: med([v["start"] for v in out[k]["verify"]]) for k in ("local", "ray")}
     print(f"executor start: local {starts['local']:.2f} s, ray {starts['ray']:.2f} s ({slots} slots placed, "
           "each node's sandbox made); a run pays it once")
