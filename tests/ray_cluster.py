@@ -58,7 +58,7 @@ class LocalCluster:
 
     def start(self, timeout_s: float = 120) -> "LocalCluster":
         self.head = self._start(["--head", "--port", str(self.port), "--temp-dir", str(self.root),
-                                 "--include-dashboard", "false", "--ray-client-server-port", str(_free_port())],
+                                 "--include-dashboard", "false", "--dashboard-port", str(_free_port())],
                                 self.cpus[0], self.sandboxes[0], "head")
         self._wait(1, timeout_s)
         self.second = self._start(["--address", self.address], self.cpus[1], self.sandboxes[1], "second")
