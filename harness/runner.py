@@ -7,8 +7,8 @@ an agent chat, writes its folder (store.py) and returns its TrialResult; result.
 last. `run` plans (everything checkable is checked before any work), writes the manifest,
 hands the trials that are not done to an executor (harness/executor: worker threads here,
 or slots on a Ray cluster's nodes, whose trial folders come back to be written here), shows
-progress and prints the summary. A trial that ends in an infrastructure error is not done: `--resume` reruns
-it, and only it (one a bug of the harness ended only with --retry-harness-errors); when the error came after round k was tested, only rounds k + 1 on,
+progress and prints the summary. A trial that ends in an infrastructure error is not done:
+`--resume` reruns it, and only it (one a bug of the harness ended only with --retry-harness-errors); when the error came after round k was tested, only rounds k + 1 on,
 from round k's workspace and conversation, so no recorded outcome is lost."""
 
 from __future__ import annotations
@@ -618,7 +618,7 @@ def run(config: RunConfig, log: Log | None = None, progress=None) -> RunSummary:
             progress.begin(plan, total=len(keys), done=kept)
         limiters = {}
         if config.requests_per_minute is not None:
-            for name in {c.model.provider or c.model.litellm_model for c in plan.configs if c.model.kind != "gold"}:
+            for name in {_paced_as(c.model) for c in plan.configs} - {None}:
                 limiters[name] = executor.limiter(name, config.requests_per_minute)
         jobs = [_job(plan, folder, c, task, k, resume, limiters) for c, task, k, resume in todo]
 
@@ -660,8 +660,16 @@ def _job(plan: RunPlan, folder: RunFolder, c: PlannedConfig, task: Task, k: int,
                      rounds=plan.rounds, model=c.manifest.model, litellm_model=c.model.litellm_model,
                      api_base=c.model.api_base, api_key=c.model.api_key(), contract=plan.contract,
                      sampling=plan.sampling)
-    name = c.model.provider or c.model.litellm_model
+    name = _paced_as(c.model) if _paced_as(c.model) in limiters else None
     return TrialJob(spec=spec, trial_dir=trial_dir, resume=resume,
                     kept=RunFolder.kept_files(trial_dir, len(resume.rounds)) if resume is not None else {},
                     profile=plan.profile, gold=c.model.kind == "gold", drivers_log=folder.root / "drivers.log",
-                    limiter=limiters.get(name), limiter_name=name if name in limiters else None)
+                    limiter=limiters.get(name), limiter_name=name)
+
+
+def _paced_as(model: ModelSpec) -> str | None:
+    """Whose rate limit a model's requests count against: its server's, else its hosted
+    provider's; gold, served by the harness itself, has none."""
+    if model.kind == "gold":
+        return None
+    return model.api_base or model.provider or model.litellm_model

@@ -1,7 +1,8 @@
 """`--executor ray` on a real two-node Ray cluster on this machine (tests/ray_cluster.py),
 with the real Docker sandbox and the real Aider driver on every node: gold passes all of
 fixed26, trial by trial as the local executor passes a sample of it; suite validation runs
-with mutants; a verify batch of two tasks gives the local verdicts; a provider's rate limit
+with mutants; a verify batch of two tasks gives the local verdicts; a curriculum's
+validation keeps the local exercises; a provider's rate limit
 is one pace for both nodes; SIGTERM stops every node and leaves no container; a trial cut
 after round 1 continues on a node from round 1; and a node whose raylet is killed mid-run
 costs its trial a retry elsewhere, every trial done exactly once. One cluster serves the
@@ -20,7 +21,9 @@ from pathlib import Path
 
 import pytest
 
+from harness.curriculum import SynthConfig, synthesize
 from harness.executor import ExecutorSettings, make_executor
+from harness.fs import read_files
 from harness.gold import reference_answer
 from harness.records import TrialOutcome
 from harness.runner import RunConfig, run
@@ -145,6 +148,23 @@ def test_a_verify_batch_on_ray_gives_the_local_verdicts(on_ray):
     view = lambda vs: [(v.task, v.status, v.reward, [(c.name, c.passed) for c in v.checks]) for v in vs]  # noqa: E731
     assert view(got) == view(here)
     assert [v.reward for v in got][:1] == [1.0] and got[4].reward == 1.0 and got[-1].status.value == "compile_error"
+
+
+@pytest.mark.docker
+def test_curriculum_validation_on_ray_keeps_what_local_keeps(on_ray, tmp_path):
+    suite = make_suite(tmp_path)
+    built = {}
+    for name, where in (("ray", on_ray), ("local", ExecutorSettings(kind="local"))):
+        b = synthesize(SynthConfig(suite=str(suite), out=f"syn-{name}", root=tmp_path / "curricula", max_per_task=2,
+                                   mutants_per_task=6, controls=1, sandbox="docker", workers=2, executor=where))
+        s = b.manifest.summary
+        built[name] = (b.manifest.repair_tasks, s.kept, s.dropped, s.sandbox_runs, s.workers, s.backend)
+    assert built["ray"] == built["local"] and built["ray"][1] >= 2
+    # The same exercises, file for file (but the curriculum's name in their records).
+    ray_root, local_root = tmp_path / "curricula" / "syn-ray", tmp_path / "curricula" / "syn-local"
+    for slug in built["ray"][0]:
+        named = {rel: data.replace(b"syn-ray/", b"syn-local/") for rel, data in read_files(ray_root / slug).items()}
+        assert named == read_files(local_root / slug)
 
 
 @pytest.mark.docker

@@ -28,6 +28,7 @@ from typing import Any, Callable, Hashable, Sequence
 
 from .. import __version__
 from ..errors import BadInput, HarnessError, InfraError, InfraKind
+from ..hashing import sha256_bytes
 from ..sandbox import SandboxLimits, make_sandbox
 from .base import Executor, Host, Lost, R, SandboxFacts, Slot, T, U, Work, next_unit
 from .pace import Pace
@@ -317,8 +318,8 @@ class RayExecutor(Executor):
     def limiter(self, name: str, per_minute: float) -> ClusterLimiter:
         # On the driver's node: the pace lives as long as the run does.
         here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=True)
-        actor = _PaceActor.options(name=f"pace-{name}", namespace=self._namespace, get_if_exists=True,
-                                   scheduling_strategy=here).remote(per_minute)
+        actor = _PaceActor.options(name=f"pace-{sha256_bytes(name.encode())[:16]}", namespace=self._namespace,
+                                   get_if_exists=True, scheduling_strategy=here).remote(per_minute)
         self._limiters.append(actor)
         return ClusterLimiter(actor)
 
