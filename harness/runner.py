@@ -631,7 +631,8 @@ def run(config: RunConfig, log: Log | None = None, progress=None) -> RunSummary:
                 progress.advance(got)
 
         def lost(job: TrialJob, why: str) -> None:
-            log(f"{job.spec.config} {job.spec.task.slug} trial-{job.spec.trial}: {why}; recorded as an infrastructure error")
+            spec = job.spec
+            log(f"{spec.config} {spec.task.slug} trial-{spec.trial}: {why}; recorded as an infrastructure error")
             finished(job, lost_trial(job, why))
 
         try:

@@ -160,7 +160,8 @@ def suite_validate(
         out = Path("reports") / f"validate-{s.name}"
     settings = executor_settings(executor, ray_address) or ExecutorSettings.from_env()
     # Local: one worker more than cores (suite_validation.default_workers); a cluster: all its slots.
-    where = make_executor(settings, sandbox=sandbox, workers=workers or (default_workers() if settings.kind == "local" else None),
+    workers = workers or (default_workers() if settings.kind == "local" else None)
+    where = make_executor(settings, sandbox=sandbox, workers=workers,
                           notice=lambda m: err.print(m, markup=False, highlight=False))
     with where, _progress_bar() as bar:
         job = bar.add_task(f"validate {s.name}", total=None)

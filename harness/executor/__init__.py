@@ -57,7 +57,8 @@ class ExecutorSettings(Record):
             try:
                 settings = cls(**{**settings.model_dump(), "slot_cpus": float(os.environ[ENV_SLOT_CPUS])})
             except (ValueError, ValidationError):
-                raise BadInput(f"{ENV_SLOT_CPUS}={os.environ[ENV_SLOT_CPUS]!r} is not a positive number of CPUs") from None
+                raise BadInput(f"{ENV_SLOT_CPUS}={os.environ[ENV_SLOT_CPUS]!r} is not a positive number "
+                               "of CPUs") from None
         return settings
 
 

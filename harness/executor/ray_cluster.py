@@ -47,7 +47,8 @@ STOP_S = 60.0         # after Ctrl-C, for the units in flight to end and be deli
 CLOSE_S = 120.0       # for every slot to close its sessions
 # The driver's provider credentials go to every slot: a hosted model's Aider reads its
 # keys from the environment of the node it runs on.
-_CREDENTIALS = re.compile(r"(_API_KEY|_API_BASE|_API_VERSION|_BASE_URL)$|^AWS_(ACCESS_KEY_ID|SECRET_ACCESS_KEY|SESSION_TOKEN|REGION_NAME)$")
+_CREDENTIALS = re.compile(r"(_API_KEY|_API_BASE|_API_VERSION|_BASE_URL)$"
+                          r"|^AWS_(ACCESS_KEY_ID|SECRET_ACCESS_KEY|SESSION_TOKEN|REGION_NAME)$")
 
 
 def _ship_tasks() -> None:
@@ -141,8 +142,9 @@ def _connect(address: str | None) -> bool:
     polite = signal.getsignal(signal.SIGTERM)
     try:
         ray.init(address=address, logging_level="ERROR", log_to_driver=False, configure_logging=False)
-    except ConnectionError as exc:
-        raise BadInput(f"cannot reach the Ray cluster ({address}): {exc}") from None
+    except Exception as exc:  # noqa: BLE001  Ray refuses in many ways (no cluster, no client package)
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise BadInput(f"cannot join the Ray cluster ({address}): {first}") from None
     if threading.current_thread() is threading.main_thread():
         # Ray's own SIGTERM handler ends the driver at once; the harness's (cli.main) gives a
         # polite kill Ctrl-C's cleanup: every node stopped, no container left.
@@ -202,7 +204,8 @@ class RayExecutor(Executor):
             raise BadInput(f"node {broken[0]['host']}: {broken[0]['error']}")
         versions = {d["version"] for _, d in described}
         if versions != {__version__}:
-            raise BadInput(f"the Ray cluster's nodes run harness {', '.join(sorted(versions))}; this driver runs {__version__}")
+            raise BadInput(f"the Ray cluster's nodes run harness {', '.join(sorted(versions))}; "
+                           f"this driver runs {__version__}")
         facts = {d["facts"].model_dump_json() for _, d in described}
         if len(facts) > 1:
             raise BadInput("the Ray cluster's nodes have different sandboxes (backend, image or digest): "
