@@ -59,6 +59,22 @@ def candidates() -> list:
     return items
 
 
+def daemons_cpu(cluster: LocalCluster) -> float:
+    """CPU seconds Ray's own processes (GCS, raylets, agents, monitors: all but the
+    workers, which run the slots) have used so far: on the benchmark's cores, beside the
+    builds."""
+    tick, total = os.sysconf("SC_CLK_TCK"), 0.0
+    for pid in cluster.processes():
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if b"default_worker.py" not in cmdline and b"ray::" not in cmdline:
+            total += (int(fields[11]) + int(fields[12])) / tick
+    return total
+
+
 def gold_run(settings: ExecutorSettings, slots: int, runs: Path) -> dict[str, float]:
     start = time.perf_counter()
     summary = run(RunConfig(suite="fixed26", models=["gold"], trials=1, sandbox="docker", workers=slots,
@@ -115,6 +131,7 @@ def main() -> None:
                     out[name]["gold"].append(gold_run(settings, args.slots, Path(tmp) / f"{name}-{n}"))
                 for name, settings in order:
                     out[name]["verify"].append(verification(settings, args.slots, items))
+        out["ray_daemons_cpu_s"] = daemons_cpu(cluster)
     finally:
         cluster.stop()
     out["load_after"] = load()
@@ -145,6 +162,8 @@ def report(out: dict) -> None:
         g = out[k]["gold"]
         print(f"gold trial on {k}: {med([x['trial'] for x in g]):.2f} s inside its slot, of which build and tests "
               f"{med([x['test'] for x in g]):.2f} s (means over the 26 trials)")
+    if "ray_daemons_cpu_s" in out:
+        print(f"Ray's own processes used {out['ray_daemons_cpu_s']:.0f} CPU-seconds over the whole benchmark")
     starts = {k: med([v["start"] for v in out[k]["verify"]]) for k in ("local", "ray")}
     print(f"executor start: local {starts['local']:.2f} s, ray {starts['ray']:.2f} s ({slots} slots placed, "
           "each node's sandbox made); a run pays it once")
