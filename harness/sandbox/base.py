@@ -80,6 +80,7 @@ class SandboxSession(ABC):
     src_root: str      # staged sources, read-only inside
     build_root: str    # survives between runs of this session, writable by the builder
     scratch_root: str  # the runner's only writable place, emptied before each run
+    runner_spaces: tuple[str, ...]  # every place the runner can write, for it to empty
     test_main: str | None  # precompiled harness test main, or None to build from source
     # Whether the toolchain's Catch2 CMake package provides a precompiled
     # Catch2::Catch2WithMain, the main an upstream exercise's EXERCISM_TEST_SUITE branch links.
@@ -94,6 +95,9 @@ class SandboxSession(ABC):
         # forgotten whenever the build tree is lost (a restart after a timeout).
         self.configured: dict[str, str] = {}
         self._staged: set[str] = set()
+        # Whether the runner may have left processes or files: false after a run that
+        # ended them itself (sandbox/capture.py), so `reset` need not do it again.
+        self.runner_dirty = False
 
     def stage(self, subdir: str, files: Mapping[str, bytes]) -> None:
         """Make `staging/subdir` hold exactly `files`. Unchanged files keep their

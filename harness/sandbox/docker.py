@@ -17,6 +17,14 @@ from .base import CappedBuffer, ExecResult, Role, Sandbox, SandboxLimits, Sandbo
 
 LABEL = "harness.sandbox"
 _UIDS = {Role.builder: "1001:1001", Role.runner: "1002:1002"}
+# What the builder does to make a used container as good as new: empty the build tree and
+# /tmp, and check that nothing is left, no file and no process but the container's init
+# and the shell itself. An orphan the candidate made stays a zombie (init is `sleep`, which
+# reaps nothing) and would hold one of the container's process slots.
+# (The count is a function's arguments: the shell's own are the command it runs next.)
+_EMPTY_BUILDER = ("find /build /tmp -mindepth 1 -delete 2>/dev/null; two() { [ $# -eq 2 ]; }; "
+                  "[ -z \"$(find /build /tmp -mindepth 1 -print -quit)\" ] && two /proc/[0-9]*")
+_UNFIT = "@@harness: container unfit for reuse@@"
 
 
 def reap_orphans(client) -> int:
@@ -53,6 +61,7 @@ class DockerSession(SandboxSession):
     src_root = "/src"
     build_root = "/build"
     scratch_root = "/scratch"
+    runner_spaces = ("/scratch", "/tmp")
 
     def __init__(self, sandbox: "DockerSandbox", label: str):
         super().__init__(sandbox)
@@ -61,6 +70,8 @@ class DockerSession(SandboxSession):
         self.catch2_with_main = True  # Debian's catch2 ships it; the image's Dockerfile checks
         self.container = None
         self.session_id = uuid.uuid4().hex[:12]
+        # Set by `reset`: the builder's emptying is owed, and done by the next command.
+        self._builder_dirty = False
         try:
             self._start()
         except BaseException:
@@ -115,13 +126,32 @@ class DockerSession(SandboxSession):
         self._remove()
         self.build_tree_lost()
         self._start()
+        self.runner_dirty = self._builder_dirty = False
 
     def exec(self, argv: list[str], *, role: Role, timeout_s: float, cap: int | None = None,
              stdin: bytes | None = None) -> ExecResult:
+        if self._builder_dirty:
+            # The emptying owed since `reset` comes first, in the same exec when the command
+            # is the builder's (a reused session's first build costs no exec of its own).
+            self._builder_dirty = False
+            if role is Role.builder:
+                guarded = ["sh", "-c", f'{_EMPTY_BUILDER} || {{ echo "{_UNFIT}"; exit 125; }}; exec "$@"', "sh", *argv]
+                result = self._exec(guarded, role=role, timeout_s=timeout_s, cap=cap, stdin=stdin)
+                if not (result.exit_code == 125 and result.output.startswith(_UNFIT.encode())):
+                    return result
+                self._restart()
+            elif self._exec(["sh", "-c", _EMPTY_BUILDER], role=Role.builder, timeout_s=30).exit_code != 0:
+                self._restart()
+        return self._exec(argv, role=role, timeout_s=timeout_s, cap=cap, stdin=stdin)
+
+    def _exec(self, argv: list[str], *, role: Role, timeout_s: float, cap: int | None = None,
+              stdin: bytes | None = None) -> ExecResult:
         import docker
 
         api = self.sandbox.client.api
         start = time.monotonic()
+        if role is Role.runner:
+            self.runner_dirty = True
         try:
             ex = api.exec_create(self.container.id, argv, user=_UIDS[role], workdir="/", stdout=True, stderr=True,
                                  stdin=stdin is not None)
@@ -155,21 +185,18 @@ class DockerSession(SandboxSession):
         return ExecResult(code, buf.value(), buf.truncated, False, time.monotonic() - start)
 
     def _empty(self) -> None:
-        # The runner first: it ends its processes and removes its files (/tmp is sticky, so
-        # only it can); `kill -9 -1` reaches every process of the user but the shell that
-        # sends it. Then the builder empties the rest and checks that nothing is left: no
-        # file, and no process but the container's init and itself. An orphan the candidate
-        # made stays a zombie there (init is `sleep`, which reaps nothing) and would hold
-        # one of the container's process slots: such a container is not reused.
-        runner = self.exec(["sh", "-c", "kill -9 -1 2>/dev/null; find /scratch /tmp -mindepth 1 -user runner -delete 2>/dev/null; "
-                                        "[ -z \"$(find /scratch -mindepth 1 -print -quit)\" ]"],
-                           role=Role.runner, timeout_s=30)
-        builder = self.exec(["sh", "-c", "find /build /tmp -mindepth 1 -delete 2>/dev/null; "
-                                         "[ -z \"$(find /build /tmp -mindepth 1 -print -quit)\" ] && "
-                                         "set -- /proc/[0-9]* && [ $# -eq 2 ]"],
-                            role=Role.builder, timeout_s=30)
-        if runner.exit_code != 0 or builder.exit_code != 0:
-            raise SandboxUnavailable("the sandbox container could not be emptied for reuse")
+        # The runner first, unless its last run did this itself: it ends its processes and
+        # removes its files (/tmp is sticky, so only it can); `kill -9 -1` reaches every
+        # process of the user but the shell that sends it. The builder's part is left to
+        # the next command (`exec`), which the next trial's agent round comes before.
+        if self.runner_dirty:
+            runner = self._exec(["sh", "-c", "kill -9 -1 2>/dev/null; find /scratch /tmp -mindepth 1 -user runner -delete 2>/dev/null; "
+                                             "[ -z \"$(find /scratch -mindepth 1 -print -quit)\" ]"],
+                                role=Role.runner, timeout_s=30)
+            if runner.exit_code != 0:
+                raise SandboxUnavailable("the sandbox container could not be emptied for reuse")
+            self.runner_dirty = False
+        self._builder_dirty = True
 
     @staticmethod
     def _feed(sock, data: bytes):
