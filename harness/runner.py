@@ -488,6 +488,10 @@ def summarize_run(run_dir: Path) -> list[ConfigSummary]:
     return out
 
 
+def _import_summary_stack() -> None:
+    from . import outcomes, stats  # noqa: F401  (what summarize_run reads the run with)
+
+
 def _runs_again(result: TrialResult | None, config: RunConfig) -> bool:
     return result is None or result.rerun_on_resume(config.retry_harness_errors)
 
@@ -568,7 +572,13 @@ def run(config: RunConfig, log: Log | None = None, progress=None) -> RunSummary:
                                           sessions, pool, cancel, resume)
                     futures[fut] = (c, task, k)
                 pending = set(futures)
+                warming: threading.Thread | None = None
                 while pending:
+                    if warming is None and len(pending) < workers:
+                        # A worker is idle until the run ends: the summary's imports (about a
+                        # second of pandas) take its core now instead of the end of the run.
+                        warming = threading.Thread(target=_import_summary_stack, name="summary-imports", daemon=True)
+                        warming.start()
                     finished, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
                     for fut in finished:
                         result = fut.result()
