@@ -47,9 +47,7 @@ from .config import DEFAULT_EVAL_SHARE, PredictBuildConfig
 from .items import (EVAL_GRPO_FILE, EVAL_SFT_FILE, GRPO_FILE, ITEMS_FILE, SOURCE_KINDS, PredictGrpoRow, PredictItem,
                     PredictManifest, Provenance, item_id)
 from .prompt import FORMAT_VERSION, answer_message, prompt_messages, render_answer
-
-# The paper's rule for floats (Maimon et al.): values within 1e-5 are the same value.
-FLOAT_TOLERANCE = 1e-5
+from .score import PREDICTION_RULE
 
 ProgressFn = Callable[[str], None]
 
@@ -59,7 +57,7 @@ def rule_for(check: CheckSpec) -> Comparison:
     unordered stay unordered; everything else is exact but for floats (FLOAT_TOLERANCE)."""
     if check.compare == "unordered":
         return Comparison(mode="unordered")
-    return Comparison(mode="approx", abs_tol=FLOAT_TOLERANCE)
+    return PREDICTION_RULE
 
 
 def split_tasks(slugs: list[str], usable: list[str], eval_tasks: list[str] | None, share: float | None,

@@ -25,7 +25,6 @@ from pydantic import Field
 from .. import __version__
 from ..errors import BadInput, InfraKind, ProviderFailure
 from ..fs import write_record
-from ..hashing import sha256_json
 from ..models import check_access, config_name, parse_model
 from ..records import (AgentCounters, ConfigManifest, InfraFailure, ModelCall, Record, RoundRecord, RoundTimings,
                        RoundTrajectory, RunManifest, Sampling, Status, TestCaseResult, TestReport, TrialOutcome,
@@ -36,7 +35,7 @@ from .build import read_items
 from .config import PredictEvalConfig
 from ..train.data import MANIFEST_FILE
 from .items import SOURCE_KINDS, PredictItem, PredictManifest, SourceKind
-from .prompt import FORMAT, FORMAT_VERSION, SYSTEM, prompt_messages
+from .prompt import FORMAT_VERSION, prompt_hash, prompt_messages
 from .score import score
 
 PREDICT_FILE = "predict.json"
@@ -116,10 +115,6 @@ def run_item(item: PredictItem, trial: int, ask: Ask, folder: RunFolder, run_id:
                          rounds=rounds, infra_error=failure, started_at=started_at, finished_at=utc_now())
     write_record(trial_dir / RESULT, result)
     return result
-
-
-def prompt_hash() -> str:
-    return sha256_json({"system": SYSTEM, "format": FORMAT, "version": FORMAT_VERSION})
 
 
 @dataclass
