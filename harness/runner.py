@@ -225,6 +225,9 @@ def make_plan(config: RunConfig) -> RunPlan:
     tasks = suite.select(config.tasks)
     if not tasks:
         raise BadInput(f"suite {suite.name} has no tasks to run")
+    other = next((t for t in tasks if t.kind != "repair"), None)
+    if other is not None:
+        raise BadInput(f"task {other.slug} is an {other.kind} task; `harness predict eval` evaluates those")
     profile = load_profile(config.agent)
     contract = load_contract(config.contract or profile.contract or DEFAULT_CONTRACT)
     contract = contract.with_checkout_texts(checkout_path(config.aider_checkout))

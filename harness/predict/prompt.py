@@ -25,6 +25,9 @@ from ..probe import is_case, parse_call
 from ..train.data import ChatMessage
 
 FORMAT_VERSION = 1
+# A test case that reaches more assertions than this (a loop of a thousand) asks for an
+# answer no reader writes line by line: it is no item and no public case.
+MAX_OBSERVATIONS = 32
 THROWS = "throws "
 ENDS = "call ends: throws "
 

@@ -11,8 +11,9 @@ its examples than one that only names a word of it); else the first DEFAULT_PUBL
 
 A public case is asked about as a call that is the test case itself (probe/cases.py), so
 every case can be, whatever its shape. Its truth is the reference's record of it, observed
-twice in the sandbox: a case whose two runs differ (random values) or whose records cannot
-be read as a call's is not asked about. The reference's records are kept per task for the
+twice in the sandbox: a case whose two runs differ (random values), whose records cannot
+be read as a call's, or that makes more than MAX_OBSERVATIONS observations is not asked
+about. The reference's records are kept per task for the
 life of the process, so the trials of a run observe each task's reference once."""
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from ..probe.compare import call_matches
 from ..records import Record
 from ..sandbox import SandboxSession
 from ..task import Task
+from .prompt import MAX_OBSERVATIONS
 from .score import PREDICTION_RULE
 
 PUBLIC_FILE = ".meta/public.toml"
@@ -105,5 +107,5 @@ def public_truths(task: Task, session: SandboxSession) -> list[PublicCase]:
             prelude = case_context(task)
             _TRUTHS[key] = [PublicCase(name=c.name, call=c.call, prelude=prelude, expected=a)
                             for c, a, b in zip(cases, first, second)
-                            if a is not None and call_matches(a, b, PREDICTION_RULE)]
+                            if a is not None and len(a["o"]) <= MAX_OBSERVATIONS and call_matches(a, b, PREDICTION_RULE)]
         return _TRUTHS[key]
