@@ -102,6 +102,21 @@ def transitions_table(groups: dict[str, pd.DataFrame], feedback: dict[str, str],
                   "recovery", "net"], rows, ("selected cohort; " if cohort else "") + caption), data
 
 
+def prediction_table(found: dict) -> tuple[Table, list[dict]]:
+    """Prediction runs' accuracy by source kind and task (predict/breakdown.py), as a table
+    and as flat rows."""
+    rows, records = [], []
+    for config, groups in found.items():
+        for a in groups:
+            rows.append([config, a.group, str(a.items), str(a.trials), str(a.correct), f"{a.accuracy:.1%}",
+                         f"[{a.low:.1%}, {a.high:.1%}]"])
+            records.append({"config": config, "group": a.group, "items": a.items, "trials": a.trials,
+                            "correct": a.correct, "accuracy": a.accuracy, "accuracy_low": a.low,
+                            "accuracy_high": a.high})
+    return Table("Prediction accuracy by source and task (95% intervals)",
+                 ["config", "group", "items", "trials", "correct", "accuracy", "interval"], rows), records
+
+
 def with_transitions(records: list[dict], data: dict[str, dict]) -> list[dict]:
     """Summary rows (CSV) with their config's transitions on its all-tasks row."""
     return [{**r, **(data.get(r["config"], {}) if r["tasks_in"] == "all tasks" else {})} for r in records]
