@@ -357,14 +357,15 @@ def resume_point(result: TrialResult | None, trial_dir: Path) -> ResumePoint | N
                        started_at=result.started_at)
 
 
-def next_message(spec: TrialSpec, record: RoundRecord, workspace: Path, sandboxing: SessionLease) -> str | None:
+def next_message(spec: TrialSpec, record: RoundRecord, passed: bool, workspace: Path,
+                 sandboxing: SessionLease) -> str | None:
     """The feedback seam: the message that starts the round after `record` (its code in
-    `workspace`), or None when the trial stops there. Real feedback: the test output of a
-    round that failed. Simulated: the failures the model predicts its code has on the
-    public tests (predict/feedback.py), whatever the real tests said."""
+    `workspace`; `passed`: the round's judgement), or None when the trial stops there. Real
+    feedback: the test output of a round that failed. Simulated: the failures the model
+    predicts its code has on the public tests (predict/feedback.py), whatever the real
+    tests said."""
     if spec.feedback == "real":
-        report = record.test_report
-        return None if report.passed else spec.contract.feedback_message(spec.task, report)
+        return None if passed else spec.contract.feedback_message(spec.task, record.test_report)
     from .predict.feedback import simulated_message
 
     return simulated_message(spec.task, spec.contract, spec.simulator, record, workspace, sandboxing)
@@ -396,6 +397,7 @@ def run_trial(spec: TrialSpec, trial_dir: Path, sessions: SessionPool, pool: Dri
         RunFolder.keep_rounds(trial_dir, len(resume.rounds))
         rounds = list(resume.rounds)
     passed_round = next((r.round for r in rounds if r.test_report is not None and r.test_report.passed), None)
+    passed = False  # the last round's judgement: the submitted answer's
     failure: InfraFailure | None = None
     workspace = Path(tempfile.mkdtemp(prefix=f"harness-ws-{task.slug}-"))
     sandboxing: SessionLease | None = None
@@ -423,7 +425,8 @@ def run_trial(spec: TrialSpec, trial_dir: Path, sessions: SessionPool, pool: Dri
         if resume is None:
             message = spec.contract.first_message(task)
         else:
-            message = next_message(spec, rounds[-1], workspace, sandboxing)
+            passed = rounds[-1].test_report.passed
+            message = next_message(spec, rounds[-1], passed, workspace, sandboxing)
         for n in range(len(rounds) + 1, spec.rounds + 1):
             if message is None:
                 break
@@ -457,10 +460,11 @@ def run_trial(spec: TrialSpec, trial_dir: Path, sessions: SessionPool, pool: Dri
             rounds.append(RoundRecord(round=n, counters=got.counters, edited_files=got.edited_files,
                                       created_files=created, test_report=report, timings=timings,
                                       screen_flags=screen(solution)))
-            if report.passed and passed_round is None:
+            passed = report.passed
+            if passed and passed_round is None:
                 passed_round = n
             if n < spec.rounds:
-                message = next_message(spec, rounds[-1], workspace, sandboxing)
+                message = next_message(spec, rounds[-1], passed, workspace, sandboxing)
     except InfraError as exc:
         kind = InfraKind.interrupted if cancel is not None and cancel.is_set() else exc.kind
         failure = InfraFailure(kind=kind.value, message=str(exc), attempts=exc.attempts)
@@ -476,7 +480,7 @@ def run_trial(spec: TrialSpec, trial_dir: Path, sessions: SessionPool, pool: Dri
     if failure is not None:
         outcome = TrialOutcome.infra_error
     else:  # the last round's answer is the one submitted
-        outcome = TrialOutcome.passed if rounds[-1].test_report.passed else TrialOutcome.failed
+        outcome = TrialOutcome.passed if passed else TrialOutcome.failed
     tampered = sorted({f for r in rounds if r.test_report for f in r.test_report.tampered})
     result = TrialResult(
         run_id=spec.run_id, config=spec.config, task=task.slug, trial=spec.trial, suite=spec.suite,
