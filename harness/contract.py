@@ -2,8 +2,10 @@
 
 A contract (`prompt_contracts/<name>.toml`) has an instructions template (the first
 message: the task's instructions plus an addendum), a feedback template (the message after
-a failed round: the cleaned test output plus what to do about it) and optional system
-text. Templates use `{name}` fields; the fields each may use are fixed, and a contract
+a failed round: the cleaned test output plus what to do about it), optional system text,
+and optionally a simulated-feedback template (the message after a round under `harness run
+--feedback simulated`: the failures the model predicted its own code has on the public
+tests, plus what to do about them). Templates use `{name}` fields; the fields each may use are fixed, and a contract
 naming any other is refused when loaded. Every trial records the hash of its contract's
 texts as rendered for its task.
 
@@ -33,6 +35,7 @@ DEFAULT_CONTRACT = "original"
 
 INSTRUCTION_FIELDS = {"instructions", "file_list"}
 FEEDBACK_FIELDS = {"test_output", "file_list"}
+SIMULATED_FEEDBACK_FIELDS = {"predicted_failures", "file_list"}
 SYSTEM_FIELDS = {"file_list"}
 
 
@@ -58,6 +61,7 @@ class PromptContract(BaseModel):
     instructions: str = ""
     feedback: str = ""
     feedback_cap_chars: int = Field(12000, gt=0, description="test output beyond this is cut")
+    simulated_feedback: str = ""
     texts: Literal["inline", "aider-checkout"] = "inline"
     rendering: Literal["harness", "aider-benchmark"] = "harness"
     texts_file: str | None = None    # where texts from a checkout were read
@@ -71,6 +75,7 @@ class PromptContract(BaseModel):
             ("instructions", self.instructions, INSTRUCTION_FIELDS),
             ("feedback", self.feedback, FEEDBACK_FIELDS),
             ("system", self.system, SYSTEM_FIELDS),
+            ("simulated_feedback", self.simulated_feedback, SIMULATED_FEEDBACK_FIELDS),
         ):
             try:
                 unknown = _fields(template) - allowed
@@ -82,14 +87,18 @@ class PromptContract(BaseModel):
             raise ValueError("instructions must contain {instructions}")
         if "{test_output}" not in self.feedback:
             raise ValueError("feedback must contain {test_output}")
+        if self.simulated_feedback and "{predicted_failures}" not in self.simulated_feedback:
+            raise ValueError("simulated_feedback must contain {predicted_failures}")
         return self
 
     @property
     def content_hash(self) -> str:
         """The texts and how they are filled in. Where texts came from does not count, and
         settings added after the first contracts count only when they differ from their
-        defaults, so an unchanged contract keeps the hash its earlier runs recorded."""
-        data = self.model_dump(mode="json", exclude={"description", "texts_file"})
+        defaults, so an unchanged contract keeps the hash its earlier runs recorded. The
+        simulated-feedback template counts where a run uses it, in its configuration's
+        feedback hash (`feedback_hash`), so runs with real feedback keep theirs too."""
+        data = self.model_dump(mode="json", exclude={"description", "texts_file", "simulated_feedback"})
         for key, default in (("texts", "inline"), ("rendering", "harness"), ("texts_sha256", None)):
             if data[key] == default:
                 del data[key]
@@ -155,14 +164,24 @@ class PromptContract(BaseModel):
             output = render_test_output(report, self.feedback_cap_chars)
         return self.feedback.format(test_output=output, file_list=self.file_list(task))
 
-    def prompt_hash(self, task: Task) -> str:
-        """The texts as this task sees them; the test output is the one part left open."""
+    def simulated_feedback_message(self, task: Task, predicted_failures: str) -> str:
+        if not self.simulated_feedback:
+            raise BadInput(f"prompt contract {self.name} has no simulated_feedback template")
+        return self.simulated_feedback.format(predicted_failures=predicted_failures, file_list=self.file_list(task))
+
+    def prompt_hash(self, task: Task, simulated: bool = False) -> str:
+        """The texts as this task sees them; the test output (or the predicted failures) is
+        the one part left open."""
         self._texts()
-        return sha256_json({
+        texts = {
             "system": self.system_text(task),
             "first": self.first_message(task),
             "feedback": self.feedback.format(test_output="{test_output}", file_list=self.file_list(task)),
-        })
+        }
+        if simulated:
+            texts["simulated_feedback"] = self.simulated_feedback.format(
+                predicted_failures="{predicted_failures}", file_list=self.file_list(task))
+        return sha256_json(texts)
 
 
 def load_contract(name_or_path: str) -> PromptContract:

@@ -19,7 +19,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from .errors import invalid
-from .records import AgentCounters, TrialOutcome, TrialResult
+from .records import AgentCounters, Status, TrialOutcome, TrialResult
 
 # Below this many files a worker process costs more to start than it saves.
 PARALLEL_FROM = 4000
@@ -30,7 +30,12 @@ class _Facts(BaseModel):
 
 
 class _ReportFacts(_Facts):
+    status: Status
     timeout: bool = False
+
+    @property
+    def passed(self) -> bool:
+        return self.status is Status.passed
 
 
 class _TimingFacts(_Facts):
@@ -58,14 +63,13 @@ class TrialFacts(_Facts):
     rounds: list[_RoundFacts] = []
     infra_error: _InfraFacts | None = None
 
-    solved_by = TrialResult.solved_by
+    passes_after = TrialResult.passes_after
 
 
 def rounds_recorded(result: TrialFacts) -> int:
-    """How many leading rounds have a tested outcome: the round that passed, every round of
-    a failed trial, or those tested before an infrastructure error."""
-    if result.passed_round is not None:
-        return result.passed_round
+    """How many leading rounds have a tested outcome: up to the round that passed (real
+    feedback stops there), every round of a failed trial, or those tested before an
+    infrastructure error."""
     tested = 0
     for r in result.rounds:
         if r.test_report is None:
@@ -88,7 +92,7 @@ def facts_row(result: TrialFacts) -> dict:
     counters = [r.counters for r in result.rounds]
     return dict(
         task=result.task, trial=result.trial, status=status(result), rounds_recorded=rounds_recorded(result),
-        round1=result.solved_by(1), round2=result.solved_by(2), suite=result.suite,
+        round1=result.passes_after(1), round2=result.passes_after(2), suite=result.suite,
         malformed_responses=sum(c.malformed_responses for c in counters),
         exhausted_context_windows=sum(c.exhausted_context_windows for c in counters),
         timeouts=sum(1 for r in result.rounds if r.test_report is not None and r.test_report.timeout),

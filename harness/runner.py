@@ -1,6 +1,8 @@
 """`harness run`: every configuration (a model, with the run's agent profile and prompt
 contract) on every task, once per trial, each trial through up to `rounds` rounds of
-agent then tests, the test output fed back after a failed round.
+agent then tests, the test output fed back after a failed round (or, with `--feedback
+simulated`, the failures the model predicts its own code has on the public tests:
+predict/feedback.py; `next_message` is where the two part).
 
 `run_trial` is one task, one trial, all rounds: it owns a workspace, a sandbox session and
 an agent chat, writes its folder (store.py) and returns its TrialResult; result.json comes
@@ -31,16 +33,17 @@ from .aider_checkout import checkout_path
 from .contract import DEFAULT_CONTRACT, PromptContract, load_contract
 from .errors import BadInput, InfraError, InfraKind, ProviderFailure
 from .models import ModelSpec, check_access, config_name, parse_model
+from .hashing import sha256_json
 from .records import (
     ChatState,
     ConfigManifest,
+    FeedbackMode,
     InfraFailure,
     RoundRecord,
     RoundTimings,
     RoundTrajectory,
     RunManifest,
     Sampling,
-    TestReport,
     TrialOutcome,
     TrialResult,
 )
@@ -72,6 +75,7 @@ class RunConfig(BaseModel):
     tasks: list[str] | None = None
     trials: int = Field(4, ge=1)
     rounds: int = Field(2, ge=1, le=10)
+    feedback: FeedbackMode = "real"
     workers: int | None = Field(None, ge=1)
     agent: str = DEFAULT_PROFILE
     contract: str | None = None  # default: the profile's own contract, else DEFAULT_CONTRACT
@@ -90,7 +94,8 @@ class RunConfig(BaseModel):
 
 
 # Options that change what a run computes; a resumed run takes them from its manifest.
-_FIXED_ON_RESUME = ("models", "api_base", "tasks", "trials", "rounds", "agent", "contract", "sampling", "run_id")
+_FIXED_ON_RESUME = ("models", "api_base", "tasks", "trials", "rounds", "feedback", "agent", "contract", "sampling",
+                    "run_id")
 
 
 @dataclass
@@ -114,6 +119,7 @@ class RunPlan:
     rounds: int
     sampling: Sampling
     resume: bool
+    feedback: FeedbackMode = "real"
 
     def trial_keys(self) -> list[tuple[PlannedConfig, Task, int]]:
         """Trial-major, so an early stop leaves every task and config with some results."""
@@ -180,13 +186,22 @@ def _adapter_facts(spec: ModelSpec) -> dict:
     return {"adapter": spec.adapter, "adapter_hash": card.sha256, "trained_on_tasks": trained}
 
 
+def feedback_hash(contract: PromptContract) -> str:
+    """What simulated feedback says besides the code: the contract's template and the
+    prediction prompt the model simulates with."""
+    from .predict.prompt import prompt_hash
+
+    return sha256_json({"simulated_feedback": contract.simulated_feedback, "prediction": prompt_hash()})
+
+
 def _config_manifest(name: str, spec: ModelSpec, profile: AgentProfile, contract: PromptContract,
-                     sampling: Sampling) -> ConfigManifest:
+                     sampling: Sampling, feedback: FeedbackMode) -> ConfigManifest:
     return ConfigManifest(
         name=name, model=spec.name, api_base=spec.api_base, sampling=sampling,
         agent_profile=profile.name, agent_hash=profile.content_hash, aider_version=profile.aider_version,
         edit_format=profile.edit_format, contract=contract.name, contract_hash=contract.content_hash,
         contract_texts_file=contract.texts_file, contract_texts_sha256=contract.texts_sha256,
+        feedback=feedback, feedback_hash=feedback_hash(contract) if feedback == "simulated" else None,
         **_adapter_facts(spec),
     )
 
@@ -210,11 +225,16 @@ def make_plan(config: RunConfig) -> RunPlan:
     tasks = suite.select(config.tasks)
     if not tasks:
         raise BadInput(f"suite {suite.name} has no tasks to run")
+    other = next((t for t in tasks if t.kind != "repair"), None)
+    if other is not None:
+        raise BadInput(f"task {other.slug} is an {other.kind} task; `harness predict eval` evaluates those")
     profile = load_profile(config.agent)
     contract = load_contract(config.contract or profile.contract or DEFAULT_CONTRACT)
     contract = contract.with_checkout_texts(checkout_path(config.aider_checkout))
     if config.run_id is not None and (not config.run_id.strip() or "/" in config.run_id or config.run_id.startswith(".")):
         raise BadInput(f"--run-id {config.run_id!r} is not a folder name")
+    if config.feedback == "simulated" and not contract.simulated_feedback:
+        raise BadInput(f"--feedback simulated: prompt contract {contract.name} has no simulated_feedback template")
 
     configs: list[PlannedConfig] = []
     taken: set[str] = set()
@@ -223,13 +243,17 @@ def make_plan(config: RunConfig) -> RunPlan:
         check_access(spec)
         cname = config_name(spec, taken)
         taken.add(cname)
-        configs.append(PlannedConfig(_config_manifest(cname, spec, profile, contract, config.sampling), spec))
+        configs.append(PlannedConfig(_config_manifest(cname, spec, profile, contract, config.sampling,
+                                                      config.feedback), spec))
     if any(c.model.kind == "gold" for c in configs) and profile.edit_format not in ("whole", "diff"):
         raise BadInput(f"the gold model has no answers in edit format {profile.edit_format!r}")
+    if config.feedback == "simulated" and any(c.model.kind == "gold" for c in configs):
+        raise BadInput("--feedback simulated: the gold model answers with code, not predictions")
     return RunPlan(
         run_id=config.run_id or new_run_id(), suite_name=suite.name, suite_version=suite.version,
         suite_hash=suite.content_hash, suite_path=suite.path, tasks=tasks, configs=configs, profile=profile,
         contract=contract, trials=config.trials, rounds=config.rounds, sampling=config.sampling, resume=False,
+        feedback=config.feedback,
     )
 
 
@@ -257,6 +281,8 @@ def _resume_plan(config: RunConfig, find_suite) -> RunPlan:
             raise BadInput(f"agent profile {cfg.agent_profile} changed since run {m.run_id} started")
         if contract.content_hash != cfg.contract_hash:
             raise BadInput(f"prompt contract {cfg.contract} changed since run {m.run_id} started")
+        if cfg.feedback == "simulated" and feedback_hash(contract) != cfg.feedback_hash:
+            raise BadInput(f"simulated feedback (its template or the prediction prompt) changed since run {m.run_id} started")
         server_base = cfg.api_base if cfg.adapter is None and cfg.model != "gold" else None
         spec = parse_model(cfg.model, server_base)
         check_access(spec)
@@ -267,7 +293,7 @@ def _resume_plan(config: RunConfig, find_suite) -> RunPlan:
     return RunPlan(
         run_id=m.run_id, suite_name=m.suite, suite_version=m.suite_version, suite_hash=m.suite_hash,
         suite_path=suite.path, tasks=tasks, configs=configs, profile=profile, contract=contract, trials=m.trials,
-        rounds=m.rounds, sampling=first.sampling, resume=True,
+        rounds=m.rounds, sampling=first.sampling, resume=True, feedback=first.feedback,
     )
 
 
@@ -290,6 +316,8 @@ class TrialSpec:
     api_key: str | None
     contract: PromptContract
     sampling: Sampling
+    feedback: FeedbackMode = "real"
+    simulator: Callable | None = None  # simulated feedback: the model's own completions (predict/ask.py)
 
 
 def _copy_tree(files: dict[str, Path], dest: Path) -> None:
@@ -302,19 +330,18 @@ def _copy_tree(files: dict[str, Path], dest: Path) -> None:
 @dataclass(frozen=True)
 class ResumePoint:
     """Where a trial whose infrastructure error came after a tested round continues: the
-    tested rounds it keeps, and the last one's workspace, conversation and test report."""
+    tested rounds it keeps, and the last one's workspace and conversation."""
 
     rounds: list[RoundRecord]
     workspace: Path
     chat: ChatState
-    report: TestReport
     started_at: str
 
 
 def resume_point(result: TrialResult | None, trial_dir: Path) -> ResumePoint | None:
     """None when the trial must be run from the start: no result, nothing tested before
     the error, or round k's snapshot or conversation missing from its folder."""
-    if result is None or result.done or result.passed_round is not None:
+    if result is None or result.done:
         return None
     k = rounds_recorded(result)
     if k == 0:
@@ -327,7 +354,32 @@ def resume_point(result: TrialResult | None, trial_dir: Path) -> ResumePoint | N
     if trajectory.chat_after is None or not (round_dir / "workspace").is_dir():
         return None
     return ResumePoint(rounds=result.rounds[:k], workspace=round_dir / "workspace", chat=trajectory.chat_after,
-                       report=result.rounds[k - 1].test_report, started_at=result.started_at)
+                       started_at=result.started_at)
+
+
+def next_message(spec: TrialSpec, record: RoundRecord, passed: bool, workspace: Path,
+                 sandboxing: SessionLease) -> str | None:
+    """The feedback seam: the message that starts the round after `record` (its code in
+    `workspace`; `passed`: the round's judgement), or None when the trial stops there. Real
+    feedback: the test output of a round that failed. Simulated: the failures the model
+    predicts its code has on the public tests (predict/feedback.py), whatever the real
+    tests said."""
+    if spec.feedback == "real":
+        return None if passed else spec.contract.feedback_message(spec.task, record.test_report)
+    from .predict.feedback import simulated_message
+
+    return simulated_message(spec.task, spec.contract, spec.simulator, record, workspace, sandboxing)
+
+
+def _simulator(model: ModelSpec, plan: RunPlan) -> Callable:
+    """The configuration's model asked directly (no agent) with the run's sampling and the
+    profile's limits: a request's timeout, and backoff within the provider retry budget
+    (three waits, doubling: 7 times the first)."""
+    from .predict.ask import asker
+
+    timeouts = plan.profile.timeouts
+    return asker(model, temperature=plan.sampling.temperature, timeout_s=timeouts.request_s,
+                 backoff_s=min(2.0, timeouts.provider_retry_s / 7))
 
 
 def run_trial(spec: TrialSpec, trial_dir: Path, sessions: SessionPool, pool: DriverPool,
@@ -344,7 +396,8 @@ def run_trial(spec: TrialSpec, trial_dir: Path, sessions: SessionPool, pool: Dri
         started_at = resume.started_at
         RunFolder.keep_rounds(trial_dir, len(resume.rounds))
         rounds = list(resume.rounds)
-    passed_round: int | None = None
+    passed_round = next((r.round for r in rounds if r.test_report is not None and r.test_report.passed), None)
+    passed = False  # the last round's judgement: the submitted answer's
     failure: InfraFailure | None = None
     workspace = Path(tempfile.mkdtemp(prefix=f"harness-ws-{task.slug}-"))
     sandboxing: SessionLease | None = None
@@ -372,8 +425,11 @@ def run_trial(spec: TrialSpec, trial_dir: Path, sessions: SessionPool, pool: Dri
         if resume is None:
             message = spec.contract.first_message(task)
         else:
-            message = spec.contract.feedback_message(task, resume.report)
+            passed = rounds[-1].test_report.passed
+            message = next_message(spec, rounds[-1], passed, workspace, sandboxing)
         for n in range(len(rounds) + 1, spec.rounds + 1):
+            if message is None:
+                break
             stopping()
             t0 = time.monotonic()
             got = agent.send(message)
@@ -404,11 +460,11 @@ def run_trial(spec: TrialSpec, trial_dir: Path, sessions: SessionPool, pool: Dri
             rounds.append(RoundRecord(round=n, counters=got.counters, edited_files=got.edited_files,
                                       created_files=created, test_report=report, timings=timings,
                                       screen_flags=screen(solution)))
-            if report.passed:
+            passed = report.passed
+            if passed and passed_round is None:
                 passed_round = n
-                break
             if n < spec.rounds:
-                message = spec.contract.feedback_message(task, report)
+                message = next_message(spec, rounds[-1], passed, workspace, sandboxing)
     except InfraError as exc:
         kind = InfraKind.interrupted if cancel is not None and cancel.is_set() else exc.kind
         failure = InfraFailure(kind=kind.value, message=str(exc), attempts=exc.attempts)
@@ -423,13 +479,15 @@ def run_trial(spec: TrialSpec, trial_dir: Path, sessions: SessionPool, pool: Dri
 
     if failure is not None:
         outcome = TrialOutcome.infra_error
-    else:
-        outcome = TrialOutcome.passed if passed_round is not None else TrialOutcome.failed
+    else:  # the last round's answer is the one submitted
+        outcome = TrialOutcome.passed if passed else TrialOutcome.failed
     tampered = sorted({f for r in rounds if r.test_report for f in r.test_report.tampered})
     result = TrialResult(
         run_id=spec.run_id, config=spec.config, task=task.slug, trial=spec.trial, suite=spec.suite,
         task_hash=task.content_hash, model=spec.model, outcome=outcome, passed_round=passed_round,
-        rounds=rounds, infra_error=failure, tampered=tampered, prompt_hash=spec.contract.prompt_hash(task),
+        rounds=rounds, infra_error=failure, tampered=tampered,
+        submitted_round=len(rounds) if spec.feedback == "simulated" and failure is None else None,
+        prompt_hash=spec.contract.prompt_hash(task, simulated=spec.feedback == "simulated"),
         started_at=started_at, finished_at=utc_now(),
     )
     write_record(trial_dir / RESULT, result)
@@ -554,6 +612,8 @@ def run(config: RunConfig, log: Log | None = None, progress=None) -> RunSummary:
             for task in plan.tasks:
                 gold.add(plan.suite_name, task)
 
+        simulators = {c.manifest.name: _simulator(c.model, plan) for c in plan.configs if plan.feedback == "simulated"}
+
         def spec_for(c: PlannedConfig, task: Task, k: int) -> TrialSpec:
             if c.model.kind == "gold":
                 api_base, key = gold.api_base(plan.profile.edit_format, f"{plan.suite_name}/{task.slug}"), c.model.api_key()
@@ -561,8 +621,8 @@ def run(config: RunConfig, log: Log | None = None, progress=None) -> RunSummary:
                 api_base, key = c.model.api_base, c.model.api_key()
             return TrialSpec(run_id=plan.run_id, config=c.manifest.name, suite=plan.suite_name, task=task, trial=k,
                              rounds=plan.rounds, model=c.manifest.model, litellm_model=c.model.litellm_model,
-                             api_base=api_base, api_key=key,
-                             contract=plan.contract, sampling=plan.sampling)
+                             api_base=api_base, api_key=key, contract=plan.contract, sampling=plan.sampling,
+                             feedback=plan.feedback, simulator=simulators.get(c.manifest.name))
 
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="trial") as executor:
             futures: dict[Future, tuple] = {}

@@ -92,16 +92,22 @@ def small_suite_warning(tasks: int, here: str | None = None) -> str | None:
 # --- per-task counts ---------------------------------------------------------------------
 
 
+COUNT_COLUMNS = ["n1", "c1", "n2", "c2", "f2", "r2"]
+
+
 def task_counts(frame: pd.DataFrame) -> pd.DataFrame:
     """Per (config, task): trials whose round-1 outcome counts (n1) and their successes
-    (c1); trials whose outcome within two rounds counts (n2) and their successes (c2). A
-    task with no counted trial is left out."""
+    (c1); trials whose outcome within two rounds counts (n2) and their successes (c2); of
+    the latter, the round-1 failures (f2) and those passing after two rounds (r2: recovered).
+    A task with no counted trial is left out."""
     known1, known2 = frame["round1_known"], frame["round2_known"]
+    failed2 = known2 & ~frame["round1"]
     marked = pd.DataFrame({
         "config": frame["config"], "task": frame["task"],
         "n1": known1, "c1": known1 & frame["round1"], "n2": known2, "c2": known2 & frame["round2"],
+        "f2": failed2, "r2": failed2 & frame["round2"],
     })
-    counts = marked.groupby(["config", "task"], observed=True, sort=True)[["n1", "c1", "n2", "c2"]].sum()
+    counts = marked.groupby(["config", "task"], observed=True, sort=True)[COUNT_COLUMNS].sum()
     return counts[counts["n1"] > 0].astype("int64")
 
 
@@ -574,12 +580,41 @@ class Summary:
 
 def recovery(counts: pd.DataFrame) -> Ratio | None:
     """First-round failures among the trials with a counted two-round outcome (n), and
-    those solved in round 2 (k). Round 2 only runs after a failed round 1, so c2 - c1 are
-    exactly the recoveries. None when no trial has a two-round outcome (a one-round run)."""
+    those that pass after round 2 (k). None when no trial has a two-round outcome (a
+    one-round run)."""
     two = counts[counts["n2"] > 0]
     if two.empty:
         return None
-    return Ratio(k=int((two["c2"] - two["c1"]).sum()), n=int((two["n2"] - two["c1"]).sum()))
+    return Ratio(k=int(two["r2"].sum()), n=int(two["f2"].sum()))
+
+
+@dataclass
+class Transitions:
+    """Finished trials by their round-1 outcome against the outcome of the round they
+    submitted (their last): under real feedback a trial stops at its first pass, so none
+    is broken; under simulated feedback a round can follow a pass and break it."""
+
+    both_pass: int
+    fixed: int       # fail -> pass
+    broken: int      # pass -> fail
+    both_fail: int
+
+    @property
+    def trials(self) -> int:
+        return self.both_pass + self.fixed + self.broken + self.both_fail
+
+    @property
+    def recovery(self) -> Ratio:
+        """Round-1 failures the submitted round passes."""
+        return Ratio(self.fixed, self.fixed + self.both_fail)
+
+
+def transitions(frame: pd.DataFrame) -> Transitions:
+    """The transitions of one configuration's finished trials (rows of the outcome frame)."""
+    done = frame[frame["done"]]
+    first, submitted = done["round1"], done["status"] == "passed"
+    return Transitions(both_pass=int((first & submitted).sum()), fixed=int((~first & submitted).sum()),
+                       broken=int((first & ~submitted).sum()), both_fail=int((~first & ~submitted).sum()))
 
 
 def summarize(config: str, counts: pd.DataFrame, with_pass_at_k: bool = True) -> Summary:

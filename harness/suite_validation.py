@@ -408,6 +408,10 @@ def validate_suite(
     With `out`, the report is written there as validation.json and surviving mutants under
     <out>/<task>/survivors/."""
     selected = suite.select(tasks)
+    other = next((t for t in selected if t.kind != "repair"), None)
+    if other is not None:
+        raise BadInput(f"task {other.slug} is an {other.kind} task: its value was observed when it was built "
+                       "(`harness predict build`); there is nothing to validate")
     if sandbox.backend == "docker":
         repo = getattr(sandbox, "image", "").split(":")[0]
         if repo and repo != suite.image:

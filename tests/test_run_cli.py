@@ -51,6 +51,10 @@ def one_line_exit_2(result, runs: Path, expect: str) -> None:
     (["--model", "gold", "--sandbox", "vm"], "unknown sandbox"),
     (["--resume", "no-such-run"], "no such run"),
     (["--resume", "some-run", "--model", "gold"], "--resume takes models"),
+    (["--model", "gold", "--feedback", "imagined"], "--feedback"),
+    (["--model", "gold", "--feedback", "simulated"], "the gold model answers with code, not predictions"),
+    (["--model", "gold", "--feedback", "simulated", "--contract", "repair"], "repair has no simulated_feedback"),
+    (["--resume", "some-run", "--feedback", "simulated"], "--resume takes feedback"),
     ([], "no --model given"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args, expect, suite, tmp_path, monkeypatch):

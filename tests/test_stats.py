@@ -74,7 +74,7 @@ def test_a_round_2_fault_keeps_round_1_and_leaves_round_2_out():
     """pass, pass, fail-then-fault, fail: round 1 is 2/4, not 2/3; within two rounds 2/3;
     recovery 0/1 (the faulted trial's round 2 never happened)."""
     counts = _counts({"a": [1, 1, "fault2", None]})
-    assert counts.loc["a"].tolist() == [4, 2, 3, 2]   # n1, c1, n2, c2
+    assert counts.loc["a"].tolist() == [4, 2, 3, 2, 1, 0]   # n1, c1, n2, c2, f2 (round-1 failures), r2 (recovered)
     summary = stats.summarize("m", counts)
     assert summary.mean == pytest.approx((2 / 4, 2 / 3))
     assert (summary.recovery.k, summary.recovery.n) == (0, 1)

@@ -83,10 +83,6 @@ def report_cmd(
     request = ReportRequest(sources=_sources(sources, outcomes, aider), runs_dir=runs_dir,
                             options=_options(cohort, resamples, seed, round_no, interval=interval, accounting=accounting), format=fmt, out=out)
     _finish(report(request, console)[1])
-    from .predict import print_breakdown
-
-    for source in sources or []:  # a prediction run's accuracy by source kind and task
-        print_breakdown(Path(source) if Path(source).is_dir() else runs_dir / source)
 
 
 @app.command("compare")

@@ -32,8 +32,8 @@ class RunProgress:
     def _count(self, result) -> None:
         if not result.done:
             self.errors += 1
-        self.r1 += result.solved_by(1)
-        self.r2 += result.solved_by(2)
+        self.r1 += result.passes_after(1)
+        self.r2 += result.passes_after(2)
         self.tokens += sum(r.counters.prompt_tokens + r.counters.completion_tokens for r in result.rounds)
         self.cost += sum(r.counters.cost for r in result.rounds)
 
@@ -83,7 +83,7 @@ def print_summary(out: Console, summary) -> None:
                       fmt_ratio(c.recovered, c.first_round_failures), errors)
     out.print(table)
     trials = summary.configs[0].trials if summary.configs else 0
-    out.print(f"means over {trials} trial(s) of tasks solved; recovery = first-round failures solved in round 2",
+    out.print(f"means over {trials} trial(s) of tasks solved; recovery = first-round failures passing after round 2",
               highlight=False)
     out.print(f"results: {summary.run_dir}", markup=False, highlight=False)
 
@@ -101,6 +101,7 @@ def run_cmd(
     tasks: Optional[str] = typer.Option(None, help="comma-separated task slugs (default: the whole suite)"),
     trials: Optional[int] = typer.Option(None, help=f"trials per task {_default('trials')}"),
     rounds: Optional[int] = typer.Option(None, help=f"rounds per trial: 1 + feedback rounds {_default('rounds')}"),
+    feedback: Optional[str] = typer.Option(None, help="what follows a round: real (the tests' output) or simulated (the failures the model predicts its own code has on the public tests; every round is still scored by the real tests) (default: real)"),
     workers: Optional[int] = typer.Option(None, help="trials run at once (default: number of cores)"),
     agent: Optional[str] = typer.Option(None, help=f"agent profile name (agents/*.toml) or path {_default('agent')}"),
     contract: Optional[str] = typer.Option(None, help="prompt contract name (prompt_contracts/*.toml) or path (default: the profile's, else original)"),
@@ -124,7 +125,7 @@ def run_cmd(
     # Only the options given go into the config, its own defaults stand for the rest: a
     # resumed run takes them from its manifest, and refuses those that change what it computes.
     given = dict(
-        suite=suite, api_base=api_base, trials=trials, rounds=rounds, workers=workers, agent=agent,
+        suite=suite, api_base=api_base, trials=trials, rounds=rounds, feedback=feedback, workers=workers, agent=agent,
         contract=contract, aider_checkout=aider_checkout, sandbox=sandbox, runs_dir=runs_dir, run_id=run_id,
         resume=resume, retry_harness_errors=retry_harness_errors or None, tasks=comma_list(tasks),
         models=model or None,

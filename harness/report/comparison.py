@@ -18,7 +18,7 @@ from .results import ReportRequest
 from .scope import scope_notes, training_overlap
 from .sections import (
     by_config, config_counts, headline_table, heatmap, name_the_view, scope_summaries, summary_data,
-    summary_warnings, task_scopes, unfinished_notes,
+    summary_warnings, task_scopes, transitions_table, unfinished_notes,
 )
 from .writing import resolve_format, write
 
@@ -93,7 +93,7 @@ def build_comparison(outcomes: Outcomes, base: str, new: str, opts: ReportOption
     doc.tables.append(Table(f"Difference in mean tasks solved ({new} minus {base})",
                             ["tasks in", "success in", "N", base, new, "difference", ci, "p (exact)"], rows,
                             cohort_caption(cohort)))
-    doc.tables.append(_task_table(changes, base, new, opts.round, overlap.trained, cohort))
+    doc.tables.append(_task_table(changes, base_all, new_all, base, new, opts.round, overlap.trained, cohort))
     rec_rows = []
     for scope, tasks in scopes:
         if tasks:
@@ -101,6 +101,9 @@ def build_comparison(outcomes: Outcomes, base: str, new: str, opts: ReportOption
                 stats.recovery(base_all.loc[sorted(tasks)]), stats.recovery(new_all.loc[sorted(tasks)]))])
     doc.tables.append(Table("Recovery: first-round failures solved in round 2", ["tasks in", base, new], rec_rows,
                             "selected cohort" if cohort else None))
+    moves, moves_data = transitions_table(by_config(frame[frame["task"].isin(shared)], [base, new]),
+                                          {c: outcomes.configs[c].feedback for c in (base, new)}, cohort)
+    doc.tables += [moves] if moves else []
 
     main = [s for scope, s in summaries if scope == "all tasks"]
     suffix = " (selected cohort)" if cohort else ""
@@ -133,11 +136,12 @@ def build_comparison(outcomes: Outcomes, base: str, new: str, opts: ReportOption
         "configs": {c: outcomes.configs[c].model_dump() for c in (base, new)},
         "training_overlap": sorted(trained) if trained else None,
         "training_unknown": overlap.unknown,
+        "transitions": moves_data,
     }
     return name_the_view(doc, opts.accounting)
 
 
-def _task_table(changes: list[stats.TaskChange], base: str, new: str, round_no: int,
+def _task_table(changes: list[stats.TaskChange], base_counts, new_counts, base: str, new: str, round_no: int,
                 trained: set[str], cohort: Cohort | None) -> Table:
     columns = ["task"] + (["trained on"] if trained else []) + [
         f"{base} r1", f"{new} r1", f"{base} 2r", f"{new} 2r", f"change ({'r1' if round_no == 1 else '2r'})",
@@ -154,9 +158,13 @@ def _task_table(changes: list[stats.TaskChange], base: str, new: str, round_no: 
         rows.append([c.task] + (["yes" if c.task in trained else ""] if trained else []) + [
             f"{b1}/{nb1}", f"{n1}/{nn1}", f"{b2}/{nb2}" if nb2 else "n/a", f"{n2}/{nn2}" if nn2 else "n/a", change,
             starred(fmt_p(c.p_holm), cohort), fmt_p(stats.smallest_p(c.base[i], c.new[i])), c.label,
-            f"{b2 - b1}/{nb2 - b1}" if nb2 else "n/a", f"{n2 - n1}/{nn2 - n1}" if nn2 else "n/a"])
+            *(_recovered(counts.loc[c.task]) for counts in (base_counts, new_counts))])
     title = "Per task: successes out of counted trials (r1: round 1, 2r: within two rounds), regressions first"
     return Table(title, columns, rows, cohort_caption(cohort))
+
+
+def _recovered(row) -> str:
+    return f"{row['r2']}/{row['f2']}" if row["n2"] else "n/a"
 
 
 def _bar_verdict(paired: dict[str, list[stats.PairedDifference]], opts: ReportOptions) -> tuple[list[str], str]:

@@ -14,6 +14,7 @@ from pydantic import BaseModel
 from .. import stats
 from ..accounting import aider_summary, describe, in_view
 from ..outcomes import Outcomes, load
+from ..predict.breakdown import ITEMS_NOTE, outcomes_breakdown
 from .cohort import Cohort, select_cohort
 from .document import Bars, Document, Table
 from .formatting import fmt_percent
@@ -21,7 +22,7 @@ from .options import ReportOptions
 from .scope import scope_notes, training_overlap
 from .sections import (
     by_config, headline_table, heatmap, name_the_view, scope_summaries, summary_data, summary_warnings, task_scopes,
-    unfinished_notes,
+    prediction_table, transitions_table, unfinished_notes, with_transitions,
 )
 from .writing import resolve_format, write
 
@@ -116,6 +117,14 @@ def build_report(outcomes: Outcomes, opts: ReportOptions = ReportOptions()) -> D
     if opts.accounting == "aider":
         table, aider_rows = _aider_summary_table(frame, configs, cohort)
         doc.tables.append(table)
+    moves, moves_data = transitions_table(groups, {c: outcomes.configs[c].feedback for c in configs}, cohort)
+    doc.tables += [moves] if moves else []
+    predicted = outcomes_breakdown(outcomes, frame)
+    prediction_rows: list[dict] = []
+    if predicted:
+        table, prediction_rows = prediction_table(predicted)
+        doc.tables.append(table)
+        doc.notes.append(ITEMS_NOTE)
 
     suffix = " (selected cohort)" if cohort else ""
     doc.plots.append(Bars(f"Mean tasks solved, {opts.confidence:.0%} intervals for {stats.TARGETS[opts.interval]}{suffix}",
@@ -123,7 +132,8 @@ def build_report(outcomes: Outcomes, opts: ReportOptions = ReportOptions()) -> D
                           [s.interval for s in main]))
     doc.plots.append(heatmap(counts, [s.config for s in main], sorted(tasks), 2, suffix))
 
-    doc.records = [summary_data(scope, s, opts, cohort is None) for scope, s in summaries]
+    doc.records = with_transitions([summary_data(scope, s, opts, cohort is None) for scope, s in summaries],
+                                   moves_data) + prediction_rows
     doc.data = {
         "interval": opts.interval_data(valid=cohort is None),
         "warnings": doc.warnings,
@@ -133,6 +143,8 @@ def build_report(outcomes: Outcomes, opts: ReportOptions = ReportOptions()) -> D
         "summaries": doc.records,
         "pass_at_k": {s.config: {key: {k: asdict(v) for k, v in per.items()} for key, per in s.pass_at_k.items()}
                       for s in main},
+        "transitions": moves_data,
+        "prediction_accuracy": prediction_rows,
         "states": states_data,
         "health": health_data,
         "configs": {c: outcomes.configs[c].model_dump() for c in configs},

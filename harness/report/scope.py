@@ -29,6 +29,7 @@ _SETTINGS = [
     ("agent profile", "agent", "agent_hash"),
     ("Aider version", "aider_version", None),
     ("sampling settings", "sampling", None),
+    ("feedback", "feedback", "feedback_hash"),
 ]
 
 

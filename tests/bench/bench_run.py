@@ -198,7 +198,7 @@ def bench(args, suite_name: str, suite_ref: str, workers: int, runs_dir: Path) -
     mains = sorted({getattr(m, "value", "not recorded") for m in linked})
     return {
         "harness": "harness run", "suite": suite_name, "workers": workers, "trials": len(results),
-        "passed_round_1": sum(r.solved_by(1) for r in results), "infra_errors": sum(not r.done for r in results),
+        "passed_round_1": sum(r.passes_after(1) for r in results), "infra_errors": sum(not r.done for r in results),
         "test_main": ",".join(mains),
         "total_s": total, "setup_s": first_start - t0, "trials_per_min": 60 * len(results) / total,
         "load_avg_before": load_before, "load_avg_after": os.getloadavg()[0],
