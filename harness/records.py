@@ -76,6 +76,9 @@ class TestReport(Record):
     output_truncated: bool = False
     backend: str = ""
     test_main: TestMain | None = None  # None in reports written before it was recorded
+    # The test unit took Catch2 precompiled (harness/catch_pch.py: only where that compiles
+    # the same program as the Exercism build).
+    catch_precompiled: bool = False
     # A run that did not pass, when asked for: the console output of the build and of the
     # test binary under Catch2's console reporter, uncut, sandbox paths written as the
     # exercise's own (`<slug>/...`, `<slug>/build/...`). What Aider's benchmark shows a model.

@@ -8,6 +8,7 @@ configured once per task, so a round in a warm session recompiles only what chan
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import signal
@@ -16,6 +17,7 @@ from pathlib import Path, PurePosixPath
 from typing import Callable, Iterable, Mapping
 
 from .catch2 import parse_catch2_xml
+from .catch_pch import precompiled_unit
 from .fs import read_files
 from .records import Status, TestCaseResult, TestMain, TestReport
 from .sandbox.base import ExecResult, Role, SandboxSession
@@ -150,6 +152,8 @@ def configure_steps(task: Task, session: SandboxSession, tree: BuildTree | None 
     if tree.test_main:  # a probe's driver in place of any test main
         args.append(f"-DHARNESS_TEST_MAIN={tree.test_main}")
     else:
+        if session.cxx_launcher:
+            args.append(f"-DCMAKE_CXX_COMPILER_LAUNCHER={session.cxx_launcher}")
         main = linked_test_main(task, session)
         if main is TestMain.harness:
             args.append(f"-DHARNESS_TEST_MAIN={session.test_main}")
@@ -159,11 +163,34 @@ def configure_steps(task: Task, session: SandboxSession, tree: BuildTree | None 
     return [f"rm -rf {shlex.quote(build)}", shlex.join(args)]
 
 
-def build_step(task: Task, session: SandboxSession, tree: BuildTree | None = None) -> str:
-    """The shell command that builds the test binary in a configured build tree."""
+def build_step(task: Task, session: SandboxSession, tree: BuildTree | None = None,
+               catch_pch: tuple[str, str] | None = None) -> str:
+    """The shell command that builds the test binary in a configured build tree. With
+    `catch_pch` (the test unit and the header it reads first, as staged), the unit may
+    take Catch2 precompiled (catch_pch.py, the image's harness-cxx), and the command's
+    last lines say whether the unit linked did, and whether this build compiled it so."""
     jobs = max(1, int(session.limits.cpus))
     build = f"{session.build_root}/{BuildTree.of(task, tree).name}"
-    return shlex.join(["cmake", "--build", build, "--target", task.slug, "--", f"-j{jobs}"])
+    command = shlex.join(["cmake", "--build", build, "--target", task.slug, "--", f"-j{jobs}"])
+    if catch_pch is None:
+        return command
+    src = f"{session.src_root}/{BuildTree.of(task, tree).name}"
+    unit, header = (shlex.quote(f"{src}/{rel}") for rel in catch_pch)
+    marker = shlex.quote(f"{PurePosixPath(catch_pch[0]).name}.o.catch-pch")
+    b = shlex.quote(build)
+    return (f"touch {b}/.harness-build-start && rm -f {b}/.harness-pch-fresh && "
+            f"HARNESS_PCH_UNIT={unit} HARNESS_PCH_HEADER={header} HARNESS_PCH_FRESH={b}/.harness-pch-fresh "
+            f"{command}; code=$?; "
+            f"[ -n \"$(find {b} -name {marker} -print -quit)\" ] && echo '{_PRECOMPILED}'; "
+            f"[ -e {b}/.harness-pch-fresh ] && echo '{_PRECOMPILED_NOW}'; exit $code")
+
+
+def _undo_build(task: Task, session: SandboxSession) -> str:
+    """Shell that removes what the last build (one of build_step's with `catch_pch`)
+    compiled, so that the next one compiles the same units again, the same way."""
+    b = shlex.quote(f"{session.build_root}/{task.slug}")
+    return (f"find {b} -type f -newer {b}/.harness-build-start \\( -name '*.o' -o -name '*.o.d' -o -name '*.catch-pch' "
+            f"-o -name {shlex.quote(task.slug)} \\) -delete 2>/dev/null")
 
 
 def note_configured(task: Task, session: SandboxSession, ok: bool, tree: BuildTree | None = None) -> None:
@@ -186,6 +213,9 @@ def drop_build(task: Task, session: SandboxSession) -> None:
 
 # Printed between the configure and the build steps of one script, so their outputs part.
 _BUILD_STARTS = "@@harness: build@@"
+# Printed after a build whose test unit took Catch2 precompiled, and when this build compiled it so.
+_PRECOMPILED = "@@harness: catch2 precompiled@@"
+_PRECOMPILED_NOW = "@@harness: catch2 precompiled now@@"
 
 
 @dataclass
@@ -193,6 +223,8 @@ class _Build:
     result: ExecResult
     configure_log: str  # CMake's output when this run configured the tree, else ""
     build_log: str      # make's output for the exercise's target
+    catch_precompiled: bool = False  # the test unit linked took Catch2 precompiled
+    precompiled_now: bool = False    # ... and this build compiled it so
 
     @property
     def configure_failed(self) -> bool:
@@ -205,9 +237,29 @@ def configure_and_build(task: Task, session: SandboxSession, tree: BuildTree | N
     return replace(built.result, output=(built.configure_log + built.build_log).encode())
 
 
-def _configure_and_build(task: Task, session: SandboxSession, timeout_s: float, tree: BuildTree | None = None) -> _Build:
+def _configure_and_build(task: Task, session: SandboxSession, timeout_s: float, tree: BuildTree | None = None,
+                         catch_pch: tuple[str, str] | None = None) -> _Build:
+    built = _configure_and_build_once(task, session, timeout_s, tree, catch_pch)
+    if not built.precompiled_now or built.result.timed_out:
+        return built
+    if built.result.exit_code == 0 and not clean_log(built.build_log, session, task.slug):
+        return built
+    # It failed, or the compiler had something to say, with a unit that took Catch2
+    # precompiled: what a person reads must be what the Exercism build prints, so what
+    # this build compiled is compiled again, the unit as it is.
+    again = _configure_and_build_once(task, session, max(1.0, timeout_s - built.result.seconds), tree, None,
+                                      prelude=_undo_build(task, session))
+    again.result = replace(again.result, seconds=built.result.seconds + again.result.seconds)
+    again.configure_log = built.configure_log + again.configure_log
+    return again
+
+
+def _configure_and_build_once(task: Task, session: SandboxSession, timeout_s: float, tree: BuildTree | None,
+                              catch_pch: tuple[str, str] | None, prelude: str | None = None) -> _Build:
     configure = configure_steps(task, session, tree)
-    script = build_step(task, session, tree)
+    script = build_step(task, session, tree, catch_pch)
+    if prelude:
+        script = f"{prelude}; {script}"
     if configure:
         script = f"{' && '.join(configure)} || exit {_CONFIGURE_FAILED}; echo '{_BUILD_STARTS}'; {script}"
     result = session.exec(["sh", "-c", script], role=Role.builder, timeout_s=timeout_s)
@@ -215,10 +267,17 @@ def _configure_and_build(task: Task, session: SandboxSession, timeout_s: float, 
     # unit) good for the next round; only a failed configure or a lost tree starts over.
     note_configured(task, session, result.exit_code is not None and result.exit_code != _CONFIGURE_FAILED, tree)
     text = result.output.decode(errors="replace")
+    flags = set()
+    if catch_pch is not None:
+        for line in (_PRECOMPILED_NOW, _PRECOMPILED):
+            if text.endswith(line + "\n"):
+                text = text[:-len(line) - 1]
+                flags.add(line)
+    found = dict(catch_precompiled=_PRECOMPILED in flags, precompiled_now=_PRECOMPILED_NOW in flags)
     if not configure:
-        return _Build(result, "", text)
+        return _Build(result, "", text, **found)
     before, marker, after = text.partition(_BUILD_STARTS + "\n")
-    return _Build(result, before, after) if marker else _Build(result, text, "")
+    return _Build(result, before, after, **found) if marker else _Build(result, text, "", **found)
 
 
 def _no_target_line(task: Task, build_log: str) -> str | None:
@@ -274,10 +333,12 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
     session.stage(task.slug, files)
     if after_stage is not None:
         after_stage()
-    common = dict(tampered=tampered, backend=session.backend, test_main=linked_test_main(task, session))
+    main = linked_test_main(task, session)
+    common = dict(tampered=tampered, backend=session.backend, test_main=main)
 
     build_limit = session.limits.build_timeout_s if time_limit_s is None else time_limit_s
-    built = _configure_and_build(task, session, build_limit)
+    built = _configure_and_build(task, session, build_limit, catch_pch=_catch_pch_unit(task, files, session, main))
+    common["catch_precompiled"] = built.catch_precompiled
     build = built.result
     console = exercise_paths(built.configure_log + built.build_log, session, task.slug) if transcript else None
     if build.timed_out:
@@ -342,6 +403,18 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
             console += exercise_paths(_console_run(task, session, run_limit), session, task.slug)
         report.transcript = console
     return report
+
+
+def _catch_pch_unit(task: Task, files: Mapping[str, bytes], session: SandboxSession,
+                    main: TestMain) -> tuple[str, str] | None:
+    """(test unit, its first header) when this round's unit may take Catch2 precompiled:
+    it reads the image's own Catch2 (our main, or upstream's EXERCISM_TEST_SUITE branch),
+    and its files pass catch_pch's test."""
+    if session.cxx_launcher is None or main is TestMain.task or len(task.test_files) != 1 \
+            or os.environ.get("HARNESS_CATCH_PCH", "1") == "0":
+        return None
+    header = precompiled_unit(task.test_files[0], files, session.catch_pch_facts())
+    return (task.test_files[0], header) if header is not None else None
 
 
 def _console_run(task: Task, session: SandboxSession, timeout_s: float) -> str:

@@ -16,9 +16,12 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
 from pydantic import BaseModel, Field
+
+if TYPE_CHECKING:
+    from ..catch_pch import PchFacts
 
 
 class SandboxLimits(BaseModel):
@@ -85,6 +88,9 @@ class SandboxSession(ABC):
     # Whether the toolchain's Catch2 CMake package provides a precompiled
     # Catch2::Catch2WithMain, the main an upstream exercise's EXERCISM_TEST_SUITE branch links.
     catch2_with_main: bool = False
+    # The compiler launcher test builds go through (a test unit may take Catch2
+    # precompiled there, harness/catch_pch.py), or None for none.
+    cxx_launcher: str | None = None
 
     def __init__(self, sandbox: "Sandbox"):
         self.sandbox = sandbox
@@ -122,6 +128,11 @@ class SandboxSession(ABC):
                 os.chmod(root / parent, 0o755)
             dest.write_bytes(data)
             os.chmod(dest, stat.S_IRUSR | stat.S_IWUSR | stat.S_IRGRP | stat.S_IROTH)
+
+    def catch_pch_facts(self) -> "PchFacts | None":
+        """What the toolchain's image found about Catch2 and its standard headers, or
+        None where test units never take Catch2 precompiled."""
+        return None
 
     @property
     def backend(self) -> str:

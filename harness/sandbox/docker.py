@@ -5,15 +5,22 @@ harness are reaped the next time a Docker sandbox is made."""
 
 from __future__ import annotations
 
+import io
 import os
 import socket
+import tarfile
 import threading
 import time
 import uuid
+from pathlib import PurePosixPath
+from typing import TYPE_CHECKING
 
 from ..errors import SandboxUnavailable
 from .engine import docker_client
 from .base import CappedBuffer, ExecResult, Role, Sandbox, SandboxLimits, SandboxSession
+
+if TYPE_CHECKING:
+    from ..catch_pch import PchFacts
 
 LABEL = "harness.sandbox"
 _UIDS = {Role.builder: "1001:1001", Role.runner: "1002:1002"}
@@ -68,6 +75,7 @@ class DockerSession(SandboxSession):
         self.label = label
         self.test_main = "/opt/harness/lib/test_main.o"
         self.catch2_with_main = True  # Debian's catch2 ships it; the image's Dockerfile checks
+        self.cxx_launcher = "/opt/harness/bin/harness-cxx"
         self.container = None
         self.session_id = uuid.uuid4().hex[:12]
         # Set by `reset`: the builder's emptying is owed, and done by the next command.
@@ -100,6 +108,9 @@ class DockerSession(SandboxSession):
                     "/build": f"rw,exec,nosuid,nodev,size={mb}m,uid=1001,gid=1001,mode=0755",
                     "/scratch": f"rw,exec,nosuid,nodev,size={mb}m,uid=1002,gid=1002,mode=0700",
                     "/tmp": f"rw,nosuid,nodev,size={mb}m,mode=1777",
+                    # Catch2 precompiled for the flags test units use: made by the builder
+                    # from Catch2 alone, kept from trial to trial, read-only to the runner.
+                    "/pch": f"rw,nosuid,nodev,size={mb}m,uid=1001,gid=1001,mode=0755",
                 },
                 volumes={str(self.staging): {"bind": "/src", "mode": "ro"}},
                 mem_limit=f"{lim.memory_mb}m",
@@ -236,6 +247,9 @@ class DockerSession(SandboxSession):
             except Exception:
                 pass
 
+    def catch_pch_facts(self) -> "PchFacts | None":
+        return self.sandbox.catch_pch_facts(self.container)
+
     def _close(self) -> None:
         self._remove()
 
@@ -253,12 +267,30 @@ class DockerSandbox(Sandbox):
 
         self.client = docker_client()
         self.image = image or image_tag()
+        self._facts = None
+        self._facts_lock = threading.Lock()
         if image is None and find_image(self.client) is None:
             raise SandboxUnavailable(f"sandbox image {self.image} is missing: run `harness image build`")
         reap_orphans(self.client)
 
     def session(self, label: str = "") -> DockerSession:
         return DockerSession(self, label)
+
+    def catch_pch_facts(self, container) -> "PchFacts | None":
+        """The image's facts for precompiled Catch2, read once from a container of it (an
+        archive read, no exec); None when the image has none."""
+        with self._facts_lock:
+            if self._facts is None:
+                from ..catch_pch import FACTS_DIR, PchFacts
+
+                try:
+                    stream, _ = container.get_archive(FACTS_DIR)
+                    with tarfile.open(fileobj=io.BytesIO(b"".join(stream))) as tar:
+                        files = {PurePosixPath(m.name).name: tar.extractfile(m).read() for m in tar if m.isfile()}
+                except Exception:  # an image without them (or the engine gone): plain builds
+                    files = {}
+                self._facts = PchFacts.parse(files)
+            return self._facts if self._facts.usable else None
 
     def image_facts(self) -> tuple[str | None, str | None]:
         import docker
