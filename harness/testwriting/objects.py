@@ -6,12 +6,13 @@ object. Put back into the build tree after the sources are staged (and so newer 
 them), make takes it as up to date and only links: per target, a link and a run.
 
 The objects live beside the build trees (build space, emptied with the session), keyed by
-the task's content and the target's files: the same build rules, the same sources."""
+the task's content and the target's files: the same build rules, the same sources. Which
+ones a session holds is noted in its `configured` record, which is forgotten whenever its
+build space is (a reset between trials, a restart after a timeout)."""
 
 from __future__ import annotations
 
 import shlex
-import weakref
 from typing import Mapping
 
 from ..cpp_files import is_source
@@ -19,9 +20,6 @@ from ..hashing import hash_files
 from ..sandbox.base import Role, SandboxSession
 from ..task import Task
 from ..testrun import configure_steps
-
-# Keys of the objects each session holds (the session's build space is its own).
-_held: "weakref.WeakKeyDictionary[SandboxSession, set[str]]" = weakref.WeakKeyDictionary()
 
 
 def object_key(task: Task, files: Mapping[str, bytes]) -> str:
@@ -39,7 +37,9 @@ class SolutionObjects:
         # CMake's Makefile generator names a source's object after the source's path.
         self.objects = [f"{tree}/{rel}.o" for rel in task.solution_files if is_source(rel)]
         self.store = f"{session.build_root}/.testwriting-objects/{task.slug}"
-        self.held = _held.setdefault(session, set())
+
+    def _noted(self, key: str) -> str:
+        return f"testwriting-objects/{self.task.slug}/{key}"
 
     def _sh(self, script: str) -> bool:
         result = self.session.exec(["sh", "-c", script], role=Role.builder, timeout_s=60)
@@ -49,7 +49,9 @@ class SolutionObjects:
         """Put the target's objects into a configured build tree (its .d files too, for
         make's dependency records), touched after the staged sources. False when there
         is nothing to put back, or no tree to put it in yet."""
-        if key not in self.held or not self.objects or configure_steps(self.built, self.session):
+        if self._noted(key) not in self.session.configured or not self.objects:
+            return False
+        if configure_steps(self.built, self.session):
             return False
         steps = []
         for i, obj in enumerate(self.objects):
@@ -58,12 +60,12 @@ class SolutionObjects:
                          f"&& touch {shlex.quote(obj)}")
         ok = self._sh(" && ".join(steps))
         if not ok:
-            self.held.discard(key)  # build space emptied under us: compiled again, and kept again
+            self.session.configured.pop(self._noted(key), None)  # compiled again, and kept again
         return ok
 
     def keep(self, key: str) -> None:
         """Keep the objects the last build made, under the key of the sources it built."""
-        if key in self.held or not self.objects:
+        if self._noted(key) in self.session.configured or not self.objects:
             return
         store = shlex.quote(self.store)
         steps = [f"mkdir -p {store}"]
@@ -71,4 +73,4 @@ class SolutionObjects:
             saved = shlex.quote(f"{self.store}/{key}.{i}")
             steps.append(f"cp {shlex.quote(obj)} {saved}.o && cp {shlex.quote(obj + '.d')} {saved}.d")
         if self._sh(" && ".join(steps)):
-            self.held.add(key)
+            self.session.configured[self._noted(key)] = key
