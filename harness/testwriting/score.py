@@ -104,7 +104,9 @@ def score_with_report(task: Task, source: bytes, session: SandboxSession,
     start = time.monotonic()
     session.limits = session.limits.model_copy(update={"timeout_s": min(session.limits.timeout_s, RUN_TIMEOUT_S)})
     written = with_written_tests(task, source)
+    objects = SolutionObjects(task, written, session)
     report = run_tests(written, task.reference_files(), session)
+    objects.built_with(task.reference_files(), report, linked_only=False)
     reference = candidate_result(RunKind.reference, "reference", report)
     build_s, run_s = report.build_seconds, report.run_seconds
     scored = ScoredSuite(
@@ -114,12 +116,16 @@ def score_with_report(task: Task, source: bytes, session: SandboxSession,
     )
     if scored.valid:
         found = targets() if callable(targets) else targets
-        objects = SolutionObjects(task, written, session)
         for target in found.targets:
             files = target.files(task)
             key = object_key(task, files)
-            reused: list[bool] = []
-            run = run_tests(written, files, session, after_stage=lambda: reused.append(objects.restore(key)))
+            link = objects.link_script(key, files)
+            reused: list[bool] = [link is not None]
+            if link is not None:
+                run = run_tests(written, files, session, build_script=link)
+            else:
+                run = run_tests(written, files, session, after_stage=lambda: reused.append(objects.restore(key)))
+            objects.built_with(files, run, linked_only=link is not None)
             if run.built:
                 objects.keep(key)
             build_s += run.build_seconds
