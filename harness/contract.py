@@ -28,6 +28,7 @@ from .errors import BadInput, invalid
 from .hashing import sha256_json
 from .paths import load_bundled_toml
 from .records import Status, TestReport
+from .store import CONTRACT_FILE, RunFolder, config_contract_file
 from .task import Task
 
 DEFAULT_CONTRACT = "original"
@@ -205,6 +206,13 @@ class PromptContract(BaseModel):
 def load_contract(name_or_path: str) -> PromptContract:
     """A bundled contract by name (`prompt_contracts/<name>.toml`) or a contract file by path."""
     return load_bundled_toml("prompt_contracts", name_or_path, PromptContract, "prompt contract")
+
+
+def run_contract(folder: RunFolder, config: str) -> PromptContract:
+    """The contract a run's configuration ran with, as the run folder keeps it: its own
+    (a prompted control's), else the run's."""
+    own = config_contract_file(config)
+    return folder.read_record(own if (folder.root / own).is_file() else CONTRACT_FILE, PromptContract)
 
 
 # --- the test output a model is shown ---------------------------------------------------

@@ -28,7 +28,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from . import __version__
 from .agents.aider import DEFAULT_PROFILE, AgentChat, AgentProfile, AiderAgent, DriverPool, load_profile
 from .aider_checkout import checkout_path
-from .contract import DEFAULT_CONTRACT, TESTS_CONTRACT, TESTS_FILL_CONTRACT, PromptContract, load_contract
+from .contract import (DEFAULT_CONTRACT, TESTS_CONTRACT, TESTS_FILL_CONTRACT, PromptContract, load_contract,
+                       run_contract)
 from .errors import BadInput, InfraError, InfraKind, ProviderFailure
 from .models import ModelSpec, check_access, config_name, parse_model
 from .records import (
@@ -284,8 +285,9 @@ def _resume_plan(config: RunConfig, find_suite) -> RunPlan:
     contract = folder.read_record(CONTRACT_FILE, PromptContract)
     configs: list[PlannedConfig] = []
     for cfg in m.configs:
-        own = folder.root / config_contract_file(cfg.name)
-        cfg_contract = folder.read_record(own.name, PromptContract) if own.is_file() else contract
+        cfg_contract = run_contract(folder, cfg.name)
+        if cfg_contract.content_hash == contract.content_hash:
+            cfg_contract = contract  # one object: written once, as the run's
         if profile.content_hash != cfg.agent_hash:
             raise BadInput(f"agent profile {cfg.agent_profile} changed since run {m.run_id} started")
         if cfg_contract.content_hash != cfg.contract_hash:

@@ -15,7 +15,6 @@ from ..records import TestWritingSettings
 from ..sandbox.base import SandboxSession
 from ..task import Task
 from ..task_kind import KindName, RoundJudgement
-from .fill import fill_placeholders
 from .score import TargetPool, score_with_report
 from .written import skeleton, with_written_tests
 
@@ -49,10 +48,8 @@ class TestWritingKind:
               time_limit_s: float | None) -> RoundJudgement:
         path = workspace / self.test_file(task)
         source = path.read_bytes() if path.is_file() else b""
-        filled = fill_placeholders(task, source, session) if self.settings.fill else None
-        scored, report = score_with_report(task, filled.source if filled else source, session,
-                                           lambda: self.targets.get(task, session))
-        scored.fill = filled.report if filled else None
+        scored, report = score_with_report(task, source, session, lambda: self.targets.get(task, session),
+                                           fill=self.settings.fill)
         reference = task.reference_files()
         report.tampered = sorted(set(report.tampered) | {
             f for f in task.solution_files if (workspace / f).is_file() and (workspace / f).read_bytes() != reference.get(f)})

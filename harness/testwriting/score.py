@@ -29,7 +29,7 @@ from ..suite_validation import (CandidateResult, RunKind, candidate_result, cont
 from ..suite import find_suite
 from ..task import Task, load_task
 from ..testrun import run_tests
-from .fill import FillReport
+from .fill import FillReport, fill_placeholders
 from .objects import SolutionObjects, object_key
 from .targets import TargetKind, TargetSet, find_targets
 from .written import suite_hash, with_written_tests
@@ -97,12 +97,15 @@ def score_suite(task: Task, source: bytes, session: SandboxSession,
     return score_with_report(task, source, session, targets)[0]
 
 
-def score_with_report(task: Task, source: bytes, session: SandboxSession,
-                      targets: TargetSet | Callable[[], TargetSet]) -> tuple[ScoredSuite, TestReport]:
+def score_with_report(task: Task, source: bytes, session: SandboxSession, targets: TargetSet | Callable[[], TargetSet],
+                      fill: bool = False) -> tuple[ScoredSuite, TestReport]:
     """score_suite, and the suite's test report on the correct solution (what a model is
-    shown of its failing assertions)."""
+    shown of its failing assertions). With `fill`, the suite's placeholders are filled in
+    by execution first (fill.py) and the filled suite is scored."""
     start = time.monotonic()
     session.limits = session.limits.model_copy(update={"timeout_s": min(session.limits.timeout_s, RUN_TIMEOUT_S)})
+    filled = fill_placeholders(task, source, session) if fill else None
+    source = filled.source if filled else source
     written = with_written_tests(task, source)
     objects = SolutionObjects(task, written, session)
     report = run_tests(written, task.reference_files(), session)
@@ -113,6 +116,7 @@ def score_with_report(task: Task, source: bytes, session: SandboxSession,
         slug=task.slug, task_hash=task.content_hash, suite_hash=suite_hash(source), valid=report.passed,
         why_invalid=None if report.passed else why_not(reference), reference=reference,
         assertions=report.assertions, assertion_accuracy=_accuracy(report.assertions),
+        fill=filled.report if filled else None,
     )
     if scored.valid:
         found = targets() if callable(targets) else targets
@@ -171,6 +175,7 @@ class TargetPool:
 class SuiteToScore:
     task: Task
     source: bytes
+    fill: bool = False  # fill its placeholders by execution first (fill.py)
 
 
 def score_suites(sandbox: Sandbox, suites: Sequence[SuiteToScore], *, workers: int = 1,
@@ -180,10 +185,11 @@ def score_suites(sandbox: Sandbox, suites: Sequence[SuiteToScore], *, workers: i
     worker), each task's targets found once (TargetPool)."""
     pool = TargetPool(mutant_cap, mutant_seed, use_cache)
     results: dict[int, ScoredSuite] = {}
-    units = [_Unit(i, s.task, s.source) for i, s in enumerate(suites)]
+    units = [_Unit(i, s.task, s.source, s.fill) for i, s in enumerate(suites)]
 
     def handle(unit: _Unit, session: SandboxSession) -> None:
-        results[unit.index] = score_suite(unit.task, unit.source, session, lambda: pool.get(unit.task, session))
+        results[unit.index] = score_with_report(unit.task, unit.source, session, lambda: pool.get(unit.task, session),
+                                                fill=unit.fill)[0]
         if progress is not None:
             progress(results[unit.index])
 
@@ -196,6 +202,7 @@ class _Unit:
     index: int
     task: Task
     source: bytes
+    fill: bool
 
 
 def read_test_file(path: Path) -> bytes:
