@@ -54,6 +54,14 @@ def test_a_held_out_pool_splits_every_headline_number_into_seen_and_unseen(tmp_p
         "On the tasks their suite declares unseen: gain +10.00")
 
 
+def test_a_metric_of_written_suites_on_repair_runs_is_bad_input(runs):
+    result = runner.invoke(app, ["compare", "base", "lora", "--from", "r1", "--runs-dir", str(runs),
+                                 "--metric", "kill_rate", "--pre-registered-bar", "0.1"])
+    assert result.exit_code == 2 and "neither base nor lora writes test suites" in result.stderr
+    result = runner.invoke(app, ["compare", "base", "lora", "--from", "r1", "--runs-dir", str(runs), "--metric", "speed"])
+    assert result.exit_code == 2 and "--metric" in result.stderr
+
+
 def test_report_headline_numbers_and_notes(runs):
     doc = build_report(load([("auto", "r1")], runs), FAST)
     headline = doc.tables[0]
