@@ -145,6 +145,10 @@ class ConfigSummary(BaseModel):
     infra_errors: int            # trials not done: an infrastructure error, before or after round 1
     harness_errors: int = 0      # of those, the ones a bug of the harness ended (not the agent's fault)
     missing: int                 # trials with no result at all (the run was stopped)
+    # A test-writing run: the mean over tasks of kill rate and assertion accuracy within
+    # two rounds (None: no value), as the report computes them.
+    kill_rate: float | None = None
+    assertion_accuracy: float | None = None
 
     @property
     def first_round_percent(self) -> float:
@@ -527,10 +531,15 @@ def summarize_run(run_dir: Path) -> list[ConfigSummary]:
                        if (r := folder.read_result(cfg.name, t, k)) is not None]
             infra, harness = len(results), sum(r.harness_bug for r in results)
             missing -= infra
+        shares = {}
+        if frame is not None and manifest.kind == "tests":
+            for metric in stats.SHARE_METRICS:
+                found = stats.summarize_metric(frame, cfg.name, metric, 2, resamples=100)
+                shares[metric] = found.mean if found.tasks else None
         out.append(ConfigSummary(
             config=cfg.name, model=cfg.model, tasks=len(manifest.tasks), trials=manifest.trials,
             first_round_mean=first, two_round_mean=two, recovered=recovery.k, first_round_failures=recovery.n,
-            infra_errors=infra, harness_errors=harness, missing=missing,
+            infra_errors=infra, harness_errors=harness, missing=missing, **shares,
         ))
     return out
 

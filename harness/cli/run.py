@@ -71,19 +71,24 @@ def _of_suite(mean: float, tasks: int) -> str:
 
 
 def print_summary(out: Console, summary) -> None:
-    from ..report.formatting import fmt_ratio
+    from ..report.formatting import fmt_percent, fmt_ratio
 
     table = Table(title=f"run {summary.run_id}", show_header=True, header_style="bold")
-    for col in ("config", "model", "round 1", "two rounds", "recovery", "infra errors"):
+    writers = any(c.kill_rate is not None or c.assertion_accuracy is not None for c in summary.configs)
+    shares = ("kill rate", "assertion accuracy") if writers else ()
+    for col in ("config", "model", "round 1", "two rounds", *shares, "recovery", "infra errors"):
         table.add_column(col, justify="left" if col in ("config", "model") else "right")
     for c in summary.configs:
         errors = (str(c.infra_errors) + (f" (harness bugs: {c.harness_errors})" if c.harness_errors else "")
                   + (f" (+{c.missing} not run)" if c.missing else ""))
+        cells = [fmt_percent(x) if x is not None else "n/a" for x in (c.kill_rate, c.assertion_accuracy)] if writers else []
         table.add_row(c.config, c.model, _of_suite(c.first_round_mean, c.tasks), _of_suite(c.two_round_mean, c.tasks),
-                      fmt_ratio(c.recovered, c.first_round_failures), errors)
+                      *cells, fmt_ratio(c.recovered, c.first_round_failures), errors)
     out.print(table)
     trials = summary.configs[0].trials if summary.configs else 0
-    out.print(f"means over {trials} trial(s) of tasks solved; recovery = first-round failures solved in round 2",
+    solved = "tasks with a valid suite" if writers else "tasks solved"
+    out.print(f"means over {trials} trial(s) of {solved}; recovery = first-round failures solved in round 2"
+              + ("; kill rate and assertion accuracy: means over tasks within two rounds" if writers else ""),
               highlight=False)
     out.print(f"results: {summary.run_dir}", markup=False, highlight=False)
 
