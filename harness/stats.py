@@ -676,7 +676,7 @@ def paired_differences(
     return out
 
 
-def clears_bar(difference: "PairedDifference | MetricDifference", delta: float) -> bool:
+def clears_bar(difference: PairedDifference, delta: float) -> bool:
     """A pre-registered bar of `delta` tasks (for a metric of written suites: `delta` of
     its share) is cleared when the lower bound of the gain's interval is at least `delta`,
     not merely the point estimate."""
@@ -875,17 +875,11 @@ def summarize_metric(frame: pd.DataFrame, config: str, metric: str, round_no: in
 
 
 @dataclass
-class MetricDifference:
-    """NEW minus BASE in one metric's mean over the tasks both have a value for."""
+class MetricDifference(PairedDifference):
+    """NEW minus BASE in one metric's mean over the tasks both have a value for (a share,
+    not tasks); p_value: validity's stratified exact test, the shares' sign-flip test."""
 
     metric: str
-    round: int
-    tasks: int
-    base: float
-    new: float
-    difference: float
-    interval: tuple[float, float]
-    p_value: float        # validity: the stratified exact test; shares: the sign-flip test
 
 
 def sign_flip_test(differences: np.ndarray, resamples: int = RESAMPLES, seed: int = SEED) -> float:
@@ -922,8 +916,8 @@ def metric_difference(frame: pd.DataFrame, base: str, new: str, metric: str, rou
         nb, cb = np.array([len(g) for g in bg]), np.array([int(g.sum()) for g in bg])
         nn, cn = np.array([len(g) for g in ng]), np.array([int(g.sum()) for g in ng])
         low, high = interval([(nb, cb, -1.0), (nn, cn, 1.0)], target, resamples, seed, confidence)
-        return MetricDifference(metric, round_no, len(order), base_mean, new_mean, new_mean - base_mean,
-                                (low / len(order), high / len(order)), stratified_exact_test(nb, cb, nn, cn))
+        return MetricDifference(round_no, len(order), base_mean, new_mean, new_mean - base_mean,
+                                (low / len(order), high / len(order)), stratified_exact_test(nb, cb, nn, cn), metric)
     rng = np.random.default_rng(seed)
     picks = _picks(len(order), target, resamples, rng)
     tb, sb = _padded(bg)
@@ -931,5 +925,5 @@ def metric_difference(frame: pd.DataFrame, base: str, new: str, metric: str, rou
     diffs = (_resampled_task_means(tn, sn, picks, rng) - _resampled_task_means(tb, sb, picks, rng)).mean(axis=1)
     low, high = percentiles(np.sort(diffs), np.full(resamples, 1 / resamples), tail_level(target, len(order), confidence))
     per_task = np.array([g.mean() for g in ng]) - np.array([g.mean() for g in bg])
-    return MetricDifference(metric, round_no, len(order), base_mean, new_mean, new_mean - base_mean, (low, high),
-                            sign_flip_test(per_task, resamples, seed))
+    return MetricDifference(round_no, len(order), base_mean, new_mean, new_mean - base_mean, (low, high),
+                            sign_flip_test(per_task, resamples, seed), metric)
