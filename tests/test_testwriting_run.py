@@ -89,7 +89,7 @@ def test_a_wrong_value_fixed_from_the_failing_assertion_in_round_2(runs):
     assert (trial / "round-1" / "workspace" / TEST_FILE).read_text() == WRONG
     # What the model saw: the reference read-only beside its test file, then the failure.
     first = runs["requests"][0]["messages"]
-    assert any("READ ONLY" in m["content"] and "int aliquot_sum" in m["content"] for m in first)
+    assert any("READ ONLY" in m["content"] and "long long aliquot_sum(int number)" in m["content"] for m in first)
     message = json.loads((trial / "round-2" / "trajectory.json").read_text())["message"]
     assert "FAILED: Smallest abundant number is classified correctly" in message
     assert "classify(12) == perfect_numbers::classification::perfect" in message and FEEDBACK in message

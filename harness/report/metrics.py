@@ -60,7 +60,7 @@ def metrics_table(frame: pd.DataFrame, configs: list[str], scopes: list[tuple[st
                     continue
                 rows.append([name] + ([scope] if with_scope else []) + [ROUNDS[r]] + [_cell(s, cohort) for s in found])
                 data += [dict(asdict(s), tasks_in=scope, interval_target=opts.interval, interval_valid=cohort is None)
-                         for s in found]
+                         for s in found if s.tasks]
     columns = ["config"] + (["tasks in"] if with_scope else []) + ["round"] + [f"{NAMES[m]} ({ci}, tasks)"
                                                                                for m in stats.METRICS]
     caption = "means over tasks, as shares; (tasks): the tasks with a value"

@@ -142,10 +142,15 @@ def written_suites(run_dir: Path) -> list[WrittenSuite]:
     return out
 
 
+def _asked(s: WrittenSuite) -> tuple[str, str]:
+    """The task and the whole prompt: what makes two suites answers to the same request."""
+    return s.source_task, json.dumps([m.model_dump() for m in s.prompt])
+
+
 def _distinct(suites: list[WrittenSuite]) -> list[WrittenSuite]:
     seen, out = set(), []
     for s in suites:
-        key = (s.source_task, json.dumps([m.content for m in s.prompt]), s.text)
+        key = (*_asked(s), s.text)
         if key not in seen:
             seen.add(key)
             out.append(s)
@@ -158,7 +163,7 @@ def preference_pairs(suites: list[WrittenSuite], margin: float, per_task: int) -
     `per_task` pairs per task."""
     groups: dict[tuple[str, str], list[WrittenSuite]] = {}
     for s in suites:
-        groups.setdefault((s.source_task, s.prompt[-1].content), []).append(s)
+        groups.setdefault(_asked(s), []).append(s)
     pairs = []
     for group in groups.values():
         ranked = sorted(group, key=lambda s: s.rank, reverse=True)
