@@ -3,7 +3,9 @@ local server: gold answers each task with its own test file, which is valid and 
 every target; a scripted model writes a suite with one wrong expected value in round 1, is
 shown the failing assertion on the correct solution (which it sees read-only), and fixes it
 in round 2; the same model under the style prompt is a configuration of its own (the
-prompted control); the report and compare give the suites' numbers, and the rounds export
+prompted control); a model that writes FILL for every expected value has them filled in
+by execution and is valid in round 1, which compare shows against the unfilled run; the
+report and compare give the suites' numbers, and the rounds export
 as SFT and preference pairs that `datasets` loads and as GRPO prompts whose judge rewards
 validity x kill rate."""
 
@@ -27,7 +29,7 @@ from harness.train.environments import load_training_data, make_judges
 
 from .run_support import fast_profile
 from .scripted_model import Script, ScriptedModel
-from .test_testwriting import MUTANT_CAP, suite_source
+from .test_testwriting import MUTANT_CAP, suite_source, with_placeholders
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
@@ -51,7 +53,8 @@ def writer(body: dict) -> str:
 def runs(docker_sandbox, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("tests-kind")
     runs_dir = tmp / "runs"
-    scripts = {"writer": Script(by_request=writer)}
+    placeholders = render_whole({TEST_FILE: with_placeholders(RIGHT.encode()).decode()})
+    scripts = {"writer": Script(by_request=writer), "filler": Script(then=placeholders)}
     tests = TestWritingSettings(mutant_cap=MUTANT_CAP)
     with ScriptedModel(scripts) as model:
         gold = run(RunConfig(kind="tests", tasks=["perfect-numbers", "allergies"], models=["gold"], trials=1,
@@ -61,8 +64,14 @@ def runs(docker_sandbox, tmp_path_factory):
                                 models=["openai/writer", "openai/writer::tests-style"], trials=1, rounds=2, workers=2,
                                 agent=str(fast_profile(tmp)), tests=tests, runs_dir=runs_dir, run_id="writer",
                                 sandbox="docker"))
+        filled = run(RunConfig(kind="tests", tasks=["perfect-numbers"], api_base=model.api_base,
+                               models=["openai/filler"], trials=1, rounds=2, agent=str(fast_profile(tmp)),
+                               tests=tests.model_copy(update={"fill": True}), runs_dir=runs_dir, run_id="filled",
+                               sandbox="docker"))
         requests = list(model.requests["writer"])
-    return {"tmp": tmp, "gold": gold, "writer": written, "requests": requests}
+        asked_filler = list(model.requests["filler"])
+    return {"tmp": tmp, "gold": gold, "writer": written, "filled": filled, "requests": requests,
+            "asked_filler": asked_filler}
 
 
 def test_gold_writes_each_tasks_own_tests_valid_killing_every_target(runs):
@@ -106,6 +115,22 @@ def test_the_prompted_control_is_a_configuration_with_its_own_contract(runs):
     systems = [m["content"] for req in runs["requests"] for m in req["messages"] if m["role"] == "system"]
     assert sum(STYLE in s for s in systems) == 2  # the control's two rounds, the other config's none
     assert folder.read_result("openai-writer--tests-style", "perfect-numbers", 1).passed_round == 2
+
+
+def test_filled_by_execution_the_placeholders_make_a_valid_suite_in_round_1(runs):
+    folder = RunFolder(runs["filled"].run_dir)
+    assert folder.read_manifest().tests.fill and folder.read_manifest().configs[0].contract == "tests-fill"
+    assert "Write each one as the placeholder FILL" in runs["asked_filler"][0]["messages"][-1]["content"]
+    r = folder.read_result("openai-filler", "perfect-numbers", 1)
+    assert r.passed_round == 1 and (r.rounds[0].valid, r.rounds[0].kill_rate) == (True, 1.0)
+    scored = json.loads((folder.trial_dir("openai-filler", "perfect-numbers", 1) / "round-1" / "scored_suite.json")
+                        .read_text())
+    assert scored["fill"]["placeholders"] == scored["fill"]["filled"] == 11
+    # Filled against unfilled, on the same task: valid in round 1, against not.
+    pair, base, new = load_pair("writer:openai-writer", "filled:openai-filler", [], runs["filled"].run_dir.parent)
+    cmp = build_comparison(pair, base, new, OPTS)
+    diffs = {(d["metric"], d["round"]): d["difference"] for d in cmp.data["suite_metrics"]["all tasks"]}
+    assert diffs[("valid", 1)] == 1.0 and diffs[("valid", 2)] == 0.0
 
 
 def test_report_and_compare_give_each_metric_with_intervals(runs):
