@@ -812,6 +812,12 @@ def metric_values(frame: pd.DataFrame, metric: str, round_no: int) -> pd.DataFra
                          "value": pd.to_numeric(rows[col] if col in rows else [], errors="coerce")}).reset_index(drop=True)
 
 
+def task_means(frame: pd.DataFrame, config: str, metric: str, round_no: int) -> dict[str, float]:
+    """Each task's mean of the metric over the config's trials with a value."""
+    values = metric_values(frame[frame["config"] == config], metric, round_no)
+    return {str(t): float(v) for t, v in values.groupby("task")["value"].mean().items()}
+
+
 def _by_task(values: pd.DataFrame, tasks: list[str]) -> list[np.ndarray]:
     groups = {t: g["value"].to_numpy(dtype=float) for t, g in values.groupby("task", sort=False)}
     return [groups[t] for t in tasks]

@@ -145,6 +145,9 @@ def test_report_and_compare_give_each_metric_with_intervals(runs):
     assert cmp.verdict == "PASS" and cmp.lead[0].startswith("Pre-registered bar: NEW must gain at least 0 in kill rate")
     diffs = {(d["metric"], d["round"]): d for d in cmp.data["suite_metrics"]["all tasks"]}
     assert diffs[("kill_rate", 2)]["difference"] == 0.0 and diffs[("kill_rate", 2)]["p_value"] == 1.0
+    (task,) = cmp.data["suite_tasks"]
+    assert (task["task"], task["base_kill_rate"], task["new_kill_rate"], task["kill_rate_change"]) == (
+        "perfect-numbers", 1.0, 1.0, 0.0)
 
 
 def test_rounds_export_as_sft_preference_and_grpo_data(runs):

@@ -15,7 +15,8 @@ from .document import Bars, Document, Table
 from .formatting import fmt_interval, fmt_p, fmt_ratio, fmt_signed
 from .options import ReportOptions
 from .results import ReportRequest
-from .metrics import UNSEEN_SCOPES, differences_table, metric_bar_verdict, metric_differences, suite_kind
+from .metrics import (UNSEEN_SCOPES, differences_table, metric_bar_verdict, metric_differences, per_task_table,
+                      suite_kind)
 from .scope import held_out_pool, scope_notes, training_overlap
 from .sections import (
     by_config, config_counts, headline_table, heatmap, name_the_view, scope_summaries, summary_data,
@@ -103,8 +104,11 @@ def build_comparison(outcomes: Outcomes, base: str, new: str, opts: ReportOption
     doc.tables.append(Table(f"Difference in mean tasks solved ({new} minus {base})",
                             ["tasks in", "success in", "N", base, new, "difference", ci, "p (exact)"], rows,
                             cohort_caption(cohort)))
+    suite_tasks = None
     if suite_diffs is not None:
         doc.tables.append(differences_table(suite_diffs, base, new, opts, cohort))
+        table, suite_tasks = per_task_table(frame, base, new, shared, opts.round)
+        doc.tables.append(table)
     doc.tables.append(_task_table(changes, base, new, opts.round, overlap.trained, cohort))
     rec_rows = []
     for scope, tasks in scopes:
@@ -148,6 +152,7 @@ def build_comparison(outcomes: Outcomes, base: str, new: str, opts: ReportOption
         "unseen_pool": sorted(pool.unseen) if pool.unseen else None,
         "suite_metrics": None if suite_diffs is None else {
             scope: [dict(asdict(d), p_value_valid=cohort is None) for d in diffs] for scope, diffs in suite_diffs.items()},
+        "suite_tasks": suite_tasks,
     }
     return name_the_view(doc, opts.accounting)
 

@@ -96,6 +96,30 @@ def differences_table(diffs: dict[str, list[stats.MetricDifference]], base: str,
                                                                      "p (exact)"], rows, caption)
 
 
+def per_task_table(frame: pd.DataFrame, base: str, new: str, tasks: list[str], round_no: int) -> tuple[Table, list[dict]]:
+    """Per task: each metric's mean for BASE and NEW in the round, kill rate's change
+    first (its largest losses first)."""
+    means = {(c, m): stats.task_means(frame, c, m, round_no) for c in (base, new) for m in stats.METRICS}
+    rows, data = [], []
+    for task in tasks:
+        got = {f"{side}_{m}": means[(name, m)].get(task) for side, name in (("base", base), ("new", new))
+               for m in stats.METRICS}
+        b, n = got["base_kill_rate"], got["new_kill_rate"]
+        data.append({"task": task, "round": round_no, **got, "kill_rate_change": None if b is None or n is None else n - b})
+    data.sort(key=lambda d: (d["kill_rate_change"] is None, d["kill_rate_change"] or 0.0, d["task"]))
+
+    def cell(x: float | None) -> str:
+        return "n/a" if x is None else f"{x:.2f}"
+
+    for d in data:
+        change = d["kill_rate_change"]
+        rows.append([d["task"]] + [cell(d[f"{side}_{m}"]) for m in stats.METRICS for side in ("base", "new")]
+                    + ["n/a" if change is None else f"{change:+.2f}"])
+    columns = ["task"] + [f"{name} {NAMES[m]}" for m in stats.METRICS for name in (base, new)] + ["kill rate change"]
+    return Table(f"Written suites per task ({ROUNDS[round_no]}): means over each task's trials with a value",
+                 columns, rows, "n/a: no trial with a value (a kill rate needs a valid suite)"), data
+
+
 def metric_bar_verdict(diffs: dict[str, list[stats.MetricDifference]], opts: ReportOptions) -> tuple[list[str], str]:
     """The pre-registered bar on one metric (opts.metric), stated before any number: NEW
     passes when the lower bound of the interval of its gain in that share is at least DELTA."""
