@@ -7,7 +7,7 @@ prompted control); a model that writes FILL for every expected value has them fi
 by execution and is valid in round 1, which compare shows against the unfilled run; the
 report and compare give the suites' numbers, and the rounds export
 as SFT and preference pairs that `datasets` loads and as GRPO prompts whose judge rewards
-validity x kill rate."""
+validity x kill rate, which a GRPO update of a tiny model trains on."""
 
 from __future__ import annotations
 
@@ -28,6 +28,7 @@ from harness.train.data import SFT_FILE
 from harness.train.environments import load_training_data, make_judges
 
 from .run_support import fast_profile
+from .train_support import CPU, harness, private_state, steps_of
 from .scripted_model import Script, ScriptedModel
 from .test_testwriting import MUTANT_CAP, suite_source, with_placeholders
 
@@ -174,3 +175,22 @@ def test_rounds_export_as_sft_preference_and_grpo_data(runs):
     finally:
         judge.close()
     assert [(j.reward, j.status) for j in got] == [(1.0, "valid"), (0.0, "invalid"), (0.0, "malformed")]
+
+
+def test_a_grpo_update_on_the_tests_environment(runs):
+    from tests.tinymodel import build_tiny_model
+
+    out = runs["tmp"] / "curricula" / "for-grpo"
+    export_suites([runs["gold"].run_dir], out)
+    tmp = runs["tmp"]
+    with private_state(tmp / "state"):
+        done = harness("train", "grpo", "--curriculum", str(out / GRPO_FILE), "--base", str(build_tiny_model(tmp / "base")),
+                       "--out", "tw", "--runs-dir", str(tmp / "train-runs"), "--updates", "1", "--prompts-per-step", "2",
+                       "--samples", "4", "--max-completion-length", "16", "--set", "grpo.micro_batch_size=8", *CPU)
+    assert done.returncode == 0, done.stderr
+    (step,) = steps_of(tmp / "train-runs" / "train" / "tw" / "log.jsonl")
+    # A random tiny model writes no test file: each of its answers is unreadable, and earns 0.
+    assert step["completions"] == 8 and set(step["environments"]) == {"tests"}
+    assert step["statuses"] == {"malformed": 8} and step["reward_mean"] == 0.0
+    run = json.loads((tmp / "train-runs" / "train" / "tw" / "run.json").read_text())
+    assert run["trained_on_tasks"] == ["fixed26/allergies", "fixed26/perfect-numbers"]
