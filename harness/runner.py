@@ -254,7 +254,7 @@ def make_plan(config: RunConfig) -> RunPlan:
         spec = parse_model(model_name, config.api_base)
         check_access(spec)
         own_contract = _kind_contract(own, config.kind, checkout) if own else contract
-        cname = config_name(spec, taken, f"{own_contract.name}" if own else "")
+        cname = config_name(spec, taken, own_contract.name if own else "")
         taken.add(cname)
         manifest = _config_manifest(cname, spec, profile, own_contract, config.sampling)
         configs.append(PlannedConfig(manifest, spec, own_contract))
