@@ -1,5 +1,6 @@
 """The `gold` model: a local OpenAI-compatible server that answers every request for a
-task with the task's reference solution, written in the agent's edit format. A harness
+task with the task's reference solution, written in the agent's edit format (for a
+test-writing trial, with the task's own test file: task_kind.py's `gold_answer`). A harness
 that does not pass every task with it is broken (the tasks were validated against their
 references), the same check SWE-bench makes with gold patches.
 
@@ -14,7 +15,7 @@ import json
 import threading
 import time
 import uuid
-from typing import Callable
+from typing import Callable, Mapping
 
 from .editformat import render_diff, render_whole
 from .errors import BadInput
@@ -146,28 +147,34 @@ class ChatServer:
 EDIT_FORMATS = ("whole", "diff")
 
 
-def reference_answer(task: Task, edit_format: str) -> str:
-    new = {name: data.decode() for name, data in task.reference_files().items()}
+def answer_text(start: Mapping[str, bytes], new: Mapping[str, bytes], edit_format: str) -> str:
+    """Files changed from `start` to `new`, as an answer in the edit format."""
     if edit_format == "whole":
-        return render_whole(new)
+        return render_whole({name: data.decode() for name, data in new.items()})
     if edit_format == "diff":
-        stubs = {name: data.decode() for name, data in task.stub_files().items()}
-        return render_diff(stubs, new)
+        return render_diff({name: data.decode() for name, data in start.items()},
+                           {name: data.decode() for name, data in new.items()})
     raise BadInput(f"the gold model has no answers in edit format {edit_format!r} (only {', '.join(EDIT_FORMATS)})")
+
+
+def reference_answer(task: Task, edit_format: str) -> str:
+    return answer_text(task.stub_files(), task.reference_files(), edit_format)
 
 
 class GoldModel:
     """The gold server and the tasks it knows, keyed by `<suite>/<slug>`."""
 
     def __init__(self) -> None:
-        self.tasks: dict[str, Task] = {}
+        self.tasks: dict[str, tuple[Mapping[str, bytes], Mapping[str, bytes]]] = {}
         self._answers: dict[tuple[str, str], str] = {}
         self._lock = threading.Lock()
         self.server = ChatServer(self._respond)
 
-    def add(self, suite: str, task: Task) -> str:
+    def add(self, suite: str, task: Task, answer: tuple[Mapping[str, bytes], Mapping[str, bytes]] | None = None) -> str:
+        """Answer for `task` with its reference, or with `answer`: (the chat files as a
+        trial starts, as gold leaves them)."""
         key = f"{suite}/{task.slug}"
-        self.tasks[key] = task
+        self.tasks[key] = answer or (task.stub_files(), task.reference_files())
         return key
 
     def api_base(self, edit_format: str, key: str) -> str:
@@ -182,7 +189,7 @@ class GoldModel:
         edit_format, key = parts[1], parts[2]
         with self._lock:
             if (edit_format, key) not in self._answers:
-                self._answers[(edit_format, key)] = reference_answer(self.tasks[key], edit_format)
+                self._answers[(edit_format, key)] = answer_text(*self.tasks[key], edit_format)
             return self._answers[(edit_format, key)]
 
     def start(self) -> "GoldModel":

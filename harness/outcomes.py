@@ -27,6 +27,10 @@ The frame has one row per task-trial expected, finished or not:
     error_outputs, user_asks, lazy_comments, agent_seconds
                                the rest of what Aider's benchmark summary counts, by its
                                definitions (agent_seconds: its "duration", the agent's time)
+    kill_rate_1, kill_rate_2, assertion_accuracy_1, assertion_accuracy_2
+                               a test-writing trial's shares in round 1 and within two
+                               rounds (result_facts.py), NaN where there is none (a repair
+                               trial, an invalid suite's kill rate); its validity is round1/2
 
 What is known about a configuration beyond its trials (the model, the training set)
 travels next to the frame as a ConfigInfo per configuration.
@@ -48,7 +52,7 @@ from pydantic import BaseModel, ValidationError
 from .errors import BadInput, InfraError, InfraKind, invalid
 from .fs import written_atomically
 from .records import RunManifest, TrialOutcome
-from .result_facts import read_rows
+from .result_facts import SHARE_COLUMNS, read_rows
 
 REQUIRED_COLUMNS = ("config", "task", "trial", "round1", "round2")
 # Every setting that can change a number; an outcomes file may give any of them per row.
@@ -59,8 +63,9 @@ HEALTH_COLUMNS = (
     "prompt_tokens", "completion_tokens", "cost",
     "error_outputs", "user_asks", "lazy_comments", "agent_seconds",
 )
+METRIC_COLUMNS = tuple(f"{name}_{n}" for name in SHARE_COLUMNS for n in (1, 2))
 FRAME_COLUMNS = ("config", "task", "trial", "status", "done", "rounds_recorded", "round1_known", "round2_known",
-                 "round1", "round2", "infra_kind", *SETTING_COLUMNS, *HEALTH_COLUMNS)
+                 "round1", "round2", "infra_kind", *SETTING_COLUMNS, *HEALTH_COLUMNS, *METRIC_COLUMNS)
 DEFAULT_ROUNDS = 2  # where a source does not record its rounds: both round columns are given
 
 AIDER_RESULTS = ".aider.results.json"
@@ -95,6 +100,8 @@ class ConfigInfo(BaseModel):
     training_unknown: bool = False       # an adapter whose training set is not (fully) recorded
     run_dir: str | None = None           # a run's config: the run folder, and the config's
     run_config: str | None = None        # folder in it (the name before any qualification)
+    kind: str | None = None              # what its trials asked for (repair, tests), when recorded
+    unseen_tasks: list[str] = []         # tasks its suite declares unseen (a held-out pool)
 
 
 @dataclass
@@ -131,6 +138,8 @@ def _frame(rows: list[dict] | pd.DataFrame) -> pd.DataFrame:
     frame["feedback"] = frame["feedback"].fillna("real")
     for col in HEALTH_COLUMNS:
         frame[col] = pd.to_numeric(frame[col], errors="coerce").fillna(0) if col in frame else 0
+    for col in METRIC_COLUMNS:
+        frame[col] = pd.to_numeric(frame[col], errors="coerce") if col in frame else np.nan
     frame["round1"] = frame["round1"].astype(bool)
     frame["round2"] = frame["round2"].astype(bool)
     rounds = pd.to_numeric(frame["rounds"], errors="coerce")
@@ -171,7 +180,7 @@ def load_run(path: Path) -> Outcomes:
     except ValidationError as exc:
         raise invalid(exc, f"{manifest_file}: not a run manifest") from None
 
-    trials = trial_rows(path, manifest, needs=(*HEALTH_COLUMNS, "infra_kind"))
+    trials = trial_rows(path, manifest, needs=(*HEALTH_COLUMNS, "infra_kind", *METRIC_COLUMNS))
     if not (trials["rounds_recorded"] > 0).any():
         raise BadInput(f"{path}: no finished trials (no result.json with a tested round)")
     seen = set(zip(trials["config"], trials["task"], trials["trial"]))
@@ -204,6 +213,7 @@ def load_run(path: Path) -> Outcomes:
             adapter=cfg.adapter, adapter_hash=cfg.adapter_hash,
             trained_on_tasks=cfg.trained_on_tasks, run_dir=str(path), run_config=cfg.name,
             training_unknown=cfg.adapter is not None and cfg.trained_on_tasks is None,
+            kind=manifest.kind, unseen_tasks=manifest.unseen_tasks,
         )
         for cfg in manifest.configs
     }

@@ -255,6 +255,12 @@ class RoundRecord(Record):
     # Simulated feedback: what the model predicted its round's code does on the public
     # tests, which decided whether another round followed.
     simulation: Simulation | None = Field(None, exclude_if=_absent)
+    # A test-writing round's score (testwriting/score.py; None in a repair round): the
+    # suite compiles and holds on the correct solution; the share of its assertions that
+    # hold there; the share of the broken solutions it catches (a valid suite's only).
+    valid: bool | None = None
+    assertion_accuracy: float | None = None
+    kill_rate: float | None = None
 
 
 class ModelCall(Record):
@@ -403,6 +409,17 @@ class ConfigManifest(Record):
     feedback_hash: str | None = Field(None, exclude_if=_absent)  # simulated: its template and prediction prompt
 
 
+class TestWritingSettings(Record):
+    """How a test-writing run scores its suites: the mutant sample its targets come from,
+    and whether expected values are filled in by execution (testwriting/fill.py)."""
+
+    __test__ = False
+
+    mutant_cap: int | None = Field(30, ge=1)  # at most this many mutants per task, sampled; None: all
+    mutant_seed: int = 0
+    fill: bool = False
+
+
 class RunManifest(Record):
     schema_version: Literal[1] = 1
     run_id: str
@@ -426,3 +443,7 @@ class RunManifest(Record):
     executor: str | None = None
     workers: int | None = None
     configs: list[ConfigManifest]
+    kind: Literal["repair", "tests"] = "repair"   # what the trials ask for (task_kind.py)
+    tests: TestWritingSettings | None = None      # a test-writing run's scoring settings
+    # Tasks the suite declares unseen by the models it evaluates (suite.toml `unseen`).
+    unseen_tasks: list[str] = Field(default_factory=list)

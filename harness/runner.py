@@ -21,7 +21,7 @@ import threading
 import time
 import traceback
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
@@ -30,7 +30,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from . import __version__
 from .agents.aider import DEFAULT_PROFILE, AgentChat, AgentProfile, AiderAgent, DriverPool, load_profile
 from .aider_checkout import checkout_path
-from .contract import DEFAULT_CONTRACT, PromptContract, load_contract
+from .contract import (DEFAULT_CONTRACT, TESTS_CONTRACT, TESTS_FILL_CONTRACT, PromptContract, load_contract,
+                       run_contract)
 from .errors import BadInput, InfraError, InfraKind, ProviderFailure
 from .models import ModelSpec, check_access, config_name, parse_model
 from .hashing import sha256_json
@@ -44,17 +45,19 @@ from .records import (
     RoundTrajectory,
     RunManifest,
     Sampling,
+    TestReport,
+    TestWritingSettings,
     TrialOutcome,
     TrialResult,
 )
 from .result_facts import rounds_recorded
 from .sandbox import Sandbox, make_sandbox
 from .sandbox.pool import SessionLease, SessionPool
-from .screen import screen
 from .fs import regular_files, write_record
-from .store import CONTRACT_FILE, HARNESS_ERROR_LOG, PROFILE_FILE, RESULT, RunFolder, new_run_id, utc_now
+from .store import CONTRACT_FILE, HARNESS_ERROR_LOG, PROFILE_FILE, RESULT, RunFolder, config_contract_file, new_run_id, utc_now
 from .task import Task
-from .testrun import created_files, run_tests
+from .task_kind import KindName, RepairKind, TaskKind, make_kind
+from .testrun import created_files
 
 Log = Callable[[str], None]
 
@@ -70,6 +73,10 @@ class RunConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     suite: str = "fixed26"
+    kind: KindName = "repair"   # what each trial asks for (task_kind.py)
+    tests: TestWritingSettings = Field(default_factory=TestWritingSettings)  # kind "tests": how suites are scored
+    # MODEL, or MODEL::CONTRACT for a configuration with a prompt contract of its own (a
+    # prompted control: the same model with another prompt).
     models: list[str] = Field(default_factory=list)
     api_base: str | None = None
     tasks: list[str] | None = None
@@ -95,13 +102,16 @@ class RunConfig(BaseModel):
 
 # Options that change what a run computes; a resumed run takes them from its manifest.
 _FIXED_ON_RESUME = ("models", "api_base", "tasks", "trials", "rounds", "feedback", "agent", "contract", "sampling",
-                    "run_id")
+                    "run_id", "kind", "tests")
+# Between a model and the prompt contract of its own configuration: `--model M::CONTRACT`.
+CONTRACT_SEPARATOR = "::"
 
 
 @dataclass
 class PlannedConfig:
     manifest: ConfigManifest
     model: ModelSpec
+    contract: PromptContract
 
 
 @dataclass
@@ -120,6 +130,9 @@ class RunPlan:
     sampling: Sampling
     resume: bool
     feedback: FeedbackMode = "real"
+    kind: TaskKind = field(default_factory=RepairKind)
+    tests: TestWritingSettings | None = None
+    unseen_tasks: list[str] = field(default_factory=list)
 
     def trial_keys(self) -> list[tuple[PlannedConfig, Task, int]]:
         """Trial-major, so an early stop leaves every task and config with some results."""
@@ -138,6 +151,10 @@ class ConfigSummary(BaseModel):
     infra_errors: int            # trials not done: an infrastructure error, before or after round 1
     harness_errors: int = 0      # of those, the ones a bug of the harness ended (not the agent's fault)
     missing: int                 # trials with no result at all (the run was stopped)
+    # A test-writing run: the mean over tasks of kill rate and assertion accuracy within
+    # two rounds (None: no value), as the report computes them.
+    kill_rate: float | None = None
+    assertion_accuracy: float | None = None
 
     @property
     def first_round_percent(self) -> float:
@@ -206,6 +223,13 @@ def _config_manifest(name: str, spec: ModelSpec, profile: AgentProfile, contract
     )
 
 
+def _kind_contract(name: str, kind: KindName, checkout: Path | None) -> PromptContract:
+    contract = load_contract(name).with_checkout_texts(checkout)
+    if contract.kind != kind:
+        raise BadInput(f"prompt contract {contract.name} is for {contract.kind} trials, not for --kind {kind}")
+    return contract
+
+
 def make_plan(config: RunConfig) -> RunPlan:
     """Resolve and check everything before any work: bad input raises BadInput here."""
     from .suite import find_suite
@@ -229,22 +253,33 @@ def make_plan(config: RunConfig) -> RunPlan:
     if other is not None:
         raise BadInput(f"task {other.slug} is an {other.kind} task; `harness predict eval` evaluates those")
     profile = load_profile(config.agent)
-    contract = load_contract(config.contract or profile.contract or DEFAULT_CONTRACT)
-    contract = contract.with_checkout_texts(checkout_path(config.aider_checkout))
+    checkout = checkout_path(config.aider_checkout)
+    if config.kind == "tests":
+        default_contract = TESTS_FILL_CONTRACT if config.tests.fill else TESTS_CONTRACT
+    else:
+        default_contract = profile.contract or DEFAULT_CONTRACT
+    contract = _kind_contract(config.contract or default_contract, config.kind, checkout)
     if config.run_id is not None and (not config.run_id.strip() or "/" in config.run_id or config.run_id.startswith(".")):
         raise BadInput(f"--run-id {config.run_id!r} is not a folder name")
-    if config.feedback == "simulated" and not contract.simulated_feedback:
-        raise BadInput(f"--feedback simulated: prompt contract {contract.name} has no simulated_feedback template")
+    kind = make_kind(config.kind, config.tests)
+    for task in tasks:
+        kind.chat_files(task)  # a task this kind cannot run is refused now (a test writer's needs one test file)
+    if config.feedback == "simulated" and config.kind != "repair":
+        raise BadInput(f"--feedback simulated is for repair trials (the model predicts its code's test results), not --kind {config.kind}")
 
     configs: list[PlannedConfig] = []
     taken: set[str] = set()
     for name in config.models:
-        spec = parse_model(name, config.api_base)
+        model_name, _, own = name.partition(CONTRACT_SEPARATOR)
+        spec = parse_model(model_name, config.api_base)
         check_access(spec)
-        cname = config_name(spec, taken)
+        own_contract = _kind_contract(own, config.kind, checkout) if own else contract
+        cname = config_name(spec, taken, own_contract.name if own else "")
         taken.add(cname)
-        configs.append(PlannedConfig(_config_manifest(cname, spec, profile, contract, config.sampling,
-                                                      config.feedback), spec))
+        if config.feedback == "simulated" and not own_contract.simulated_feedback:
+            raise BadInput(f"--feedback simulated: prompt contract {own_contract.name} has no simulated_feedback template")
+        manifest = _config_manifest(cname, spec, profile, own_contract, config.sampling, config.feedback)
+        configs.append(PlannedConfig(manifest, spec, own_contract))
     if any(c.model.kind == "gold" for c in configs) and profile.edit_format not in ("whole", "diff"):
         raise BadInput(f"the gold model has no answers in edit format {profile.edit_format!r}")
     if config.feedback == "simulated" and any(c.model.kind == "gold" for c in configs):
@@ -254,6 +289,8 @@ def make_plan(config: RunConfig) -> RunPlan:
         suite_hash=suite.content_hash, suite_path=suite.path, tasks=tasks, configs=configs, profile=profile,
         contract=contract, trials=config.trials, rounds=config.rounds, sampling=config.sampling, resume=False,
         feedback=config.feedback,
+        kind=kind, tests=config.tests if config.kind == "tests" else None,
+        unseen_tasks=[t.slug for t in tasks if t.slug in suite.unseen_tasks],
     )
 
 
@@ -272,14 +309,17 @@ def _resume_plan(config: RunConfig, find_suite) -> RunPlan:
         if task.content_hash != m.task_hashes.get(task.slug):
             raise BadInput(f"task {task.slug} changed since run {m.run_id} started; its results would mix two versions")
     first = m.configs[0]
-    # The run folder keeps the exact profile and contract it ran with.
+    # The run folder keeps the exact profile and contracts it ran with.
     profile = folder.read_record(PROFILE_FILE, AgentProfile)
     contract = folder.read_record(CONTRACT_FILE, PromptContract)
     configs: list[PlannedConfig] = []
     for cfg in m.configs:
+        cfg_contract = run_contract(folder, cfg.name)
+        if cfg_contract.content_hash == contract.content_hash:
+            cfg_contract = contract  # one object: written once, as the run's
         if profile.content_hash != cfg.agent_hash:
             raise BadInput(f"agent profile {cfg.agent_profile} changed since run {m.run_id} started")
-        if contract.content_hash != cfg.contract_hash:
+        if cfg_contract.content_hash != cfg.contract_hash:
             raise BadInput(f"prompt contract {cfg.contract} changed since run {m.run_id} started")
         if cfg.feedback == "simulated" and feedback_hash(contract) != cfg.feedback_hash:
             raise BadInput(f"simulated feedback (its template or the prediction prompt) changed since run {m.run_id} started")
@@ -289,11 +329,12 @@ def _resume_plan(config: RunConfig, find_suite) -> RunPlan:
         facts = _adapter_facts(spec)
         if facts.get("adapter_hash") != cfg.adapter_hash:
             raise BadInput(f"adapter {cfg.adapter} changed since run {m.run_id} started")
-        configs.append(PlannedConfig(cfg, spec))
+        configs.append(PlannedConfig(cfg, spec, cfg_contract))
     return RunPlan(
         run_id=m.run_id, suite_name=m.suite, suite_version=m.suite_version, suite_hash=m.suite_hash,
         suite_path=suite.path, tasks=tasks, configs=configs, profile=profile, contract=contract, trials=m.trials,
-        rounds=m.rounds, sampling=first.sampling, resume=True, feedback=first.feedback,
+        rounds=m.rounds, sampling=first.sampling, resume=True, feedback=first.feedback, kind=make_kind(m.kind, m.tests),
+        tests=m.tests, unseen_tasks=m.unseen_tasks,
     )
 
 
@@ -318,6 +359,7 @@ class TrialSpec:
     sampling: Sampling
     feedback: FeedbackMode = "real"
     simulator: Callable | None = None  # simulated feedback: the model's own completions (predict/ask.py)
+    kind: TaskKind = field(default_factory=RepairKind)
 
 
 def _copy_tree(files: dict[str, Path], dest: Path) -> None:
@@ -325,6 +367,13 @@ def _copy_tree(files: dict[str, Path], dest: Path) -> None:
         target = dest / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(src, target)
+
+
+def _write_tree(files: dict[str, bytes], dest: Path) -> None:
+    for rel, data in files.items():
+        target = dest / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
 
 
 @dataclass(frozen=True)
@@ -387,7 +436,7 @@ def run_trial(spec: TrialSpec, trial_dir: Path, sessions: SessionPool, pool: Dri
     """One task, one trial, all rounds, or with `resume` the rounds after those it keeps.
     Writes `trial_dir` (emptied first, but for the kept rounds) and returns the result it
     wrote last to result.json."""
-    task = spec.task
+    task, kind = spec.task, spec.kind
     if resume is None:
         started_at = utc_now()
         RunFolder.fresh_trial_dir(trial_dir)
@@ -409,14 +458,15 @@ def run_trial(spec: TrialSpec, trial_dir: Path, sessions: SessionPool, pool: Dri
             raise InfraError(InfraKind.interrupted, "the run was stopped")
 
     try:
-        _copy_tree({rel: task.path / rel for rel in task.shipped_files}, workspace)
+        _write_tree(kind.workspace(task), workspace)
         if resume is not None:
             _copy_tree(regular_files(resume.workspace), workspace)
         stopping()
         sandboxing = sessions.lease(label)
+        shown = kind.chat_files(task) + kind.read_only_files(task)
         agent.start(AgentChat(
-            workspace=workspace, files=list(task.solution_files),
-            ignore=[f for f in task.shipped_files if f not in task.solution_files],
+            workspace=workspace, files=kind.chat_files(task), read_only=kind.read_only_files(task),
+            ignore=[f for f in task.shipped_files if f not in shown],
             model=spec.litellm_model, api_base=spec.api_base, api_key=spec.api_key, sampling=spec.sampling,
             system_text=spec.contract.system_text(task),
             log_file=trial_dir / "agent.log", chat_file=trial_dir / "aider.chat.md",
@@ -450,17 +500,18 @@ def run_trial(spec: TrialSpec, trial_dir: Path, sessions: SessionPool, pool: Dri
                 raise ProviderFailure(str(got.provider_error), got.provider_error.failed_calls)
             stopping()
             t1 = time.monotonic()
-            report = sandboxing.use(lambda session: run_tests(
+            judged = sandboxing.use(lambda session: kind.judge(
                 task, workspace, session, transcript=spec.contract.wants_transcript,
                 time_limit_s=agent.profile.tests.time_limit_s))
+            report = judged.report
             timings.test_seconds = round(time.monotonic() - t1, 4)
             timings.total_seconds = round(time.monotonic() - t0, 4)
             write_record(round_dir / "test_report.json", report)
-            solution = {f: (workspace / f).read_bytes() for f in task.solution_files if (workspace / f).is_file()}
+            for name, record in judged.records.items():
+                write_record(round_dir / name, record)
             rounds.append(RoundRecord(round=n, counters=got.counters, edited_files=got.edited_files,
-                                      created_files=created, test_report=report, timings=timings,
-                                      screen_flags=screen(solution)))
-            passed = report.passed
+                                      created_files=created, test_report=report, timings=timings, **judged.facts))
+            passed = judged.passed
             if passed and passed_round is None:
                 passed_round = n
             if n < spec.rounds:
@@ -505,6 +556,7 @@ def _manifest(plan: RunPlan, config: RunConfig, box: Sandbox) -> RunManifest:
         suite_path=str(plan.suite_path), task_hashes={t.slug: t.content_hash for t in plan.tasks}, tasks=[t.slug for t in plan.tasks],
         trials=plan.trials, rounds=plan.rounds, image=image, image_digest=digest,
         sandbox=f"{box.backend}: {box.isolation}", configs=[c.manifest for c in plan.configs],
+        kind=plan.kind.name, tests=plan.tests, unseen_tasks=plan.unseen_tasks,
     )
 
 
@@ -538,10 +590,15 @@ def summarize_run(run_dir: Path) -> list[ConfigSummary]:
                        if (r := folder.read_result(cfg.name, t, k)) is not None]
             infra, harness = len(results), sum(r.harness_bug for r in results)
             missing -= infra
+        shares = {}
+        if frame is not None and manifest.kind == "tests":
+            for metric in stats.SHARE_METRICS:
+                found = stats.summarize_metric(frame, cfg.name, metric, 2, resamples=100)
+                shares[metric] = found.mean if found.tasks else None
         out.append(ConfigSummary(
             config=cfg.name, model=cfg.model, tasks=len(manifest.tasks), trials=manifest.trials,
             first_round_mean=first, two_round_mean=two, recovered=recovery.k, first_round_failures=recovery.n,
-            infra_errors=infra, harness_errors=harness, missing=missing,
+            infra_errors=infra, harness_errors=harness, missing=missing, **shares,
         ))
     return out
 
@@ -591,6 +648,9 @@ def run(config: RunConfig, log: Log | None = None, progress=None) -> RunSummary:
         manifest = _manifest(plan, config, box)
         write_record(folder.root / PROFILE_FILE, plan.profile)
         write_record(folder.root / CONTRACT_FILE, plan.contract)
+        for c in plan.configs:
+            if c.contract is not plan.contract:
+                write_record(folder.root / config_contract_file(c.manifest.name), c.contract)
     manifest.executor, manifest.workers = EXECUTOR, workers
     folder.write_manifest(manifest)
 
@@ -610,7 +670,7 @@ def run(config: RunConfig, log: Log | None = None, progress=None) -> RunSummary:
 
             gold = GoldModel().start()
             for task in plan.tasks:
-                gold.add(plan.suite_name, task)
+                gold.add(plan.suite_name, task, plan.kind.gold_answer(task))
 
         simulators = {c.manifest.name: _simulator(c.model, plan) for c in plan.configs if plan.feedback == "simulated"}
 
@@ -621,8 +681,8 @@ def run(config: RunConfig, log: Log | None = None, progress=None) -> RunSummary:
                 api_base, key = c.model.api_base, c.model.api_key()
             return TrialSpec(run_id=plan.run_id, config=c.manifest.name, suite=plan.suite_name, task=task, trial=k,
                              rounds=plan.rounds, model=c.manifest.model, litellm_model=c.model.litellm_model,
-                             api_base=api_base, api_key=key, contract=plan.contract, sampling=plan.sampling,
-                             feedback=plan.feedback, simulator=simulators.get(c.manifest.name))
+                             api_base=api_base, api_key=key, contract=c.contract, sampling=plan.sampling,
+                             feedback=plan.feedback, simulator=simulators.get(c.manifest.name), kind=plan.kind)
 
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="trial") as executor:
             futures: dict[Future, tuple] = {}

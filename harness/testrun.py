@@ -238,8 +238,8 @@ def configure_and_build(task: Task, session: SandboxSession, tree: BuildTree | N
 
 
 def _configure_and_build(task: Task, session: SandboxSession, timeout_s: float, tree: BuildTree | None = None,
-                         catch_pch: tuple[str, str] | None = None) -> _Build:
-    built = _configure_and_build_once(task, session, timeout_s, tree, catch_pch)
+                         catch_pch: tuple[str, str] | None = None, build_script: str | None = None) -> _Build:
+    built = _configure_and_build_once(task, session, timeout_s, tree, catch_pch, build_script=build_script)
     if not built.precompiled_now or built.result.timed_out:
         return built
     if built.result.exit_code == 0 and not clean_log(built.build_log, session, task.slug):
@@ -255,9 +255,11 @@ def _configure_and_build(task: Task, session: SandboxSession, timeout_s: float, 
 
 
 def _configure_and_build_once(task: Task, session: SandboxSession, timeout_s: float, tree: BuildTree | None,
-                              catch_pch: tuple[str, str] | None, prelude: str | None = None) -> _Build:
+                              catch_pch: tuple[str, str] | None, prelude: str | None = None,
+                              build_script: str | None = None) -> _Build:
     configure = configure_steps(task, session, tree)
-    script = build_step(task, session, tree, catch_pch)
+    # A caller's own build step stands in for make only in a tree configured for this content.
+    script = build_script if build_script and not configure else build_step(task, session, tree, catch_pch)
     if prelude:
         script = f"{prelude}; {script}"
     if configure:
@@ -322,13 +324,15 @@ class _Collected:
 
 def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: SandboxSession, *,
               transcript: bool = False, time_limit_s: float | None = None,
-              after_stage: Callable[[], None] | None = None) -> TestReport:
+              after_stage: Callable[[], None] | None = None, build_script: str | None = None) -> TestReport:
     """Build and test a workspace. `transcript` also keeps, for a run that did not pass,
     the console output a person running the exercise's build and tests would have seen
     (TestReport.transcript). `time_limit_s` is one limit for configure, build and tests
     together, in place of the sandbox's separate build and run limits. `after_stage` runs
     between staging the sources and building them: the moment to put objects compiled
-    before into the build tree, newer than their sources, so that make only links them."""
+    before into the build tree, newer than their sources, so that make only links them.
+    `build_script`, a shell command run as the builder, takes make's place in a build tree
+    already configured for this task content (a caller that knows what is up to date)."""
     files, tampered = stage_files(task, workspace)
     session.stage(task.slug, files)
     if after_stage is not None:
@@ -337,7 +341,8 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
     common = dict(tampered=tampered, backend=session.backend, test_main=main)
 
     build_limit = session.limits.build_timeout_s if time_limit_s is None else time_limit_s
-    built = _configure_and_build(task, session, build_limit, catch_pch=_catch_pch_unit(task, files, session, main))
+    built = _configure_and_build(task, session, build_limit, catch_pch=_catch_pch_unit(task, files, session, main),
+                                 build_script=build_script)
     common["catch_precompiled"] = built.catch_precompiled
     build = built.result
     console = exercise_paths(built.configure_log + built.build_log, session, task.slug) if transcript else None

@@ -366,7 +366,9 @@ class AgentChat(BaseModel):
     """What a chat needs: the workspace and its files, and the model endpoint."""
 
     workspace: Path
-    files: list[str]            # the solution files, the only ones in the chat
+    files: list[str]            # the files the model edits (a repair task's solution files)
+    # Files the model sees in the chat and may not edit (a test-writing task's solution).
+    read_only: list[str] = Field(default_factory=list)
     ignore: list[str] = Field(default_factory=list)  # every other file: never offered to the chat
     model: str                  # the litellm model string
     api_base: str | None = None
@@ -401,6 +403,7 @@ class AiderAgent:
             "op": "start",
             "workspace": str(chat.workspace),
             "files": chat.files,
+            "read_only": chat.read_only,
             "ignore_mentions": chat.ignore,
             "model": chat.model,
             "edit_format": p.edit_format,

@@ -185,11 +185,13 @@ class Session:
 
         workspace = req["workspace"]
         fnames = [os.path.join(workspace, f) for f in req["files"]]
+        read_only = [os.path.join(workspace, f) for f in req.get("read_only") or []]
         self.coder = Coder.create(
             main_model,
             req.get("edit_format") or "whole",
             self.io,
             fnames=fnames,
+            read_only_fnames=read_only,
             use_git=False,
             stream=False,
             map_tokens=0,

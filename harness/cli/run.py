@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from ..records import Sampling
+from ..records import Sampling, TestWritingSettings
 from ..runner import RunConfig
 from .app import app, console, err, handled
 from .options import comma_list, default, from_options
@@ -71,19 +71,24 @@ def _of_suite(mean: float, tasks: int) -> str:
 
 
 def print_summary(out: Console, summary) -> None:
-    from ..report.formatting import fmt_ratio
+    from ..report.formatting import fmt_percent, fmt_ratio
 
     table = Table(title=f"run {summary.run_id}", show_header=True, header_style="bold")
-    for col in ("config", "model", "round 1", "two rounds", "recovery", "infra errors"):
+    writers = any(c.kill_rate is not None or c.assertion_accuracy is not None for c in summary.configs)
+    shares = ("kill rate", "assertion accuracy") if writers else ()
+    for col in ("config", "model", "round 1", "two rounds", *shares, "recovery", "infra errors"):
         table.add_column(col, justify="left" if col in ("config", "model") else "right")
     for c in summary.configs:
         errors = (str(c.infra_errors) + (f" (harness bugs: {c.harness_errors})" if c.harness_errors else "")
                   + (f" (+{c.missing} not run)" if c.missing else ""))
+        cells = [fmt_percent(x) if x is not None else "n/a" for x in (c.kill_rate, c.assertion_accuracy)] if writers else []
         table.add_row(c.config, c.model, _of_suite(c.first_round_mean, c.tasks), _of_suite(c.two_round_mean, c.tasks),
-                      fmt_ratio(c.recovered, c.first_round_failures), errors)
+                      *cells, fmt_ratio(c.recovered, c.first_round_failures), errors)
     out.print(table)
     trials = summary.configs[0].trials if summary.configs else 0
-    out.print(f"means over {trials} trial(s) of tasks solved; recovery = first-round failures passing after round 2",
+    solved = "tasks with a valid suite" if writers else "tasks solved"
+    out.print(f"means over {trials} trial(s) of {solved}; recovery = first-round failures passing after round 2"
+              + ("; kill rate and assertion accuracy: means over tasks within two rounds" if writers else ""),
               highlight=False)
     out.print(f"results: {summary.run_dir}", markup=False, highlight=False)
 
@@ -97,6 +102,12 @@ def _default(field: str) -> str:
 def run_cmd(
     model: list[str] = typer.Option([], "--model", "-m", help="litellm model string, local/<adapter>, or gold; repeat for several configs"),
     suite: Optional[str] = typer.Option(None, help=f"suite name or folder {_default('suite')}"),
+    kind: Optional[str] = typer.Option(None, "--kind", help="what each trial asks for: repair (write the solution) or "
+                                                           f"tests (write the test file) {_default('kind')}"),
+    fill: bool = typer.Option(False, "--fill", help="--kind tests: the model writes FILL for each expected value and "
+                                                    "the harness fills in the correct solution's values"),
+    mutant_cap: Optional[int] = typer.Option(None, "--mutant-cap", help="--kind tests: at most this many mutants per "
+                                                                        "task (default: 30), sampled"),
     api_base: Optional[str] = typer.Option(None, "--api-base", help="base URL of an OpenAI-compatible server (with openai/<name>)"),
     tasks: Optional[str] = typer.Option(None, help="comma-separated task slugs (default: the whole suite)"),
     trials: Optional[int] = typer.Option(None, help=f"trials per task {_default('trials')}"),
@@ -128,8 +139,15 @@ def run_cmd(
         suite=suite, api_base=api_base, trials=trials, rounds=rounds, feedback=feedback, workers=workers, agent=agent,
         contract=contract, aider_checkout=aider_checkout, sandbox=sandbox, runs_dir=runs_dir, run_id=run_id,
         resume=resume, retry_harness_errors=retry_harness_errors or None, tasks=comma_list(tasks),
-        models=model or None,
+        models=model or None, kind=kind,
     )
+    scoring = {k: v for k, v in dict(fill=fill or None, mutant_cap=mutant_cap).items() if v is not None}
+    if scoring:
+        from ..errors import BadInput
+
+        if kind != "tests":
+            raise BadInput(f"--{'fill' if 'fill' in scoring else 'mutant-cap'} is for --kind tests")
+        given["tests"] = from_options(TestWritingSettings, scoring)
     sampling = {k: v for k, v in dict(temperature=temperature, top_p=top_p, max_tokens=max_tokens, seed=seed).items()
                 if v is not None}
     if sampling:

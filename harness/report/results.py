@@ -19,7 +19,8 @@ from .cohort import Cohort, select_cohort
 from .document import Bars, Document, Table
 from .formatting import fmt_percent
 from .options import ReportOptions
-from .scope import scope_notes, training_overlap
+from .metrics import metrics_table, suite_kind
+from .scope import held_out_pool, scope_notes, training_overlap
 from .sections import (
     by_config, headline_table, heatmap, name_the_view, scope_summaries, summary_data, summary_warnings, task_scopes,
     prediction_table, transitions_table, unfinished_notes, with_transitions,
@@ -90,7 +91,9 @@ def build_report(outcomes: Outcomes, opts: ReportOptions = ReportOptions()) -> D
     tasks = set(counts.index.get_level_values("task"))
     infos = [outcomes.configs[c] for c in configs]
     overlap = training_overlap(infos, tasks)
-    summaries = scope_summaries(counts, configs, task_scopes(overlap, tasks), opts)
+    pool = held_out_pool(infos, tasks)
+    scopes = task_scopes(overlap, tasks, pool=pool)
+    summaries = scope_summaries(counts, configs, scopes, opts)
 
     doc = Document("report", "Results by configuration")
     doc.warnings = summary_warnings(summaries, cohort)
@@ -102,11 +105,16 @@ def build_report(outcomes: Outcomes, opts: ReportOptions = ReportOptions()) -> D
                      "Recovery: first-round failures over the task-trials with a two-round outcome, and how "
                      "many round 2 solved.")
     doc.notes += scope_notes(outcomes.frame, configs, infos)
-    doc.notes += overlap.notes
+    doc.notes += overlap.notes + pool.notes
     groups = by_config(frame, configs)
     doc.notes += unfinished_notes(groups, counts)
 
     doc.tables.append(headline_table(summaries, configs, opts.confidence, cohort))
+    suites = None
+    if suite_kind(infos):
+        doc.notes.append(suite_kind(infos))
+        table, suites = metrics_table(frame, configs, scopes, opts, cohort)
+        doc.tables.append(table)
     main = [s for scope, s in summaries if scope == "all tasks"]
     doc.tables.append(_pass_at_k_table(main, cohort))
     states_table, states_data = _states_table(groups, cohort)
@@ -150,6 +158,8 @@ def build_report(outcomes: Outcomes, opts: ReportOptions = ReportOptions()) -> D
         "configs": {c: outcomes.configs[c].model_dump() for c in configs},
         "training_overlap": sorted(overlap.trained) if overlap.trained else None,
         "training_unknown": overlap.unknown,
+        "unseen_pool": sorted(pool.unseen) if pool.unseen else None,
+        "suite_metrics": suites,
         "aider_summary": aider_rows,
     }
     return name_the_view(doc, opts.accounting)

@@ -15,7 +15,7 @@ from .cohort import Cohort, cohort_caption, starred
 from .document import Document, Heatmap, Table
 from .formatting import fmt_interval, fmt_mean, fmt_ratio
 from .options import ReportOptions
-from .scope import Overlap
+from .scope import Overlap, Pool
 
 
 def by_config(frame: pd.DataFrame, configs: list[str]) -> dict[str, pd.DataFrame]:
@@ -174,11 +174,16 @@ def summary_data(scope: str, s: stats.Summary, opts: ReportOptions, valid: bool)
     }
 
 
-def task_scopes(overlap: Overlap, tasks: set[str],
-                all_tasks: set[str] | None = None) -> list[tuple[str, set[str] | None]]:
+def task_scopes(overlap: Overlap, tasks: set[str], all_tasks: set[str] | None = None,
+                pool: Pool | None = None) -> list[tuple[str, set[str] | None]]:
+    """The sets of tasks every headline number is shown on: all of them; those no config
+    was trained on, when that is known; the seen and the unseen pool, when the suites
+    declare some tasks unseen and some not."""
     scopes: list[tuple[str, set[str] | None]] = [("all tasks", all_tasks)]
     if overlap.unseen_known:
         scopes.append(("unseen in training", tasks - overlap.trained))
+    if pool is not None and pool.splits(tasks):
+        scopes += [("seen pool", tasks - pool.unseen), ("unseen pool", tasks & pool.unseen)]
     return scopes
 
 
