@@ -2,8 +2,10 @@
 
 A contract (`prompt_contracts/<name>.toml`) has an instructions template (the first
 message: the task's instructions plus an addendum), a feedback template (the message after
-a failed round: the cleaned test output plus what to do about it) and optional system
-text. Templates use `{name}` fields; the fields each may use are fixed, and a contract
+a failed round: the cleaned test output plus what to do about it), optional system text,
+and optionally a simulated-feedback template (the message after a round under `harness run
+--feedback simulated`: the failures the model predicted its own code has on the public
+tests, plus what to do about them). Templates use `{name}` fields; the fields each may use are fixed, and a contract
 naming any other is refused when loaded. Every trial records the hash of its contract's
 texts as rendered for its task.
 
@@ -19,21 +21,33 @@ from __future__ import annotations
 import re
 import string
 from pathlib import Path, PurePosixPath
-from typing import Literal
+from typing import Literal, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from .editformat import render_whole
 from .errors import BadInput, invalid
 from .hashing import sha256_json
 from .paths import load_bundled_toml
 from .records import Status, TestReport
+from .store import CONTRACT_FILE, RunFolder, config_contract_file
 from .task import Task
 
 DEFAULT_CONTRACT = "original"
+TESTS_CONTRACT = "tests"             # the default of test-writing runs
+TESTS_FILL_CONTRACT = "tests-fill"   # ... that fill expected values by execution
 
-INSTRUCTION_FIELDS = {"instructions", "file_list"}
-FEEDBACK_FIELDS = {"test_output", "file_list"}
-SYSTEM_FIELDS = {"file_list"}
+# {file_list}: the files the model edits (a repair task's solution files, a test writer's
+# test file); {solution_list}: the task's solution files (read-only to a test writer).
+INSTRUCTION_FIELDS = {"instructions", "file_list", "solution_list"}
+FEEDBACK_FIELDS = {"test_output", "file_list", "solution_list"}
+SIMULATED_FEEDBACK_FIELDS = {"predicted_failures", "file_list", "solution_list"}
+SYSTEM_FIELDS = {"file_list", "solution_list"}
+
+# What precedes the files in a plain-completion prompt (completion_prompt); in an agent's
+# chat the agent itself shows them.
+CURRENT_FILES = "The files as they are now:"
+READ_ONLY_FILES = "Read-only files (do not change them):"
 
 
 def _fields(template: str) -> set[str]:
@@ -54,10 +68,12 @@ class PromptContract(BaseModel):
     name: str
     version: str
     description: str = ""
+    kind: Literal["repair", "tests"] = "repair"  # the trials it is written for (task_kind.py)
     system: str = ""
     instructions: str = ""
     feedback: str = ""
     feedback_cap_chars: int = Field(12000, gt=0, description="test output beyond this is cut")
+    simulated_feedback: str = ""
     texts: Literal["inline", "aider-checkout"] = "inline"
     rendering: Literal["harness", "aider-benchmark"] = "harness"
     texts_file: str | None = None    # where texts from a checkout were read
@@ -71,6 +87,7 @@ class PromptContract(BaseModel):
             ("instructions", self.instructions, INSTRUCTION_FIELDS),
             ("feedback", self.feedback, FEEDBACK_FIELDS),
             ("system", self.system, SYSTEM_FIELDS),
+            ("simulated_feedback", self.simulated_feedback, SIMULATED_FEEDBACK_FIELDS),
         ):
             try:
                 unknown = _fields(template) - allowed
@@ -82,15 +99,19 @@ class PromptContract(BaseModel):
             raise ValueError("instructions must contain {instructions}")
         if "{test_output}" not in self.feedback:
             raise ValueError("feedback must contain {test_output}")
+        if self.simulated_feedback and "{predicted_failures}" not in self.simulated_feedback:
+            raise ValueError("simulated_feedback must contain {predicted_failures}")
         return self
 
     @property
     def content_hash(self) -> str:
         """The texts and how they are filled in. Where texts came from does not count, and
         settings added after the first contracts count only when they differ from their
-        defaults, so an unchanged contract keeps the hash its earlier runs recorded."""
-        data = self.model_dump(mode="json", exclude={"description", "texts_file"})
-        for key, default in (("texts", "inline"), ("rendering", "harness"), ("texts_sha256", None)):
+        defaults, so an unchanged contract keeps the hash its earlier runs recorded. The
+        simulated-feedback template counts where a run uses it, in its configuration's
+        feedback hash (`feedback_hash`), so runs with real feedback keep theirs too."""
+        data = self.model_dump(mode="json", exclude={"description", "texts_file", "simulated_feedback"})
+        for key, default in (("texts", "inline"), ("rendering", "harness"), ("texts_sha256", None), ("kind", "repair")):
             if data[key] == default:
                 del data[key]
         return sha256_json(data)
@@ -132,12 +153,17 @@ class PromptContract(BaseModel):
             raise BadInput(f"prompt contract {self.name} has no texts until they are read from an Aider checkout")
 
     def file_list(self, task: Task) -> str:
+        if self.kind == "tests":
+            return " ".join(task.test_files)
         if self.rendering == "aider-benchmark":
             return " ".join(PurePosixPath(f).name for f in task.solution_files)
         return " ".join(task.solution_files)
 
+    def _lists(self, task: Task) -> dict[str, str]:
+        return {"file_list": self.file_list(task), "solution_list": " ".join(task.solution_files)}
+
     def system_text(self, task: Task) -> str:
-        return self.system.format(file_list=self.file_list(task)).strip()
+        return self.system.format(**self._lists(task)).strip()
 
     def first_message(self, task: Task) -> str:
         self._texts()
@@ -145,7 +171,7 @@ class PromptContract(BaseModel):
             instructions = "".join(task.instruction_docs())
         else:
             instructions = task.instructions()
-        return self.instructions.format(instructions=instructions, file_list=self.file_list(task))
+        return self.instructions.format(instructions=instructions, **self._lists(task))
 
     def feedback_message(self, task: Task, report: TestReport) -> str:
         self._texts()
@@ -153,21 +179,59 @@ class PromptContract(BaseModel):
             output = aider_test_output(report)
         else:
             output = render_test_output(report, self.feedback_cap_chars)
-        return self.feedback.format(test_output=output, file_list=self.file_list(task))
+        return self.feedback.format(test_output=output, **self._lists(task))
 
-    def prompt_hash(self, task: Task) -> str:
-        """The texts as this task sees them; the test output is the one part left open."""
+    def simulated_feedback_message(self, task: Task, predicted_failures: str) -> str:
+        if not self.simulated_feedback:
+            raise BadInput(f"prompt contract {self.name} has no simulated_feedback template")
+        return self.simulated_feedback.format(predicted_failures=predicted_failures, **self._lists(task))
+
+    def prompt_hash(self, task: Task, simulated: bool = False) -> str:
+        """The texts as this task sees them; the test output (or the predicted failures) is
+        the one part left open."""
         self._texts()
-        return sha256_json({
+        texts = {
             "system": self.system_text(task),
             "first": self.first_message(task),
-            "feedback": self.feedback.format(test_output="{test_output}", file_list=self.file_list(task)),
-        })
+            "feedback": self.feedback.format(test_output="{test_output}", **self._lists(task)),
+        }
+        if simulated:
+            texts["simulated_feedback"] = self.simulated_feedback.format(
+                predicted_failures="{predicted_failures}", **self._lists(task))
+        return sha256_json(texts)
+
+    def completion_prompt(self, task: Task, files: Mapping[str, bytes],
+                          read_only: Mapping[str, bytes] | None = None) -> list[dict[str, str]]:
+        """The trial's first request as a plain completion (for training): the system text,
+        then the first message with the files the agent would have shown, as whole-file
+        listings: the read-only ones, then the ones to change as they start."""
+        messages = []
+        system = self.system_text(task)
+        if system:
+            messages.append({"role": "system", "content": system})
+
+        def listing(given: Mapping[str, bytes]) -> str:
+            # A model's code may hold bytes that are not UTF-8; the prompt shows them replaced.
+            return render_whole({rel: data.decode(errors="replace") for rel, data in given.items()})
+
+        parts = [self.first_message(task).rstrip()]
+        if read_only:
+            parts += [READ_ONLY_FILES, listing(read_only)]
+        parts += [CURRENT_FILES, listing(files)]
+        messages.append({"role": "user", "content": "\n\n".join(parts)})
+        return messages
 
 
 def load_contract(name_or_path: str) -> PromptContract:
     """A bundled contract by name (`prompt_contracts/<name>.toml`) or a contract file by path."""
     return load_bundled_toml("prompt_contracts", name_or_path, PromptContract, "prompt contract")
+
+
+def run_contract(folder: RunFolder, config: str) -> PromptContract:
+    """The contract a run's configuration ran with, as the run folder keeps it: its own
+    (a prompted control's), else the run's."""
+    own = config_contract_file(config)
+    return folder.read_record(own if (folder.root / own).is_file() else CONTRACT_FILE, PromptContract)
 
 
 # --- the test output a model is shown ---------------------------------------------------

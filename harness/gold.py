@@ -1,5 +1,6 @@
 """The `gold` model: a local OpenAI-compatible server that answers every request for a
-task with the task's reference solution, written in the agent's edit format. A harness
+task with the task's reference solution, written in the agent's edit format (for a
+test-writing trial, with the task's own test file: task_kind.py's `gold_answer`). A harness
 that does not pass every task with it is broken (the tasks were validated against their
 references), the same check SWE-bench makes with gold patches.
 
@@ -9,11 +10,12 @@ with another responder. Routes carry everything needed to answer, with no guessi
 `/gold/<edit format>/<task key>/v1` for gold."""
 
 
-import asyncio
+import http.server
+import json
 import threading
 import time
 import uuid
-from typing import Callable
+from typing import Callable, Mapping
 
 from .editformat import render_diff, render_whole
 from .errors import BadInput
@@ -39,72 +41,85 @@ def _usage(body: dict, text: str) -> dict:
     return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
 
 
-def _app(responder: Responder):
-    from fastapi import FastAPI, Request
-    from fastapi.responses import JSONResponse
+class _Handler(http.server.BaseHTTPRequestHandler):
+    """The chat server's endpoints: `/health`, `[/<route>]/v1/chat/completions` and
+    `[/<route>]/v1/models`. The standard library's threaded server, not an ASGI stack: it
+    starts in milliseconds where FastAPI and uvicorn took about two seconds of imports, at
+    the start of every gold run, while the agents' own imports compete for the cores."""
 
-    app = FastAPI(title="harness chat server", docs_url=None, redoc_url=None, openapi_url=None)
+    protocol_version = "HTTP/1.1"  # keep-alive, as the agents' HTTP clients expect
+    responder: Responder  # set on the subclass each server makes
 
-    @app.get("/health")
-    async def health():
-        return {"status": "ok"}
+    def _send(self, status: int, payload: dict) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
 
-    async def complete(route: str, request: Request):
-        body = await request.json()
+    def _route(self, suffix: str) -> str | None:
+        """The route prefix of a path ending in `suffix`, or None for any other path."""
+        path = self.path.split("?", 1)[0]
+        if path == suffix:
+            return ""
+        if path.endswith(suffix) and path.startswith("/"):
+            return path[1:-len(suffix)]
+        return None
+
+    def do_GET(self) -> None:
+        if self.path.split("?", 1)[0] == "/health":
+            return self._send(200, {"status": "ok"})
+        route = self._route("/v1/models")
+        if route is None:
+            return self._send(404, {"error": {"message": f"no such endpoint: {self.path}", "type": "not_found"}})
+        self._send(200, {"object": "list", "data": [{"id": route or "model", "object": "model"}]})
+
+    def do_POST(self) -> None:
+        raw = self.rfile.read(int(self.headers.get("content-length") or 0))
+        route = self._route("/v1/chat/completions")
+        if route is None:
+            return self._send(404, {"error": {"message": f"no such endpoint: {self.path}", "type": "not_found"}})
         try:
-            # Responders may block (a scripted delay, disk reads); keep the loop free.
-            text = await asyncio.to_thread(responder, route, body)
+            body = json.loads(raw)
+            if not isinstance(body, dict):
+                raise ValueError("not a JSON object")
+        except ValueError as exc:
+            return self._send(400, {"error": {"message": f"unreadable request body: {exc}", "type": "invalid_request_error"}})
+        try:
+            text = self.responder(route, body)
         except ModelError as exc:
-            return JSONResponse(status_code=exc.status, content={"error": {"message": str(exc), "type": "server_error"}})
-        return {
+            return self._send(exc.status, {"error": {"message": str(exc), "type": "server_error"}})
+        self._send(200, {
             "id": f"chatcmpl-{uuid.uuid4().hex[:16]}",
             "object": "chat.completion",
             "created": int(time.time()),
             "model": body.get("model", ""),
             "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}],
             "usage": _usage(body, text),
-        }
+        })
 
-    @app.post("/v1/chat/completions")
-    async def chat_root(request: Request):
-        return await complete("", request)
-
-    @app.post("/{route:path}/v1/chat/completions")
-    async def chat(route: str, request: Request):
-        return await complete(route, request)
-
-    @app.get("/{route:path}/v1/models")
-    async def models(route: str):
-        return {"object": "list", "data": [{"id": route or "model", "object": "model"}]}
-
-    return app
+    def log_message(self, *args) -> None:
+        pass
 
 
 class ChatServer:
-    """An OpenAI-compatible chat server on 127.0.0.1 and a free port, in a thread."""
+    """An OpenAI-compatible chat server on 127.0.0.1 and a free port, in a thread; each
+    request is answered in a thread of its own, so a responder may block."""
 
     def __init__(self, responder: Responder):
         self.responder = responder
-        self._server = None
+        self._server: http.server.ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self.url = ""
 
-    def start(self, timeout_s: float = 20.0) -> "ChatServer":
-        import uvicorn
-
-        config = uvicorn.Config(
-            _app(self.responder), host="127.0.0.1", port=0, log_level="error", access_log=False, lifespan="off"
-        )
-        self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self._server.run, name="chat-server", daemon=True)
+    def start(self) -> "ChatServer":
+        handler = type("Handler", (_Handler,), {"responder": staticmethod(self.responder)})
+        self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, name="chat-server", daemon=True)
         self._thread.start()
-        deadline = time.monotonic() + timeout_s
-        while not self._server.started:
-            if not self._thread.is_alive() or time.monotonic() > deadline:
-                raise RuntimeError("the local chat server did not start")
-            time.sleep(0.01)
-        port = self._server.servers[0].sockets[0].getsockname()[1]
-        self.url = f"http://127.0.0.1:{port}"
+        self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
         return self
 
     def base(self, route: str) -> str:
@@ -113,7 +128,8 @@ class ChatServer:
 
     def stop(self) -> None:
         if self._server is not None:
-            self._server.should_exit = True
+            self._server.shutdown()
+            self._server.server_close()
         if self._thread is not None:
             self._thread.join(10)
         self._server = self._thread = None
@@ -131,28 +147,34 @@ class ChatServer:
 EDIT_FORMATS = ("whole", "diff")
 
 
-def reference_answer(task: Task, edit_format: str) -> str:
-    new = {name: data.decode() for name, data in task.reference_files().items()}
+def answer_text(start: Mapping[str, bytes], new: Mapping[str, bytes], edit_format: str) -> str:
+    """Files changed from `start` to `new`, as an answer in the edit format."""
     if edit_format == "whole":
-        return render_whole(new)
+        return render_whole({name: data.decode() for name, data in new.items()})
     if edit_format == "diff":
-        stubs = {name: data.decode() for name, data in task.stub_files().items()}
-        return render_diff(stubs, new)
+        return render_diff({name: data.decode() for name, data in start.items()},
+                           {name: data.decode() for name, data in new.items()})
     raise BadInput(f"the gold model has no answers in edit format {edit_format!r} (only {', '.join(EDIT_FORMATS)})")
+
+
+def reference_answer(task: Task, edit_format: str) -> str:
+    return answer_text(task.stub_files(), task.reference_files(), edit_format)
 
 
 class GoldModel:
     """The gold server and the tasks it knows, keyed by `<suite>/<slug>`."""
 
     def __init__(self) -> None:
-        self.tasks: dict[str, Task] = {}
+        self.tasks: dict[str, tuple[Mapping[str, bytes], Mapping[str, bytes]]] = {}
         self._answers: dict[tuple[str, str], str] = {}
         self._lock = threading.Lock()
         self.server = ChatServer(self._respond)
 
-    def add(self, suite: str, task: Task) -> str:
+    def add(self, suite: str, task: Task, answer: tuple[Mapping[str, bytes], Mapping[str, bytes]] | None = None) -> str:
+        """Answer for `task` with its reference, or with `answer`: (the chat files as a
+        trial starts, as gold leaves them)."""
         key = f"{suite}/{task.slug}"
-        self.tasks[key] = task
+        self.tasks[key] = answer or (task.stub_files(), task.reference_files())
         return key
 
     def api_base(self, edit_format: str, key: str) -> str:
@@ -167,7 +189,7 @@ class GoldModel:
         edit_format, key = parts[1], parts[2]
         with self._lock:
             if (edit_format, key) not in self._answers:
-                self._answers[(edit_format, key)] = reference_answer(self.tasks[key], edit_format)
+                self._answers[(edit_format, key)] = answer_text(*self.tasks[key], edit_format)
             return self._answers[(edit_format, key)]
 
     def start(self) -> "GoldModel":

@@ -120,9 +120,11 @@ def check_access(spec: ModelSpec) -> None:
         raise BadInput(f"{spec.name}: {missing} is not set in the environment")
 
 
-def config_name(spec: ModelSpec, taken: set[str] = frozenset()) -> str:
-    """A folder name for the model's configuration, unique among `taken`."""
-    base = re.sub(r"[^A-Za-z0-9._-]+", "-", spec.name).strip("-.") or "model"
+def config_name(spec: ModelSpec, taken: set[str] = frozenset(), contract: str = "") -> str:
+    """A folder name for the model's configuration, unique among `taken`; a configuration
+    with a prompt contract of its own has the contract's name after the model's."""
+    label = f"{spec.name}--{contract}" if contract else spec.name
+    base = re.sub(r"[^A-Za-z0-9._-]+", "-", label).strip("-.") or "model"
     name, n = base, 2
     while name in taken:
         name, n = f"{base}-{n}", n + 1

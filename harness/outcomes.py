@@ -15,15 +15,22 @@ The frame has one row per task-trial expected, finished or not:
     rounds_recorded            leading rounds with a tested outcome
     round1_known, round2_known whether the round-1 outcome, and the outcome within two
                                rounds, count: a fault never removes a recorded outcome
-    round1, round2             solved in round 1, solved within two rounds
+    round1, round2             solved in round 1; the answer standing after two rounds passes
+                               (under real feedback: solved within two rounds)
     rounds, planned_trials, suite, suite_hash, contract, contract_hash, agent, agent_hash,
-    aider_version, sampling    every setting that can change a number, as recorded, or None
+    aider_version, sampling, feedback, feedback_hash
+                               every setting that can change a number, as recorded, or None
+                               (feedback: "real" unless a run recorded "simulated")
     infra_kind                 for an infrastructure error, its kind (errors.InfraKind), else None
     malformed_responses, exhausted_context_windows, timeouts,
     prompt_tokens, completion_tokens, cost      agent health, 0 where not recorded
     error_outputs, user_asks, lazy_comments, agent_seconds
                                the rest of what Aider's benchmark summary counts, by its
                                definitions (agent_seconds: its "duration", the agent's time)
+    kill_rate_1, kill_rate_2, assertion_accuracy_1, assertion_accuracy_2
+                               a test-writing trial's shares in round 1 and within two
+                               rounds (result_facts.py), NaN where there is none (a repair
+                               trial, an invalid suite's kill rate); its validity is round1/2
 
 What is known about a configuration beyond its trials (the model, the training set)
 travels next to the frame as a ConfigInfo per configuration.
@@ -45,19 +52,20 @@ from pydantic import BaseModel, ValidationError
 from .errors import BadInput, InfraError, InfraKind, invalid
 from .fs import written_atomically
 from .records import RunManifest, TrialOutcome
-from .result_facts import read_rows
+from .result_facts import SHARE_COLUMNS, read_rows
 
 REQUIRED_COLUMNS = ("config", "task", "trial", "round1", "round2")
 # Every setting that can change a number; an outcomes file may give any of them per row.
 SETTING_COLUMNS = ("rounds", "planned_trials", "suite", "suite_hash", "contract", "contract_hash", "agent",
-                   "agent_hash", "aider_version", "sampling")
+                   "agent_hash", "aider_version", "sampling", "feedback", "feedback_hash")
 HEALTH_COLUMNS = (
     "malformed_responses", "exhausted_context_windows", "timeouts",
     "prompt_tokens", "completion_tokens", "cost",
     "error_outputs", "user_asks", "lazy_comments", "agent_seconds",
 )
+METRIC_COLUMNS = tuple(f"{name}_{n}" for name in SHARE_COLUMNS for n in (1, 2))
 FRAME_COLUMNS = ("config", "task", "trial", "status", "done", "rounds_recorded", "round1_known", "round2_known",
-                 "round1", "round2", "infra_kind", *SETTING_COLUMNS, *HEALTH_COLUMNS)
+                 "round1", "round2", "infra_kind", *SETTING_COLUMNS, *HEALTH_COLUMNS, *METRIC_COLUMNS)
 DEFAULT_ROUNDS = 2  # where a source does not record its rounds: both round columns are given
 
 AIDER_RESULTS = ".aider.results.json"
@@ -85,12 +93,15 @@ class ConfigInfo(BaseModel):
     trials: int | None = None            # trials planned
     rounds: int | None = None            # rounds planned
     sampling: dict[str, object] | None = None
+    feedback: str = "real"               # what followed a round: the real tests' output, or simulated
     adapter: str | None = None
     adapter_hash: str | None = None
     trained_on_tasks: list[str] | None = None   # tasks it was trained on (at least these, if training_unknown)
     training_unknown: bool = False       # an adapter whose training set is not (fully) recorded
     run_dir: str | None = None           # a run's config: the run folder, and the config's
     run_config: str | None = None        # folder in it (the name before any qualification)
+    kind: str | None = None              # what its trials asked for (repair, tests), when recorded
+    unseen_tasks: list[str] = []         # tasks its suite declares unseen (a held-out pool)
 
 
 @dataclass
@@ -123,8 +134,12 @@ def _frame(rows: list[dict] | pd.DataFrame) -> pd.DataFrame:
     for col in ("infra_kind", *SETTING_COLUMNS):
         if col not in frame:
             frame[col] = None
+    # Every source but a run with simulated feedback had the real tests' output after a round.
+    frame["feedback"] = frame["feedback"].fillna("real")
     for col in HEALTH_COLUMNS:
         frame[col] = pd.to_numeric(frame[col], errors="coerce").fillna(0) if col in frame else 0
+    for col in METRIC_COLUMNS:
+        frame[col] = pd.to_numeric(frame[col], errors="coerce") if col in frame else np.nan
     frame["round1"] = frame["round1"].astype(bool)
     frame["round2"] = frame["round2"].astype(bool)
     rounds = pd.to_numeric(frame["rounds"], errors="coerce")
@@ -137,7 +152,11 @@ def _frame(rows: list[dict] | pd.DataFrame) -> pd.DataFrame:
     frame["rounds_recorded"] = pd.to_numeric(frame["rounds_recorded"], errors="coerce").fillna(0).astype("int64")
     frame["done"] = frame["status"].isin([TrialOutcome.passed.value, TrialOutcome.failed.value])
     frame["round1_known"] = frame["rounds_recorded"] >= 1
-    frame["round2_known"] = (planned >= 2) & (frame["round1"] | (frame["rounds_recorded"] >= 2))
+    # Under real feedback a pass in round 1 ends the trial; under simulated feedback the
+    # trial decides for itself, and is settled when it is done.
+    simulated = frame["feedback"] == "simulated"
+    frame["round2_known"] = (planned >= 2) & ((frame["round1"] & ~simulated) | (frame["rounds_recorded"] >= 2)
+                                              | (simulated & frame["done"]))
     frame["rounds"] = rounds.astype("Int64")
     frame["planned_trials"] = pd.to_numeric(frame["planned_trials"], errors="coerce").astype("Int64")
     frame = frame[list(FRAME_COLUMNS)].copy()
@@ -161,7 +180,7 @@ def load_run(path: Path) -> Outcomes:
     except ValidationError as exc:
         raise invalid(exc, f"{manifest_file}: not a run manifest") from None
 
-    trials = trial_rows(path, manifest, needs=(*HEALTH_COLUMNS, "infra_kind"))
+    trials = trial_rows(path, manifest, needs=(*HEALTH_COLUMNS, "infra_kind", *METRIC_COLUMNS))
     if not (trials["rounds_recorded"] > 0).any():
         raise BadInput(f"{path}: no finished trials (no result.json with a tested round)")
     seen = set(zip(trials["config"], trials["task"], trials["trial"]))
@@ -179,6 +198,7 @@ def load_run(path: Path) -> Outcomes:
         suite=f"{manifest.suite} {manifest.suite_version}", suite_hash=manifest.suite_hash,
         contract=cfg.contract, contract_hash=cfg.contract_hash, agent=cfg.agent_profile, agent_hash=cfg.agent_hash,
         aider_version=cfg.aider_version, sampling=sampling_text(cfg.sampling.model_dump()),
+        feedback=cfg.feedback, feedback_hash=cfg.feedback_hash,
     ) for cfg in manifest.configs])
     trials = trials.drop(columns=[c for c in SETTING_COLUMNS if c in trials]).merge(settings, on="config", how="left")
     configs = {
@@ -189,10 +209,11 @@ def load_run(path: Path) -> Outcomes:
             contract=cfg.contract, contract_hash=cfg.contract_hash,
             agent_profile=cfg.agent_profile, agent_hash=cfg.agent_hash,
             aider_version=cfg.aider_version, edit_format=cfg.edit_format,
-            trials=manifest.trials, rounds=manifest.rounds, sampling=cfg.sampling.model_dump(),
+            trials=manifest.trials, rounds=manifest.rounds, sampling=cfg.sampling.model_dump(), feedback=cfg.feedback,
             adapter=cfg.adapter, adapter_hash=cfg.adapter_hash,
             trained_on_tasks=cfg.trained_on_tasks, run_dir=str(path), run_config=cfg.name,
             training_unknown=cfg.adapter is not None and cfg.trained_on_tasks is None,
+            kind=manifest.kind, unseen_tasks=manifest.unseen_tasks,
         )
         for cfg in manifest.configs
     }
@@ -310,10 +331,13 @@ def load_outcomes_file(path: Path) -> Outcomes:
         row = int((faulted & frame["round1"]).to_numpy().argmax()) + 1
         raise BadInput(f"{path}: row {row} passes round 1 but has no round2 (round2 must include round1)")
     frame["round2"] = _booleans(frame["round2"].where(~faulted, False), path, "round2")
-    inconsistent = frame["round1"] & ~frame["round2"]
+    # Only simulated feedback can break a first-round pass.
+    real = frame["feedback"].fillna("real") != "simulated" if "feedback" in frame else True
+    inconsistent = frame["round1"] & ~frame["round2"] & real
     if inconsistent.any():
         row = int(inconsistent.to_numpy().argmax()) + 1
-        raise BadInput(f"{path}: row {row} passes round 1 but not within two rounds (round2 must include round1)")
+        raise BadInput(f"{path}: row {row} passes round 1 but not within two rounds (round2 must include round1; "
+                       "only a row with feedback = simulated may fail after passing)")
     duplicated = frame.duplicated(["config", "task", "trial"])
     if duplicated.any():
         r = frame[duplicated].iloc[0]
@@ -329,7 +353,7 @@ def load_outcomes_file(path: Path) -> Outcomes:
         rounds = rows["rounds"].dropna().unique()
         configs[name] = ConfigInfo(
             name=name, source=f"file {path.name}", suite=label["suite"], contract=label["contract"],
-            agent_profile=label["agent"], aider_version=label["aider_version"],
+            agent_profile=label["agent"], aider_version=label["aider_version"], feedback=_single(rows["feedback"]),
             trials=int(rows["trial"].nunique()), rounds=int(rounds[0]) if len(rounds) == 1 else None,
         )
     return Outcomes(frame, configs, label=path.stem, sources=[str(path)])

@@ -76,6 +76,9 @@ class TestReport(Record):
     output_truncated: bool = False
     backend: str = ""
     test_main: TestMain | None = None  # None in reports written before it was recorded
+    # The test unit took Catch2 precompiled (harness/catch_pch.py: only where that compiles
+    # the same program as the Exercism build).
+    catch_precompiled: bool = False
     # A run that did not pass, when asked for: the console output of the build and of the
     # test binary under Catch2's console reporter, uncut, sandbox paths written as the
     # exercise's own (`<slug>/...`, `<slug>/build/...`). What Aider's benchmark shows a model.
@@ -197,6 +200,47 @@ class RoundTimings(Record):
     total_seconds: float = 0.0   # wall clock of the round
 
 
+# --- simulated feedback ----------------------------------------------------------------
+# Under `harness run --feedback simulated` the model predicts what its own code does on the
+# task's public test cases (predict/simulate.py); the round after is decided by the
+# prediction, while every round is still scored by the real tests.
+
+FeedbackMode = Literal["real", "simulated"]
+
+
+def _absent(value: Any) -> bool:
+    """Fields added for simulated feedback are left out of files that do not use it, so a
+    run with real feedback writes the bytes it wrote before they existed."""
+    return value is None or value == "real"
+
+
+class SimulatedCase(Record):
+    name: str
+    call: str = Field(description="the public test case asked about (probe/cases.py)")
+    expected: dict[str, Any] = Field(description="the reference's record of it")
+    predicted: dict[str, Any] | None = Field(description="the model's prediction for its own code; None: not in the answer format")
+    passed: bool = Field(description="predicted to pass: the prediction matches the reference's record")
+
+    @property
+    def failed(self) -> bool:
+        """A predicted failure: a prediction that was read and differs from the reference."""
+        return self.predicted is not None and not self.passed
+
+
+class Simulation(Record):
+    """The model's prediction of its own round's results on the public test cases."""
+
+    cases: list[SimulatedCase] = Field(default_factory=list)
+
+    @property
+    def failures(self) -> list[SimulatedCase]:
+        return [c for c in self.cases if c.failed]
+
+    @property
+    def unreadable(self) -> int:
+        return sum(c.predicted is None for c in self.cases)
+
+
 class RoundRecord(Record):
     round: int = Field(ge=1)
     counters: AgentCounters = Field(default_factory=AgentCounters)
@@ -208,6 +252,15 @@ class RoundRecord(Record):
     # What the static screen found in the round's solution files: it never changes the
     # outcome, but a reader of the trial should see it.
     screen_flags: list[ScreenFlag] = Field(default_factory=list)
+    # Simulated feedback: what the model predicted its round's code does on the public
+    # tests, which decided whether another round followed.
+    simulation: Simulation | None = Field(None, exclude_if=_absent)
+    # A test-writing round's score (testwriting/score.py; None in a repair round): the
+    # suite compiles and holds on the correct solution; the share of its assertions that
+    # hold there; the share of the broken solutions it catches (a valid suite's only).
+    valid: bool | None = None
+    assertion_accuracy: float | None = None
+    kill_rate: float | None = None
 
 
 class ModelCall(Record):
@@ -300,15 +353,23 @@ class TrialResult(Record):
     outcome: TrialOutcome
     passed_round: int | None = None  # the first round whose tests passed
     rounds: list[RoundRecord] = Field(default_factory=list)
+    # The round whose answer the trial stands by, its last; written under simulated
+    # feedback, where a round can follow one that passed (real feedback stops at a pass).
+    # The outcome is this round's.
+    submitted_round: int | None = Field(None, exclude_if=_absent)
     infra_error: InfraFailure | None = None
     tampered: list[str] = Field(default_factory=list)  # protected files any round changed
     prompt_hash: str | None = None  # the contract's texts as rendered for this task
     started_at: str
     finished_at: str
 
-    def solved_by(self, round_no: int) -> bool:
-        """Success within the first `round_no` rounds (round 1 alone, or up to round 2)."""
-        return self.passed_round is not None and self.passed_round <= round_no
+    def passes_after(self, round_no: int) -> bool:
+        """The answer the trial stands by after `round_no` rounds passes: the last round up
+        to then was tested and passed. Under real feedback a trial stops at its first pass,
+        so this is success within `round_no` rounds; under simulated feedback a later round
+        can break a pass."""
+        last = self.rounds[:round_no][-1:]
+        return bool(last) and last[0].test_report is not None and last[0].test_report.passed
 
     @property
     def done(self) -> bool:
@@ -343,6 +404,20 @@ class ConfigManifest(Record):
     # A contract whose texts came from the user's Aider checkout: the file read, its hash.
     contract_texts_file: str | None = None
     contract_texts_sha256: str | None = None
+    # What follows a round: the real tests' output, or the model's own prediction of it.
+    feedback: FeedbackMode = Field("real", exclude_if=_absent)
+    feedback_hash: str | None = Field(None, exclude_if=_absent)  # simulated: its template and prediction prompt
+
+
+class TestWritingSettings(Record):
+    """How a test-writing run scores its suites: the mutant sample its targets come from,
+    and whether expected values are filled in by execution (testwriting/fill.py)."""
+
+    __test__ = False
+
+    mutant_cap: int | None = Field(30, ge=1)  # at most this many mutants per task, sampled; None: all
+    mutant_seed: int = 0
+    fill: bool = False
 
 
 class RunManifest(Record):
@@ -368,3 +443,7 @@ class RunManifest(Record):
     executor: str | None = None
     workers: int | None = None
     configs: list[ConfigManifest]
+    kind: Literal["repair", "tests"] = "repair"   # what the trials ask for (task_kind.py)
+    tests: TestWritingSettings | None = None      # a test-writing run's scoring settings
+    # Tasks the suite declares unseen by the models it evaluates (suite.toml `unseen`).
+    unseen_tasks: list[str] = Field(default_factory=list)

@@ -19,7 +19,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from .errors import invalid
-from .records import AgentCounters, TrialOutcome, TrialResult
+from .records import AgentCounters, Status, TrialOutcome, TrialResult
 
 # Below this many files a worker process costs more to start than it saves.
 PARALLEL_FROM = 4000
@@ -30,7 +30,12 @@ class _Facts(BaseModel):
 
 
 class _ReportFacts(_Facts):
+    status: Status
     timeout: bool = False
+
+    @property
+    def passed(self) -> bool:
+        return self.status is Status.passed
 
 
 class _TimingFacts(_Facts):
@@ -42,6 +47,8 @@ class _RoundFacts(_Facts):
     counters: AgentCounters = AgentCounters()
     test_report: _ReportFacts | None = None
     timings: _TimingFacts = _TimingFacts()
+    kill_rate: float | None = None
+    assertion_accuracy: float | None = None
 
 
 class _InfraFacts(_Facts):
@@ -58,14 +65,13 @@ class TrialFacts(_Facts):
     rounds: list[_RoundFacts] = []
     infra_error: _InfraFacts | None = None
 
-    solved_by = TrialResult.solved_by
+    passes_after = TrialResult.passes_after
 
 
 def rounds_recorded(result: TrialFacts) -> int:
-    """How many leading rounds have a tested outcome: the round that passed, every round of
-    a failed trial, or those tested before an infrastructure error."""
-    if result.passed_round is not None:
-        return result.passed_round
+    """How many leading rounds have a tested outcome: up to the round that passed (real
+    feedback stops there), every round of a failed trial, or those tested before an
+    infrastructure error."""
     tested = 0
     for r in result.rounds:
         if r.test_report is None:
@@ -82,13 +88,27 @@ def status(result: TrialFacts) -> str:
     return result.outcome.value
 
 
+def _share_columns(result: TrialFacts) -> dict:
+    """A test-writing trial's shares in round 1 and within two rounds (the round that ended
+    the trial), by the counting rule of its outcomes: round 1's once it was tested, the
+    two-round value once round 1 passed or round 2 was tested."""
+    tested = rounds_recorded(result)
+    first = result.rounds[0] if tested >= 1 else None
+    final = first if result.passed_round == 1 else result.rounds[1] if tested >= 2 else None
+    return {f"{name}_{n}": getattr(r, name) if r is not None else None
+            for name in SHARE_COLUMNS for n, r in ((1, first), (2, final))}
+
+
+SHARE_COLUMNS = ("kill_rate", "assertion_accuracy")
+
+
 def facts_row(result: TrialFacts) -> dict:
     """The report's columns that come from the trial itself (the config's come from the
     manifest)."""
     counters = [r.counters for r in result.rounds]
     return dict(
         task=result.task, trial=result.trial, status=status(result), rounds_recorded=rounds_recorded(result),
-        round1=result.solved_by(1), round2=result.solved_by(2), suite=result.suite,
+        round1=result.passes_after(1), round2=result.passes_after(2), suite=result.suite,
         malformed_responses=sum(c.malformed_responses for c in counters),
         exhausted_context_windows=sum(c.exhausted_context_windows for c in counters),
         timeouts=sum(1 for r in result.rounds if r.test_report is not None and r.test_report.timeout),
@@ -100,6 +120,7 @@ def facts_row(result: TrialFacts) -> dict:
         user_asks=sum(c.user_asks for c in counters),
         lazy_comments=sum(c.lazy_comments for c in counters),
         agent_seconds=sum(r.timings.model_seconds + r.timings.agent_seconds for r in result.rounds),
+        **_share_columns(result),
     )
 
 

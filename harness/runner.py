@@ -1,6 +1,8 @@
 """`harness run`: every configuration (a model, with the run's agent profile and prompt
 contract) on every task, once per trial, each trial through up to `rounds` rounds of
-agent then tests, the test output fed back after a failed round.
+agent then tests, the test output fed back after a failed round (or, with `--feedback
+simulated`, the failures the model predicts its own code has on the public tests:
+predict/feedback.py; `next_message` is where the two part).
 
 `run_trial` is one task, one trial, all rounds: it owns a workspace, a sandbox session and
 an agent chat, writes its folder (store.py) and returns its TrialResult; result.json comes
@@ -18,7 +20,7 @@ import tempfile
 import threading
 import time
 import traceback
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -28,30 +30,33 @@ from . import __version__
 from .agents.aider import DEFAULT_PROFILE, AgentChat, AgentProfile, AiderAgent, DriverPool, load_profile
 from .agents.env import ensure_aider_env
 from .aider_checkout import checkout_path
-from .contract import DEFAULT_CONTRACT, PromptContract, load_contract
+from .contract import (DEFAULT_CONTRACT, TESTS_CONTRACT, TESTS_FILL_CONTRACT, PromptContract, load_contract,
+                       run_contract)
 from .errors import BadInput, InfraError, InfraKind, ProviderFailure
 from .executor import ExecutorSettings, Host, SandboxFacts, Slot, make_executor
 from .models import ModelSpec, check_access, config_name, parse_model
+from .hashing import sha256_json
 from .records import (
     ChatState,
     ConfigManifest,
+    FeedbackMode,
     InfraFailure,
     RoundRecord,
     RoundTimings,
     RoundTrajectory,
     RunManifest,
     Sampling,
-    TestReport,
+    TestWritingSettings,
     TrialOutcome,
     TrialResult,
 )
 from .result_facts import rounds_recorded
 from .sandbox.pool import SessionLease, SessionPool
-from .screen import screen
 from .fs import read_files, regular_files, write_record
-from .store import CONTRACT_FILE, HARNESS_ERROR_LOG, PROFILE_FILE, RESULT, RunFolder, new_run_id, utc_now
+from .store import CONTRACT_FILE, HARNESS_ERROR_LOG, PROFILE_FILE, RESULT, RunFolder, config_contract_file, new_run_id, utc_now
 from .task import Task
-from .testrun import created_files, run_tests
+from .task_kind import KindName, RepairKind, TaskKind, make_kind
+from .testrun import created_files
 
 Log = Callable[[str], None]
 
@@ -63,11 +68,16 @@ class RunConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     suite: str = "fixed26"
+    kind: KindName = "repair"   # what each trial asks for (task_kind.py)
+    tests: TestWritingSettings = Field(default_factory=TestWritingSettings)  # kind "tests": how suites are scored
+    # MODEL, or MODEL::CONTRACT for a configuration with a prompt contract of its own (a
+    # prompted control: the same model with another prompt).
     models: list[str] = Field(default_factory=list)
     api_base: str | None = None
     tasks: list[str] | None = None
     trials: int = Field(4, ge=1)
     rounds: int = Field(2, ge=1, le=10)
+    feedback: FeedbackMode = "real"
     workers: int | None = Field(None, ge=1)
     agent: str = DEFAULT_PROFILE
     contract: str | None = None  # default: the profile's own contract, else DEFAULT_CONTRACT
@@ -85,13 +95,17 @@ class RunConfig(BaseModel):
 
 
 # Options that change what a run computes; a resumed run takes them from its manifest.
-_FIXED_ON_RESUME = ("models", "api_base", "tasks", "trials", "rounds", "agent", "contract", "sampling", "run_id")
+_FIXED_ON_RESUME = ("models", "api_base", "tasks", "trials", "rounds", "feedback", "agent", "contract", "sampling",
+                    "run_id", "kind", "tests")
+# Between a model and the prompt contract of its own configuration: `--model M::CONTRACT`.
+CONTRACT_SEPARATOR = "::"
 
 
 @dataclass
 class PlannedConfig:
     manifest: ConfigManifest
     model: ModelSpec
+    contract: PromptContract
 
 
 @dataclass
@@ -109,6 +123,10 @@ class RunPlan:
     rounds: int
     sampling: Sampling
     resume: bool
+    feedback: FeedbackMode = "real"
+    kind: TaskKind = field(default_factory=RepairKind)
+    tests: TestWritingSettings | None = None
+    unseen_tasks: list[str] = field(default_factory=list)
 
     def trial_keys(self) -> list[tuple[PlannedConfig, Task, int]]:
         """Trial-major, so an early stop leaves every task and config with some results."""
@@ -127,6 +145,10 @@ class ConfigSummary(BaseModel):
     infra_errors: int            # trials not done: an infrastructure error, before or after round 1
     harness_errors: int = 0      # of those, the ones a bug of the harness ended (not the agent's fault)
     missing: int                 # trials with no result at all (the run was stopped)
+    # A test-writing run: the mean over tasks of kill rate and assertion accuracy within
+    # two rounds (None: no value), as the report computes them.
+    kill_rate: float | None = None
+    assertion_accuracy: float | None = None
 
     @property
     def first_round_percent(self) -> float:
@@ -175,15 +197,31 @@ def _adapter_facts(spec: ModelSpec) -> dict:
     return {"adapter": spec.adapter, "adapter_hash": card.sha256, "trained_on_tasks": trained}
 
 
+def feedback_hash(contract: PromptContract) -> str:
+    """What simulated feedback says besides the code: the contract's template and the
+    prediction prompt the model simulates with."""
+    from .predict.prompt import prompt_hash
+
+    return sha256_json({"simulated_feedback": contract.simulated_feedback, "prediction": prompt_hash()})
+
+
 def _config_manifest(name: str, spec: ModelSpec, profile: AgentProfile, contract: PromptContract,
-                     sampling: Sampling) -> ConfigManifest:
+                     sampling: Sampling, feedback: FeedbackMode) -> ConfigManifest:
     return ConfigManifest(
         name=name, model=spec.name, api_base=spec.api_base, sampling=sampling,
         agent_profile=profile.name, agent_hash=profile.content_hash, aider_version=profile.aider_version,
         edit_format=profile.edit_format, contract=contract.name, contract_hash=contract.content_hash,
         contract_texts_file=contract.texts_file, contract_texts_sha256=contract.texts_sha256,
+        feedback=feedback, feedback_hash=feedback_hash(contract) if feedback == "simulated" else None,
         **_adapter_facts(spec),
     )
+
+
+def _kind_contract(name: str, kind: KindName, checkout: Path | None) -> PromptContract:
+    contract = load_contract(name).with_checkout_texts(checkout)
+    if contract.kind != kind:
+        raise BadInput(f"prompt contract {contract.name} is for {contract.kind} trials, not for --kind {kind}")
+    return contract
 
 
 def make_plan(config: RunConfig) -> RunPlan:
@@ -205,26 +243,48 @@ def make_plan(config: RunConfig) -> RunPlan:
     tasks = suite.select(config.tasks)
     if not tasks:
         raise BadInput(f"suite {suite.name} has no tasks to run")
+    other = next((t for t in tasks if t.kind != "repair"), None)
+    if other is not None:
+        raise BadInput(f"task {other.slug} is an {other.kind} task; `harness predict eval` evaluates those")
     profile = load_profile(config.agent)
-    contract = load_contract(config.contract or profile.contract or DEFAULT_CONTRACT)
-    contract = contract.with_checkout_texts(checkout_path(config.aider_checkout))
+    checkout = checkout_path(config.aider_checkout)
+    if config.kind == "tests":
+        default_contract = TESTS_FILL_CONTRACT if config.tests.fill else TESTS_CONTRACT
+    else:
+        default_contract = profile.contract or DEFAULT_CONTRACT
+    contract = _kind_contract(config.contract or default_contract, config.kind, checkout)
     if config.run_id is not None and (not config.run_id.strip() or "/" in config.run_id or config.run_id.startswith(".")):
         raise BadInput(f"--run-id {config.run_id!r} is not a folder name")
+    kind = make_kind(config.kind, config.tests)
+    for task in tasks:
+        kind.chat_files(task)  # a task this kind cannot run is refused now (a test writer's needs one test file)
+    if config.feedback == "simulated" and config.kind != "repair":
+        raise BadInput(f"--feedback simulated is for repair trials (the model predicts its code's test results), not --kind {config.kind}")
 
     configs: list[PlannedConfig] = []
     taken: set[str] = set()
     for name in config.models:
-        spec = parse_model(name, config.api_base)
+        model_name, _, own = name.partition(CONTRACT_SEPARATOR)
+        spec = parse_model(model_name, config.api_base)
         check_access(spec)
-        cname = config_name(spec, taken)
+        own_contract = _kind_contract(own, config.kind, checkout) if own else contract
+        cname = config_name(spec, taken, own_contract.name if own else "")
         taken.add(cname)
-        configs.append(PlannedConfig(_config_manifest(cname, spec, profile, contract, config.sampling), spec))
+        if config.feedback == "simulated" and not own_contract.simulated_feedback:
+            raise BadInput(f"--feedback simulated: prompt contract {own_contract.name} has no simulated_feedback template")
+        manifest = _config_manifest(cname, spec, profile, own_contract, config.sampling, config.feedback)
+        configs.append(PlannedConfig(manifest, spec, own_contract))
     if any(c.model.kind == "gold" for c in configs) and profile.edit_format not in ("whole", "diff"):
         raise BadInput(f"the gold model has no answers in edit format {profile.edit_format!r}")
+    if config.feedback == "simulated" and any(c.model.kind == "gold" for c in configs):
+        raise BadInput("--feedback simulated: the gold model answers with code, not predictions")
     return RunPlan(
         run_id=config.run_id or new_run_id(), suite_name=suite.name, suite_version=suite.version,
         suite_hash=suite.content_hash, suite_path=suite.path, tasks=tasks, configs=configs, profile=profile,
         contract=contract, trials=config.trials, rounds=config.rounds, sampling=config.sampling, resume=False,
+        feedback=config.feedback,
+        kind=kind, tests=config.tests if config.kind == "tests" else None,
+        unseen_tasks=[t.slug for t in tasks if t.slug in suite.unseen_tasks],
     )
 
 
@@ -243,26 +303,32 @@ def _resume_plan(config: RunConfig, find_suite) -> RunPlan:
         if task.content_hash != m.task_hashes.get(task.slug):
             raise BadInput(f"task {task.slug} changed since run {m.run_id} started; its results would mix two versions")
     first = m.configs[0]
-    # The run folder keeps the exact profile and contract it ran with.
+    # The run folder keeps the exact profile and contracts it ran with.
     profile = folder.read_record(PROFILE_FILE, AgentProfile)
     contract = folder.read_record(CONTRACT_FILE, PromptContract)
     configs: list[PlannedConfig] = []
     for cfg in m.configs:
+        cfg_contract = run_contract(folder, cfg.name)
+        if cfg_contract.content_hash == contract.content_hash:
+            cfg_contract = contract  # one object: written once, as the run's
         if profile.content_hash != cfg.agent_hash:
             raise BadInput(f"agent profile {cfg.agent_profile} changed since run {m.run_id} started")
-        if contract.content_hash != cfg.contract_hash:
+        if cfg_contract.content_hash != cfg.contract_hash:
             raise BadInput(f"prompt contract {cfg.contract} changed since run {m.run_id} started")
+        if cfg.feedback == "simulated" and feedback_hash(contract) != cfg.feedback_hash:
+            raise BadInput(f"simulated feedback (its template or the prediction prompt) changed since run {m.run_id} started")
         server_base = cfg.api_base if cfg.adapter is None and cfg.model != "gold" else None
         spec = parse_model(cfg.model, server_base)
         check_access(spec)
         facts = _adapter_facts(spec)
         if facts.get("adapter_hash") != cfg.adapter_hash:
             raise BadInput(f"adapter {cfg.adapter} changed since run {m.run_id} started")
-        configs.append(PlannedConfig(cfg, spec))
+        configs.append(PlannedConfig(cfg, spec, cfg_contract))
     return RunPlan(
         run_id=m.run_id, suite_name=m.suite, suite_version=m.suite_version, suite_hash=m.suite_hash,
         suite_path=suite.path, tasks=tasks, configs=configs, profile=profile, contract=contract, trials=m.trials,
-        rounds=m.rounds, sampling=first.sampling, resume=True,
+        rounds=m.rounds, sampling=first.sampling, resume=True, feedback=first.feedback, kind=make_kind(m.kind, m.tests),
+        tests=m.tests, unseen_tasks=m.unseen_tasks,
     )
 
 
@@ -285,6 +351,9 @@ class TrialSpec:
     api_key: str | None
     contract: PromptContract
     sampling: Sampling
+    feedback: FeedbackMode = "real"
+    simulator: Callable | None = None  # simulated feedback: the model's own completions (predict/ask.py)
+    kind: TaskKind = field(default_factory=RepairKind)
 
 
 def _copy_tree(files: dict[str, Path], dest: Path) -> None:
@@ -294,22 +363,28 @@ def _copy_tree(files: dict[str, Path], dest: Path) -> None:
         shutil.copyfile(src, target)
 
 
+def _write_tree(files: dict[str, bytes], dest: Path) -> None:
+    for rel, data in files.items():
+        target = dest / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+
+
 @dataclass(frozen=True)
 class ResumePoint:
     """Where a trial whose infrastructure error came after a tested round continues: the
-    tested rounds it keeps, and the last one's workspace, conversation and test report."""
+    tested rounds it keeps, and the last one's workspace and conversation."""
 
     rounds: list[RoundRecord]
     workspace: Path
     chat: ChatState
-    report: TestReport
     started_at: str
 
 
 def resume_point(result: TrialResult | None, trial_dir: Path) -> ResumePoint | None:
     """None when the trial must be run from the start: no result, nothing tested before
     the error, or round k's snapshot or conversation missing from its folder."""
-    if result is None or result.done or result.passed_round is not None:
+    if result is None or result.done:
         return None
     k = rounds_recorded(result)
     if k == 0:
@@ -322,7 +397,32 @@ def resume_point(result: TrialResult | None, trial_dir: Path) -> ResumePoint | N
     if trajectory.chat_after is None or not (round_dir / "workspace").is_dir():
         return None
     return ResumePoint(rounds=result.rounds[:k], workspace=round_dir / "workspace", chat=trajectory.chat_after,
-                       report=result.rounds[k - 1].test_report, started_at=result.started_at)
+                       started_at=result.started_at)
+
+
+def next_message(spec: TrialSpec, record: RoundRecord, passed: bool, workspace: Path,
+                 sandboxing: SessionLease) -> str | None:
+    """The feedback seam: the message that starts the round after `record` (its code in
+    `workspace`; `passed`: the round's judgement), or None when the trial stops there. Real
+    feedback: the test output of a round that failed. Simulated: the failures the model
+    predicts its code has on the public tests (predict/feedback.py), whatever the real
+    tests said."""
+    if spec.feedback == "real":
+        return None if passed else spec.contract.feedback_message(spec.task, record.test_report)
+    from .predict.feedback import simulated_message
+
+    return simulated_message(spec.task, spec.contract, spec.simulator, record, workspace, sandboxing)
+
+
+def _simulator(model: ModelSpec, plan: RunPlan) -> Callable:
+    """The configuration's model asked directly (no agent) with the run's sampling and the
+    profile's limits: a request's timeout, and backoff within the provider retry budget
+    (three waits, doubling: 7 times the first)."""
+    from .predict.ask import asker
+
+    timeouts = plan.profile.timeouts
+    return asker(model, temperature=plan.sampling.temperature, timeout_s=timeouts.request_s,
+                 backoff_s=min(2.0, timeouts.provider_retry_s / 7))
 
 
 def run_trial(spec: TrialSpec, trial_dir: Path, sessions: SessionPool, pool: DriverPool,
@@ -330,7 +430,7 @@ def run_trial(spec: TrialSpec, trial_dir: Path, sessions: SessionPool, pool: Dri
     """One task, one trial, all rounds, or with `resume` the rounds after those it keeps.
     Writes `trial_dir` (emptied first, but for the kept rounds) and returns the result it
     wrote last to result.json."""
-    task = spec.task
+    task, kind = spec.task, spec.kind
     if resume is None:
         started_at = utc_now()
         RunFolder.fresh_trial_dir(trial_dir)
@@ -339,7 +439,8 @@ def run_trial(spec: TrialSpec, trial_dir: Path, sessions: SessionPool, pool: Dri
         started_at = resume.started_at
         RunFolder.keep_rounds(trial_dir, len(resume.rounds))
         rounds = list(resume.rounds)
-    passed_round: int | None = None
+    passed_round = next((r.round for r in rounds if r.test_report is not None and r.test_report.passed), None)
+    passed = False  # the last round's judgement: the submitted answer's
     failure: InfraFailure | None = None
     workspace = Path(tempfile.mkdtemp(prefix=f"harness-ws-{task.slug}-"))
     sandboxing: SessionLease | None = None
@@ -351,14 +452,15 @@ def run_trial(spec: TrialSpec, trial_dir: Path, sessions: SessionPool, pool: Dri
             raise InfraError(InfraKind.interrupted, "the run was stopped")
 
     try:
-        _copy_tree({rel: task.path / rel for rel in task.shipped_files}, workspace)
+        _write_tree(kind.workspace(task), workspace)
         if resume is not None:
             _copy_tree(regular_files(resume.workspace), workspace)
         stopping()
         sandboxing = sessions.lease(label)
+        shown = kind.chat_files(task) + kind.read_only_files(task)
         agent.start(AgentChat(
-            workspace=workspace, files=list(task.solution_files),
-            ignore=[f for f in task.shipped_files if f not in task.solution_files],
+            workspace=workspace, files=kind.chat_files(task), read_only=kind.read_only_files(task),
+            ignore=[f for f in task.shipped_files if f not in shown],
             model=spec.litellm_model, api_base=spec.api_base, api_key=spec.api_key, sampling=spec.sampling,
             system_text=spec.contract.system_text(task),
             log_file=trial_dir / "agent.log", chat_file=trial_dir / "aider.chat.md",
@@ -367,8 +469,11 @@ def run_trial(spec: TrialSpec, trial_dir: Path, sessions: SessionPool, pool: Dri
         if resume is None:
             message = spec.contract.first_message(task)
         else:
-            message = spec.contract.feedback_message(task, resume.report)
+            passed = rounds[-1].test_report.passed
+            message = next_message(spec, rounds[-1], passed, workspace, sandboxing)
         for n in range(len(rounds) + 1, spec.rounds + 1):
+            if message is None:
+                break
             stopping()
             t0 = time.monotonic()
             got = agent.send(message)
@@ -389,21 +494,22 @@ def run_trial(spec: TrialSpec, trial_dir: Path, sessions: SessionPool, pool: Dri
                 raise ProviderFailure(str(got.provider_error), got.provider_error.failed_calls)
             stopping()
             t1 = time.monotonic()
-            report = sandboxing.use(lambda session: run_tests(
+            judged = sandboxing.use(lambda session: kind.judge(
                 task, workspace, session, transcript=spec.contract.wants_transcript,
                 time_limit_s=agent.profile.tests.time_limit_s))
+            report = judged.report
             timings.test_seconds = round(time.monotonic() - t1, 4)
             timings.total_seconds = round(time.monotonic() - t0, 4)
             write_record(round_dir / "test_report.json", report)
-            solution = {f: (workspace / f).read_bytes() for f in task.solution_files if (workspace / f).is_file()}
+            for name, record in judged.records.items():
+                write_record(round_dir / name, record)
             rounds.append(RoundRecord(round=n, counters=got.counters, edited_files=got.edited_files,
-                                      created_files=created, test_report=report, timings=timings,
-                                      screen_flags=screen(solution)))
-            if report.passed:
+                                      created_files=created, test_report=report, timings=timings, **judged.facts))
+            passed = judged.passed
+            if passed and passed_round is None:
                 passed_round = n
-                break
             if n < spec.rounds:
-                message = spec.contract.feedback_message(task, report)
+                message = next_message(spec, rounds[-1], passed, workspace, sandboxing)
     except InfraError as exc:
         kind = InfraKind.interrupted if cancel is not None and cancel.is_set() else exc.kind
         failure = InfraFailure(kind=kind.value, message=str(exc), attempts=exc.attempts)
@@ -418,13 +524,15 @@ def run_trial(spec: TrialSpec, trial_dir: Path, sessions: SessionPool, pool: Dri
 
     if failure is not None:
         outcome = TrialOutcome.infra_error
-    else:
-        outcome = TrialOutcome.passed if passed_round is not None else TrialOutcome.failed
+    else:  # the last round's answer is the one submitted
+        outcome = TrialOutcome.passed if passed else TrialOutcome.failed
     tampered = sorted({f for r in rounds if r.test_report for f in r.test_report.tampered})
     result = TrialResult(
         run_id=spec.run_id, config=spec.config, task=task.slug, trial=spec.trial, suite=spec.suite,
         task_hash=task.content_hash, model=spec.model, outcome=outcome, passed_round=passed_round,
-        rounds=rounds, infra_error=failure, tampered=tampered, prompt_hash=spec.contract.prompt_hash(task),
+        rounds=rounds, infra_error=failure, tampered=tampered,
+        submitted_round=len(rounds) if spec.feedback == "simulated" and failure is None else None,
+        prompt_hash=spec.contract.prompt_hash(task, simulated=spec.feedback == "simulated"),
         started_at=started_at, finished_at=utc_now(),
     )
     write_record(trial_dir / RESULT, result)
@@ -487,7 +595,8 @@ def run_job(job: TrialJob, slot: Slot) -> TrialResult | ShippedTrial:
     spec = job.spec
     if job.gold:
         gold = _gold(host)
-        spec = replace(spec, api_base=gold.api_base(job.profile.edit_format, gold.add(spec.suite, spec.task)))
+        key = gold.add(spec.suite, spec.task, spec.kind.gold_answer(spec.task))
+        spec = replace(spec, api_base=gold.api_base(job.profile.edit_format, key))
     if host.in_driver:
         return run_trial(spec, job.trial_dir, host.sessions, drivers, host.cancel, job.resume)
     with tempfile.TemporaryDirectory(prefix="harness-trial-") as tmp:
@@ -526,6 +635,7 @@ def _manifest(plan: RunPlan, config: RunConfig, facts: SandboxFacts) -> RunManif
         suite_path=str(plan.suite_path), task_hashes={t.slug: t.content_hash for t in plan.tasks}, tasks=[t.slug for t in plan.tasks],
         trials=plan.trials, rounds=plan.rounds, image=facts.image, image_digest=facts.image_digest,
         sandbox=f"{facts.backend}: {facts.isolation}", configs=[c.manifest for c in plan.configs],
+        kind=plan.kind.name, tests=plan.tests, unseen_tasks=plan.unseen_tasks,
     )
 
 
@@ -559,12 +669,21 @@ def summarize_run(run_dir: Path) -> list[ConfigSummary]:
                        if (r := folder.read_result(cfg.name, t, k)) is not None]
             infra, harness = len(results), sum(r.harness_bug for r in results)
             missing -= infra
+        shares = {}
+        if frame is not None and manifest.kind == "tests":
+            for metric in stats.SHARE_METRICS:
+                found = stats.summarize_metric(frame, cfg.name, metric, 2, resamples=100)
+                shares[metric] = found.mean if found.tasks else None
         out.append(ConfigSummary(
             config=cfg.name, model=cfg.model, tasks=len(manifest.tasks), trials=manifest.trials,
             first_round_mean=first, two_round_mean=two, recovered=recovery.k, first_round_failures=recovery.n,
-            infra_errors=infra, harness_errors=harness, missing=missing,
+            infra_errors=infra, harness_errors=harness, missing=missing, **shares,
         ))
     return out
+
+
+def _import_summary_stack() -> None:
+    from . import outcomes, stats  # noqa: F401  (what summarize_run reads the run with)
 
 
 def _runs_again(result: TrialResult | None, config: RunConfig) -> bool:
@@ -610,6 +729,9 @@ def run(config: RunConfig, log: Log | None = None, progress=None) -> RunSummary:
             manifest = _manifest(plan, config, executor.facts)
             write_record(folder.root / PROFILE_FILE, plan.profile)
             write_record(folder.root / CONTRACT_FILE, plan.contract)
+            for c in plan.configs:
+                if c.contract is not plan.contract:
+                    write_record(folder.root / config_contract_file(c.manifest.name), c.contract)
         manifest.executor, manifest.workers = executor.name, executor.slots
         folder.write_manifest(manifest)
 
@@ -620,7 +742,9 @@ def run(config: RunConfig, log: Log | None = None, progress=None) -> RunSummary:
         if config.requests_per_minute is not None:
             for name in {_paced_as(c.model) for c in plan.configs} - {None}:
                 limiters[name] = executor.limiter(name, config.requests_per_minute)
-        jobs = [_job(plan, folder, c, task, k, resume, limiters) for c, task, k, resume in todo]
+        simulators = {c.manifest.name: _simulator(c.model, plan) for c in plan.configs if plan.feedback == "simulated"}
+        jobs = [_job(plan, folder, c, task, k, resume, limiters, simulators) for c, task, k, resume in todo]
+        warming: list[threading.Thread] = []
 
         def finished(job: TrialJob, got: TrialResult | ShippedTrial) -> None:
             if isinstance(got, ShippedTrial):
@@ -629,6 +753,11 @@ def run(config: RunConfig, log: Log | None = None, progress=None) -> RunSummary:
             summary.ran += 1
             if progress is not None:
                 progress.advance(got)
+            if not warming and len(jobs) - summary.ran < executor.slots:
+                # A slot is idle until the run ends: the summary's imports (about a second
+                # of pandas) take its core now instead of the end of the run.
+                warming.append(threading.Thread(target=_import_summary_stack, name="summary-imports", daemon=True))
+                warming[0].start()
 
         def lost(job: TrialJob, why: str) -> None:
             spec = job.spec
@@ -655,12 +784,13 @@ def run(config: RunConfig, log: Log | None = None, progress=None) -> RunSummary:
 
 
 def _job(plan: RunPlan, folder: RunFolder, c: PlannedConfig, task: Task, k: int, resume: ResumePoint | None,
-         limiters: dict) -> TrialJob:
+         limiters: dict, simulators: dict) -> TrialJob:
     trial_dir = folder.trial_dir(c.manifest.name, task.slug, k)
     spec = TrialSpec(run_id=plan.run_id, config=c.manifest.name, suite=plan.suite_name, task=task, trial=k,
                      rounds=plan.rounds, model=c.manifest.model, litellm_model=c.model.litellm_model,
-                     api_base=c.model.api_base, api_key=c.model.api_key(), contract=plan.contract,
-                     sampling=plan.sampling)
+                     api_base=c.model.api_base, api_key=c.model.api_key(), contract=c.contract,
+                     sampling=plan.sampling, feedback=plan.feedback, simulator=simulators.get(c.manifest.name),
+                     kind=plan.kind)
     name = _paced_as(c.model) if _paced_as(c.model) in limiters else None
     return TrialJob(spec=spec, trial_dir=trial_dir, resume=resume,
                     kept=RunFolder.kept_files(trial_dir, len(resume.rounds)) if resume is not None else {},

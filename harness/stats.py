@@ -92,16 +92,22 @@ def small_suite_warning(tasks: int, here: str | None = None) -> str | None:
 # --- per-task counts ---------------------------------------------------------------------
 
 
+COUNT_COLUMNS = ["n1", "c1", "n2", "c2", "f2", "r2"]
+
+
 def task_counts(frame: pd.DataFrame) -> pd.DataFrame:
     """Per (config, task): trials whose round-1 outcome counts (n1) and their successes
-    (c1); trials whose outcome within two rounds counts (n2) and their successes (c2). A
-    task with no counted trial is left out."""
+    (c1); trials whose outcome within two rounds counts (n2) and their successes (c2); of
+    the latter, the round-1 failures (f2) and those passing after two rounds (r2: recovered).
+    A task with no counted trial is left out."""
     known1, known2 = frame["round1_known"], frame["round2_known"]
+    failed2 = known2 & ~frame["round1"]
     marked = pd.DataFrame({
         "config": frame["config"], "task": frame["task"],
         "n1": known1, "c1": known1 & frame["round1"], "n2": known2, "c2": known2 & frame["round2"],
+        "f2": failed2, "r2": failed2 & frame["round2"],
     })
-    counts = marked.groupby(["config", "task"], observed=True, sort=True)[["n1", "c1", "n2", "c2"]].sum()
+    counts = marked.groupby(["config", "task"], observed=True, sort=True)[COUNT_COLUMNS].sum()
     return counts[counts["n1"] > 0].astype("int64")
 
 
@@ -574,12 +580,41 @@ class Summary:
 
 def recovery(counts: pd.DataFrame) -> Ratio | None:
     """First-round failures among the trials with a counted two-round outcome (n), and
-    those solved in round 2 (k). Round 2 only runs after a failed round 1, so c2 - c1 are
-    exactly the recoveries. None when no trial has a two-round outcome (a one-round run)."""
+    those that pass after round 2 (k). None when no trial has a two-round outcome (a
+    one-round run)."""
     two = counts[counts["n2"] > 0]
     if two.empty:
         return None
-    return Ratio(k=int((two["c2"] - two["c1"]).sum()), n=int((two["n2"] - two["c1"]).sum()))
+    return Ratio(k=int(two["r2"].sum()), n=int(two["f2"].sum()))
+
+
+@dataclass
+class Transitions:
+    """Finished trials by their round-1 outcome against the outcome of the round they
+    submitted (their last): under real feedback a trial stops at its first pass, so none
+    is broken; under simulated feedback a round can follow a pass and break it."""
+
+    both_pass: int
+    fixed: int       # fail -> pass
+    broken: int      # pass -> fail
+    both_fail: int
+
+    @property
+    def trials(self) -> int:
+        return self.both_pass + self.fixed + self.broken + self.both_fail
+
+    @property
+    def recovery(self) -> Ratio:
+        """Round-1 failures the submitted round passes."""
+        return Ratio(self.fixed, self.fixed + self.both_fail)
+
+
+def transitions(frame: pd.DataFrame) -> Transitions:
+    """The transitions of one configuration's finished trials (rows of the outcome frame)."""
+    done = frame[frame["done"]]
+    first, submitted = done["round1"], done["status"] == "passed"
+    return Transitions(both_pass=int((first & submitted).sum()), fixed=int((~first & submitted).sum()),
+                       broken=int((first & ~submitted).sum()), both_fail=int((~first & ~submitted).sum()))
 
 
 def summarize(config: str, counts: pd.DataFrame, with_pass_at_k: bool = True) -> Summary:
@@ -677,8 +712,9 @@ def paired_differences(
 
 
 def clears_bar(difference: PairedDifference, delta: float) -> bool:
-    """A pre-registered bar of `delta` tasks is cleared when the lower bound of the gain's
-    interval is at least `delta`, not merely the point estimate."""
+    """A pre-registered bar of `delta` tasks (for a metric of written suites: `delta` of
+    its share) is cleared when the lower bound of the gain's interval is at least `delta`,
+    not merely the point estimate."""
     return difference.interval[0] >= delta
 
 
@@ -766,3 +802,169 @@ def cohort_inflation(frame: pd.DataFrame, selected: pd.DataFrame, round_no: int)
 
     everyone, chosen = means(frame), means(selected)
     return {str(c): float(chosen.get(c, 0.0) - everyone.get(c, 0.0)) for c in everyone.index}
+
+
+# --- metrics of written test suites -------------------------------------------------------
+# A test-writing trial's round has a validity (a success, counted as above) and two shares
+# in [0, 1]: the assertions that hold on the correct solution and the broken solutions the
+# suite catches (valid suites only). A configuration's figure for a share is the mean over
+# tasks of each task's mean over its trials with a value. Intervals are the same two
+# targets' bootstrap as for successes, sampled (shares have no lattice to convolve on):
+# tasks resampled, then each drawn task's values; or, for "trials", only the values. A paired
+# difference resamples the same tasks for both configurations, and its p-value is the exact
+# sign-flip test of the per-task differences (under "no change", each task's difference is
+# as likely either way), enumerated up to 2^16 sign patterns and sampled beyond.
+
+METRICS: tuple[str, ...] = ("valid", "kill_rate", "assertion_accuracy")
+SHARE_METRICS: tuple[str, ...] = ("kill_rate", "assertion_accuracy")
+EXACT_SIGN_FLIPS = 16
+
+
+@dataclass
+class MetricSummary:
+    """One metric of one configuration over one set of tasks and one round."""
+
+    config: str
+    metric: str
+    round: int
+    tasks: int          # tasks with a value
+    values: int         # trial values behind it
+    mean: float         # mean over tasks of the task means (nan: no value)
+    interval: tuple[float, float] = NAN_PAIR
+
+
+def metric_values(frame: pd.DataFrame, metric: str, round_no: int) -> pd.DataFrame:
+    """config, task, value: one row per trial with a value of `metric` in round 1 or
+    within two rounds (validity as 1/0 wherever that round's outcome counts)."""
+    if metric == "valid":
+        known = frame[f"round{round_no}_known"]
+        rows = frame[known]
+        return pd.DataFrame({"config": rows["config"], "task": rows["task"],
+                             "value": rows[f"round{round_no}"].astype(float)}).reset_index(drop=True)
+    col = f"{metric}_{round_no}"
+    rows = frame[frame[col].notna()] if col in frame else frame.iloc[0:0]
+    return pd.DataFrame({"config": rows["config"], "task": rows["task"],
+                         "value": pd.to_numeric(rows[col] if col in rows else [], errors="coerce")}).reset_index(drop=True)
+
+
+def task_means(frame: pd.DataFrame, config: str, metric: str, round_no: int) -> dict[str, float]:
+    """Each task's mean of the metric over the config's trials with a value."""
+    values = metric_values(frame[frame["config"] == config], metric, round_no)
+    return {str(t): float(v) for t, v in values.groupby("task")["value"].mean().items()}
+
+
+def _by_task(values: pd.DataFrame, tasks: list[str]) -> list[np.ndarray]:
+    groups = {t: g["value"].to_numpy(dtype=float) for t, g in values.groupby("task", sort=False)}
+    return [groups[t] for t in tasks]
+
+
+def _padded(groups: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    width = max(len(g) for g in groups)
+    table = np.full((len(groups), width), np.nan)
+    for i, g in enumerate(groups):
+        table[i, :len(g)] = g
+    return table, np.array([len(g) for g in groups])
+
+
+def _resampled_task_means(table: np.ndarray, sizes: np.ndarray, picks: np.ndarray,
+                          rng: np.random.Generator) -> np.ndarray:
+    """For each resample (row of `picks`, task indexes), each picked task's mean over its
+    values redrawn with replacement."""
+    n = sizes[picks]
+    draws = (rng.random((*picks.shape, table.shape[1])) * n[..., None]).astype(np.int64)
+    drawn = table[picks[..., None], draws]
+    used = np.arange(table.shape[1]) < n[..., None]
+    return np.where(used, drawn, 0.0).sum(axis=-1) / n
+
+
+def _picks(tasks: int, target: Target, resamples: int, rng: np.random.Generator) -> np.ndarray:
+    if target == "trials":
+        return np.broadcast_to(np.arange(tasks), (resamples, tasks))
+    return rng.integers(0, tasks, (resamples, tasks))
+
+
+def share_interval(groups: list[np.ndarray], target: Target = "tasks", resamples: int = RESAMPLES,
+                   seed: int = SEED, confidence: float = CONFIDENCE) -> tuple[float, float]:
+    """Interval of the mean over tasks of per-task means of shares in [0, 1]."""
+    rng = np.random.default_rng(seed)
+    table, sizes = _padded(groups)
+    means = _resampled_task_means(table, sizes, _picks(len(groups), target, resamples, rng), rng).mean(axis=1)
+    return percentiles(np.sort(means), np.full(resamples, 1 / resamples), tail_level(target, len(groups), confidence))
+
+
+def summarize_metric(frame: pd.DataFrame, config: str, metric: str, round_no: int, tasks: set[str] | None = None,
+                     target: Target = "tasks", resamples: int = RESAMPLES, seed: int = SEED,
+                     confidence: float = CONFIDENCE) -> MetricSummary:
+    """The metric's mean over tasks with its interval; validity's interval is the exact one
+    of tasks solved (total_interval), as a share."""
+    values = metric_values(frame[frame["config"] == config], metric, round_no)
+    if tasks is not None:
+        values = values[values["task"].isin(tasks)]
+    order = sorted(values["task"].unique())
+    if not order:
+        return MetricSummary(config, metric, round_no, 0, 0, float("nan"))
+    groups = _by_task(values, order)
+    mean = float(np.mean([g.mean() for g in groups]))
+    if metric == "valid":
+        n = np.array([len(g) for g in groups])
+        c = np.array([int(g.sum()) for g in groups])
+        low, high = total_interval(n, c, target, resamples, seed, confidence)
+        interval = (low / len(order), high / len(order))
+    else:
+        interval = share_interval(groups, target, resamples, seed, confidence)
+    return MetricSummary(config, metric, round_no, len(order), len(values), mean, interval)
+
+
+@dataclass
+class MetricDifference(PairedDifference):
+    """NEW minus BASE in one metric's mean over the tasks both have a value for (a share,
+    not tasks); p_value: validity's stratified exact test, the shares' sign-flip test."""
+
+    metric: str
+
+
+def sign_flip_test(differences: np.ndarray, resamples: int = RESAMPLES, seed: int = SEED) -> float:
+    """Two-sided p-value of "no change" for per-task differences: the share of sign
+    patterns whose sum is at least as far from zero as the observed sum (exact up to
+    EXACT_SIGN_FLIPS nonzero differences, sampled beyond)."""
+    d = np.asarray(differences, dtype=float)
+    d = d[np.abs(d) > 1e-12]
+    if d.size == 0:
+        return 1.0
+    observed = abs(d.sum()) - 1e-9
+    if d.size <= EXACT_SIGN_FLIPS:
+        patterns = ((np.arange(2 ** d.size)[:, None] >> np.arange(d.size)) & 1) * 2 - 1
+    else:
+        patterns = np.random.default_rng(seed).choice([-1, 1], (resamples, d.size))
+    return float(np.mean(np.abs(patterns @ d) >= observed))
+
+
+def metric_difference(frame: pd.DataFrame, base: str, new: str, metric: str, round_no: int,
+                      tasks: set[str] | None = None, target: Target = "tasks", resamples: int = RESAMPLES,
+                      seed: int = SEED, confidence: float = CONFIDENCE) -> MetricDifference | None:
+    """None when no task has a value of the metric in both configurations."""
+    b = metric_values(frame[frame["config"] == base], metric, round_no)
+    n = metric_values(frame[frame["config"] == new], metric, round_no)
+    shared = set(b["task"]) & set(n["task"])
+    if tasks is not None:
+        shared &= tasks
+    order = sorted(shared)
+    if not order:
+        return None
+    bg, ng = _by_task(b, order), _by_task(n, order)
+    base_mean, new_mean = float(np.mean([g.mean() for g in bg])), float(np.mean([g.mean() for g in ng]))
+    if metric == "valid":
+        nb, cb = np.array([len(g) for g in bg]), np.array([int(g.sum()) for g in bg])
+        nn, cn = np.array([len(g) for g in ng]), np.array([int(g.sum()) for g in ng])
+        low, high = interval([(nb, cb, -1.0), (nn, cn, 1.0)], target, resamples, seed, confidence)
+        return MetricDifference(round_no, len(order), base_mean, new_mean, new_mean - base_mean,
+                                (low / len(order), high / len(order)), stratified_exact_test(nb, cb, nn, cn), metric)
+    rng = np.random.default_rng(seed)
+    picks = _picks(len(order), target, resamples, rng)
+    tb, sb = _padded(bg)
+    tn, sn = _padded(ng)
+    diffs = (_resampled_task_means(tn, sn, picks, rng) - _resampled_task_means(tb, sb, picks, rng)).mean(axis=1)
+    low, high = percentiles(np.sort(diffs), np.full(resamples, 1 / resamples), tail_level(target, len(order), confidence))
+    per_task = np.array([g.mean() for g in ng]) - np.array([g.mean() for g in bg])
+    return MetricDifference(round_no, len(order), base_mean, new_mean, new_mean - base_mean, (low, high),
+                            sign_flip_test(per_task, resamples, seed), metric)

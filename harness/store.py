@@ -2,6 +2,7 @@
 
     runs/<run-id>/manifest.json
     runs/<run-id>/agent_profile.json, contract.json   what the agent ran with, for --resume
+    runs/<run-id>/contract-<config>.json              a configuration's own prompt contract
     runs/<run-id>/<config>/<task>/trial-<k>/
         round-<n>/workspace/          the workspace after the agent's round n
         round-<n>/trajectory.json     RoundTrajectory: messages, model calls, counters
@@ -35,6 +36,11 @@ RESULT = "result.json"
 PROFILE_FILE = "agent_profile.json"   # the agent profile the run used, verbatim
 CONTRACT_FILE = "contract.json"       # the prompt contract, verbatim
 HARNESS_ERROR_LOG = "harness-error.log"
+
+
+def config_contract_file(config: str) -> str:
+    """Where a configuration with a prompt contract of its own keeps it, verbatim."""
+    return f"contract-{config}.json"
 
 
 def utc_now() -> str:

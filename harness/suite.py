@@ -39,6 +39,11 @@ class SuiteManifest(BaseModel):
     description: str = ""
     source: str | None = None  # where an imported suite was copied from
     tasks: list[str]
+    # A held-out pool: tasks the models it evaluates cannot have seen (a suite imported
+    # after their training cutoff, a curriculum built here). `unseen = true` declares every
+    # task; `unseen_tasks` some of them. Reports split their numbers by it.
+    unseen: bool = False
+    unseen_tasks: list[str] = []
 
 
 class Suite(BaseModel):
@@ -52,6 +57,7 @@ class Suite(BaseModel):
     path: Path
     origin: str  # which root it was found in ("bundled", "user", ...), or "path"
     tasks: tuple[Task, ...]
+    unseen_tasks: tuple[str, ...] = ()  # the tasks it declares unseen (SuiteManifest.unseen)
 
     @property
     def manifest_path(self) -> Path:
@@ -182,9 +188,13 @@ def load_suite(path: Path | str, origin: str = "path") -> Suite:
         tasks.append(load_task(task_dir))
     if not tasks:
         raise BadInput(f"{manifest_path}: lists no tasks")
+    stray = sorted(set(manifest.unseen_tasks) - seen)
+    if stray:
+        raise BadInput(f"{manifest_path}: unseen_tasks names tasks it does not list: {', '.join(stray)}")
+    unseen = manifest.tasks if manifest.unseen else [t for t in manifest.tasks if t in manifest.unseen_tasks]
     return Suite(
         name=manifest.name, version=manifest.version, language=manifest.language, image=manifest.image,
-        description=manifest.description, path=path, origin=origin, tasks=tuple(tasks),
+        description=manifest.description, path=path, origin=origin, tasks=tuple(tasks), unseen_tasks=tuple(unseen),
     )
 
 
@@ -207,15 +217,18 @@ def render_manifest(manifest: SuiteManifest) -> str:
     ]
     if manifest.source is not None:
         lines.append(f"source = {_toml_string(manifest.source)}")
+    if manifest.unseen:
+        lines.append("unseen = true")
     lines.append("tasks = [")
     lines += [f"  {_toml_string(slug)}," for slug in manifest.tasks]
     lines.append("]")
     return "\n".join(lines) + "\n"
 
 
-def import_suite(source: Path | str, name: str, replace: bool = False) -> Suite:
+def import_suite(source: Path | str, name: str, replace: bool = False, unseen: bool = False) -> Suite:
     """Copy a folder of Exercism-layout exercises, unchanged, into the user suites folder as
-    suite `name`, with a generated suite.toml listing every exercise in name order."""
+    suite `name`, with a generated suite.toml listing every exercise in name order (and,
+    with `unseen`, declaring them a held-out pool)."""
     from .sandbox.image import IMAGE_REPO
 
     source = Path(source).resolve()
@@ -236,6 +249,7 @@ def import_suite(source: Path | str, name: str, replace: bool = False) -> Suite:
     manifest = SuiteManifest(
         name=name, version="imported", language="cpp", image=IMAGE_REPO,
         description=f"imported from {source}", source=str(source), tasks=[ex.name for ex in exercises],
+        unseen=unseen,
     )
     with written_folder(dest) as staging:
         for ex in exercises:

@@ -410,6 +410,10 @@ def validate_suite(
     in `sandbox` (`workers` threads) or on an executor's slots. With `out`, the report is
     written there as validation.json and surviving mutants under <out>/<task>/survivors/."""
     selected = suite.select(tasks)
+    other = next((t for t in selected if t.kind != "repair"), None)
+    if other is not None:
+        raise BadInput(f"task {other.slug} is an {other.kind} task: its value was observed when it was built "
+                       "(`harness predict build`); there is nothing to validate")
     workers = max(1, workers or default_workers())
     start = time.monotonic()
 

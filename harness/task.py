@@ -1,12 +1,18 @@
 """A Task is an Exercism-layout exercise folder: instructions in `.docs/`, the file roles
 in `.meta/config.json`, a reference solution in `.meta/`, and the stub, tests and build
-files at the top. Upstream exercise folders load unchanged."""
+files at the top. Upstream exercise folders load unchanged.
+
+A task has a kind (`.meta/config.json`'s "kind"): repair, the default (write or fix the
+solution; its tests judge it), or output-prediction (predict what a call of some code
+produces: the solution is the answer file, the reference the observed value in the answer
+format, `.meta/item.json` the item it was made from, predict/build.py)."""
 
 from __future__ import annotations
 
 import json
 from functools import cached_property
 from pathlib import Path
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict
 
@@ -19,6 +25,8 @@ from .hashing import hash_files
 _NOT_BUILT = (".docs", ".meta", ".exercism", ".git")
 _DOC_FILES = ("introduction.md", "instructions.md", "instructions.append.md")
 
+TaskKind = Literal["repair", "output-prediction"]
+
 
 class Task(BaseModel):
     model_config = ConfigDict(frozen=True)
@@ -29,6 +37,7 @@ class Task(BaseModel):
     test_files: tuple[str, ...]
     example_files: tuple[str, ...]
     editor_files: tuple[str, ...] = ()
+    kind: TaskKind = "repair"
 
     @property
     def name(self) -> str:
@@ -123,10 +132,13 @@ def load_task(path: Path | str) -> Task:
         test = tuple(files["test"])
         example = tuple(files.get("example", ()))
         editor = tuple(files.get("editor", ()))
+        kind = config.get("kind", "repair")
     except (json.JSONDecodeError, KeyError, TypeError) as exc:
         raise BadInput(f"{config_path}: not a valid exercise config ({exc.__class__.__name__}: {exc})") from None
     if not solution:
         raise BadInput(f"{config_path}: files.solution is empty")
+    if kind not in get_args(TaskKind):
+        raise BadInput(f"{config_path}: kind {kind!r} is not one of {', '.join(get_args(TaskKind))}")
     for role, names in (("solution", solution), ("test", test), ("example", example), ("editor", editor)):
         for name in names:
             if not (path / name).is_file():
@@ -138,4 +150,5 @@ def load_task(path: Path | str) -> Task:
         test_files=test,
         example_files=example,
         editor_files=editor,
+        kind=kind,
     )

@@ -8,6 +8,7 @@ configured once per task, so a round in a warm session recompiles only what chan
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import signal
@@ -16,9 +17,11 @@ from pathlib import Path, PurePosixPath
 from typing import Callable, Iterable, Mapping
 
 from .catch2 import parse_catch2_xml
+from .catch_pch import precompiled_unit
 from .fs import read_files
 from .records import Status, TestCaseResult, TestMain, TestReport
 from .sandbox.base import ExecResult, Role, SandboxSession
+from .sandbox.capture import Kept, capture
 from .task import Task
 
 # Build-system chatter: progress lines, make entering and leaving folders, CMake's status
@@ -140,11 +143,17 @@ def configure_steps(task: Task, session: SandboxSession, tree: BuildTree | None 
         return []
     src = f"{session.src_root}/{tree.name}"
     build = f"{session.build_root}/{tree.name}"
-    # gold links a test binary in half the time of the default linker, same result.
-    args = ["cmake", "-S", src, "-B", build, "-DEXERCISM_RUN_ALL_TESTS=ON", "-DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=gold"]
+    # gold links a test binary in half the time of the default linker, same result. The
+    # Debug build type Exercism's CMakeLists set means -g, and nobody steps through a test
+    # run: without debug information a test unit compiles in two thirds of the time, and
+    # GCC's code (so every outcome and message) is the same with or without it.
+    args = ["cmake", "-S", src, "-B", build, "-DEXERCISM_RUN_ALL_TESTS=ON", "-DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=gold",
+            "-DCMAKE_CXX_FLAGS_DEBUG="]
     if tree.test_main:  # a probe's driver in place of any test main
         args.append(f"-DHARNESS_TEST_MAIN={tree.test_main}")
     else:
+        if session.cxx_launcher:
+            args.append(f"-DCMAKE_CXX_COMPILER_LAUNCHER={session.cxx_launcher}")
         main = linked_test_main(task, session)
         if main is TestMain.harness:
             args.append(f"-DHARNESS_TEST_MAIN={session.test_main}")
@@ -154,11 +163,34 @@ def configure_steps(task: Task, session: SandboxSession, tree: BuildTree | None 
     return [f"rm -rf {shlex.quote(build)}", shlex.join(args)]
 
 
-def build_step(task: Task, session: SandboxSession, tree: BuildTree | None = None) -> str:
-    """The shell command that builds the test binary in a configured build tree."""
+def build_step(task: Task, session: SandboxSession, tree: BuildTree | None = None,
+               catch_pch: tuple[str, str] | None = None) -> str:
+    """The shell command that builds the test binary in a configured build tree. With
+    `catch_pch` (the test unit and the header it reads first, as staged), the unit may
+    take Catch2 precompiled (catch_pch.py, the image's harness-cxx), and the command's
+    last lines say whether the unit linked did, and whether this build compiled it so."""
     jobs = max(1, int(session.limits.cpus))
     build = f"{session.build_root}/{BuildTree.of(task, tree).name}"
-    return shlex.join(["cmake", "--build", build, "--target", task.slug, "--", f"-j{jobs}"])
+    command = shlex.join(["cmake", "--build", build, "--target", task.slug, "--", f"-j{jobs}"])
+    if catch_pch is None:
+        return command
+    src = f"{session.src_root}/{BuildTree.of(task, tree).name}"
+    unit, header = (shlex.quote(f"{src}/{rel}") for rel in catch_pch)
+    marker = shlex.quote(f"{PurePosixPath(catch_pch[0]).name}.o.catch-pch")
+    b = shlex.quote(build)
+    return (f"touch {b}/.harness-build-start && rm -f {b}/.harness-pch-fresh && "
+            f"HARNESS_PCH_UNIT={unit} HARNESS_PCH_HEADER={header} HARNESS_PCH_FRESH={b}/.harness-pch-fresh "
+            f"{command}; code=$?; "
+            f"[ -n \"$(find {b} -name {marker} -print -quit)\" ] && echo '{_PRECOMPILED}'; "
+            f"[ -e {b}/.harness-pch-fresh ] && echo '{_PRECOMPILED_NOW}'; exit $code")
+
+
+def _undo_build(task: Task, session: SandboxSession) -> str:
+    """Shell that removes what the last build (one of build_step's with `catch_pch`)
+    compiled, so that the next one compiles the same units again, the same way."""
+    b = shlex.quote(f"{session.build_root}/{task.slug}")
+    return (f"find {b} -type f -newer {b}/.harness-build-start \\( -name '*.o' -o -name '*.o.d' -o -name '*.catch-pch' "
+            f"-o -name {shlex.quote(task.slug)} \\) -delete 2>/dev/null")
 
 
 def note_configured(task: Task, session: SandboxSession, ok: bool, tree: BuildTree | None = None) -> None:
@@ -183,6 +215,9 @@ def drop_build(task: Task, session: SandboxSession, tree: "BuildTree | None" = N
 
 # Printed between the configure and the build steps of one script, so their outputs part.
 _BUILD_STARTS = "@@harness: build@@"
+# Printed after a build whose test unit took Catch2 precompiled, and when this build compiled it so.
+_PRECOMPILED = "@@harness: catch2 precompiled@@"
+_PRECOMPILED_NOW = "@@harness: catch2 precompiled now@@"
 
 
 @dataclass
@@ -190,6 +225,8 @@ class _Build:
     result: ExecResult
     configure_log: str  # CMake's output when this run configured the tree, else ""
     build_log: str      # make's output for the exercise's target
+    catch_precompiled: bool = False  # the test unit linked took Catch2 precompiled
+    precompiled_now: bool = False    # ... and this build compiled it so
 
     @property
     def configure_failed(self) -> bool:
@@ -202,9 +239,31 @@ def configure_and_build(task: Task, session: SandboxSession, tree: BuildTree | N
     return replace(built.result, output=(built.configure_log + built.build_log).encode())
 
 
-def _configure_and_build(task: Task, session: SandboxSession, timeout_s: float, tree: BuildTree | None = None) -> _Build:
+def _configure_and_build(task: Task, session: SandboxSession, timeout_s: float, tree: BuildTree | None = None,
+                         catch_pch: tuple[str, str] | None = None, build_script: str | None = None) -> _Build:
+    built = _configure_and_build_once(task, session, timeout_s, tree, catch_pch, build_script=build_script)
+    if not built.precompiled_now or built.result.timed_out:
+        return built
+    if built.result.exit_code == 0 and not clean_log(built.build_log, session, task.slug):
+        return built
+    # It failed, or the compiler had something to say, with a unit that took Catch2
+    # precompiled: what a person reads must be what the Exercism build prints, so what
+    # this build compiled is compiled again, the unit as it is.
+    again = _configure_and_build_once(task, session, max(1.0, timeout_s - built.result.seconds), tree, None,
+                                      prelude=_undo_build(task, session))
+    again.result = replace(again.result, seconds=built.result.seconds + again.result.seconds)
+    again.configure_log = built.configure_log + again.configure_log
+    return again
+
+
+def _configure_and_build_once(task: Task, session: SandboxSession, timeout_s: float, tree: BuildTree | None,
+                              catch_pch: tuple[str, str] | None, prelude: str | None = None,
+                              build_script: str | None = None) -> _Build:
     configure = configure_steps(task, session, tree)
-    script = build_step(task, session, tree)
+    # A caller's own build step stands in for make only in a tree configured for this content.
+    script = build_script if build_script and not configure else build_step(task, session, tree, catch_pch)
+    if prelude:
+        script = f"{prelude}; {script}"
     if configure:
         script = f"{' && '.join(configure)} || exit {_CONFIGURE_FAILED}; echo '{_BUILD_STARTS}'; {script}"
     result = session.exec(["sh", "-c", script], role=Role.builder, timeout_s=timeout_s)
@@ -212,10 +271,17 @@ def _configure_and_build(task: Task, session: SandboxSession, timeout_s: float, 
     # unit) good for the next round; only a failed configure or a lost tree starts over.
     note_configured(task, session, result.exit_code is not None and result.exit_code != _CONFIGURE_FAILED, tree)
     text = result.output.decode(errors="replace")
+    flags = set()
+    if catch_pch is not None:
+        for line in (_PRECOMPILED_NOW, _PRECOMPILED):
+            if text.endswith(line + "\n"):
+                text = text[:-len(line) - 1]
+                flags.add(line)
+    found = dict(catch_precompiled=_PRECOMPILED in flags, precompiled_now=_PRECOMPILED_NOW in flags)
     if not configure:
-        return _Build(result, "", text)
+        return _Build(result, "", text, **found)
     before, marker, after = text.partition(_BUILD_STARTS + "\n")
-    return _Build(result, before, after) if marker else _Build(result, text, "")
+    return _Build(result, before, after, **found) if marker else _Build(result, text, "", **found)
 
 
 def _no_target_line(task: Task, build_log: str) -> str | None:
@@ -227,82 +293,59 @@ def _no_target_line(task: Task, build_log: str) -> str | None:
     return None
 
 
-def _run_binary(task: Task, session: SandboxSession, timeout_s: float) -> tuple[ExecResult, ExecResult | None]:
+def _run_binary(task: Task, session: SandboxSession, timeout_s: float) -> tuple[ExecResult, "_Collected"]:
     binary = shlex.quote(f"{session.build_root}/{task.slug}/{task.slug}")
-    scratch = shlex.quote(session.scratch_root)
     reporter = "harness-xml" if linked_test_main(task, session) is TestMain.harness else "xml"
-    script = (
-        f"cd {scratch} && find . -mindepth 1 -delete 2>/dev/null; "
-        f"{binary} --list-test-names-only >.names 2>/dev/null; "
-        # Catch2's XML streams out through fd 3 (a pipe this shell owns, so the runner may
-        # reopen it as /dev/fd/3); the program's own output goes to a file, so printing
-        # cannot corrupt the report.
-        f"{{ {binary} --reporter {reporter} --out /dev/fd/3 3>&1 >.out 2>&1; echo $? >.code; }} | cat"
-    )
     # The report is not the program's output: it gets room for every test's capped output.
-    run = session.exec(["sh", "-c", script], role=Role.runner, timeout_s=timeout_s,
-                       cap=4 * session.limits.output_cap_bytes)
-    if run.timed_out:
-        return run, None
-    keep = max(4096, session.limits.output_cap_bytes - 65536)
-    collect = session.exec(
-        # `kill -9 -1` first: a child the candidate forked must not outlive its run and
-        # meddle with the next one (the runner user owns nothing else).
-        ["sh", "-c", f"kill -9 -1 2>/dev/null; cd {scratch} && cat .code; printf '\\0'; cat .names; printf '\\0'; head -c {keep} .out; "
-                     f"printf '\\0'; stat -c %s .out"],
-        role=Role.runner, timeout_s=30,
+    files = (Kept(".report", 4 * session.limits.output_cap_bytes), Kept(".names", session.limits.output_cap_bytes),
+             Kept(".out", max(4096, session.limits.output_cap_bytes - 65536)))
+    run, got = capture(session, f"{binary} --list-test-names-only >.names 2>/dev/null; "
+                                f"{binary} --reporter {reporter} --out .report >.out 2>&1; code=$?",
+                       files, timeout_s)
+    if got is None:
+        return run, _Collected(report_truncated=run.truncated)
+    return run, _Collected(
+        exit_code=got.exit_code, report=got.contents[0], report_truncated=got.truncated(0),
+        names=[n for n in got.contents[1].decode(errors="replace").splitlines() if n.strip()],
+        output=got.contents[2].decode(errors="replace"), truncated=got.truncated(2),
     )
-    return run, collect
 
 
 @dataclass
 class _Collected:
+    """What a test run left: the binary's exit code, its report, the test names it lists,
+    its own output and whether that was cut."""
+
     exit_code: int | None = None
+    report: bytes = b""
+    report_truncated: bool = False
     names: list[str] = field(default_factory=list)
     output: str = ""
     truncated: bool = False
 
 
-def _collected(collect: ExecResult | None) -> _Collected:
-    """The binary's exit code, the test names, its own output and whether that was cut."""
-    if collect is None or collect.exit_code != 0:
-        return _Collected()
-    parts = collect.output.split(b"\0")
-    if len(parts) < 4:
-        return _Collected()
-    try:
-        code = int(parts[0].strip())
-    except ValueError:
-        code = None
-    try:
-        size = int(parts[3].strip() or 0)
-    except ValueError:
-        size = 0
-    return _Collected(
-        exit_code=code,
-        names=[n for n in parts[1].decode(errors="replace").splitlines() if n.strip()],
-        output=parts[2].decode(errors="replace"),
-        truncated=size > len(parts[2]) or collect.truncated,
-    )
-
-
 def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: SandboxSession, *,
               transcript: bool = False, time_limit_s: float | None = None,
-              after_stage: Callable[[], None] | None = None) -> TestReport:
+              after_stage: Callable[[], None] | None = None, build_script: str | None = None) -> TestReport:
     """Build and test a workspace. `transcript` also keeps, for a run that did not pass,
     the console output a person running the exercise's build and tests would have seen
     (TestReport.transcript). `time_limit_s` is one limit for configure, build and tests
     together, in place of the sandbox's separate build and run limits. `after_stage` runs
     between staging the sources and building them: the moment to put objects compiled
-    before into the build tree, newer than their sources, so that make only links them."""
+    before into the build tree, newer than their sources, so that make only links them.
+    `build_script`, a shell command run as the builder, takes make's place in a build tree
+    already configured for this task content (a caller that knows what is up to date)."""
     files, tampered = stage_files(task, workspace)
     session.stage(task.slug, files)
     if after_stage is not None:
         after_stage()
-    common = dict(tampered=tampered, backend=session.backend, test_main=linked_test_main(task, session))
+    main = linked_test_main(task, session)
+    common = dict(tampered=tampered, backend=session.backend, test_main=main)
 
     build_limit = session.limits.build_timeout_s if time_limit_s is None else time_limit_s
-    built = _configure_and_build(task, session, build_limit)
+    built = _configure_and_build(task, session, build_limit, catch_pch=_catch_pch_unit(task, files, session, main),
+                                 build_script=build_script)
+    common["catch_precompiled"] = built.catch_precompiled
     build = built.result
     console = exercise_paths(built.configure_log + built.build_log, session, task.slug) if transcript else None
     if build.timed_out:
@@ -325,11 +368,10 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
         )
 
     run_limit = session.limits.timeout_s if time_limit_s is None else max(1.0, time_limit_s - build.seconds)
-    run, collect = _run_binary(task, session, run_limit)
-    parsed = parse_catch2_xml(run.output)
-    got = _collected(collect)
+    run, got = _run_binary(task, session, run_limit)
+    parsed = parse_catch2_xml(got.report)
     names, output, exit_code = got.names, got.output, got.exit_code
-    truncated = run.truncated or got.truncated
+    truncated = got.report_truncated or got.truncated
 
     tests = list(parsed.cases)
     seen = {t.name for t in tests}
@@ -370,12 +412,21 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
     return report
 
 
+def _catch_pch_unit(task: Task, files: Mapping[str, bytes], session: SandboxSession,
+                    main: TestMain) -> tuple[str, str] | None:
+    """(test unit, its first header) when this round's unit may take Catch2 precompiled:
+    it reads the image's own Catch2 (our main, or upstream's EXERCISM_TEST_SUITE branch),
+    and its files pass catch_pch's test."""
+    if session.cxx_launcher is None or main is TestMain.task or len(task.test_files) != 1 \
+            or os.environ.get("HARNESS_CATCH_PCH", "1") == "0":
+        return None
+    header = precompiled_unit(task.test_files[0], files, session.catch_pch_facts())
+    return (task.test_files[0], header) if header is not None else None
+
+
 def _console_run(task: Task, session: SandboxSession, timeout_s: float) -> str:
     """The test binary run once more as a person runs it, Catch2's console reporter
     writing to the terminal, for the transcript (the XML run above decides the outcome)."""
     binary = shlex.quote(f"{session.build_root}/{task.slug}/{task.slug}")
-    scratch = shlex.quote(session.scratch_root)
-    run = session.exec(["sh", "-c", f"cd {scratch} && find . -mindepth 1 -delete 2>/dev/null; {binary} 2>&1"],
-                       role=Role.runner, timeout_s=timeout_s)
-    session.exec(["sh", "-c", "kill -9 -1 2>/dev/null; true"], role=Role.runner, timeout_s=30)
-    return run.output.decode(errors="replace")
+    _, got = capture(session, f"{binary} >.console 2>&1", (Kept(".console", session.limits.output_cap_bytes),), timeout_s)
+    return got.contents[0].decode(errors="replace") if got is not None else ""

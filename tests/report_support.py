@@ -54,6 +54,7 @@ def write_run(
     counters: AgentCounters | None = None,
     tests_per_report: int = 0,
     rounds: int = 2,
+    unseen_tasks: list[str] | None = None,
 ) -> Path:
     """outcomes[config][task] = one entry per trial (see the module docstring). With
     tests_per_report, each round's TestReport lists that many test cases, failures with a
@@ -66,6 +67,7 @@ def write_run(
         suite_hash=suite_hash, task_hashes=task_hashes or {t: t[0] * 64 for t in tasks}, tasks=tasks,
         trials=trials, rounds=rounds, sandbox="local",
         configs=[config_manifest(name, **(configs or {}).get(name, {})) for name in outcomes],
+        unseen_tasks=unseen_tasks or [],
     )
     run.mkdir(parents=True)
     (run / "manifest.json").write_text(manifest.model_dump_json(indent=2))

@@ -1,6 +1,7 @@
 """Output-prediction items (`harness predict build`): the answer format read back, the task
-split, and, in the real Docker sandbox, items built from two fixed26 tasks' references,
-faulty controls, a mutant and a recorded run's answers, with the observed truth checked
+split, and, in the real Docker sandbox, items built from three fixed26 tasks' references,
+faulty controls, a mutant and a recorded run's answers (two tasks by their verifier calls,
+knapsack, which has no verifier, by its own test cases), with the observed truth checked
 against values worked out by hand, duplicates merged across sources, eval tasks kept out
 of every training row, and bad input refused in one line with exit 2."""
 
@@ -20,7 +21,8 @@ from harness.predict.config import PredictBuildConfig
 from harness.predict.items import EVAL_GRPO_FILE, EVAL_SFT_FILE, GRPO_FILE, PredictItem, Provenance
 from harness.predict.prompt import parse_answer, render_answer
 from harness.probe.compare import call_matches
-from harness.suite import find_suite
+from harness.runner import RunConfig, make_plan
+from harness.suite import find_suite, load_suite
 from harness.task import load_task
 from harness.train.data import load_sft
 from harness.verify import load_spec
@@ -53,6 +55,14 @@ def test_answers_render_and_read_back(record, text):
     call = SEQUENCE if len(record["o"]) == 2 or "x" in record else "f()"
     assert render_answer(record) == text
     assert parse_answer(f"```\n{text}\n```", call) == record
+
+
+def test_a_test_case_is_answered_with_as_many_lines_as_it_reaches():
+    case = 'TEST_CASE("two", "[x]") {\n    REQUIRE(f(1) == 2);\n    REQUIRE(f(2) == 3);\n}'
+    assert parse_answer("```\n2\n3\n```", case) == {"o": [{"v": 2}, {"v": 3}]}
+    assert parse_answer("2", case) == {"o": [{"v": 2}]}          # a REQUIRE that fails ends the case
+    assert parse_answer("call ends: throws std::logic_error", case) == {"o": [], "x": "std::logic_error"}
+    assert parse_answer("two", case) is None
 
 
 def test_malformed_answers_read_as_none():
@@ -104,6 +114,17 @@ def test_written_set_merges_duplicates_and_keeps_eval_out_of_training(tmp_path):
     train = (tmp_path / "set" / "sft.jsonl").read_text() + (tmp_path / "set" / GRPO_FILE).read_text()
     assert "fixed26/b" not in train and "fixed26/a" in train
     assert "fixed26/b" in (tmp_path / "set" / EVAL_GRPO_FILE).read_text()
+    # The set is a suite of output-prediction tasks, one per item: the prompt to read, an
+    # empty answer file, the expected answer as the reference, and the item itself.
+    as_suite = load_suite(tmp_path / "set")
+    assert [t.slug for t in as_suite.tasks] == ["i1", "i2"] and {t.kind for t in as_suite.tasks} == {"output-prediction"}
+    task = as_suite.tasks[0]
+    assert task.solution_files == ("prediction.txt",) and task.stub_files() == {"prediction.txt": b""}
+    assert task.reference_files() == {"prediction.txt": b"1\n"}
+    assert "int f();" in task.instructions() and "f()" in task.instructions()
+    assert read_items(tmp_path / "set") == built.items
+    with pytest.raises(BadInput, match="i1 is an output-prediction task"):
+        make_plan(RunConfig(suite=str(tmp_path / "set"), models=["openai/m"], api_base="http://127.0.0.1:9"))
 
 
 # --- in the sandbox ---------------------------------------------------------------------------
@@ -142,7 +163,7 @@ def _answer_run(tmp_path):
 def built(tmp_path_factory, docker_sandbox):
     tmp = tmp_path_factory.mktemp("predict")
     runs = _answer_run(tmp)
-    config = PredictBuildConfig(suite="fixed26", out="two", tasks=["phone-number", "space-age"], eval_tasks=["space-age"],
+    config = PredictBuildConfig(suite="fixed26", out="two", tasks=["phone-number", "space-age", "knapsack"], eval_tasks=["space-age"],
                                 runs=["r1"], runs_dir=runs, mutants=1, root=tmp / "curricula", workers=2)
     return build(config, sandbox=docker_sandbox)
 
@@ -175,6 +196,25 @@ def test_observed_values_are_the_ones_worked_out_by_hand(built):
     # 10**13 seconds in an int keeps the low 32 bits: 10**13 - 2328 * 2**32 = 1316134912.
     assert v("space-age", space("10000000000000ULL", "seconds"), "faulty", "seconds-stored-as-int") == {"o": [{"v": 1316134912}]}
 
+    # knapsack has no verifier: its test cases are the calls, each observing its REQUIRE's left side.
+    case = lambda name, source, control=None: _case(built, "knapsack", name, source, control).expected  # noqa: E731
+    # {5,10} {4,40} {6,30} {4,50} in 10: 40 + 50; with items reused, {4,50} twice.
+    assert case("example knapsack", "reference") == {"o": [{"v": 90}]}
+    assert case("example knapsack", "faulty", "items-reused") == {"o": [{"v": 100}]}
+    # {2,5} x4 and {10,21} in 10: the densest first takes the four light ones, 20, not 21.
+    assert case("five items (cannot be greedy by weight)", "reference") == {"o": [{"v": 21}]}
+    assert case("five items (cannot be greedy by weight)", "faulty", "greedy-by-value-per-weight") == {"o": [{"v": 20}]}
+    item = _case(built, "knapsack", "example knapsack", "reference")
+    assert item.call.startswith('TEST_CASE("example knapsack"') and "#include <vector>" in item.prelude
+    assert item.answer == "90"
+
+
+def _case(built, task: str, name: str, source: str, control: str | None = None):
+    hits = [i for i in built.items if i.task == f"fixed26/{task}" and i.check == name
+            and any(p.source == source and (control is None or p.name == control) for p in i.sources)]
+    assert len(hits) == 1, (task, name, source, control, len(hits))
+    return hits[0]
+
 
 @pytest.mark.slow
 def test_duplicates_merge_across_sources_and_every_source_is_there(built):
@@ -197,9 +237,9 @@ def test_eval_tasks_never_reach_training_rows(built):
     assert read_items(folder) == built.items
     # The SFT export trains as it is, and training records only train tasks as seen.
     rows, source = load_sft(str(folder))
-    assert len(rows) == built.manifest.items["train"] and source.trained_on_tasks == ["fixed26/phone-number"]
+    assert len(rows) == built.manifest.items["train"]
+    assert source.trained_on_tasks == built.manifest.source_tasks == ["fixed26/knapsack", "fixed26/phone-number"]
     assert {i.task for i in built.items if i.split == "eval"} == {"fixed26/space-age"}
-    assert built.manifest.source_tasks == ["fixed26/phone-number"]
     train = (folder / "sft.jsonl").read_text() + (folder / GRPO_FILE).read_text()
     assert "space-age" not in train and "space_age" not in train
     assert "space_age" in (folder / EVAL_SFT_FILE).read_text()

@@ -7,12 +7,14 @@ and bad input is one line with exit 2."""
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
 from harness.predict.breakdown import run_breakdown
 from harness.predict.build import read_items
@@ -20,6 +22,7 @@ from harness.predict.config import PredictEvalConfig
 from harness.predict.evaluate import evaluate
 from harness.predict.prompt import observations, parse_answer, prompt_messages
 from harness.records import TrialOutcome
+from harness.report import ReportRequest, report as write_report
 
 from .scripted_model import Script, ScriptedModel
 
@@ -101,6 +104,13 @@ def test_accuracy_is_what_the_model_was_scripted_to_get_right(items_root, tmp_pa
     shown = report.stdout
     assert f"{right}" in shown and f"{right / len(items):.1%}" in shown
     assert "source reference" in shown and "source faulty" in shown and "task fixed26/space-age" in shown
+    # The breakdown is part of the report in every format, not only on the terminal.
+    for fmt in ("md", "html", "json", "csv"):
+        out = tmp_path / f"report.{fmt}"
+        write_report(ReportRequest(sources=[("auto", str(tmp_path / "p1"))], out=out), Console(file=io.StringIO()))
+        text = out.read_text()
+        assert "source reference" in text and "task fixed26/space-age" in text, fmt
+        assert (f"{right / len(items):.1%}" if fmt in ("md", "html") else f"{right / len(items)}"[:6]) in text, fmt
 
     # A model right on every item, twice, compared with the first by `harness compare`.
     answers = {_key([m.model_dump() for m in prompt_messages(i.files, i.call, prelude=i.prelude)]): f"```\n{i.answer}\n```"
@@ -135,6 +145,7 @@ def test_a_failing_provider_is_an_infrastructure_error_never_a_wrong_answer(item
         recovered = evaluate(PredictEvalConfig(model=MODEL, run_id="flaky", retries=2, **base))
         failed = evaluate(PredictEvalConfig(model="openai/down", run_id="down", retries=3, **base))
         assert len(server.requests["down"]) == 3 * len(items)
+        failed_base = server.api_base
     assert recovered.count(TrialOutcome.infra_error) == 0
     assert recovered.count(TrialOutcome.passed) == sum(1 for n in range(len(items)) if n % 3 == 0)
     assert failed.count(TrialOutcome.infra_error) == len(items)
@@ -148,6 +159,22 @@ def test_a_failing_provider_is_an_infrastructure_error_never_a_wrong_answer(item
                   "--root", str(items_root), "--runs-dir", str(tmp_path), "--retries", "1", cwd=tmp_path)
     assert got.returncode == 1 and f"0 correct, 0 wrong or malformed, {len(items)} provider failures" in got.stdout
     assert "the provider kept failing" in got.stderr
+    assert "harness predict eval --resume" in got.stderr
+
+    # The provider answers again: --resume runs only the trials with no outcome, on the
+    # run's own model, set and split, and keeps the rest.
+    kept = {p: p.read_bytes() for p in (tmp_path / "flaky").rglob("result.json")}
+    with ScriptedModel({"down": Script(by_request=lambda body: replies[_key(body["messages"])])}) as server:
+        manifest = tmp_path / "down" / "manifest.json"
+        manifest.write_text(manifest.read_text().replace(failed_base, server.api_base))  # the server's new port
+        resumed = evaluate(PredictEvalConfig(resume="down", root=items_root, runs_dir=tmp_path, workers=2))
+        assert len(server.requests["down"]) == len(items)
+        again = evaluate(PredictEvalConfig(resume="flaky", root=items_root, runs_dir=tmp_path))
+    assert resumed.count(TrialOutcome.infra_error) == 0 and len(resumed.results) == len(items)
+    assert resumed.count(TrialOutcome.passed) == recovered.count(TrialOutcome.passed)
+    assert again.results == [] and {p: p.read_bytes() for p in (tmp_path / "flaky").rglob("result.json")} == kept
+    with pytest.raises(ValueError, match="--resume takes model"):
+        PredictEvalConfig(resume="down", model=MODEL)
 
 
 @pytest.mark.parametrize("args, message", [

@@ -38,6 +38,30 @@ def runs(tmp_path):
     return tmp_path
 
 
+def test_a_held_out_pool_splits_every_headline_number_into_seen_and_unseen(tmp_path):
+    unseen = [t for t in marginal_table() if t.startswith("never")]
+    write_run(tmp_path, "pool", {"base": marginal_table(), "new": _improved()}, unseen_tasks=unseen)
+    doc = build_report(load([("auto", "pool")], tmp_path), FAST)
+    rows = {(r[0], r[1]): r for r in doc.tables[0].rows}
+    assert rows[("new", "unseen pool")][2] == "10" and rows[("new", "unseen pool")][4] == "10.00 (100.0%)"
+    assert rows[("new", "seen pool")][2] == "16" and rows[("base", "unseen pool")][4] == "0.00 (0.0%)"
+    assert any(n.startswith("Held-out pool: 10 of the 26 tasks are declared unseen") for n in doc.notes)
+    assert doc.data["unseen_pool"] == sorted(unseen)
+    pair, b, n = load_pair("pool:base", "pool:new", [], tmp_path)
+    cmp = build_comparison(pair, b, n, FAST.model_copy(update={"bar": 1.0}))
+    gains = {(r[0], r[1]): r[5] for r in cmp.tables[1].rows}
+    assert gains[("unseen pool", "round 1")] == "+10.00" and cmp.lead[2].startswith(
+        "On the tasks their suite declares unseen: gain +10.00")
+
+
+def test_a_metric_of_written_suites_on_repair_runs_is_bad_input(runs):
+    result = runner.invoke(app, ["compare", "base", "lora", "--from", "r1", "--runs-dir", str(runs),
+                                 "--metric", "kill_rate", "--pre-registered-bar", "0.1"])
+    assert result.exit_code == 2 and "neither base nor lora writes test suites" in result.stderr
+    result = runner.invoke(app, ["compare", "base", "lora", "--from", "r1", "--runs-dir", str(runs), "--metric", "speed"])
+    assert result.exit_code == 2 and "--metric" in result.stderr
+
+
 def test_report_headline_numbers_and_notes(runs):
     doc = build_report(load([("auto", "r1")], runs), FAST)
     headline = doc.tables[0]

@@ -51,7 +51,17 @@ def one_line_exit_2(result, runs: Path, expect: str) -> None:
     (["--model", "gold", "--sandbox", "vm"], "unknown sandbox"),
     (["--resume", "no-such-run"], "no such run"),
     (["--resume", "some-run", "--model", "gold"], "--resume takes models"),
+    (["--model", "gold", "--feedback", "imagined"], "--feedback"),
+    (["--model", "gold", "--feedback", "simulated"], "the gold model answers with code, not predictions"),
+    (["--model", "gold", "--feedback", "simulated", "--contract", "repair"], "repair has no simulated_feedback"),
+    (["--resume", "some-run", "--feedback", "simulated"], "--resume takes feedback"),
     ([], "no --model given"),
+    (["--model", "gold", "--kind", "prose"], "--kind"),
+    (["--model", "gold", "--fill"], "--fill is for --kind tests"),
+    (["--model", "gold", "--kind", "tests", "--contract", "original"], "prompt contract original is for repair trials"),
+    (["--model", "gold::tests", "--kind", "repair"], "prompt contract tests is for tests trials"),
+    (["--model", "gold::no-such-contract", "--kind", "tests"], "unknown prompt contract"),
+    (["--model", "gold", "--kind", "tests", "--mutant-cap", "0"], "--mutant-cap"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args, expect, suite, tmp_path, monkeypatch):
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from harness.predict.prompt import render_answer
-from harness.predict.public import public_cases, task_cases
+from harness.predict.public import DEFAULT_PUBLIC, public_cases
+from harness.probe.cases import task_cases
 from harness.predict.select import SelectConfig, SelectionRecord, select, selection_file
 from harness.task import load_task
 
@@ -61,11 +62,26 @@ def _choice(record: SelectionRecord, task: str, strategy: str):
     return next(s for s in record.selections if s.task == task).choices[strategy]
 
 
-def test_public_cases_and_their_calls():
+def test_public_cases_are_asked_as_the_test_cases_themselves():
     assert [c.name for c in public_cases(SPACE)] == ["age in seconds", "age on Earth", "age on Mercury"]
     mercury = public_cases(SPACE)[2]
-    assert mercury.call() == ("const space_age::space_age age(2134835688);\n=> age.on_earth()\n=> age.on_mercury()")
+    assert mercury.call.startswith('TEST_CASE("age on Mercury", "[ca20c4e9-6054-458c-9312-79679ffab40b]") {')
+    assert "REQUIRE_THAT(age.on_mercury(), WithinAbs(280.88, tolerance));" in mercury.call and mercury.call.endswith("}")
     assert len(task_cases(SPACE)) == 9
+
+
+def test_at_most_three_cases_are_public_the_most_shown_first():
+    # allergies' instructions name every allergen and all-your-base's the base 10: most of
+    # their cases use only literals the instructions hold; three are public, those with
+    # the most such literals first, in file order.
+    allergies = public_cases(load_task(FIXED26 / "allergies"))
+    assert len(allergies) == DEFAULT_PUBLIC == 3
+    assert [c.name for c in allergies] == [
+        "testing for shellfish allergy -> allergic to something, but not shellfish",
+        "testing for strawberries allergy -> allergic to strawberries and something else",
+        "testing for tomatoes allergy -> allergic only to tomatoes"]
+    assert [c.name for c in public_cases(load_task(FIXED26 / "all-your-base"))] == [
+        "single bit one to decimal", "binary to single decimal", "single decimal to binary"]
 
 
 def test_public_file_declares_the_cases(tmp_path):

@@ -80,11 +80,16 @@ def test_a_reused_docker_session_keeps_nothing_of_the_last_trial(docker_sandbox)
         assert "left-in" not in listing and "sum-of-squares" not in listing, listing
         assert run_tests(NEXT, NEXT.reference_files(), again).status is Status.passed
 
-        # A daemon outlives its run: killed at once, it still stays a zombie in there.
+        # A daemon outlives its run: killed at once, it still stays a zombie in there, so
+        # that container is never used again: the next command finds it unfit and gets a
+        # new one, before anything of that command runs.
         assert run_tests(TASK, littering_candidate(daemon=True), again).status is Status.passed
+        unfit = again.container.id
         pool.release(again)
         fresh = pool.acquire("third trial")
-        assert fresh is not again and again.container is None
+        assert run_tests(NEXT, NEXT.reference_files(), fresh).status is Status.passed
+        assert fresh.container.id != unfit
+        assert not docker_sandbox.client.containers.list(all=True, filters={"id": unfit})
         pool.release(fresh)
     finally:
         pool.close()
@@ -103,5 +108,27 @@ def test_a_reused_local_session_keeps_nothing_of_the_last_trial(local_sandbox):
         running = subprocess.run(["pgrep", "-f", s.build_root], capture_output=True, text=True).stdout.split()
         assert running == []
         pool.release(s)
+    finally:
+        pool.close()
+
+
+def test_a_trial_in_a_reused_docker_session_costs_two_execs(docker_sandbox):
+    # Each exec costs the engine tens of milliseconds of CPU (runc starts twice), as much
+    # as a small compile: a round is one exec to build and one to run and read back, and
+    # handing the session to the next trial costs none of its own.
+    pool = SessionPool(docker_sandbox)
+    try:
+        s = pool.acquire("first trial")
+        assert run_tests(TASK, TASK.reference_files(), s).status is Status.passed
+        pool.release(s)
+        again = pool.acquire("second trial")
+        roles: list[Role] = []
+        real = again._exec
+        again._exec = lambda argv, **kw: roles.append(kw["role"]) or real(argv, **kw)
+        assert run_tests(NEXT, NEXT.reference_files(), again).status is Status.passed
+        pool.release(again)
+        assert pool.acquire("third trial") is again
+        assert roles == [Role.builder, Role.runner]
+        pool.release(again)
     finally:
         pool.close()

@@ -74,7 +74,7 @@ def test_a_round_2_fault_keeps_round_1_and_leaves_round_2_out():
     """pass, pass, fail-then-fault, fail: round 1 is 2/4, not 2/3; within two rounds 2/3;
     recovery 0/1 (the faulted trial's round 2 never happened)."""
     counts = _counts({"a": [1, 1, "fault2", None]})
-    assert counts.loc["a"].tolist() == [4, 2, 3, 2]   # n1, c1, n2, c2
+    assert counts.loc["a"].tolist() == [4, 2, 3, 2, 1, 0]   # n1, c1, n2, c2, f2 (round-1 failures), r2 (recovered)
     summary = stats.summarize("m", counts)
     assert summary.mean == pytest.approx((2 / 4, 2 / 3))
     assert (summary.recovery.k, summary.recovery.n) == (0, 1)
@@ -439,3 +439,55 @@ def test_coverage_and_false_positives_by_simulation():
         else:
             assert "unreliable below 8 tasks" in stats.small_suite_warning(cell.tasks)
     assert stats.small_suite_warning(8) is None
+
+
+# --- metrics of written suites -----------------------------------------------------------
+
+
+def _shares(values: dict[str, dict[str, list[float]]], column: str = "kill_rate_2") -> pd.DataFrame:
+    rows = [dict(config=c, task=t, trial=k, status="passed", rounds_recorded=1, round1=True, round2=True, **{column: v})
+            for c, per_task in values.items() for t, vs in per_task.items() for k, v in enumerate(vs, 1)]
+    return _frame(pd.DataFrame(rows))
+
+
+def test_a_share_is_the_mean_over_tasks_of_each_tasks_mean():
+    frame = _shares({"m": {"a": [0.5, 1.0], "b": [0.25]}})
+    s = stats.summarize_metric(frame, "m", "kill_rate", 2, resamples=2000)
+    assert (s.tasks, s.values, s.mean) == (2, 3, pytest.approx(0.5))
+    assert 0.25 <= s.interval[0] <= 0.5 <= s.interval[1] <= 1.0
+    # Round 1 has no value: no figure, rather than a zero.
+    assert stats.summarize_metric(frame, "m", "kill_rate", 1).tasks == 0
+
+
+def test_the_sign_flip_test_counts_sign_patterns_exactly():
+    # 2^3 patterns, of which all-plus and all-minus reach |0.6|.
+    assert stats.sign_flip_test(np.array([0.1, 0.2, 0.3])) == 0.25
+    assert stats.sign_flip_test(np.array([0.5, -0.5])) == 1.0
+    assert stats.sign_flip_test(np.zeros(4)) == 1.0
+    # Beyond 16 tasks it samples: 20 gains in a row are about as unlikely as 2 / 2^20.
+    assert stats.sign_flip_test(np.full(20, 0.1)) <= 0.001
+
+
+def test_a_paired_difference_of_shares_and_of_validity():
+    frame = _shares({"base": {"a": [0.5], "b": [0.25], "c": [0.5]}, "new": {"a": [0.75], "b": [0.5], "c": [0.5]}})
+    d = stats.metric_difference(frame, "base", "new", "kill_rate", 2, resamples=2000)
+    assert (d.tasks, d.base, d.new, d.difference) == (3, pytest.approx(5 / 12), pytest.approx(7 / 12), pytest.approx(1 / 6))
+    assert d.p_value == 0.5  # two tasks changed, both upwards: 2 of 4 sign patterns
+    assert d.interval[0] <= d.difference <= d.interval[1]
+    # Validity is a success: its difference is compare's paired difference, as a share of the tasks.
+    v = stats.metric_difference(frame, "base", "new", "valid", 2, resamples=2000)
+    assert (v.difference, v.p_value) == (0.0, 1.0)
+
+
+def test_share_intervals_cover_the_mean_of_new_tasks():
+    """The sampled two-level bootstrap on simulated suites: 26 tasks whose true shares are
+    Beta(2, 2), each seen 4 times with Beta noise around its share; the interval for a new
+    draw of tasks should hold the population mean (0.5) about 95% of the time."""
+    rng = np.random.default_rng(1)
+    hits, suites = 0, 300
+    for i in range(suites):
+        means = rng.beta(2, 2, 26)
+        groups = [rng.beta(m * 6 + 1e-9, (1 - m) * 6 + 1e-9, 4) for m in means]
+        low, high = stats.share_interval(groups, resamples=2000, seed=i)
+        hits += low <= 0.5 <= high
+    assert 0.90 <= hits / suites <= 0.99

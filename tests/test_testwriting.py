@@ -1,9 +1,12 @@
 """Written test suites scored by execution (harness/testwriting): hand-written suites for
 two fixed26 tasks whose scores are known in advance, each scored exactly in the real
-Docker sandbox; Catch2's assertion totals read from its XML; the CLI's bad input."""
+Docker sandbox; the task's own tests with a placeholder for every expected value, filled by
+execution, score exactly as the tests themselves; placeholders that cannot be filled say
+why; Catch2's assertion totals read from its XML; the CLI's bad input."""
 
 from __future__ import annotations
 
+import re
 
 import pytest
 from typer.testing import CliRunner
@@ -22,7 +25,7 @@ from .test_cli_test import one_line_exit_2
 
 SUITES = ROOT / "tests" / "testwriting"
 TASKS = ("perfect-numbers", "allergies")
-KINDS = ("strong", "wrong_value", "kills_nothing", "no_compile", "strong_again")
+KINDS = ("strong", "wrong_value", "kills_nothing", "no_compile", "strong_again", "placeholders")
 MUTANT_CAP = 10  # a fixed sample (seed 0): the same targets on every run
 # Assertions in each task's own test file, and so in its one-wrong-value copy.
 ASSERTIONS = {"perfect-numbers": 13, "allergies": 50}
@@ -39,9 +42,21 @@ WRONG_VALUE = {
 }
 
 
+# One assertion on one line: REQUIRE(x == y), REQUIRE(x) or REQUIRE_FALSE(x).
+_ASSERTION = re.compile(r"^(\s*)REQUIRE(?:_FALSE)?\((.*?)(?: == .*)?\);$", re.M)
+
+
+def with_placeholders(source: bytes) -> bytes:
+    """Every expected value of the one-line assertions written as FILL (a bare truth value
+    too: REQUIRE(x) and REQUIRE_FALSE(x) become REQUIRE(x == FILL))."""
+    return _ASSERTION.sub(lambda m: f"{m.group(1)}REQUIRE({m.group(2)} == FILL);", source.decode()).encode()
+
+
 def suite_source(slug: str, kind: str) -> bytes:
     task = find_suite("fixed26").task(slug)
     own = task.read(task.test_files[0])
+    if kind == "placeholders":
+        return with_placeholders(own)
     if kind.startswith("strong"):
         return own + (b"\n// again\n" if kind == "strong_again" else b"")
     if kind == "wrong_value":
@@ -110,10 +125,11 @@ def scored(docker_sandbox, tmp_path_factory) -> dict[tuple[str, str], ScoredSuit
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("HARNESS_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
         suite = find_suite("fixed26")
-        items = [(slug, kind) for slug in TASKS for kind in KINDS]
+        items = [(slug, kind) for slug in TASKS for kind in KINDS] + [("perfect-numbers", "unfillable")]
+        fill = {"placeholders", "unfillable"}
         # One worker: the later suites of a task find its targets' objects in the session.
-        results = score_suites(docker_sandbox, [SuiteToScore(suite.task(s), suite_source(s, k)) for s, k in items],
-                               workers=1, mutant_cap=MUTANT_CAP)
+        results = score_suites(docker_sandbox, [SuiteToScore(suite.task(s), suite_source(s, k), fill=k in fill)
+                                                for s, k in items], workers=1, mutant_cap=MUTANT_CAP)
         # Read back from the cache the scoring just filled: the same targets, no sandbox.
         targets = {slug: find_targets(suite.task(slug), None, mutant_cap=MUTANT_CAP) for slug in TASKS}
     return {"targets": targets, **dict(zip(items, results))}
@@ -189,6 +205,35 @@ def test_a_suite_that_does_not_compile_is_invalid(scored, slug, error):
     assert not r.valid and not r.reference.built
     assert r.why_invalid.startswith("does not compile:") and error in r.why_invalid
     assert r.assertions is None and r.assertion_accuracy is None and r.kill_rate is None and r.targets == []
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+@pytest.mark.parametrize("slug, placeholders", [("perfect-numbers", 11), ("allergies", 50)])
+def test_filling_the_placeholders_by_execution_reproduces_the_strong_suites_score(scored, slug, placeholders):
+    strong, filled = scored[slug, "strong"], scored[slug, "placeholders"]
+    assert suite_source(slug, "placeholders").count(b"== FILL") == placeholders
+    assert filled.fill.placeholders == filled.fill.filled == placeholders and filled.fill.unfilled == []
+    assert filled.valid and filled.assertions == strong.assertions and filled.assertion_accuracy == 1.0
+    assert (filled.kill_rate, filled.killed, filled.scored) == (strong.kill_rate, strong.killed, strong.scored) == (
+        1.0, len(scored["targets"][slug].targets), len(scored["targets"][slug].targets))
+    assert [(t.name, t.outcome) for t in filled.targets] == [(t.name, t.outcome) for t in strong.targets]
+    # Without the filling the same text does not even compile.
+    assert strong.fill is None
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+def test_placeholders_that_cannot_be_filled_say_why_and_the_suite_does_not_compile(scored):
+    r = scored["perfect-numbers", "unfillable"]
+    assert (r.fill.placeholders, r.fill.filled) == (5, 1)
+    assert [(u.line, u.why) for u in r.fill.unfilled] == [
+        (9, "reached 2 times with different values: one placeholder, one value"),
+        (14, "FILL is not inside REQUIRE( ) or CHECK( )"),
+        (20, "never reached when the suite ran on the correct solution"),
+        (25, "the expression throws std::domain_error on the correct solution: assert that with REQUIRE_THROWS_AS"),
+    ]
+    assert not r.valid and r.why_invalid.startswith("does not compile:") and "FILL" in r.why_invalid
 
 
 @pytest.mark.docker

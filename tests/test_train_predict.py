@@ -207,7 +207,7 @@ def test_a_mixed_run_samples_by_weight_and_logs_each_environment(world):
 
 
 @pytest.mark.parametrize("weights, message", [
-    ("{nope = 1}", "grpo.environments.nope.[key]: input should be 'repair' or 'predict'"),
+    ("{nope = 1}", "grpo.environments.nope.[key]: input should be 'repair', 'predict' or 'tests'"),
     ("{repair = 0.2, predict = 0.8}", "grpo.environments weights repair but no repair data was given"),
     ("{predict = 0}", "grpo.environments.predict: input should be greater than 0"),
 ])

@@ -4,8 +4,9 @@ environment, and `AiderAgent`, one chat per task-trial: start, send a message pe
 close.
 
 The harness never imports aider. It speaks JSON lines with `aider_driver.py`, run by the
-Aider environment's Python. A driver process imports Aider once and serves one session
-after another, each in a forked child, so a trial pays for a fork, not for an import."""
+Aider environment's Python. One driver process imports Aider; the others are forked from
+it, and each serves one session after another, each in a forked child, so a trial pays for
+a fork, not for an import."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ import json
 import os
 import queue
 import signal
+import socket
 import subprocess
+import tempfile
 import threading
 from pathlib import Path
 from typing import Any, Literal
@@ -126,28 +129,22 @@ def driver_env() -> dict[str, str]:
     return env
 
 
-class DriverProcess:
-    """One driver process: requests go in as JSON lines, replies come back on a reader
-    thread so that every wait has a timeout. A paced session asks before each model request
-    (`{"op": "pace"}`); the reader thread waits on the limiter and lets it go."""
+class _Driver:
+    """A driver's end of the protocol: requests go out as JSON lines, replies come back on
+    a reader thread so that every wait has a timeout. A paced session asks before each model
+    request (`{"op": "pace"}`); the reader thread waits on the limiter and lets it go."""
 
-    def __init__(self, python: Path, log_path: Path | None = None, limiter=None):
-        log = open(log_path, "ab") if log_path else subprocess.DEVNULL
-        self.proc = subprocess.Popen(
-            [str(python), "-I", str(package_file("agents", "aider_driver.py"))],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
-            env=driver_env(), cwd="/", start_new_session=True,  # Ctrl-C is the harness's to handle
-        )
-        if log is not subprocess.DEVNULL:
-            log.close()
+    def __init__(self, reader, writer, name: str, limiter=None):
+        self._writer = writer
         self.replies: queue.Queue = queue.Queue()
         self.ready = False
         self.limiter = limiter
-        self._writing = threading.Lock()
-        threading.Thread(target=self._read, name=f"aider-driver-{self.proc.pid}", daemon=True).start()
+        self._writing = threading.Lock()  # a pace's go and a request may be written at once
+        self._ended = threading.Event()  # its output ended: the driver is gone
+        threading.Thread(target=self._read, args=(reader,), name=name, daemon=True).start()
 
-    def _read(self) -> None:
-        for line in self.proc.stdout:
+    def _read(self, reader) -> None:
+        for line in reader:
             try:
                 reply = json.loads(line)
             except ValueError:
@@ -157,6 +154,7 @@ class DriverProcess:
                 self._pace()
             else:
                 self.replies.put(reply)
+        self._ended.set()
         self.replies.put(None)
 
     def _pace(self) -> None:
@@ -172,12 +170,12 @@ class DriverProcess:
 
     def _write(self, obj: dict) -> None:
         with self._writing:
-            self.proc.stdin.write((json.dumps(obj) + "\n").encode())
-            self.proc.stdin.flush()
+            self._writer.write((json.dumps(obj) + "\n").encode())
+            self._writer.flush()
 
     @property
     def alive(self) -> bool:
-        return self.proc.poll() is None
+        return not self._ended.is_set()
 
     def request(self, obj: dict, timeout_s: float) -> dict:
         try:
@@ -192,10 +190,46 @@ class DriverProcess:
             raise InfraError(InfraKind.agent, f"the Aider driver did not answer {obj.get('op')!r} within {timeout_s:g} s") from None
         if reply is None:
             self.kill()
-            raise InfraError(InfraKind.agent, f"the Aider driver exited (code {self.proc.poll()})")
+            raise InfraError(InfraKind.agent, f"the Aider driver exited ({self.exit_text()})")
         if not reply.get("ok"):
             raise InfraError(InfraKind.agent, f"the Aider driver failed: {reply.get('error')}")
         return reply
+
+    def exit_text(self) -> str:
+        return "its output ended"
+
+    def kill(self) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        if self.alive:
+            try:
+                self.request({"op": "close"}, 10)
+            except InfraError:
+                pass
+        self.kill()
+
+
+class DriverProcess(_Driver):
+    """A driver process the harness starts, on its pipes; it pays for the Aider import."""
+
+    def __init__(self, python: Path, log_path: Path | None = None):
+        log = open(log_path, "ab") if log_path else subprocess.DEVNULL
+        self.proc = subprocess.Popen(
+            [str(python), "-I", str(package_file("agents", "aider_driver.py"))],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
+            env=driver_env(), cwd="/", start_new_session=True,  # Ctrl-C is the harness's to handle
+        )
+        if log is not subprocess.DEVNULL:
+            log.close()
+        super().__init__(self.proc.stdout, self.proc.stdin, f"aider-driver-{self.proc.pid}")
+
+    @property
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def exit_text(self) -> str:
+        return f"code {self.proc.poll()}"
 
     def kill(self) -> None:
         if self.proc.poll() is None:
@@ -208,28 +242,49 @@ class DriverProcess:
         except subprocess.TimeoutExpired:
             pass
 
-    def close(self) -> None:
+
+class ForkedDriver(_Driver):
+    """A driver forked from a warm one (the `fork` op), on a Unix socket: no import of its
+    own. It leads a process group of its own, and ends when the socket closes, so a
+    harness that dies leaves none behind."""
+
+    def __init__(self, pid: int, sock: socket.socket, limiter=None):
+        self.pid = pid
+        self._sock = sock
+        super().__init__(sock.makefile("rb"), sock.makefile("wb"), f"aider-driver-{pid}", limiter)
+
+    def kill(self) -> None:
         if self.alive:
             try:
-                self.request({"op": "close"}, 10)
-            except InfraError:
+                os.killpg(self.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
                 pass
-        self.kill()
+        try:
+            self._sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self._sock.close()
+        self._ended.wait(5)
 
 
 class DriverPool:
-    """Warm driver processes for one Aider version, handed to one trial at a time. A driver
-    that misbehaved is killed rather than given back. With a `limiter` (anything with
-    `wait()`), every model request of its sessions waits for it first."""
+    """Warm driver processes for one Aider version, handed to one trial at a time. One
+    driver pays for the Aider import (about five seconds of CPU) and every other is forked
+    from it, so a run of N workers imports Aider once, not N times over the same cores
+    at the start. A driver that misbehaved is killed rather than given back. With a
+    `limiter` (anything with `wait()`), every model request of its sessions waits for it
+    first."""
 
     def __init__(self, profile: AgentProfile, log_path: Path | None = None, limiter=None):
         self.profile = profile
         self.log_path = log_path
         self.limiter = limiter
         self._python: Path | None = None
-        self._idle: list[DriverProcess] = []
-        self._all: set[DriverProcess] = set()
+        self._idle: list[_Driver] = []
+        self._all: set[_Driver] = set()
         self._lock = threading.Lock()
+        self._forking = threading.Lock()  # the warm driver answers one request at a time
+        self._warm: DriverProcess | None = None
         self.closed = False
 
     @property
@@ -238,59 +293,81 @@ class DriverPool:
             self._python = ensure_aider_env(self.profile.aider_version)
         return self._python
 
-    def _spawn(self) -> DriverProcess:
-        proc = DriverProcess(self.python, self.log_path, self.limiter)
-        with self._lock:
-            self._all.add(proc)
-        return proc
-
     def prewarm(self, n: int) -> None:
-        """Start `n` drivers now, so their imports overlap the run's other setup."""
-        for _ in range(n):
-            proc = self._spawn()
-            with self._lock:
-                self._idle.append(proc)
+        """Start the warm driver now, so its import overlaps the run's other setup (the
+        `n` drivers are forked from it when trials first ask)."""
+        self._warm_driver()
 
-    def acquire(self) -> DriverProcess:
+    def _warm_driver(self) -> DriverProcess:
+        with self._lock:
+            if self._warm is None or not self._warm.alive:
+                self._warm = DriverProcess(self.python, self.log_path)
+                self._all.add(self._warm)
+            return self._warm
+
+    def _fork(self) -> ForkedDriver:
+        start_s = self.profile.timeouts.start_s
+        with self._forking:
+            warm = self._warm_driver()
+            if not warm.ready:
+                reply = warm.request({"op": "ping"}, start_s)
+                if reply.get("aider_version") != self.profile.aider_version:
+                    warm.kill()
+                    raise InfraError(InfraKind.agent, f"the Aider environment runs {reply.get('aider_version')}, "
+                                                      f"the profile wants {self.profile.aider_version}")
+                warm.ready = True
+            with tempfile.TemporaryDirectory(prefix="harness-driver-") as tmp:
+                path = os.path.join(tmp, "driver.sock")
+                with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as listener:
+                    listener.bind(path)
+                    listener.listen(1)
+                    listener.settimeout(start_s)
+                    pid = warm.request({"op": "fork", "socket": path}, start_s)["pid"]
+                    try:
+                        conn, _ = listener.accept()
+                    except OSError:
+                        raise InfraError(InfraKind.agent, f"a forked Aider driver did not connect within {start_s:g} s") from None
+        conn.settimeout(None)
+        driver = ForkedDriver(pid, conn, self.limiter)
+        driver.ready = True
+        with self._lock:
+            self._all.add(driver)
+        return driver
+
+    def acquire(self) -> _Driver:
         if self.closed:
             raise InfraError(InfraKind.interrupted, "the run is stopping")
         with self._lock:
-            proc = self._idle.pop() if self._idle else None
-        if proc is None or not proc.alive:
-            proc = self._spawn()
-        if not proc.ready:
-            reply = proc.request({"op": "ping"}, self.profile.timeouts.start_s)
-            if reply.get("aider_version") != self.profile.aider_version:
-                proc.kill()
-                raise InfraError(InfraKind.agent, f"the Aider environment runs {reply.get('aider_version')}, "
-                                                  f"the profile wants {self.profile.aider_version}")
-            proc.ready = True
-        return proc
+            driver = self._idle.pop() if self._idle else None
+        if driver is None or not driver.alive:
+            driver = self._fork()
+        return driver
 
-    def release(self, proc: DriverProcess, healthy: bool) -> None:
+    def release(self, driver: _Driver, healthy: bool) -> None:
         with self._lock:
-            if healthy and proc.alive and not self.closed:
-                self._idle.append(proc)
+            if healthy and driver.alive and not self.closed:
+                self._idle.append(driver)
                 return
-            self._all.discard(proc)
-        proc.kill()
+            self._all.discard(driver)
+        driver.kill()
 
-    def _take_all(self) -> list:
+    def _take_all(self) -> list[_Driver]:
         self.closed = True
         with self._lock:
-            procs = list(self._all)
+            drivers = list(self._all)
             self._all.clear()
             self._idle.clear()
-        return procs
+            self._warm = None
+        return drivers
 
     def kill_all(self) -> None:
         """Stop every driver now (Ctrl-C): a trial waiting on one gets an error at once."""
-        for proc in self._take_all():
-            proc.kill()
+        for driver in self._take_all():
+            driver.kill()
 
     def close(self) -> None:
-        for proc in self._take_all():
-            proc.close()
+        for driver in self._take_all():
+            driver.close()
 
 
 # --- one chat per task-trial -------------------------------------------------------------
@@ -315,7 +392,9 @@ class AgentChat(BaseModel):
     """What a chat needs: the workspace and its files, and the model endpoint."""
 
     workspace: Path
-    files: list[str]            # the solution files, the only ones in the chat
+    files: list[str]            # the files the model edits (a repair task's solution files)
+    # Files the model sees in the chat and may not edit (a test-writing task's solution).
+    read_only: list[str] = Field(default_factory=list)
     ignore: list[str] = Field(default_factory=list)  # every other file: never offered to the chat
     model: str                  # the litellm model string
     api_base: str | None = None
@@ -331,7 +410,7 @@ class AiderAgent:
     def __init__(self, pool: DriverPool):
         self.pool = pool
         self.profile = pool.profile
-        self._proc: DriverProcess | None = None
+        self._proc: _Driver | None = None
         self._healthy = True
         self.session_pid: int | None = None  # the forked process holding this chat's Coder
 
@@ -350,6 +429,7 @@ class AiderAgent:
             "op": "start",
             "workspace": str(chat.workspace),
             "files": chat.files,
+            "read_only": chat.read_only,
             "ignore_mentions": chat.ignore,
             "model": chat.model,
             "edit_format": p.edit_format,

@@ -9,12 +9,17 @@ standard library and aider. Requests, one JSON object per line:
   {"op": "send", "message": "..."}   -> {"ok": true, "round": {...}}           (in a session)
   {"op": "end"}                      -> {"ok": true}                           (ends it)
   {"op": "close"}                    -> {"ok": true}, then the process exits
+  {"op": "fork", "socket": PATH}     -> {"ok": true, "pid": N}                 (a new driver)
 
 A session started with "paced": true asks before each model request, {"op": "pace"}, and
 sends it once the harness answers {"op": "go"} (a provider's rate limit, kept by the harness).
 
 A failure of the driver itself answers {"ok": false, "error": "..."}. One process serves
-any number of sessions one after another, each a fresh Coder in a forked child.
+any number of sessions one after another, each a fresh Coder in a forked child. `fork`
+makes another driver from this warm one, with no import of its own: a child in a session
+of its own that connects to the Unix socket the harness listens on and speaks the same
+protocol there. A driver that has forked one serves only `fork`, `ping` and `close`
+after that (it reaps its drivers as they end, which would steal a session's exit status).
 
 The Coder is set up the way Aider's own benchmark sets it up: only the solution files in
 the chat, mentions of any other file ignored, no git, no repository map, no shell command
@@ -34,6 +39,8 @@ import http.server
 import json
 import os
 import re
+import signal
+import socket
 import sys
 import threading
 import time
@@ -185,11 +192,13 @@ class Session:
 
         workspace = req["workspace"]
         fnames = [os.path.join(workspace, f) for f in req["files"]]
+        read_only = [os.path.join(workspace, f) for f in req.get("read_only") or []]
         self.coder = Coder.create(
             main_model,
             req.get("edit_format") or "whole",
             self.io,
             fnames=fnames,
+            read_only_fnames=read_only,
             use_git=False,
             stream=False,
             map_tokens=0,
@@ -463,13 +472,21 @@ def main() -> None:
     os.dup2(2, 1)
     sys.stdin = open(os.devnull, encoding="utf-8")
     sys.stdout = sys.stderr
+    _preload()
+    _warm_up()
+    _serve(proto_in, proto_out)
+    sys.stderr.flush()
+    os._exit(0)
+
+
+def _serve(proto_in, proto_out) -> None:
+    """Answer requests on one channel until it closes or asks to close."""
 
     def reply(obj: dict) -> None:
         proto_out.write(json.dumps(obj) + "\n")
         proto_out.flush()
 
-    _preload()
-    _warm_up()
+    forked = False
     # Each session runs in a child forked from this warm process: imports are paid once
     # per driver, and no state (a background summarization, a patched global) outlives
     # its trial. The protocol is strictly request/reply, so no input is buffered here
@@ -487,7 +504,7 @@ def main() -> None:
             from aider import __version__
 
             reply({"ok": True, "aider_version": __version__, "pid": os.getpid()})
-        elif op == "start":
+        elif op == "start" and not forked:
             sys.stderr.flush()
             pid = os.fork()
             if pid == 0:
@@ -505,13 +522,51 @@ def main() -> None:
             _, status = os.waitpid(pid, 0)
             if status != 0:
                 reply({"ok": False, "error": f"the Aider session process died ({_status_text(status)})"})
+        elif op == "fork":
+            if not forked:
+                signal.signal(signal.SIGCHLD, _reap_drivers)
+                forked = True
+            sys.stderr.flush()
+            pid = os.fork()
+            if pid == 0:
+                _become_driver(req["socket"], proto_in, proto_out)
+            reply({"ok": True, "pid": pid})
         elif op == "close":
             reply({"ok": True})
             break
         else:
-            reply({"ok": False, "error": f"unknown op {op!r}"})
-    sys.stderr.flush()
-    os._exit(0)
+            reply({"ok": False, "error": f"unknown op {op!r}" + (" (this driver forks drivers)" if forked else "")})
+
+
+def _become_driver(path: str, parent_in, parent_out) -> None:
+    """The forked child: drop the parent's channel (a copy held here would keep the
+    harness from seeing the parent end), take a session of our own (the harness kills a
+    driver by its process group) and serve the socket until it closes."""
+    code = 0
+    try:
+        parent_in.close()
+        parent_out.close()
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        os.setsid()
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.connect(path)
+        _serve(sock.makefile("r", encoding="utf-8"), sock.makefile("w", encoding="utf-8"))
+    except BaseException:
+        traceback.print_exc()
+        code = 70
+    finally:
+        sys.stderr.flush()
+        os._exit(code)
+
+
+def _reap_drivers(signum, frame) -> None:
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
 
 
 def _status_text(status: int) -> str:

@@ -68,38 +68,33 @@ def build_cmd(
         console.print("tasks without items: " + "; ".join(f"{k} ({v})" for k, v in m.skipped_tasks.items()))
 
 
-def print_breakdown(run_dir: Path) -> bool:
-    """The per-source and per-task accuracy table of a prediction run; False for another run."""
-    from ..predict.breakdown import ITEMS_NOTE, run_breakdown
+def print_breakdown(run_dir: Path) -> None:
+    """The per-source and per-task accuracy of a prediction run, as `harness report` shows it."""
+    from ..outcomes import load_run
+    from ..predict.breakdown import ITEMS_NOTE, outcomes_breakdown
+    from ..report.document import Document
+    from ..report.sections import prediction_table
+    from ..report.to_terminal import render_terminal
 
-    found = run_breakdown(run_dir)
-    if found is None:
-        return False
-    for config, rows in found.items():
-        table = Table(show_header=True, header_style="bold", title=f"{config}: prediction accuracy (95% intervals)")
-        for col in ("items", "group", "trials", "correct", "accuracy", "interval"):
-            table.add_column(col)
-        for a in rows:
-            table.add_row(str(a.items), a.group, str(a.trials), str(a.correct), f"{a.accuracy:.1%}",
-                          f"[{a.low:.1%}, {a.high:.1%}]")
-        console.print(table)
-    console.print(ITEMS_NOTE, markup=False, highlight=False)
-    return True
+    outcomes = load_run(run_dir)
+    table, _ = prediction_table(outcomes_breakdown(outcomes, outcomes.frame))
+    render_terminal(Document("report", f"prediction run {run_dir.name}", notes=[ITEMS_NOTE], tables=[table]), console)
 
 
 @predict_app.command("eval")
 @handled
 def eval_cmd(
-    model: str = typer.Option(..., help="a litellm model string, openai/<name> with --api-base, or local/<adapter>"),
-    items: str = typer.Option(..., help="the set's name (a folder under the root, from `harness predict build`)"),
-    split: str = typer.Option(default(PredictEvalConfig, "split"), help="eval, train or all"),
-    trials: int = typer.Option(default(PredictEvalConfig, "trials"), help="tries per item"),
+    model: Optional[str] = typer.Option(None, help="a litellm model string, openai/<name> with --api-base, or local/<adapter>"),
+    items: Optional[str] = typer.Option(None, help="the set's name (a folder under the root, from `harness predict build`)"),
+    split: Optional[str] = typer.Option(None, help=f"eval, train or all (default: {default(PredictEvalConfig, 'split')})"),
+    trials: Optional[int] = typer.Option(None, help=f"tries per item (default: {default(PredictEvalConfig, 'trials')})"),
     workers: int = typer.Option(default(PredictEvalConfig, "workers"), help="model calls in flight"),
     api_base: Optional[str] = typer.Option(None, "--api-base", help="the server of an openai/<name> model"),
     root: Optional[Path] = typer.Option(None, help="the folder sets are in (default: ./curricula)"),
     runs_dir: Path = typer.Option(Path("runs"), help="where the run folder is written"),
     run_id: Optional[str] = typer.Option(None, "--run-id", help="the run's id (default: the time and a random tag)"),
     retries: int = typer.Option(default(PredictEvalConfig, "retries"), help="tries of one model call before the provider counts as failed"),
+    resume: Optional[str] = typer.Option(None, help="continue RUN_ID: rerun only its trials without an outcome (model, set, split and trials are the run's)"),
 ):
     """The model predicts each item's value; +1 when its answer matches the observed value
     (exact after normalisation, floats within 1e-5), -1 when wrong or not in the format. The
@@ -110,16 +105,17 @@ def eval_cmd(
     from ..predict.evaluate import evaluate
     from ..records import TrialOutcome
 
-    config = from_options(PredictEvalConfig, dict(
-        model=model, items=items, split=split, trials=trials, workers=workers, api_base=api_base, root=root,
-        runs_dir=runs_dir, run_id=run_id, retries=retries))
+    given = dict(model=model, items=items, split=split, trials=trials, api_base=api_base, run_id=run_id, resume=resume)
+    config = from_options(PredictEvalConfig, {**{k: v for k, v in given.items() if v is not None}, "workers": workers,
+                                              "root": root, "runs_dir": runs_dir, "retries": retries})
     done = evaluate(config, command_line=sys.argv)
     console.print(f"{done.folder.root}: {done.count(TrialOutcome.passed)} correct, {done.count(TrialOutcome.failed)} "
                   f"wrong or malformed, {done.count(TrialOutcome.infra_error)} provider failures")
     failed = done.count(TrialOutcome.infra_error)
-    if failed < len(done.results):
+    if any(r.done for r in done.results):
         print_breakdown(done.folder.root)
     if failed:
         err.print(f"{failed} trial(s) have no outcome: the provider kept failing (infrastructure errors, counted "
-                  "nowhere); evaluate again when it answers", markup=False, highlight=False)
+                  f"nowhere); when it answers, rerun them with `harness predict eval --resume {done.folder.run_id}`",
+                  markup=False, highlight=False)
         raise typer.Exit(1)

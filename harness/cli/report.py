@@ -21,7 +21,7 @@ _ACCOUNTING_HELP = ("harness (default): infrastructure errors count nowhere; aid
                     "and exhausted provider retries count as failed trials, as Aider's benchmark counts them")
 
 
-def _options(cohort, resamples, seed, round_no=2, bar=None, interval="tasks", accounting="harness"):
+def _options(cohort, resamples, seed, round_no=2, bar=None, interval="tasks", accounting="harness", metric=None):
     from ..errors import BadInput
     from ..report import ReportOptions
     from ..stats import parse_cohort
@@ -30,7 +30,8 @@ def _options(cohort, resamples, seed, round_no=2, bar=None, interval="tasks", ac
     if interval not in ("tasks", "trials"):
         raise BadInput(f"--interval {interval}: expected tasks or trials")
     return from_options(ReportOptions, dict(cohort=parse_cohort(cohort), resamples=resamples, seed=seed, round=round_no,
-                                            bar=bar, interval=interval, accounting=accounting))
+                                            bar=bar, interval=interval, accounting=accounting, metric=metric),
+                        {"metric": "--metric"})
 
 
 def _sources(sources, outcomes, aider):
@@ -83,10 +84,6 @@ def report_cmd(
     request = ReportRequest(sources=_sources(sources, outcomes, aider), runs_dir=runs_dir,
                             options=_options(cohort, resamples, seed, round_no, interval=interval, accounting=accounting), format=fmt, out=out)
     _finish(report(request, console)[1])
-    from .predict import print_breakdown
-
-    for source in sources or []:  # a prediction run's accuracy by source kind and task
-        print_breakdown(Path(source) if Path(source).is_dir() else runs_dir / source)
 
 
 @app.command("compare")
@@ -98,7 +95,8 @@ def compare_cmd(
     outcomes: Optional[list[Path]] = typer.Option(None, "--outcomes", help="an outcomes file holding BASE and NEW"),
     aider: Optional[list[Path]] = typer.Option(None, "--aider", help="an Aider results folder holding BASE and NEW"),
     round_no: int = typer.Option(2, "--round", min=1, max=2, help="the round of the per-task tests and labels: 1, or 2 (within two rounds)"),
-    bar: Optional[float] = typer.Option(None, "--pre-registered-bar", help="PASS only if NEW gains at least DELTA tasks: its interval's lower bound at least DELTA; exit 1 on FAIL"),
+    bar: Optional[float] = typer.Option(None, "--pre-registered-bar", help="PASS only if NEW gains at least DELTA tasks (with --metric: DELTA of that share): its interval's lower bound at least DELTA; exit 1 on FAIL"),
+    metric: Optional[str] = typer.Option(None, "--metric", help="written suites: valid, kill_rate or assertion_accuracy, the share the bar judges (default: tasks solved)"),
     runs_dir: Path = typer.Option(Path("runs"), help="where run ids are looked up"),
     interval: str = typer.Option("tasks", "--interval", help=_INTERVAL_HELP),
     cohort: Optional[str] = typer.Option(None, help="best:K keeps, per config, the K trials that solved the most tasks in --round"),
@@ -116,7 +114,8 @@ def compare_cmd(
     from ..report import CompareRequest, compare
 
     request = CompareRequest(base=base, new=new, sources=_sources(from_, outcomes, aider), runs_dir=runs_dir,
-                             options=_options(cohort, resamples, seed, round_no, bar, interval, accounting), format=fmt, out=out)
+                             options=_options(cohort, resamples, seed, round_no, bar, interval, accounting, metric),
+                             format=fmt, out=out)
     doc, path = compare(request, console)
     _finish(path)
     if doc.verdict == "FAIL":

@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from ..records import Sampling
+from ..records import Sampling, TestWritingSettings
 from ..runner import RunConfig
 from .app import app, console, err, handled
 from .options import EXECUTOR, RAY_ADDRESS, comma_list, default, executor_settings, from_options
@@ -32,8 +32,8 @@ class RunProgress:
     def _count(self, result) -> None:
         if not result.done:
             self.errors += 1
-        self.r1 += result.solved_by(1)
-        self.r2 += result.solved_by(2)
+        self.r1 += result.passes_after(1)
+        self.r2 += result.passes_after(2)
         self.tokens += sum(r.counters.prompt_tokens + r.counters.completion_tokens for r in result.rounds)
         self.cost += sum(r.counters.cost for r in result.rounds)
 
@@ -71,19 +71,24 @@ def _of_suite(mean: float, tasks: int) -> str:
 
 
 def print_summary(out: Console, summary) -> None:
-    from ..report.formatting import fmt_ratio
+    from ..report.formatting import fmt_percent, fmt_ratio
 
     table = Table(title=f"run {summary.run_id}", show_header=True, header_style="bold")
-    for col in ("config", "model", "round 1", "two rounds", "recovery", "infra errors"):
+    writers = any(c.kill_rate is not None or c.assertion_accuracy is not None for c in summary.configs)
+    shares = ("kill rate", "assertion accuracy") if writers else ()
+    for col in ("config", "model", "round 1", "two rounds", *shares, "recovery", "infra errors"):
         table.add_column(col, justify="left" if col in ("config", "model") else "right")
     for c in summary.configs:
         errors = (str(c.infra_errors) + (f" (harness bugs: {c.harness_errors})" if c.harness_errors else "")
                   + (f" (+{c.missing} not run)" if c.missing else ""))
+        cells = [fmt_percent(x) if x is not None else "n/a" for x in (c.kill_rate, c.assertion_accuracy)] if writers else []
         table.add_row(c.config, c.model, _of_suite(c.first_round_mean, c.tasks), _of_suite(c.two_round_mean, c.tasks),
-                      fmt_ratio(c.recovered, c.first_round_failures), errors)
+                      *cells, fmt_ratio(c.recovered, c.first_round_failures), errors)
     out.print(table)
     trials = summary.configs[0].trials if summary.configs else 0
-    out.print(f"means over {trials} trial(s) of tasks solved; recovery = first-round failures solved in round 2",
+    solved = "tasks with a valid suite" if writers else "tasks solved"
+    out.print(f"means over {trials} trial(s) of {solved}; recovery = first-round failures passing after round 2"
+              + ("; kill rate and assertion accuracy: means over tasks within two rounds" if writers else ""),
               highlight=False)
     out.print(f"results: {summary.run_dir}", markup=False, highlight=False)
 
@@ -97,10 +102,17 @@ def _default(field: str) -> str:
 def run_cmd(
     model: list[str] = typer.Option([], "--model", "-m", help="litellm model string, local/<adapter>, or gold; repeat for several configs"),
     suite: Optional[str] = typer.Option(None, help=f"suite name or folder {_default('suite')}"),
+    kind: Optional[str] = typer.Option(None, "--kind", help="what each trial asks for: repair (write the solution) or "
+                                                           f"tests (write the test file) {_default('kind')}"),
+    fill: bool = typer.Option(False, "--fill", help="--kind tests: the model writes FILL for each expected value and "
+                                                    "the harness fills in the correct solution's values"),
+    mutant_cap: Optional[int] = typer.Option(None, "--mutant-cap", help="--kind tests: at most this many mutants per "
+                                                                        "task (default: 30), sampled"),
     api_base: Optional[str] = typer.Option(None, "--api-base", help="base URL of an OpenAI-compatible server (with openai/<name>)"),
     tasks: Optional[str] = typer.Option(None, help="comma-separated task slugs (default: the whole suite)"),
     trials: Optional[int] = typer.Option(None, help=f"trials per task {_default('trials')}"),
     rounds: Optional[int] = typer.Option(None, help=f"rounds per trial: 1 + feedback rounds {_default('rounds')}"),
+    feedback: Optional[str] = typer.Option(None, help="what follows a round: real (the tests' output) or simulated (the failures the model predicts its own code has on the public tests; every round is still scored by the real tests) (default: real)"),
     workers: Optional[int] = typer.Option(None, help="trials run at once (default: number of cores)"),
     agent: Optional[str] = typer.Option(None, help=f"agent profile name (agents/*.toml) or path {_default('agent')}"),
     contract: Optional[str] = typer.Option(None, help="prompt contract name (prompt_contracts/*.toml) or path (default: the profile's, else original)"),
@@ -128,12 +140,19 @@ def run_cmd(
     # Only the options given go into the config, its own defaults stand for the rest: a
     # resumed run takes them from its manifest, and refuses those that change what it computes.
     given = dict(
-        suite=suite, api_base=api_base, trials=trials, rounds=rounds, workers=workers, agent=agent,
+        suite=suite, api_base=api_base, trials=trials, rounds=rounds, feedback=feedback, workers=workers, agent=agent,
         contract=contract, aider_checkout=aider_checkout, sandbox=sandbox, runs_dir=runs_dir, run_id=run_id,
         resume=resume, retry_harness_errors=retry_harness_errors or None, tasks=comma_list(tasks),
-        models=model or None, executor=executor_settings(executor, ray_address),
+        models=model or None, kind=kind, executor=executor_settings(executor, ray_address),
         requests_per_minute=requests_per_minute,
     )
+    scoring = {k: v for k, v in dict(fill=fill or None, mutant_cap=mutant_cap).items() if v is not None}
+    if scoring:
+        from ..errors import BadInput
+
+        if kind != "tests":
+            raise BadInput(f"--{'fill' if 'fill' in scoring else 'mutant-cap'} is for --kind tests")
+        given["tests"] = from_options(TestWritingSettings, scoring)
     sampling = {k: v for k, v in dict(temperature=temperature, top_p=top_p, max_tokens=max_tokens, seed=seed).items()
                 if v is not None}
     if sampling:

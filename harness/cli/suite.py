@@ -184,10 +184,12 @@ def suite_import(
     path: Path = typer.Argument(..., help="a folder of Exercism-layout exercises (one sub-folder each)"),
     name: str = typer.Option(..., "--name", help="the suite's name"),
     replace: bool = typer.Option(False, help="overwrite an imported suite of the same name"),
+    unseen: bool = typer.Option(False, help="declare its tasks a held-out pool (e.g. imported after the evaluated "
+                                            "models' training cutoff): reports split seen and unseen tasks"),
 ):
     """Register a folder of exercises, copied unchanged, as a suite in the user suites folder."""
     from ..suite import import_suite
 
-    s = import_suite(path, name, replace=replace)
+    s = import_suite(path, name, replace=replace, unseen=unseen)
     console.print(f"imported {len(s.tasks)} tasks as suite {s.name} at {s.path} (hash {s.content_hash[:12]})",
                   highlight=False)

@@ -24,6 +24,7 @@ def tests_score(
     sandbox: str = typer.Option("auto", help="docker, local, or auto"),
     mutant_cap: Optional[int] = typer.Option(None, min=1, help="at most this many mutants, sampled"),
     seed: int = typer.Option(0, help="seed of the mutant sample"),
+    fill: bool = typer.Option(False, "--fill", help="fill each FILL placeholder with the correct solution's value first"),
     as_json: bool = typer.Option(False, "--json", help="print the scored suite's record as JSON"),
 ):
     """Validity (compiles, every assertion holds on the reference), assertion accuracy, and
@@ -34,13 +35,17 @@ def tests_score(
     t = task_for_scoring(task, suite)
     source = read_test_file(test_file)
     box = make_sandbox(sandbox, notice=lambda m: err.print(m, markup=False, highlight=False))
-    scored = score_suites(box, [SuiteToScore(t, source)], mutant_cap=mutant_cap, mutant_seed=seed)[0]
+    scored = score_suites(box, [SuiteToScore(t, source, fill=fill)], mutant_cap=mutant_cap, mutant_seed=seed)[0]
     if as_json:
         sys.stdout.write(scored.model_dump_json(indent=2) + "\n")
         return
     acc = "-" if scored.assertion_accuracy is None else f"{scored.assertion_accuracy:.0%}"
     count = f" ({scored.assertions.passed}/{scored.assertions.total})" if scored.assertions else ""
     console.print(f"{t.slug}: {'[green]valid[/]' if scored.valid else '[red]invalid[/]'}", highlight=False)
+    if scored.fill is not None:
+        console.print(f"  filled {scored.fill.filled} of {scored.fill.placeholders} placeholders", highlight=False)
+        for u in scored.fill.unfilled:
+            console.print(f"    line {u.line}: {u.why}", markup=False, highlight=False)
     if scored.why_invalid:
         console.print(f"  {scored.why_invalid}", markup=False, highlight=False)
     console.print(f"  assertion accuracy {acc}{count}", highlight=False)
@@ -51,3 +56,25 @@ def tests_score(
                 console.print(f"    {r.outcome.value}: {r.kind.value} {r.name}", markup=False, highlight=False)
     console.print(f"  {scored.seconds:.1f} s (build {scored.build_seconds:.1f} s, runs {scored.run_seconds:.1f} s)",
                   highlight=False)
+
+
+@tests_app.command("export")
+@handled
+def tests_export(
+    runs: list[Path] = typer.Argument(..., help="test-writing run folders (harness run --kind tests)"),
+    out: str = typer.Option(..., "--out", help="a name (written under ./curricula, where harness train finds it) "
+                                               "or a folder path"),
+    min_kill: float = typer.Option(0.8, "--min-kill", help="SFT: valid suites with at least this kill rate"),
+    margin: float = typer.Option(0.2, help="preference pairs of valid suites: the chosen kills at least this much more"),
+    pairs_per_task: int = typer.Option(8, "--pairs-per-task", min=1, help="at most this many preference pairs per task"),
+    replace: bool = typer.Option(False, help="overwrite the folder if it exists"),
+):
+    """Training data from written suites: SFT pairs of valid, high-kill suites, preference
+    pairs of the same task (valid over invalid, high kill over low), GRPO prompts."""
+    from ..testwriting.export import export_suites
+    from ..train.data import curriculum_roots
+
+    dest = Path(out) if "/" in out else curriculum_roots()[0] / out
+    m = export_suites(list(runs), dest, min_kill=min_kill, margin=margin, pairs_per_task=pairs_per_task, replace=replace)
+    console.print(f"wrote {dest}: {m.sft} SFT pairs, {m.preference} preference pairs, {m.grpo} GRPO prompts "
+                  f"over {len(m.source_tasks)} tasks", markup=False, highlight=False)

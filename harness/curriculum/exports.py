@@ -31,9 +31,6 @@ from ..train.data import GRPO_FILE, SFT_FILE, ChatMessage, GrpoRow, SftRow, writ
 from .candidates import Candidate
 from .records import CANDIDATES_FILE, MANIFEST_FILE, REPAIR_RECORD, CurriculumManifest, RepairRecord
 
-# What precedes the starting code in a training prompt; in an agent's chat the agent itself
-# shows the files.
-CURRENT_FILES = "The files as they are now:"
 _FILE_BY_FOLDER = 'string(REPLACE "-" "_" file ${exercise})'
 _FILE_FIXED = re.compile(r"^set\(file \w+\)", re.M)
 _NOT_COPIED = (".docs", ".git", ".exercism")
@@ -101,14 +98,7 @@ def write_repair_task(dest: Path, c: Candidate, record: RepairRecord, contract: 
 def training_prompt(task: Task, contract: PromptContract) -> list[ChatMessage]:
     """What a model is asked: the contract's system text and first message for the repair
     task, then its starting code as whole-file listings."""
-    messages = []
-    system = contract.system_text(task)
-    if system:
-        messages.append(ChatMessage(role="system", content=system))
-    # A model's code may hold bytes that are not UTF-8; the prompt shows them replaced.
-    current = render_whole({rel: data.decode(errors="replace") for rel, data in task.stub_files().items()})
-    messages.append(ChatMessage(role="user", content=f"{contract.first_message(task).rstrip()}\n\n{CURRENT_FILES}\n\n{current}"))
-    return messages
+    return [ChatMessage(**m) for m in contract.completion_prompt(task, task.stub_files())]
 
 
 def content_hash(folder: Path) -> str:
@@ -135,8 +125,10 @@ def write_curriculum(root: Path, name: str, image: str, kept: Sequence[Candidate
             grpo.append(GrpoRow(task_id=record.task_id, source_task=c.source_task, task_path=c.kept_as, prompt=prompt))
         (staging / "suite.toml").write_text(
             "# A repair curriculum written by `harness curriculum` (manifest.json says from what).\n"
+            # Built here: no model can have seen its tasks before (suite.toml `unseen`).
             + tomli_w.dumps({"name": name, "version": "1", "language": "cpp", "image": image,
-                             "description": f"repair curriculum {name}", "tasks": [c.kept_as for c in kept]}))
+                             "description": f"repair curriculum {name}", "tasks": [c.kept_as for c in kept],
+                             "unseen": True}))
         write_jsonl(staging / SFT_FILE, sft)
         write_jsonl(staging / GRPO_FILE, grpo)
         with open(staging / CANDIDATES_FILE, "w") as fh:

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .. import stats
-from ..outcomes import load_run
+from ..outcomes import Outcomes, load_run
 from .evaluate import PredictRun, read_predict_run
 from .items import SOURCE_KINDS
 
@@ -63,3 +63,15 @@ def run_breakdown(run_dir: Path) -> dict[str, list[Accuracy]] | None:
     if info is None:
         return None
     return breakdown(load_run(Path(run_dir)).frame, info)
+
+
+def outcomes_breakdown(outcomes: Outcomes, frame: pd.DataFrame) -> dict[str, list[Accuracy]]:
+    """The breakdown of every configuration of `outcomes` that is a prediction run's, by
+    its name in `frame` (the report's rows: renamed when several sources share a name)."""
+    out = {}
+    for name, info in outcomes.configs.items():
+        facts = read_predict_run(Path(info.run_dir)) if info.run_dir else None
+        rows = frame[frame["config"] == name]
+        if facts is not None and len(rows):
+            out.update(breakdown(rows, facts))
+    return out

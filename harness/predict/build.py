@@ -1,21 +1,28 @@
 """`harness predict build`: output-prediction items observed in the sandbox.
 
-For each task with verifier checks (`.meta/verifier.toml`: its calls are the task's
-inputs, written to be probed), every version of the code — the reference, the faulty
-controls, a few compiling mutants of the reference, and the model answers recorded in
-runs (every round's workspace snapshot) — is built once with the probe driver
-(harness/probe: `observe`) and runs all the task's calls, twice. A call whose two runs
-agree is an item; the truth is what the program did, never what the reference did.
+A task's calls are its verifier checks' (`.meta/verifier.toml`: the task's inputs, written
+to be probed) when it has them, else its own test cases, each case a call whose
+observations are the assertions it reaches (probe/cases.py), shown with the test file
+around it. Every version of the code — the reference, the faulty controls, a few compiling
+mutants of the reference, and the model answers recorded in runs (every round's workspace
+snapshot) — is built once with the probe (harness/probe: `observe`; the driver of the
+calls, or the task's own test file against the recording Catch2 stand-in) and runs all the
+task's calls, twice. A call whose two runs agree is an item; the truth is what the program
+did, never what the reference did.
 
 Versions with the same normal form are observed once (their provenances merge), so items
 are unique by (normalised code, call). Tasks are split into train and eval before any
 work, and an item's split is its task's: eval tasks never reach a training row, and the
 manifest's `source_tasks` (what training records as seen) holds only train tasks.
 
-The set is written as a folder under the curricula root (`curricula/<name>/` by default):
-training finds data there by name and reads the manifest's `source_tasks`, so `sft.jsonl`
-trains with `harness train sft` as it is. Items are not Exercism tasks (yet), so the set
-holds no task folders."""
+The set is written as a folder under the curricula root (`curricula/<name>/` by default),
+and the folder is a suite (`suite.toml`, found by name like any suite) of output-prediction
+tasks, one per item (task.py's kinds): the prompt as the instructions, an empty
+`prediction.txt` as the solution file, the expected answer as the reference (what the gold
+model answers), and the item itself in `.meta/item.json`, which is what `predict eval`
+reads. Beside them are the exports: `items.jsonl`, and the training rows, which training
+finds by the set's name with the manifest's `source_tasks`, so `sft.jsonl` trains with
+`harness train sft` as it is."""
 
 from __future__ import annotations
 
@@ -33,23 +40,22 @@ from ..errors import BadInput
 from ..fs import atomic_write, write_record, written_folder
 from ..hashing import sha256_bytes
 from ..probe import observe
+from ..probe.cases import case_context, task_cases
 from ..probe.compare import Comparison, call_matches
 from ..sandbox import Sandbox, SandboxSession, make_sandbox
 from ..sandbox.base import SandboxLimits
 from ..executor.local import work_in_sessions
 from ..store import utc_now
-from ..suite import Suite, find_suite
+from ..suite import MANIFEST as SUITE_MANIFEST, Suite, SuiteManifest, find_suite, read_manifest, render_manifest
 from ..suite_validation import faulty_controls
 from ..task import Task
 from ..train.data import MANIFEST_FILE, SFT_FILE, SftRow
-from ..verify import CheckSpec, VerifierSpec, load_spec
+from ..verify import CheckSpec, load_spec
 from .config import DEFAULT_EVAL_SHARE, PredictBuildConfig
 from .items import (EVAL_GRPO_FILE, EVAL_SFT_FILE, GRPO_FILE, ITEMS_FILE, SOURCE_KINDS, PredictGrpoRow, PredictItem,
                     PredictManifest, Provenance, item_id)
-from .prompt import FORMAT_VERSION, answer_message, prompt_messages, render_answer
-
-# The paper's rule for floats (Maimon et al.): values within 1e-5 are the same value.
-FLOAT_TOLERANCE = 1e-5
+from .prompt import FORMAT_VERSION, MAX_OBSERVATIONS, answer_message, prompt_messages, render_answer
+from .score import PREDICTION_RULE
 
 ProgressFn = Callable[[str], None]
 
@@ -59,7 +65,7 @@ def rule_for(check: CheckSpec) -> Comparison:
     unordered stay unordered; everything else is exact but for floats (FLOAT_TOLERANCE)."""
     if check.compare == "unordered":
         return Comparison(mode="unordered")
-    return Comparison(mode="approx", abs_tol=FLOAT_TOLERANCE)
+    return PREDICTION_RULE
 
 
 def split_tasks(slugs: list[str], usable: list[str], eval_tasks: list[str] | None, share: float | None,
@@ -74,6 +80,26 @@ def split_tasks(slugs: list[str], usable: list[str], eval_tasks: list[str] | Non
         return set(eval_tasks)
     k = round((DEFAULT_EVAL_SHARE if share is None else share) * len(usable))
     return set(random.Random(f"{seed}:predict-split").sample(sorted(usable), k))
+
+
+@dataclass
+class TaskCalls:
+    """What a task's items ask: (check, call, rule) in order, and what the calls need."""
+
+    calls: list[tuple[str, str, Comparison]]
+    includes: list[str] = field(default_factory=list)
+    prelude: str = ""
+    from_cases: bool = False
+
+
+def task_calls(task: Task) -> TaskCalls:
+    """The verifier's checks when the task has a verifier.toml, else its test cases."""
+    spec = load_spec(task)
+    if spec is not None:
+        return TaskCalls([(c.name, call, rule_for(c)) for c in spec.checks for call in c.calls], spec.includes,
+                         spec.prelude)
+    return TaskCalls([(c.name, c.call, PREDICTION_RULE) for c in task_cases(task)], prelude=case_context(task),
+                     from_cases=True)
 
 
 # --- versions of the code ------------------------------------------------------------------
@@ -91,7 +117,7 @@ class _Unit:
 
     suite: str
     task: Task
-    spec: VerifierSpec
+    asked: TaskCalls
     split: str
     codes: list[_Code] = field(default_factory=list)
     items: list[PredictItem] = field(default_factory=list)
@@ -136,21 +162,22 @@ def _answers(suite: Suite, refs: list[str], runs_dir: Path, dropped: Counter) ->
 
 def _observe(unit: _Unit, code: _Code, code_hash: str, session: SandboxSession) -> bool:
     """Items of one version of the code; False when it does not compile."""
-    task, spec = unit.task, unit.spec
-    calls = [(check, call) for check in spec.checks for call in check.calls]
-    obs = observe(task, code.files, [c for _, c in calls], session=session, includes=spec.includes,
+    task, spec = unit.task, unit.asked
+    obs = observe(task, code.files, [call for _, call, _ in spec.calls], session=session, includes=spec.includes,
                   prelude=spec.prelude, runs=2)
     if obs.status == "compile_error":
         unit.dropped["code that does not compile"] += 1
         return False
-    first = obs.runs[0] if obs.runs else [None] * len(calls)
-    second = obs.runs[1] if len(obs.runs) > 1 else [None] * len(calls)
+    first = obs.runs[0] if obs.runs else [None] * len(spec.calls)
+    second = obs.runs[1] if len(obs.runs) > 1 else [None] * len(spec.calls)
     shown = {f: data.decode("utf-8", errors="replace") for f, data in sorted(code.files.items())
              if f in task.solution_files}
-    for (check, call), a, b in zip(calls, first, second):
-        rule = rule_for(check)
+    for (check, call, rule), a, b in zip(spec.calls, first, second):
         if a is None:
-            unit.dropped["call not reached (the program stopped first)"] += 1
+            unit.dropped["test case not reached, or its records not values (an operand the probe cannot write, a FAIL)"
+                         if spec.from_cases else "call not reached (the program stopped first)"] += 1
+        elif len(a.get("o", [])) > MAX_OBSERVATIONS:
+            unit.dropped[f"more than {MAX_OBSERVATIONS} observations (a test case's loop)"] += 1
         elif len(obs.runs) < 2:
             unit.dropped["call observed once (the first run crashed or timed out)"] += 1
         elif b is None or not call_matches(a, b, rule):
@@ -158,7 +185,7 @@ def _observe(unit: _Unit, code: _Code, code_hash: str, session: SandboxSession) 
             unit.dropped["call not repeatable (a different value, or none, on the second run)"] += 1
         else:
             unit.items.append(PredictItem(
-                id=item_id(code_hash, call), task=unit.task_id, split=unit.split, check=check.name, call=call,
+                id=item_id(code_hash, call), task=unit.task_id, split=unit.split, check=check, call=call,
                 prelude=spec.prelude, files=shown, code_hash=code_hash, expected=a, answer=render_answer(a),
                 compare=rule, sources=list(code.sources)))
     return True
@@ -218,9 +245,9 @@ def plan(config: PredictBuildConfig) -> tuple[Suite, list[_Unit], dict[str, str]
     """Everything decided before any sandbox work: bad input surfaces here."""
     suite = find_suite(config.suite)
     tasks = suite.select(config.tasks)
-    specs = {t.slug: load_spec(t) for t in tasks}
+    specs = {t.slug: task_calls(t) for t in tasks}
     slugs = [t.slug for t in tasks]
-    eval_set = split_tasks(slugs, [s for s in slugs if specs[s] is not None], config.eval_tasks, config.eval_share,
+    eval_set = split_tasks(slugs, [s for s in slugs if specs[s].calls], config.eval_tasks, config.eval_share,
                            config.seed)
     dest = config.out_root() / config.out
     if dest.exists() and not config.replace:
@@ -231,8 +258,8 @@ def plan(config: PredictBuildConfig) -> tuple[Suite, list[_Unit], dict[str, str]
     units = []
     for task in tasks:
         spec = specs[task.slug]
-        if spec is None:
-            skipped[task.slug] = "no .meta/verifier.toml: no calls to observe"
+        if not spec.calls:
+            skipped[task.slug] = "no verifier checks and no test cases: no calls to observe"
             continue
         unit = _Unit(suite.name, task, spec, "eval" if task.slug in eval_set else "train")
         tid = unit.task_id
@@ -248,7 +275,7 @@ def build(config: PredictBuildConfig, *, sandbox: Sandbox | None = None, progres
           notice: Callable[[str], None] | None = None) -> Built:
     suite, units, skipped, dropped = plan(config)
     if not units:
-        raise BadInput(f"suite {suite.name}: none of the tasks has verifier checks to take calls from")
+        raise BadInput(f"suite {suite.name}: none of the tasks has verifier checks or test cases to take calls from")
     box = sandbox or make_sandbox(config.sandbox, SandboxLimits(timeout_s=config.run_timeout_s), notice=notice)
     work = {id(u): _work(u, config.mutants, config.seed, progress) for u in units}
     workers = max(1, min(config.workers or os.cpu_count() or 1, len(units)))
@@ -299,6 +326,12 @@ def write_set(dest: Path, name: str, suite: Suite, items: list[PredictItem], dro
     train_sft, train_grpo = rows("train")
     eval_sft, eval_grpo = rows("eval")
     with written_folder(dest) as folder:
+        for item in items:
+            write_task(folder / item.id, item)
+        (folder / SUITE_MANIFEST).write_text(render_manifest(SuiteManifest(
+            name=name, version=f"answer format {FORMAT_VERSION}", language="cpp", image=suite.image,
+            description=f"output prediction: {len(items)} items from suite {suite.name}",
+            tasks=[i.id for i in items])))
         atomic_write(folder / ITEMS_FILE, lines)
         atomic_write(folder / SFT_FILE, train_sft)
         atomic_write(folder / GRPO_FILE, train_grpo)
@@ -308,6 +341,25 @@ def write_set(dest: Path, name: str, suite: Suite, items: list[PredictItem], dro
     return Built(path=dest, manifest=manifest, items=items)
 
 
+ANSWER_FILE = "prediction.txt"
+ITEM_FILE = ".meta/item.json"
+
+
+def write_task(folder: Path, item: PredictItem) -> None:
+    """One item as an output-prediction task folder."""
+    config = {"kind": "output-prediction", "files": {"solution": [ANSWER_FILE], "test": [], "example": [".meta/example.txt"]}}
+    prompt = prompt_messages(item.files, item.call, prelude=item.prelude)
+    for sub in (".meta", ".docs"):
+        (folder / sub).mkdir(parents=True, exist_ok=True)
+    atomic_write(folder / ".meta" / "config.json", json.dumps(config, indent=2).encode())
+    atomic_write(folder / ".meta" / "example.txt", (item.answer + "\n").encode())
+    atomic_write(folder / ITEM_FILE, item.model_dump_json(indent=2).encode())
+    atomic_write(folder / ".docs" / "instructions.md", (prompt[-1].content + "\n").encode())
+    atomic_write(folder / ANSWER_FILE, b"")
+
+
 def read_items(folder: Path) -> list[PredictItem]:
-    path = folder / ITEMS_FILE
-    return [PredictItem.model_validate(json.loads(line)) for line in path.read_text().splitlines() if line.strip()]
+    """The items of a set, from its tasks in suite order."""
+    if not (folder / SUITE_MANIFEST).is_file():
+        raise BadInput(f"{folder}: no {SUITE_MANIFEST}; a set built before sets were suites: build it again")
+    return [PredictItem.model_validate_json((folder / slug / ITEM_FILE).read_bytes()) for slug in read_manifest(folder).tasks]

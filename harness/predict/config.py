@@ -12,6 +12,8 @@ from pydantic import Field, model_validator
 from ..records import Record
 
 DEFAULT_EVAL_SHARE = 0.2
+# What a resumed prediction run takes from its own manifest.
+_FIXED_ON_RESUME = ("model", "items", "split", "trials", "api_base", "run_id")
 _NAME = re.compile(r"[a-z0-9][a-z0-9_.-]*")
 
 
@@ -47,10 +49,11 @@ class PredictBuildConfig(Record):
 
 
 class PredictEvalConfig(Record):
-    """What `harness predict eval` is asked: one model on one set's items."""
+    """What `harness predict eval` is asked: one model on one set's items. With `resume`,
+    the run's own manifest decides the model, set, split and trials."""
 
-    model: str
-    items: str = Field(description="the set's name under the root")
+    model: str | None = None
+    items: str | None = Field(None, description="the set's name under the root")
     split: Literal["eval", "train", "all"] = "eval"
     trials: int = Field(1, ge=1)
     workers: int = Field(4, ge=1)
@@ -61,6 +64,17 @@ class PredictEvalConfig(Record):
     retries: int = Field(4, ge=1, description="tries of one model call before the provider counts as failed")
     backoff_s: float = Field(2.0, ge=0, description="the wait after the first failed try, doubled after each")
     timeout_s: float = Field(120.0, gt=0, description="one model call")
+    resume: str | None = Field(None, description="a prediction run to continue: its trials without an outcome run again")
+
+    @model_validator(mode="after")
+    def _new_or_resumed(self) -> "PredictEvalConfig":
+        if self.resume is not None:
+            given = sorted(f for f in _FIXED_ON_RESUME if f in self.model_fields_set)
+            if given:
+                raise ValueError(f"--resume takes {', '.join(given)} from the run; drop those options")
+        elif self.model is None or self.items is None:
+            raise ValueError("give --model and --items (or --resume RUN_ID)")
+        return self
 
     def items_root(self) -> Path:
         from ..curriculum.config import default_root

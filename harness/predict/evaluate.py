@@ -1,6 +1,9 @@
 """`harness predict eval`: a model predicts the items of a set, scored against the observed
 values, written as a run folder so `harness report` and `compare` read it like any run.
 
+With `resume`, a run's trials that have no outcome run again (a provider that failed, a
+stopped run), on the same set, which must not have changed; the rest are kept.
+
 No agent and no sandbox: each item's prompt (prompt.py) goes straight to the model's chat
 completions endpoint through litellm, the answer is read back with `parse_answer` and
 compared by the item's own rule (exact after normalisation, floats within 1e-5). Correct is
@@ -25,7 +28,6 @@ from pydantic import Field
 from .. import __version__
 from ..errors import BadInput, InfraKind, ProviderFailure
 from ..fs import write_record
-from ..hashing import sha256_json
 from ..models import check_access, config_name, parse_model
 from ..records import (AgentCounters, ConfigManifest, InfraFailure, ModelCall, Record, RoundRecord, RoundTimings,
                        RoundTrajectory, RunManifest, Sampling, Status, TestCaseResult, TestReport, TrialOutcome,
@@ -36,7 +38,7 @@ from .build import read_items
 from .config import PredictEvalConfig
 from ..train.data import MANIFEST_FILE
 from .items import SOURCE_KINDS, PredictItem, PredictManifest, SourceKind
-from .prompt import FORMAT, FORMAT_VERSION, SYSTEM, prompt_messages
+from .prompt import FORMAT_VERSION, prompt_hash, prompt_messages
 from .score import score
 
 PREDICT_FILE = "predict.json"
@@ -63,21 +65,21 @@ class PredictRun(Record):
     items: dict[str, ItemFacts]
 
 
-def read_set(config: PredictEvalConfig) -> tuple[PredictManifest, list[PredictItem]]:
-    folder = config.items_root() / config.items
+def read_set(config: PredictEvalConfig, name: str, split: str) -> tuple[PredictManifest, list[PredictItem]]:
+    folder = config.items_root() / name
     manifest_file = folder / MANIFEST_FILE
     if not manifest_file.is_file():
-        raise BadInput(f"--items {config.items}: no set at {folder} (build one with `harness predict build`)")
+        raise BadInput(f"--items {name}: no set at {folder} (build one with `harness predict build`)")
     try:
         manifest = PredictManifest.model_validate_json(manifest_file.read_bytes())
     except ValueError:
         raise BadInput(f"{manifest_file}: not an output-prediction set") from None
     if manifest.format_version != FORMAT_VERSION:
-        raise BadInput(f"--items {config.items}: answer format {manifest.format_version}; this harness asks in "
+        raise BadInput(f"--items {name}: answer format {manifest.format_version}; this harness asks in "
                        f"format {FORMAT_VERSION} (rebuild the set)")
-    items = [i for i in read_items(folder) if config.split in ("all", i.split)]
+    items = [i for i in read_items(folder) if split in ("all", i.split)]
     if not items:
-        raise BadInput(f"--items {config.items}: no items in the {config.split} split")
+        raise BadInput(f"--items {name}: no items in the {split} split")
     return manifest, items
 
 
@@ -118,10 +120,6 @@ def run_item(item: PredictItem, trial: int, ask: Ask, folder: RunFolder, run_id:
     return result
 
 
-def prompt_hash() -> str:
-    return sha256_json({"system": SYSTEM, "format": FORMAT, "version": FORMAT_VERSION})
-
-
 @dataclass
 class Evaluated:
     folder: RunFolder
@@ -131,25 +129,22 @@ class Evaluated:
         return sum(r.outcome is outcome for r in self.results)
 
 
-def evaluate(config: PredictEvalConfig, *, command_line: list[str] | None = None,
-             progress: Callable[[TrialResult], None] | None = None) -> Evaluated:
+def _start(config: PredictEvalConfig, command_line: list[str]) -> tuple[RunFolder, RunManifest, list[PredictItem]]:
     spec = parse_model(config.model, config.api_base)
     if spec.kind == "gold":
         raise BadInput("--model gold answers with code, not predictions; name a model that predicts")
-    set_manifest, items = read_set(config)
+    set_manifest, items = read_set(config, config.items, config.split)
     check_access(spec)
     run_id = config.run_id or new_run_id()
     folder = RunFolder.create(config.runs_dir, run_id)
-    cfg = config_name(spec)
-    suite = f"predict:{set_manifest.name}"
     manifest = RunManifest(
-        run_id=run_id, created_at=utc_now(), command_line=command_line or [], harness_version=__version__,
-        suite=suite, suite_version=f"{config.split} split", suite_hash=set_manifest.content_hash,
+        run_id=run_id, created_at=utc_now(), command_line=command_line, harness_version=__version__,
+        suite=f"predict:{set_manifest.name}", suite_version=f"{config.split} split", suite_hash=set_manifest.content_hash,
         task_hashes={i.id: i.code_hash for i in items}, tasks=[i.id for i in items], trials=config.trials, rounds=1,
         sandbox=SANDBOX, executor="threads", workers=config.workers,
-        configs=[ConfigManifest(name=cfg, model=spec.litellm_model, api_base=spec.api_base, adapter=spec.adapter,
-                                sampling=Sampling(), agent_profile=AGENT, agent_hash=prompt_hash(), aider_version="none",
-                                edit_format="predict", contract=f"predict-v{FORMAT_VERSION}",
+        configs=[ConfigManifest(name=config_name(spec), model=spec.litellm_model, api_base=spec.api_base,
+                                adapter=spec.adapter, sampling=Sampling(), agent_profile=AGENT, agent_hash=prompt_hash(),
+                                aider_version="none", edit_format="predict", contract=f"predict-v{FORMAT_VERSION}",
                                 contract_hash=prompt_hash())])
     folder.write_manifest(manifest)
     write_record(folder.root / PREDICT_FILE, PredictRun(
@@ -157,12 +152,42 @@ def evaluate(config: PredictEvalConfig, *, command_line: list[str] | None = None
         items={i.id: ItemFacts(task=i.task, check=i.check,
                                sources=[k for k in SOURCE_KINDS if any(p.source == k for p in i.sources)])
                for i in items}))
+    return folder, manifest, items
+
+
+def _resumed(config: PredictEvalConfig) -> tuple[RunFolder, RunManifest, list[PredictItem]]:
+    """The run to continue, and its items from the set it read, which must not have changed."""
+    folder = RunFolder.open(config.runs_dir, config.resume)
+    facts = read_predict_run(folder.root)
+    if facts is None:
+        raise BadInput(f"--resume {config.resume}: not a prediction run (no {PREDICT_FILE})")
+    manifest = folder.read_manifest()
+    set_manifest, items = read_set(config, facts.set, facts.split)
+    if set_manifest.content_hash != facts.set_hash:
+        raise BadInput(f"--resume {config.resume}: set {facts.set} changed since the run started; its items would mix two versions")
+    if prompt_hash() != manifest.configs[0].contract_hash:
+        raise BadInput(f"--resume {config.resume}: the prediction prompt changed since the run started")
+    return folder, manifest, items
+
+
+def evaluate(config: PredictEvalConfig, *, command_line: list[str] | None = None,
+             progress: Callable[[TrialResult], None] | None = None) -> Evaluated:
+    """A new prediction run, or with `resume` the trials of one that have no outcome (the
+    provider failed them, or the run was stopped)."""
+    folder, manifest, items = _resumed(config) if config.resume else _start(config, command_line or [])
+    cfg = manifest.configs[0]
+    jobs = [(item, k) for item in items for k in range(1, manifest.trials + 1)
+            if not folder.is_done(cfg.name, item.id, k)]
+    results: list[TrialResult] = []
+    if not jobs:
+        return Evaluated(folder, results)
+    spec = parse_model(cfg.model, cfg.api_base)
+    if config.resume:
+        check_access(spec)
     ask = asker(spec, retries=config.retries, backoff_s=config.backoff_s, timeout_s=config.timeout_s)
-    jobs = [(item, k) for item in items for k in range(1, config.trials + 1)]
-    results = []
-    with ThreadPoolExecutor(max_workers=min(config.workers, len(jobs)), thread_name_prefix="predict") as pool:
-        for result in pool.map(lambda job: run_item(job[0], job[1], ask, folder, run_id, cfg, spec.litellm_model,
-                                                    suite), jobs):
+    with ThreadPoolExecutor(max_workers=max(1, min(config.workers, len(jobs))), thread_name_prefix="predict") as pool:
+        for result in pool.map(lambda job: run_item(job[0], job[1], ask, folder, manifest.run_id, cfg.name, cfg.model,
+                                                    manifest.suite), jobs):
             results.append(result)
             if progress is not None:
                 progress(result)

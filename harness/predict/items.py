@@ -49,7 +49,7 @@ class PredictItem(Record):
     id: str
     task: str = Field(description="<suite>/<slug>")
     split: Split
-    check: str = Field(description="the verifier check the call belongs to")
+    check: str = Field(description="the verifier check the call belongs to, or the test case it is")
     call: str
     prelude: str = ""
     files: dict[str, str] = Field(description="the solution files the value was observed on")

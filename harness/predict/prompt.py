@@ -9,17 +9,25 @@ its exception is one more line `call ends: throws <type>` after the observations
 before it (a line of its own kind: a statement between two observations could otherwise not
 be told from the second observation throwing). A
 probe record (harness/probe/calls.py) is `{"o": [{"v": value} | {"x": type}, ...]}` plus
-`"x": type` for a statement that threw, so the answer and the record map one to one."""
+`"x": type` for a statement that threw, so the answer and the record map one to one.
+
+A call that is one of the task's test cases (probe/cases.py) is asked with the test file
+around it and the rule of what its assertions observe (CASE_RULE); its answer has one line
+per assertion the case reaches, as many as the model says it reaches."""
 
 from __future__ import annotations
 
 import json
 from typing import Any, Mapping
 
-from ..probe import parse_call
+from ..hashing import sha256_json
+from ..probe import is_case, parse_call
 from ..train.data import ChatMessage
 
 FORMAT_VERSION = 1
+# A test case that reaches more assertions than this (a loop of a thousand) asks for an
+# answer no reader writes line by line: it is no item and no public case.
+MAX_OBSERVATIONS = 32
 THROWS = "throws "
 ENDS = "call ends: throws "
 
@@ -32,9 +40,25 @@ FORMAT = """Answer with the value only, in a fenced block, one line per observat
 If a statement that is not an observation throws, the call stops there: add one last line `call ends: throws <type>`."""
 
 
-def observations(call: str) -> int:
-    """How many observations the call makes when no statement throws."""
+CASE_RULE = """The test case runs against the code with Catch2. Each assertion it reaches is one observation:
+REQUIRE(a == b), CHECK(a < b) and the like observe a; REQUIRE(x) and REQUIRE_FALSE(x) observe x;
+REQUIRE_THAT(x, matcher) observes x; REQUIRE_THROWS(e), REQUIRE_THROWS_AS(e, T) and REQUIRE_NOTHROW(e) observe
+whether e throws (null when it does not). A REQUIRE that does not hold ends the case there (a CHECK does not);
+a case with SECTIONs runs once per leaf section, from the top. An exception that escapes the case outside an
+assertion ends it like a statement that throws."""
+
+
+def observations(call: str) -> int | None:
+    """How many observations the call makes when no statement throws; None for a test
+    case, which makes as many as the assertions it reaches."""
+    if is_case(call):
+        return None
     return sum(1 for step in parse_call(call) if step.observe)
+
+
+def prompt_hash() -> str:
+    """What every prediction prompt says besides its code and call."""
+    return sha256_json({"system": SYSTEM, "format": FORMAT, "version": FORMAT_VERSION, "case_rule": CASE_RULE})
 
 
 def render_answer(record: Mapping[str, Any]) -> str:
@@ -72,9 +96,9 @@ def parse_answer(text: str, call: str) -> dict[str, Any] | None:
         return None
     want = observations(call)
     if ended is None:
-        return {"o": outcomes} if outcomes and len(outcomes) == want else None
+        return {"o": outcomes} if outcomes and want in (None, len(outcomes)) else None
     # A statement ended the call: the observations made before it, at most all of them.
-    return {"o": outcomes, "x": ended} if len(outcomes) <= want else None
+    return {"o": outcomes, "x": ended} if want is None or len(outcomes) <= want else None
 
 
 def _code_block(files: Mapping[str, str]) -> str:
@@ -82,11 +106,16 @@ def _code_block(files: Mapping[str, str]) -> str:
 
 
 def prompt_messages(files: Mapping[str, str], call: str, *, prelude: str = "") -> list[ChatMessage]:
-    """The prompt: the code, the call (with what the test driver declares before it), the format."""
-    setup = f"\nBefore the call, the program declares:\n```cpp\n{prelude.strip()}\n```\n" if prelude.strip() else ""
-    user = (f"The code:\n```cpp\n{_code_block(files)}\n```\n{setup}\n"
-            f"The call (lines starting with `=>` are observations; a single expression is one observation):\n"
-            f"```cpp\n{call.strip()}\n```\n\nWhat does it produce?\n\n{FORMAT}")
+    """The prompt: the code, the call (with what the test driver declares before it, or
+    for a test case the test file around it), the format."""
+    if is_case(call):
+        setup = (f"\nThe test file around the test case:\n```cpp\n{prelude.strip()}\n```\n" if prelude.strip() else "")
+        what = f"The test case:\n```cpp\n{call.strip()}\n```\n\n{CASE_RULE}"
+    else:
+        setup = f"\nBefore the call, the program declares:\n```cpp\n{prelude.strip()}\n```\n" if prelude.strip() else ""
+        what = (f"The call (lines starting with `=>` are observations; a single expression is one observation):\n"
+                f"```cpp\n{call.strip()}\n```")
+    user = f"The code:\n```cpp\n{_code_block(files)}\n```\n{setup}\n{what}\n\nWhat does it produce?\n\n{FORMAT}"
     return [ChatMessage(role="system", content=SYSTEM), ChatMessage(role="user", content=user)]
 
 

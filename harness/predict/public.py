@@ -1,41 +1,46 @@
-"""A task's public tests: the declared subset of its test cases a selector may look at
-before choosing among answers (best@k), and each public case as a probe call whose value a
-judge can be asked to predict.
+"""A task's public tests: the declared subset of its test cases that a selector or a
+model simulating its own code may look at (best@k, simulated feedback), each with what the
+reference does on it.
 
 Which cases are public is decided here and nowhere else: `.meta/public.toml` (`cases =
-[names]`) when the task has one; else the cases whose inputs (their string and number
-literals, numbers of two digits or more) all appear in the task's instructions, the examples a reader was shown; else the
-first three.
+[names]`) when the task has one; else at most DEFAULT_PUBLIC of the cases whose inputs
+(their string and number literals, numbers of two digits or more) all appear in the
+task's instructions, the examples a reader was shown, those with the most such inputs
+first (a case that repeats several of the instructions' literals is more surely one of
+its examples than one that only names a word of it); else the first DEFAULT_PUBLIC cases.
 
-A case becomes a call (harness/probe/calls.py) by reading its body line by line: an
-assertion `REQUIRE(x == y)`, `CHECK(x == y)`, `REQUIRE_THAT(x, ...)` or
-`REQUIRE_THROWS_AS(x, T)` observes `x`; every other line is a statement run in order. A case
-whose body does not read that way (sections, loops, helpers of the test file) has no call,
-and a judge is not asked about it."""
+A public case is asked about as a call that is the test case itself (probe/cases.py), so
+every case can be, whatever its shape. Its truth is the reference's record of it, observed
+twice in the sandbox: a case whose two runs differ (random values), whose records cannot
+be read as a call's, or that makes more than MAX_OBSERVATIONS observations is not asked
+about. The reference's records are kept per task for the
+life of the process, so the trials of a run observe each task's reference once."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+import threading
 from typing import Literal
-from functools import cached_property
 
 from pydantic import Field, ValidationError
 
-from ..cpp_files import is_source
 from ..errors import BadInput, invalid
 from ..fs import read_toml
+from ..probe import observe
+from ..probe.cases import TaskCase, case_context, task_cases
+from ..probe.compare import call_matches
 from ..records import Record
+from ..sandbox import SandboxSession
 from ..task import Task
+from .prompt import MAX_OBSERVATIONS
+from .score import PREDICTION_RULE
 
 PUBLIC_FILE = ".meta/public.toml"
 DEFAULT_PUBLIC = 3
 
-_CASE = re.compile(r'TEST_CASE\s*\(\s*"((?:[^"\\]|\\.)*)"[^{;]*\{')
 _STRING = re.compile(r'"((?:[^"\\]|\\.)+)"')
 # A one-digit number is in any text; it says nothing about which examples a reader saw.
 _NUMBER = re.compile(r"(?<![\w.])-?\d\d+(?:\.\d+)?(?![\w.])")
-_ASSERT = re.compile(r"^(?:REQUIRE|CHECK)(?:_THAT|_THROWS_AS|_FALSE)?\s*\((.*)\)\s*;$")
 
 
 class PublicSpec(Record):
@@ -43,95 +48,18 @@ class PublicSpec(Record):
     cases: list[str] = Field(min_length=1, description="names of the task's test cases that are public")
 
 
-@dataclass(frozen=True)
-class TaskCase:
+class PublicCase(Record):
+    """A public case as a judge is asked about it, with the reference's record of it."""
+
     name: str
-    body: str
-
-    @cached_property
-    def inputs(self) -> list[str]:
-        """The literals the case feeds the code: strings and numbers (two digits or more), as written."""
-        return _STRING.findall(self.body) + _NUMBER.findall(_STRING.sub('""', self.body))
-
-    def call(self) -> str | None:
-        """The case as a call sequence, or None when its body is not one."""
-        steps, observed = [], False
-        for line in self.body.splitlines():
-            line = line.strip()
-            if not line or line.startswith("//"):
-                continue
-            if line.startswith(("SECTION", "for", "while", "if", "}", "{")) or (not line.endswith((";", "{"))):
-                return None
-            match = _ASSERT.match(line)
-            if match is None:
-                steps.append(line)
-                continue
-            expr = _observed(match.group(1))
-            if expr is None:
-                return None
-            steps.append(f"=> {expr}")
-            observed = True
-        return "\n".join(steps) if observed else None
+    call: str
+    prelude: str
+    expected: dict
 
 
-def _split_top(text: str, sep: str) -> list[str]:
-    """`text` split at `sep` where it is outside brackets and string literals."""
-    parts, depth, quote, start, i = [], 0, None, 0, 0
-    while i < len(text):
-        ch = text[i]
-        if quote:
-            if ch == "\\":
-                i += 1
-            elif ch == quote:
-                quote = None
-        elif ch in "\"'":
-            quote = ch
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif depth == 0 and text.startswith(sep, i):
-            parts.append(text[start:i])
-            start = i + len(sep)
-            i += len(sep) - 1
-        i += 1
-    parts.append(text[start:])
-    return [p.strip() for p in parts]
-
-
-def _observed(args: str) -> str | None:
-    """The expression an assertion's arguments observe: the left side of `==`, else the
-    first argument."""
-    first = _split_top(args, ",")[0]
-    sides = _split_top(first, "==")
-    return sides[0] if sides[0] else None
-
-
-def _body(text: str, start: int) -> str | None:
-    """The text inside the brace that opens just before `start`, or None when unbalanced."""
-    depth = 1
-    for i in range(start, len(text)):
-        if text[i] == "{":
-            depth += 1
-        elif text[i] == "}":
-            depth -= 1
-            if depth == 0:
-                return text[start:i]
-    return None
-
-
-def task_cases(task: Task) -> list[TaskCase]:
-    """The task's Catch2 test cases in file order."""
-    out = []
-    for rel in task.test_files:
-        if not is_source(rel):
-            continue
-        text = task.read(rel).decode(errors="replace")
-        for match in _CASE.finditer(text):
-            body = _body(text, match.end())
-            if body is not None:
-                out.append(TaskCase(match.group(1), body))
-    return out
+def inputs(case: TaskCase) -> list[str]:
+    """The literals the case feeds the code: strings and numbers (two digits or more), as written."""
+    return _STRING.findall(case.body) + _NUMBER.findall(_STRING.sub('""', case.body))
 
 
 def public_cases(task: Task) -> list[TaskCase]:
@@ -149,5 +77,35 @@ def public_cases(task: Task) -> list[TaskCase]:
             raise BadInput(f"{path}: {unknown!r} is not a test case of {task.slug}")
         return [by_name[n] for n in spec.cases]
     shown = task.instructions()
-    seen = [c for c in cases if c.inputs and all(i in shown for i in c.inputs)]
-    return seen or cases[:DEFAULT_PUBLIC]
+    seen = [(i, c) for i, c in enumerate(cases) if inputs(c) and all(x in shown for x in inputs(c))]
+    if not seen:
+        return cases[:DEFAULT_PUBLIC]
+    most = sorted(seen, key=lambda ic: (-len(set(inputs(ic[1]))), ic[0]))[:DEFAULT_PUBLIC]
+    return [c for _, c in sorted(most, key=lambda ic: ic[0])]
+
+
+_TRUTHS: dict[str, list[PublicCase]] = {}
+_LOCKS: dict[str, threading.Lock] = {}
+_LOCK = threading.Lock()
+
+
+def public_truths(task: Task, session: SandboxSession) -> list[PublicCase]:
+    """The public cases a judge can be asked about, with the reference's record of each
+    (observed in `session` the first time a process asks about the task)."""
+    key = f"{task.path.resolve()}:{task.content_hash}"
+    with _LOCK:
+        lock = _LOCKS.setdefault(key, threading.Lock())
+    with lock:
+        if key not in _TRUTHS:
+            cases = public_cases(task)
+            got = observe(task, task.reference_files(), [c.call for c in cases], session=session, runs=2)
+            if got.status != "ok":
+                raise BadInput(f"{task.slug}: the reference does not run its own tests through the probe "
+                               f"({got.status}: {got.reason})")
+            first = got.runs[0] if got.runs else []
+            second = got.runs[1] if len(got.runs) > 1 else []
+            prelude = case_context(task)
+            _TRUTHS[key] = [PublicCase(name=c.name, call=c.call, prelude=prelude, expected=a)
+                            for c, a, b in zip(cases, first, second)
+                            if a is not None and len(a["o"]) <= MAX_OBSERVATIONS and call_matches(a, b, PREDICTION_RULE)]
+        return _TRUTHS[key]

@@ -13,6 +13,12 @@ from ..probe.compare import Comparison, call_matches
 from ..records import Record
 from .prompt import parse_answer
 
+# The paper's rule for floats (Maimon et al.): values within 1e-5 are the same value.
+FLOAT_TOLERANCE = 1e-5
+# How a prediction compares with a value when nothing says otherwise (a check may keep its
+# arrays unordered, build.rule_for).
+PREDICTION_RULE = Comparison(mode="approx", abs_tol=FLOAT_TOLERANCE)
+
 
 class Scored(Record):
     reward: float

@@ -5,9 +5,10 @@ its first K trials (the round-1 workspace). A strategy picks one:
 
 - exec: the public tests (predict/public.py) run for real in the sandbox; most passed wins
   (the oracle a selector with an executor would have);
-- simulate: a judge model predicts each public case's observed value on each candidate
-  (the output-prediction prompt, predict/prompt.py); a candidate is predicted to pass a case
-  when the prediction matches what the reference did on it, and most predicted passes wins;
+- simulate: a judge model predicts what each public case observes on each candidate (the
+  output-prediction prompt, predict/prompt.py; the case itself is the call, probe/cases.py);
+  a candidate is predicted to pass a case when the prediction matches what the reference did
+  on it (judge.simulate), and most predicted passes wins;
 - shortest: fewest characters of solution code (short1@k);
 - random: any one.
 
@@ -30,8 +31,7 @@ from pydantic import Field
 from ..curriculum.candidates import open_run, starting_code
 from ..errors import BadInput
 from ..fs import write_record
-from ..probe import observe
-from ..probe.compare import Comparison, call_matches
+from ..models import parse_model
 from ..records import Record, Status
 from ..sandbox import Sandbox, SandboxSession, make_sandbox
 from ..executor.local import work_in_sessions
@@ -40,9 +40,9 @@ from ..store import RunFolder, utc_now
 from ..suite import find_suite
 from ..task import Task
 from ..testrun import run_tests
-from .build import FLOAT_TOLERANCE
-from .judge import Judge
-from .public import public_cases
+from .ask import asker
+from .judge import Judge, simulate
+from .public import public_cases, public_truths
 
 Strategy = Literal["exec", "simulate", "shortest", "random"]
 STRATEGIES: tuple[Strategy, ...] = ("exec", "simulate", "shortest", "random")
@@ -139,7 +139,7 @@ def _units(folder: RunFolder, k: int, run_tests_again: bool) -> list[_Unit]:
                     continue  # an answer never tested is no candidate
                 files[trial] = starting_code(task, workspace)
                 chars = sum(len(data.decode(errors="replace")) for data in files[trial].values())
-                candidates.append(Candidate(trial=trial, chars=chars, passed=result.solved_by(1)))
+                candidates.append(Candidate(trial=trial, chars=chars, passed=result.passes_after(1)))
             if candidates:
                 units.append(_Unit(task, TaskSelection(config=cfg.name, task=slug, candidates=candidates,
                                                        public=[c.name for c in public_cases(task)]), files))
@@ -168,31 +168,24 @@ def _exec_scores(unit: _Unit, session: SandboxSession) -> dict[int, float]:
 
 def _simulate_scores(unit: _Unit, session: SandboxSession, judge: Judge) -> dict[int, float]:
     """Cases predicted to pass per candidate. A case's truth is what the reference did on
-    its call; a case whose call the reference cannot run is not asked about."""
-    rule = Comparison(mode="approx", abs_tol=FLOAT_TOLERANCE)
-    truths = []
-    for case in public_cases(unit.task):
-        call = case.call()
-        if call is None:
-            continue
-        got = observe(unit.task, unit.task.reference_files(), [call], session=session)
-        if got.status == "ok" and got.values and got.values[0] is not None:
-            truths.append((case.name, call, got.values[0]))
-    unit.selection.simulated = [name for name, _, _ in truths]
+    it; a case the reference does not do the same way twice is not asked about."""
+    public = public_truths(unit.task, session)
+    unit.selection.simulated = [c.name for c in public]
     out = {}
     for trial, files in unit.files.items():
         shown = {f: data.decode(errors="replace") for f, data in files.items()}
-        predicted = [(judge.predict(shown, call), truth) for _, call, truth in truths]
-        unit.selection.unreadable[trial] = sum(1 for p, _ in predicted if p is None)
-        out[trial] = float(sum(call_matches(truth, p, rule) for p, truth in predicted))
+        simulation = simulate(judge, shown, public)
+        unit.selection.unreadable[trial] = simulation.unreadable
+        out[trial] = float(sum(c.passed for c in simulation.cases))
     return out
 
 
-def _judge_for(config: SelectConfig, cfg_model: str, cfg_base: str | None) -> Judge:
+def _judge_for(config: SelectConfig, cfg_model: str, cfg_base: str | None) -> tuple[str, Judge]:
     base = config.api_base or cfg_base
     if base is None:
         raise BadInput("--by simulate: the configuration has no api_base; give the judge's with --api-base")
-    return Judge(model=config.judge_model or cfg_model, api_base=base)
+    model = config.judge_model or cfg_model
+    return model, Judge(asker(parse_model(model, base), temperature=0.0))
 
 
 def _figure(n: np.ndarray, c: np.ndarray, seed: int) -> Figure:
@@ -241,12 +234,12 @@ def select(config: SelectConfig, *, sandbox: Sandbox | None = None,
             if "exec" in strategies:
                 unit.selection.choices["exec"] = _pick(unit, "exec", _exec_scores(unit, session), config.seed)
             if "simulate" in strategies:
-                scores = _simulate_scores(unit, session, judges[unit.selection.config])
+                scores = _simulate_scores(unit, session, judges[unit.selection.config][1])
                 unit.selection.choices["simulate"] = _pick(unit, "simulate", scores, config.seed)
 
         work_in_sessions(box, units, work, workers=max(1, min(config.workers or os.cpu_count() or 1, len(units))), label="select")
     selections = [u.selection for u in units]
-    judge = sorted({j.model for j in judges.values()})
+    judge = sorted({model for model, _ in judges.values()})
     record = SelectionRecord(run_id=manifest.run_id, k=config.k, seed=config.seed, strategies=list(strategies),
                              judge_model=", ".join(judge) or None, created=utc_now(), selections=selections,
                              summary=summarize(selections, list(strategies), config.seed))

@@ -3,7 +3,8 @@ back as data and judged in the harness's process. Nothing in the candidate's pro
 decides whether a value is right; it can only produce values.
 
     observe(task, files, calls)    calls in (calls.py), observed values out, one JSON record
-                                   per call: {"o": [{"v": value} | {"x": exception type}, ...]}
+                                   per call: {"o": [{"v": value} | {"x": exception type}, ...]};
+                                   a call may be one of the task's own test cases (cases.py)
     run_probe(task, files, session, test_unit=None)
                                    the task's own tests as the cases, every assertion's
                                    operands recorded (the recording Catch2 stand-in)
@@ -19,9 +20,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
+from ..errors import BadInput
 from ..sandbox import Sandbox, SandboxSession, make_sandbox
 from ..task import Task
 from .calls import driver_source, parse_call, test_unit
+from .cases import case_name, case_record, is_case
 from .run import ProbeRun, ProbeStatus, run_probe, runtime_hash
 
 
@@ -52,18 +55,37 @@ def call_records(run: ProbeRun, calls: int) -> list[list[dict[str, Any] | None]]
     return out
 
 
+def case_records(run: ProbeRun, calls: Sequence[str]) -> list[list[dict[str, Any] | None]]:
+    """Each run's record per test-case call: the named case's records read as a call's
+    (cases.case_record), None for a case the run did not end."""
+    out = []
+    for stream in run.streams:
+        by_name = {case.name: case for case in stream.cases}
+        values: list[dict[str, Any] | None] = []
+        for call in calls:
+            case = by_name.get(case_name(call) or "")
+            values.append(case_record(case.records) if case is not None and case.ended else None)
+        out.append(values)
+    return out
+
+
 def observe(task: Task, files: Mapping[str, bytes], calls: Sequence[str], *, session: SandboxSession | None = None,
             sandbox: Sandbox | str = "auto", includes: Sequence[str] = (), prelude: str = "", runs: int = 1) -> Observation:
     """Run `calls` on the solution `files` (by name; missing solution files are the task's
-    stubs) in `session`, or in a fresh session of `sandbox`."""
-    unit = (test_unit(task), driver_source(task, calls, includes=includes, prelude=prelude))
+    stubs) in `session`, or in a fresh session of `sandbox`. Calls that are the task's own
+    test cases run as its test file (no driver; `includes` and `prelude` are the file's)."""
+    cases = [is_case(c) for c in calls]
+    if any(cases) and not all(cases):
+        raise BadInput(f"{task.slug}: one probe runs either the task's test cases or driver calls, not both")
+    unit = None if all(cases) else (test_unit(task), driver_source(task, calls, includes=includes, prelude=prelude))
     if session is None:
         with make_sandbox(sandbox).session(f"probe {task.slug}") as own:
             run = run_probe(task, files, own, test_unit=unit, runs=runs)
     else:
         run = run_probe(task, files, session, test_unit=unit, runs=runs)
-    return Observation(run.status, run.reason, call_records(run, len(calls)), run)
+    values = case_records(run, calls) if unit is None else call_records(run, len(calls))
+    return Observation(run.status, run.reason, values, run)
 
 
-__all__ = ["Observation", "ProbeRun", "ProbeStatus", "call_records", "driver_source", "observe", "parse_call",
-           "run_probe", "runtime_hash", "test_unit"]
+__all__ = ["Observation", "ProbeRun", "ProbeStatus", "call_records", "case_records", "driver_source", "is_case",
+           "observe", "parse_call", "run_probe", "runtime_hash", "test_unit"]

@@ -1,6 +1,7 @@
 """Calls: what a probe asks of a task's interface, and the C++ driver that asks it.
 
-A call is text in one of two forms:
+A call is text in one of three forms (the third is cases.py's: one of the task's own test
+cases, `TEST_CASE(...) { ... }`, observed by running the task's test file as it is):
 
 - one C++ expression, whose value is observed:
       phone_number::phone_number("(223) 456-7890").number()

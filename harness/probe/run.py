@@ -8,10 +8,8 @@ test file is the generated driver. It is staged and built beside the test run's 
 a candidate recompiles only what its files changed (build.py).
 
 The program runs as the sandbox's runner with the stream on fd 4 going to a file, its own
-output to another; when it has exited, every process of the runner is killed (nothing it
-forked outlives the run or writes afterwards), and only then does the wrapper print both
-files and a closing line with their sizes: the harness reads from the end, so whatever the
-program managed to write on the exec's own output before that comes first and is ignored."""
+output to another, both read back only once every process of the runner is dead
+(`sandbox/capture.py`)."""
 
 from __future__ import annotations
 
@@ -23,7 +21,8 @@ from typing import Literal, Mapping
 from ..fs import read_files
 from ..hashing import hash_files
 from ..paths import package_file
-from ..sandbox.base import Role, SandboxSession
+from ..sandbox.base import SandboxSession
+from ..sandbox.capture import Kept, capture
 from ..task import Task
 from ..testrun import BuildTree, clean_log, signal_name, stage_files
 from .build import build_probe
@@ -33,7 +32,6 @@ RUNTIME_DIR = ".harness-probe"
 PROBE_ROOT = "probe"
 RECORDS_KEEP = 4 * 1024 * 1024   # far more than a probe of any task writes
 OUTPUT_KEEP = 16 * 1024          # the program's own output, for people
-_CLOSING = "@@harness-probe"
 
 ProbeStatus = Literal["ok", "compile_error", "timeout", "crash", "incomplete"]
 
@@ -64,11 +62,8 @@ class ProbeRun:
 
 def probe_tree(task: Task, session: SandboxSession) -> BuildTree:
     runtime = f"{session.src_root}/{RUNTIME_DIR}"
-    # Without the Debug build's -g: nobody steps through a probe, and a candidate compiles
-    # and links a third faster without debug information.
     return BuildTree(name=f"{PROBE_ROOT}/{task.slug}", test_main=f"{runtime}/probe_main.cpp",
-                     cmake_args=(f"-DCMAKE_CXX_FLAGS=-I{runtime}/include", "-DCMAKE_CXX_FLAGS_DEBUG=",
-                                 "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON"))
+                     cmake_args=(f"-DCMAKE_CXX_FLAGS=-I{runtime}/include", "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON"))
 
 
 def run_probe(task: Task, files: Mapping[str, bytes], session: SandboxSession, *, test_unit: tuple[str, str] | None = None,
@@ -94,26 +89,18 @@ def run_probe(task: Task, files: Mapping[str, bytes], session: SandboxSession, *
         return ProbeRun("compile_error", "the candidate does not build", build_log=log, exit_code=build.exit_code, **common)
 
     binary = shlex.quote(f"{session.build_root}/{tree.name}/{task.slug}")
-    scratch = shlex.quote(session.scratch_root)
-    script = (
-        f"cd {scratch} && find . -mindepth 1 -delete 2>/dev/null; "
-        f"{binary} 4>.records >.output 2>&1; code=$?; kill -9 -1 2>/dev/null; "
-        f"head -c {RECORDS_KEEP} .records >.r; head -c {OUTPUT_KEEP} .output >.o; cat .r .o; "
-        f"printf '\\n{_CLOSING} %s %s %s\\n' \"$code\" \"$(wc -c <.r)\" \"$(wc -c <.o)\""
-    )
+    files = (Kept(".records", RECORDS_KEEP), Kept(".output", OUTPUT_KEEP))
     out = ProbeRun("ok", **common)
     for attempt in range(runs):
-        run = session.exec(["sh", "-c", script], role=Role.runner, timeout_s=session.limits.timeout_s,
-                           cap=RECORDS_KEEP + OUTPUT_KEEP + 4096)
+        run, got = capture(session, f"{binary} 4>.records >.output 2>&1; code=$?", files, session.limits.timeout_s)
         out.run_seconds = round(out.run_seconds + run.seconds, 3)
         if run.timed_out:
             out.status, out.reason = "timeout", f"the probe timed out after {session.limits.timeout_s:g} s and was killed"
             return out
-        parts = _closing(run.output)
-        if parts is None or run.truncated:
+        if got is None:
             out.status, out.reason = "incomplete", "the run's output could not be read back (the program flooded it)"
             return out
-        code, records, output = parts
+        code, (records, output) = got.exit_code, got.contents
         stream = read_stream(records)
         out.streams.append(stream)
         if attempt == 0:
@@ -125,22 +112,3 @@ def run_probe(task: Task, files: Mapping[str, bytes], session: SandboxSession, *
             out.reason = f"{stream.problem}" + (f"; the program was killed by {sig}" if sig else f" (exit code {code})")
             return out
     return out
-
-
-def _closing(output: bytes) -> tuple[int | None, bytes, bytes] | None:
-    """(exit code, records, the program's output) from the wrapper's output, read from its
-    closing line backwards; None when there is no closing line."""
-    cut = output.rfind(f"\n{_CLOSING} ".encode())
-    if cut < 0 or not output.endswith(b"\n"):
-        return None
-    fields = output[cut + len(_CLOSING) + 2:].split()
-    if len(fields) != 3:
-        return None
-    try:
-        code, records, kept = int(fields[0]), int(fields[1]), int(fields[2])
-    except ValueError:
-        return None
-    body = output[:cut]
-    if records + kept > len(body):
-        return None
-    return code, body[len(body) - kept - records:len(body) - kept], body[len(body) - kept:]

@@ -15,10 +15,12 @@ from .document import Bars, Document, Table
 from .formatting import fmt_interval, fmt_p, fmt_ratio, fmt_signed
 from .options import ReportOptions
 from .results import ReportRequest
-from .scope import scope_notes, training_overlap
+from .metrics import (UNSEEN_SCOPES, differences_table, metric_bar_verdict, metric_differences, per_task_table,
+                      suite_kind)
+from .scope import held_out_pool, scope_notes, training_overlap
 from .sections import (
     by_config, config_counts, headline_table, heatmap, name_the_view, scope_summaries, summary_data,
-    summary_warnings, task_scopes, unfinished_notes,
+    summary_warnings, task_scopes, transitions_table, unfinished_notes,
 )
 from .writing import resolve_format, write
 
@@ -46,7 +48,12 @@ def build_comparison(outcomes: Outcomes, base: str, new: str, opts: ReportOption
                        f"({base}: {len(base_all)} tasks, {new}: {len(new_all)} tasks)")
     infos = [outcomes.configs[base], outcomes.configs[new]]
     overlap = training_overlap(infos, set(shared))
-    scopes = task_scopes(overlap, set(shared), set(shared))
+    pool = held_out_pool(infos, set(shared))
+    scopes = task_scopes(overlap, set(shared), set(shared), pool)
+    writers = suite_kind(infos)
+    if opts.metric is not None and writers is None:
+        raise BadInput(f"--metric {opts.metric}: neither {base} nor {new} writes test suites (harness run --kind tests)")
+    suite_diffs = metric_differences(frame, base, new, scopes, opts) if writers else None
     summaries = scope_summaries(counts, [base, new], scopes, opts)
     paired = {}
     for scope, tasks in scopes:
@@ -59,7 +66,9 @@ def build_comparison(outcomes: Outcomes, base: str, new: str, opts: ReportOption
     round_name = "round 1" if opts.round == 1 else "within two rounds"
 
     doc = Document("compare", f"{new} against {base}")
-    if opts.bar is not None:
+    if opts.bar is not None and opts.metric is not None:
+        doc.lead, doc.verdict = metric_bar_verdict(suite_diffs, opts)
+    elif opts.bar is not None:
         doc.lead, doc.verdict = _bar_verdict(paired, opts)
     doc.warnings = summary_warnings(summaries, cohort)
     doc.notes += [cohort.note] if cohort else []
@@ -79,7 +88,9 @@ def build_comparison(outcomes: Outcomes, base: str, new: str, opts: ReportOption
         if only:
             doc.notes.append(f"Left out, only {name} has counted trials of: {', '.join(only)}")
     doc.notes += scope_notes(outcomes.frame[outcomes.frame["task"].isin(shared)], [base, new], infos, set(shared))
-    doc.notes += overlap.notes
+    doc.notes += overlap.notes + pool.notes
+    if writers:
+        doc.notes.append(writers)
     doc.notes += unfinished_notes(by_config(frame, [base, new]), counts)
 
     doc.tables.append(headline_table(summaries, [base, new], opts.confidence, cohort))
@@ -93,7 +104,12 @@ def build_comparison(outcomes: Outcomes, base: str, new: str, opts: ReportOption
     doc.tables.append(Table(f"Difference in mean tasks solved ({new} minus {base})",
                             ["tasks in", "success in", "N", base, new, "difference", ci, "p (exact)"], rows,
                             cohort_caption(cohort)))
-    doc.tables.append(_task_table(changes, base, new, opts.round, overlap.trained, cohort))
+    suite_tasks = None
+    if suite_diffs is not None:
+        doc.tables.append(differences_table(suite_diffs, base, new, opts, cohort))
+        table, suite_tasks = per_task_table(frame, base, new, shared, opts.round)
+        doc.tables.append(table)
+    doc.tables.append(_task_table(changes, base_all, new_all, base, new, opts.round, overlap.trained, cohort))
     rec_rows = []
     for scope, tasks in scopes:
         if tasks:
@@ -101,6 +117,9 @@ def build_comparison(outcomes: Outcomes, base: str, new: str, opts: ReportOption
                 stats.recovery(base_all.loc[sorted(tasks)]), stats.recovery(new_all.loc[sorted(tasks)]))])
     doc.tables.append(Table("Recovery: first-round failures solved in round 2", ["tasks in", base, new], rec_rows,
                             "selected cohort" if cohort else None))
+    moves, moves_data = transitions_table(by_config(frame[frame["task"].isin(shared)], [base, new]),
+                                          {c: outcomes.configs[c].feedback for c in (base, new)}, cohort)
+    doc.tables += [moves] if moves else []
 
     main = [s for scope, s in summaries if scope == "all tasks"]
     suffix = " (selected cohort)" if cohort else ""
@@ -133,11 +152,16 @@ def build_comparison(outcomes: Outcomes, base: str, new: str, opts: ReportOption
         "configs": {c: outcomes.configs[c].model_dump() for c in (base, new)},
         "training_overlap": sorted(trained) if trained else None,
         "training_unknown": overlap.unknown,
+        "transitions": moves_data,
+        "unseen_pool": sorted(pool.unseen) if pool.unseen else None,
+        "suite_metrics": None if suite_diffs is None else {
+            scope: [dict(asdict(d), p_value_valid=cohort is None) for d in diffs] for scope, diffs in suite_diffs.items()},
+        "suite_tasks": suite_tasks,
     }
     return name_the_view(doc, opts.accounting)
 
 
-def _task_table(changes: list[stats.TaskChange], base: str, new: str, round_no: int,
+def _task_table(changes: list[stats.TaskChange], base_counts, new_counts, base: str, new: str, round_no: int,
                 trained: set[str], cohort: Cohort | None) -> Table:
     columns = ["task"] + (["trained on"] if trained else []) + [
         f"{base} r1", f"{new} r1", f"{base} 2r", f"{new} 2r", f"change ({'r1' if round_no == 1 else '2r'})",
@@ -154,9 +178,13 @@ def _task_table(changes: list[stats.TaskChange], base: str, new: str, round_no: 
         rows.append([c.task] + (["yes" if c.task in trained else ""] if trained else []) + [
             f"{b1}/{nb1}", f"{n1}/{nn1}", f"{b2}/{nb2}" if nb2 else "n/a", f"{n2}/{nn2}" if nn2 else "n/a", change,
             starred(fmt_p(c.p_holm), cohort), fmt_p(stats.smallest_p(c.base[i], c.new[i])), c.label,
-            f"{b2 - b1}/{nb2 - b1}" if nb2 else "n/a", f"{n2 - n1}/{nn2 - n1}" if nn2 else "n/a"])
+            *(_recovered(counts.loc[c.task]) for counts in (base_counts, new_counts))])
     title = "Per task: successes out of counted trials (r1: round 1, 2r: within two rounds), regressions first"
     return Table(title, columns, rows, cohort_caption(cohort))
+
+
+def _recovered(row) -> str:
+    return f"{row['r2']}/{row['f2']}" if row["n2"] else "n/a"
 
 
 def _bar_verdict(paired: dict[str, list[stats.PairedDifference]], opts: ReportOptions) -> tuple[list[str], str]:
@@ -177,10 +205,10 @@ def _bar_verdict(paired: dict[str, list[stats.PairedDifference]], opts: ReportOp
         f"{fmt_interval(*d.interval)}; the lower bound {low:.2f} is {'at least' if verdict == 'PASS' else 'below'} "
         f"{opts.bar:g}.",
     ]
-    if "unseen in training" in paired:
-        u = [x for x in paired["unseen in training"] if x.round == opts.round]
+    for scope, tasks in UNSEEN_SCOPES.items():
+        u = [x for x in paired.get(scope, []) if x.round == opts.round]
         if u:
-            lead.append(f"On the tasks no config was trained on: gain {fmt_signed(u[0].difference)}, interval "
+            lead.append(f"On {tasks}: gain {fmt_signed(u[0].difference)}, interval "
                         f"{fmt_interval(*u[0].interval)} (the verdict above is on all shared tasks).")
     return lead, verdict
 

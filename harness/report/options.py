@@ -19,6 +19,8 @@ class ReportOptions(BaseModel):
     cohort: int | None = Field(None, ge=1)      # --cohort best:K
     round: Literal[1, 2] = 2                     # the round a cohort is ranked by; compare: of the per-task tests
     bar: float | None = None                     # compare: --pre-registered-bar DELTA
+    # compare: the metric of written suites the bar judges (a share); None: tasks solved
+    metric: Literal["valid", "kill_rate", "assertion_accuracy"] | None = None
     alpha: float = stats.ALPHA
     accounting: Accounting = "harness"           # how unfinished trials count (accounting.py)
 

@@ -14,14 +14,16 @@ from pydantic import BaseModel
 from .. import stats
 from ..accounting import aider_summary, describe, in_view
 from ..outcomes import Outcomes, load
+from ..predict.breakdown import ITEMS_NOTE, outcomes_breakdown
 from .cohort import Cohort, select_cohort
 from .document import Bars, Document, Table
 from .formatting import fmt_percent
 from .options import ReportOptions
-from .scope import scope_notes, training_overlap
+from .metrics import metrics_table, suite_kind
+from .scope import held_out_pool, scope_notes, training_overlap
 from .sections import (
     by_config, headline_table, heatmap, name_the_view, scope_summaries, summary_data, summary_warnings, task_scopes,
-    unfinished_notes,
+    prediction_table, transitions_table, unfinished_notes, with_transitions,
 )
 from .writing import resolve_format, write
 
@@ -89,7 +91,9 @@ def build_report(outcomes: Outcomes, opts: ReportOptions = ReportOptions()) -> D
     tasks = set(counts.index.get_level_values("task"))
     infos = [outcomes.configs[c] for c in configs]
     overlap = training_overlap(infos, tasks)
-    summaries = scope_summaries(counts, configs, task_scopes(overlap, tasks), opts)
+    pool = held_out_pool(infos, tasks)
+    scopes = task_scopes(overlap, tasks, pool=pool)
+    summaries = scope_summaries(counts, configs, scopes, opts)
 
     doc = Document("report", "Results by configuration")
     doc.warnings = summary_warnings(summaries, cohort)
@@ -101,11 +105,16 @@ def build_report(outcomes: Outcomes, opts: ReportOptions = ReportOptions()) -> D
                      "Recovery: first-round failures over the task-trials with a two-round outcome, and how "
                      "many round 2 solved.")
     doc.notes += scope_notes(outcomes.frame, configs, infos)
-    doc.notes += overlap.notes
+    doc.notes += overlap.notes + pool.notes
     groups = by_config(frame, configs)
     doc.notes += unfinished_notes(groups, counts)
 
     doc.tables.append(headline_table(summaries, configs, opts.confidence, cohort))
+    suites = None
+    if suite_kind(infos):
+        doc.notes.append(suite_kind(infos))
+        table, suites = metrics_table(frame, configs, scopes, opts, cohort)
+        doc.tables.append(table)
     main = [s for scope, s in summaries if scope == "all tasks"]
     doc.tables.append(_pass_at_k_table(main, cohort))
     states_table, states_data = _states_table(groups, cohort)
@@ -116,6 +125,14 @@ def build_report(outcomes: Outcomes, opts: ReportOptions = ReportOptions()) -> D
     if opts.accounting == "aider":
         table, aider_rows = _aider_summary_table(frame, configs, cohort)
         doc.tables.append(table)
+    moves, moves_data = transitions_table(groups, {c: outcomes.configs[c].feedback for c in configs}, cohort)
+    doc.tables += [moves] if moves else []
+    predicted = outcomes_breakdown(outcomes, frame)
+    prediction_rows: list[dict] = []
+    if predicted:
+        table, prediction_rows = prediction_table(predicted)
+        doc.tables.append(table)
+        doc.notes.append(ITEMS_NOTE)
 
     suffix = " (selected cohort)" if cohort else ""
     doc.plots.append(Bars(f"Mean tasks solved, {opts.confidence:.0%} intervals for {stats.TARGETS[opts.interval]}{suffix}",
@@ -123,7 +140,8 @@ def build_report(outcomes: Outcomes, opts: ReportOptions = ReportOptions()) -> D
                           [s.interval for s in main]))
     doc.plots.append(heatmap(counts, [s.config for s in main], sorted(tasks), 2, suffix))
 
-    doc.records = [summary_data(scope, s, opts, cohort is None) for scope, s in summaries]
+    doc.records = with_transitions([summary_data(scope, s, opts, cohort is None) for scope, s in summaries],
+                                   moves_data) + prediction_rows
     doc.data = {
         "interval": opts.interval_data(valid=cohort is None),
         "warnings": doc.warnings,
@@ -133,11 +151,15 @@ def build_report(outcomes: Outcomes, opts: ReportOptions = ReportOptions()) -> D
         "summaries": doc.records,
         "pass_at_k": {s.config: {key: {k: asdict(v) for k, v in per.items()} for key, per in s.pass_at_k.items()}
                       for s in main},
+        "transitions": moves_data,
+        "prediction_accuracy": prediction_rows,
         "states": states_data,
         "health": health_data,
         "configs": {c: outcomes.configs[c].model_dump() for c in configs},
         "training_overlap": sorted(overlap.trained) if overlap.trained else None,
         "training_unknown": overlap.unknown,
+        "unseen_pool": sorted(pool.unseen) if pool.unseen else None,
+        "suite_metrics": suites,
         "aider_summary": aider_rows,
     }
     return name_the_view(doc, opts.accounting)

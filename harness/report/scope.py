@@ -29,6 +29,7 @@ _SETTINGS = [
     ("agent profile", "agent", "agent_hash"),
     ("Aider version", "aider_version", None),
     ("sampling settings", "sampling", None),
+    ("feedback", "feedback", "feedback_hash"),
 ]
 
 
@@ -129,3 +130,30 @@ def training_overlap(infos: list[ConfigInfo], tasks: set[str]) -> Overlap:
         notes.append(f"Every headline number is shown twice: all {len(tasks)} tasks, and the "
                      f"{len(tasks - union)} tasks no compared config was trained on.")
     return overlap
+
+
+@dataclass
+class Pool:
+    """Which of the tasks their suites declare unseen: a held-out pool (suite.toml)."""
+
+    notes: list[str]
+    unseen: set[str]
+
+    def splits(self, tasks: set[str]) -> bool:
+        """Whether the tasks fall on both sides, so numbers are shown for each."""
+        return bool(self.unseen & tasks) and bool(tasks - self.unseen)
+
+
+def held_out_pool(infos: list[ConfigInfo], tasks: set[str]) -> Pool:
+    """The tasks among `tasks` that a compared config's suite declares unseen (by slug: a
+    report's tasks are slugs), and a note saying so."""
+    unseen = set().union(*(set(i.unseen_tasks) for i in infos)) & tasks if infos else set()
+    if not unseen:
+        return Pool([], set())
+    if unseen == tasks:
+        note = f"All {len(tasks)} tasks are declared unseen (a held-out pool: suite.toml `unseen`)."
+    else:
+        note = (f"Held-out pool: {len(unseen)} of the {len(tasks)} tasks are declared unseen by their suite "
+                f"({', '.join(sorted(unseen))}); every headline number is also shown on the seen and the unseen "
+                "tasks apart.")
+    return Pool([note], unseen)

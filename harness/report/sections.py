@@ -1,7 +1,8 @@
 """The parts the report, compare and lineage documents share: each configuration's rows and
-task counts, summaries with intervals per scope of tasks, the headline table, warnings and
-notes about unreliable or unfinished numbers, the successes heatmap, and the accounting
-view named on every table and plot."""
+task counts, summaries with intervals per scope of tasks, the headline table, round 1
+against the submitted round (fixed, broken), warnings and notes about unreliable or
+unfinished numbers, the successes heatmap, and the accounting view named on every table
+and plot."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from .cohort import Cohort, cohort_caption, starred
 from .document import Document, Heatmap, Table
 from .formatting import fmt_interval, fmt_mean, fmt_ratio
 from .options import ReportOptions
-from .scope import Overlap
+from .scope import Overlap, Pool
 
 
 def by_config(frame: pd.DataFrame, configs: list[str]) -> dict[str, pd.DataFrame]:
@@ -79,6 +80,48 @@ def headline_table(summaries: list[tuple[str, stats.Summary]], configs: list[str
     return Table("Tasks solved (mean over trials, of N tasks)", columns, rows, cohort_caption(cohort))
 
 
+def transitions_table(groups: dict[str, pd.DataFrame], feedback: dict[str, str],
+                      cohort: Cohort | None) -> tuple[Table | None, dict[str, dict]]:
+    """Per config, its finished trials by round 1 against the round submitted, and the
+    recovery that follows (round-1 failures the submitted round passes): under real and
+    simulated feedback side by side when the configs differ in it. None for one-round runs."""
+    if not any((rows["rounds"].isna() | (rows["rounds"] >= 2)).any() for rows in groups.values() if len(rows)):
+        return None, {}
+    rows, data = [], {}
+    for name, config_rows in groups.items():
+        t = stats.transitions(config_rows)
+        rec = t.recovery
+        data[name] = {"feedback": feedback[name], "trials": t.trials, "both_pass": t.both_pass, "fixed": t.fixed,
+                      "broken": t.broken, "both_fail": t.both_fail, "recovered": rec.k, "round1_failures": rec.n}
+        rows.append([name, feedback[name], str(t.trials), str(t.both_pass), str(t.fixed), str(t.broken),
+                     str(t.both_fail), fmt_ratio(rec.k, rec.n), f"{t.fixed - t.broken:+d}"])
+    caption = ("finished trials; the submitted round is a trial's last: real feedback stops at the first pass, "
+               "simulated feedback goes on while the model predicts a failure, so it can break a pass")
+    return Table("Round 1 against the submitted round",
+                 ["config", "feedback", "trials", "both pass", "fixed (fail→pass)", "broken (pass→fail)", "both fail",
+                  "recovery", "net"], rows, ("selected cohort; " if cohort else "") + caption), data
+
+
+def prediction_table(found: dict) -> tuple[Table, list[dict]]:
+    """Prediction runs' accuracy by source kind and task (predict/breakdown.py), as a table
+    and as flat rows."""
+    rows, records = [], []
+    for config, groups in found.items():
+        for a in groups:
+            rows.append([config, a.group, str(a.items), str(a.trials), str(a.correct), f"{a.accuracy:.1%}",
+                         f"[{a.low:.1%}, {a.high:.1%}]"])
+            records.append({"config": config, "group": a.group, "items": a.items, "trials": a.trials,
+                            "correct": a.correct, "accuracy": a.accuracy, "accuracy_low": a.low,
+                            "accuracy_high": a.high})
+    return Table("Prediction accuracy by source and task (95% intervals)",
+                 ["config", "group", "items", "trials", "correct", "accuracy", "interval"], rows), records
+
+
+def with_transitions(records: list[dict], data: dict[str, dict]) -> list[dict]:
+    """Summary rows (CSV) with their config's transitions on its all-tasks row."""
+    return [{**r, **(data.get(r["config"], {}) if r["tasks_in"] == "all tasks" else {})} for r in records]
+
+
 def scope_summaries(
     counts: pd.DataFrame, configs: list[str], scopes: list[tuple[str, set[str] | None]], opts: ReportOptions,
 ) -> list[tuple[str, stats.Summary]]:
@@ -131,11 +174,16 @@ def summary_data(scope: str, s: stats.Summary, opts: ReportOptions, valid: bool)
     }
 
 
-def task_scopes(overlap: Overlap, tasks: set[str],
-                all_tasks: set[str] | None = None) -> list[tuple[str, set[str] | None]]:
+def task_scopes(overlap: Overlap, tasks: set[str], all_tasks: set[str] | None = None,
+                pool: Pool | None = None) -> list[tuple[str, set[str] | None]]:
+    """The sets of tasks every headline number is shown on: all of them; those no config
+    was trained on, when that is known; the seen and the unseen pool, when the suites
+    declare some tasks unseen and some not."""
     scopes: list[tuple[str, set[str] | None]] = [("all tasks", all_tasks)]
     if overlap.unseen_known:
         scopes.append(("unseen in training", tasks - overlap.trained))
+    if pool is not None and pool.splits(tasks):
+        scopes += [("seen pool", tasks - pool.unseen), ("unseen pool", tasks & pool.unseen)]
     return scopes
 
 

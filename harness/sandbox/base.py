@@ -16,9 +16,12 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
 from pydantic import BaseModel, Field
+
+if TYPE_CHECKING:
+    from ..catch_pch import PchFacts
 
 
 class SandboxLimits(BaseModel):
@@ -80,10 +83,14 @@ class SandboxSession(ABC):
     src_root: str      # staged sources, read-only inside
     build_root: str    # survives between runs of this session, writable by the builder
     scratch_root: str  # the runner's only writable place, emptied before each run
+    runner_spaces: tuple[str, ...]  # every place the runner can write, for it to empty
     test_main: str | None  # precompiled harness test main, or None to build from source
     # Whether the toolchain's Catch2 CMake package provides a precompiled
     # Catch2::Catch2WithMain, the main an upstream exercise's EXERCISM_TEST_SUITE branch links.
     catch2_with_main: bool = False
+    # The compiler launcher test builds go through (a test unit may take Catch2
+    # precompiled there, harness/catch_pch.py), or None for none.
+    cxx_launcher: str | None = None
 
     def __init__(self, sandbox: "Sandbox"):
         self.sandbox = sandbox
@@ -94,6 +101,9 @@ class SandboxSession(ABC):
         # forgotten whenever the build tree is lost (a restart after a timeout).
         self.configured: dict[str, str] = {}
         self._staged: set[str] = set()
+        # Whether the runner may have left processes or files: false after a run that
+        # ended them itself (sandbox/capture.py), so `reset` need not do it again.
+        self.runner_dirty = False
 
     def stage(self, subdir: str, files: Mapping[str, bytes]) -> None:
         """Make `staging/subdir` hold exactly `files`. Unchanged files keep their
@@ -118,6 +128,11 @@ class SandboxSession(ABC):
                 os.chmod(root / parent, 0o755)
             dest.write_bytes(data)
             os.chmod(dest, stat.S_IRUSR | stat.S_IWUSR | stat.S_IRGRP | stat.S_IROTH)
+
+    def catch_pch_facts(self) -> "PchFacts | None":
+        """What the toolchain's image found about Catch2 and its standard headers, or
+        None where test units never take Catch2 precompiled."""
+        return None
 
     @property
     def backend(self) -> str:

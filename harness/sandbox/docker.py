@@ -5,18 +5,33 @@ harness are reaped the next time a Docker sandbox is made."""
 
 from __future__ import annotations
 
+import io
 import os
 import socket
+import tarfile
 import threading
 import time
 import uuid
+from pathlib import PurePosixPath
+from typing import TYPE_CHECKING
 
 from ..errors import SandboxUnavailable
 from .engine import docker_client
 from .base import CappedBuffer, ExecResult, Role, Sandbox, SandboxLimits, SandboxSession
 
+if TYPE_CHECKING:
+    from ..catch_pch import PchFacts
+
 LABEL = "harness.sandbox"
 _UIDS = {Role.builder: "1001:1001", Role.runner: "1002:1002"}
+# What the builder does to make a used container as good as new: empty the build tree and
+# /tmp, and check that nothing is left, no file and no process but the container's init
+# and the shell itself. An orphan the candidate made stays a zombie (init is `sleep`, which
+# reaps nothing) and would hold one of the container's process slots.
+# (The count is a function's arguments: the shell's own are the command it runs next.)
+_EMPTY_BUILDER = ("find /build /tmp -mindepth 1 -delete 2>/dev/null; two() { [ $# -eq 2 ]; }; "
+                  "[ -z \"$(find /build /tmp -mindepth 1 -print -quit)\" ] && two /proc/[0-9]*")
+_UNFIT = "@@harness: container unfit for reuse@@"
 
 
 def reap_orphans(client) -> int:
@@ -53,14 +68,18 @@ class DockerSession(SandboxSession):
     src_root = "/src"
     build_root = "/build"
     scratch_root = "/scratch"
+    runner_spaces = ("/scratch", "/tmp")
 
     def __init__(self, sandbox: "DockerSandbox", label: str):
         super().__init__(sandbox)
         self.label = label
         self.test_main = "/opt/harness/lib/test_main.o"
         self.catch2_with_main = True  # Debian's catch2 ships it; the image's Dockerfile checks
+        self.cxx_launcher = "/opt/harness/bin/harness-cxx"
         self.container = None
         self.session_id = uuid.uuid4().hex[:12]
+        # Set by `reset`: the builder's emptying is owed, and done by the next command.
+        self._builder_dirty = False
         try:
             self._start()
         except BaseException:
@@ -89,6 +108,9 @@ class DockerSession(SandboxSession):
                     "/build": f"rw,exec,nosuid,nodev,size={mb}m,uid=1001,gid=1001,mode=0755",
                     "/scratch": f"rw,exec,nosuid,nodev,size={mb}m,uid=1002,gid=1002,mode=0700",
                     "/tmp": f"rw,nosuid,nodev,size={mb}m,mode=1777",
+                    # Catch2 precompiled for the flags test units use: made by the builder
+                    # from Catch2 alone, kept from trial to trial, read-only to the runner.
+                    "/pch": f"rw,nosuid,nodev,size={mb}m,uid=1001,gid=1001,mode=0755",
                 },
                 volumes={str(self.staging): {"bind": "/src", "mode": "ro"}},
                 mem_limit=f"{lim.memory_mb}m",
@@ -115,13 +137,32 @@ class DockerSession(SandboxSession):
         self._remove()
         self.build_tree_lost()
         self._start()
+        self.runner_dirty = self._builder_dirty = False
 
     def exec(self, argv: list[str], *, role: Role, timeout_s: float, cap: int | None = None,
              stdin: bytes | None = None) -> ExecResult:
+        if self._builder_dirty:
+            # The emptying owed since `reset` comes first, in the same exec when the command
+            # is the builder's (a reused session's first build costs no exec of its own).
+            self._builder_dirty = False
+            if role is Role.builder:
+                guarded = ["sh", "-c", f'{_EMPTY_BUILDER} || {{ echo "{_UNFIT}"; exit 125; }}; exec "$@"', "sh", *argv]
+                result = self._exec(guarded, role=role, timeout_s=timeout_s, cap=cap, stdin=stdin)
+                if not (result.exit_code == 125 and result.output.startswith(_UNFIT.encode())):
+                    return result
+                self._restart()
+            elif self._exec(["sh", "-c", _EMPTY_BUILDER], role=Role.builder, timeout_s=30).exit_code != 0:
+                self._restart()
+        return self._exec(argv, role=role, timeout_s=timeout_s, cap=cap, stdin=stdin)
+
+    def _exec(self, argv: list[str], *, role: Role, timeout_s: float, cap: int | None = None,
+              stdin: bytes | None = None) -> ExecResult:
         import docker
 
         api = self.sandbox.client.api
         start = time.monotonic()
+        if role is Role.runner:
+            self.runner_dirty = True
         try:
             ex = api.exec_create(self.container.id, argv, user=_UIDS[role], workdir="/", stdout=True, stderr=True,
                                  stdin=stdin is not None)
@@ -155,21 +196,18 @@ class DockerSession(SandboxSession):
         return ExecResult(code, buf.value(), buf.truncated, False, time.monotonic() - start)
 
     def _empty(self) -> None:
-        # The runner first: it ends its processes and removes its files (/tmp is sticky, so
-        # only it can); `kill -9 -1` reaches every process of the user but the shell that
-        # sends it. Then the builder empties the rest and checks that nothing is left: no
-        # file, and no process but the container's init and itself. An orphan the candidate
-        # made stays a zombie there (init is `sleep`, which reaps nothing) and would hold
-        # one of the container's process slots: such a container is not reused.
-        runner = self.exec(["sh", "-c", "kill -9 -1 2>/dev/null; find /scratch /tmp -mindepth 1 -user runner -delete 2>/dev/null; "
-                                        "[ -z \"$(find /scratch -mindepth 1 -print -quit)\" ]"],
-                           role=Role.runner, timeout_s=30)
-        builder = self.exec(["sh", "-c", "find /build /tmp -mindepth 1 -delete 2>/dev/null; "
-                                         "[ -z \"$(find /build /tmp -mindepth 1 -print -quit)\" ] && "
-                                         "set -- /proc/[0-9]* && [ $# -eq 2 ]"],
-                            role=Role.builder, timeout_s=30)
-        if runner.exit_code != 0 or builder.exit_code != 0:
-            raise SandboxUnavailable("the sandbox container could not be emptied for reuse")
+        # The runner first, unless its last run did this itself: it ends its processes and
+        # removes its files (/tmp is sticky, so only it can); `kill -9 -1` reaches every
+        # process of the user but the shell that sends it. The builder's part is left to
+        # the next command (`exec`), which the next trial's agent round comes before.
+        if self.runner_dirty:
+            runner = self._exec(["sh", "-c", "kill -9 -1 2>/dev/null; find /scratch /tmp -mindepth 1 -user runner -delete 2>/dev/null; "
+                                             "[ -z \"$(find /scratch -mindepth 1 -print -quit)\" ]"],
+                                role=Role.runner, timeout_s=30)
+            if runner.exit_code != 0:
+                raise SandboxUnavailable("the sandbox container could not be emptied for reuse")
+            self.runner_dirty = False
+        self._builder_dirty = True
 
     @staticmethod
     def _feed(sock, data: bytes):
@@ -209,6 +247,9 @@ class DockerSession(SandboxSession):
             except Exception:
                 pass
 
+    def catch_pch_facts(self) -> "PchFacts | None":
+        return self.sandbox.catch_pch_facts(self.container)
+
     def _close(self) -> None:
         self._remove()
 
@@ -226,12 +267,30 @@ class DockerSandbox(Sandbox):
 
         self.client = docker_client()
         self.image = image or image_tag()
+        self._facts = None
+        self._facts_lock = threading.Lock()
         if image is None and find_image(self.client) is None:
             raise SandboxUnavailable(f"sandbox image {self.image} is missing: run `harness image build`")
         reap_orphans(self.client)
 
     def session(self, label: str = "") -> DockerSession:
         return DockerSession(self, label)
+
+    def catch_pch_facts(self, container) -> "PchFacts | None":
+        """The image's facts for precompiled Catch2, read once from a container of it (an
+        archive read, no exec); None when the image has none."""
+        with self._facts_lock:
+            if self._facts is None:
+                from ..catch_pch import FACTS_DIR, PchFacts
+
+                try:
+                    stream, _ = container.get_archive(FACTS_DIR)
+                    with tarfile.open(fileobj=io.BytesIO(b"".join(stream))) as tar:
+                        files = {PurePosixPath(m.name).name: tar.extractfile(m).read() for m in tar if m.isfile()}
+                except Exception:  # an image without them (or the engine gone): plain builds
+                    files = {}
+                self._facts = PchFacts.parse(files)
+            return self._facts if self._facts.usable else None
 
     def image_facts(self) -> tuple[str | None, str | None]:
         import docker

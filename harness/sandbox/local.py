@@ -125,6 +125,8 @@ class LocalSession(SandboxSession):
         self.src_root = str(self.staging)
         self.build_root = str(self._build)
         self.scratch_root = str(self._scratch)
+        # /tmp is private to each command under bubblewrap, and the host's own without it.
+        self.runner_spaces = (self.scratch_root,)
         # The cache may sit under a home folder the unprivileged user cannot enter.
         main_copy = self.staging / ".harness" / "test_main.o"
         main_copy.parent.mkdir()

@@ -6,8 +6,9 @@ of work, two ways to hold them:
 - Unrelated pieces of work (a run's trials) share a `SessionPool`: each takes a session
   (`lease`) and gives it back, and a session given back is emptied
   (`SandboxSession.reset`: build tree, scratch, temporary files, the runner's processes,
-  every staged source) in the background before anyone else gets it; one that cannot be
-  emptied is closed.
+  every staged source) in the background before anyone else gets it (a Docker session
+  leaves its builder's part to the next command it runs, before anything of that command);
+  one that cannot be emptied is closed.
 - A batch of related work (suite and curriculum validation, the verifier's candidates)
   keeps one session per worker for every unit it takes, not emptied between them, since a
   build tree kept warm is what makes the next unit cheap (harness/executor: `Slot`)."""

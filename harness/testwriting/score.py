@@ -29,6 +29,7 @@ from ..suite_validation import (CandidateResult, RunKind, candidate_result, cont
 from ..suite import find_suite
 from ..task import Task, load_task
 from ..testrun import run_tests
+from .fill import FillReport, fill_placeholders
 from .objects import SolutionObjects, object_key
 from .targets import TargetKind, TargetSet, find_targets
 from .written import suite_hash, with_written_tests
@@ -72,6 +73,7 @@ class ScoredSuite(Record):
     build_seconds: float = 0.0   # sandbox time in configure and build, every run together
     run_seconds: float = 0.0     # sandbox time in the test binary's runs
     seconds: float = 0.0         # wall clock of the whole scoring
+    fill: FillReport | None = None  # fill mode: what filling the placeholders did first
 
 
 def target_outcome(report: TestReport) -> TargetOutcome:
@@ -92,25 +94,42 @@ def score_suite(task: Task, source: bytes, session: SandboxSession,
     """Score one written test file for `task` in `session` (its run limit lowered to
     RUN_TIMEOUT_S), against `targets` found for the same task, or given by a function
     called only for a valid suite (finding them costs a run per mutant)."""
+    return score_with_report(task, source, session, targets)[0]
+
+
+def score_with_report(task: Task, source: bytes, session: SandboxSession, targets: TargetSet | Callable[[], TargetSet],
+                      fill: bool = False) -> tuple[ScoredSuite, TestReport]:
+    """score_suite, and the suite's test report on the correct solution (what a model is
+    shown of its failing assertions). With `fill`, the suite's placeholders are filled in
+    by execution first (fill.py) and the filled suite is scored."""
     start = time.monotonic()
     session.limits = session.limits.model_copy(update={"timeout_s": min(session.limits.timeout_s, RUN_TIMEOUT_S)})
+    filled = fill_placeholders(task, source, session) if fill else None
+    source = filled.source if filled else source
     written = with_written_tests(task, source)
+    objects = SolutionObjects(task, written, session)
     report = run_tests(written, task.reference_files(), session)
+    objects.built_with(task.reference_files(), report, linked_only=False)
     reference = candidate_result(RunKind.reference, "reference", report)
     build_s, run_s = report.build_seconds, report.run_seconds
     scored = ScoredSuite(
         slug=task.slug, task_hash=task.content_hash, suite_hash=suite_hash(source), valid=report.passed,
         why_invalid=None if report.passed else why_not(reference), reference=reference,
         assertions=report.assertions, assertion_accuracy=_accuracy(report.assertions),
+        fill=filled.report if filled else None,
     )
     if scored.valid:
         found = targets() if callable(targets) else targets
-        objects = SolutionObjects(task, written, session)
         for target in found.targets:
             files = target.files(task)
             key = object_key(task, files)
-            reused: list[bool] = []
-            run = run_tests(written, files, session, after_stage=lambda: reused.append(objects.restore(key)))
+            link = objects.link_script(key, files)
+            reused: list[bool] = [link is not None]
+            if link is not None:
+                run = run_tests(written, files, session, build_script=link)
+            else:
+                run = run_tests(written, files, session, after_stage=lambda: reused.append(objects.restore(key)))
+            objects.built_with(files, run, linked_only=link is not None)
             if run.built:
                 objects.keep(key)
             build_s += run.build_seconds
@@ -127,36 +146,50 @@ def score_suite(task: Task, source: bytes, session: SandboxSession,
     scored.build_seconds = round(build_s, 3)
     scored.run_seconds = round(run_s, 3)
     scored.seconds = round(time.monotonic() - start, 3)
-    return scored
+    return scored, report
+
+
+class TargetPool:
+    """Each task's targets, found once (or read from the cache) by the first piece of work
+    that needs them; work on the same task at the same time waits for them rather than
+    sorting them again."""
+
+    def __init__(self, mutant_cap: int | None = None, mutant_seed: int = 0, use_cache: bool = True):
+        self.mutant_cap, self.mutant_seed, self.use_cache = mutant_cap, mutant_seed, use_cache
+        self._found: dict[str, TargetSet] = {}
+        self._locks: dict[str, threading.Lock] = {}
+        self._lock = threading.Lock()
+
+    def get(self, task: Task, session: SandboxSession) -> TargetSet:
+        key = f"{task.slug}@{task.content_hash}"
+        with self._lock:
+            lock = self._locks.setdefault(key, threading.Lock())
+        with lock:
+            if key not in self._found:
+                self._found[key] = find_targets(task, session, mutant_cap=self.mutant_cap,
+                                                mutant_seed=self.mutant_seed, use_cache=self.use_cache)
+            return self._found[key]
 
 
 @dataclass
 class SuiteToScore:
     task: Task
     source: bytes
+    fill: bool = False  # fill its placeholders by execution first (fill.py)
 
 
 def score_suites(sandbox: Sandbox, suites: Sequence[SuiteToScore], *, workers: int = 1,
                  mutant_cap: int | None = None, mutant_seed: int = 0, use_cache: bool = True,
                  progress: Callable[[ScoredSuite], None] | None = None) -> list[ScoredSuite]:
     """Score each written suite, in order of the answer, in warm sessions (one per
-    worker). Each task's targets are found once (or read from the cache) by the first
-    worker that scores a valid suite of it; the others wait for them rather than sort them
-    again."""
-    found: dict[str, TargetSet] = {}
-    locks: dict[str, threading.Lock] = {s.task.slug: threading.Lock() for s in suites}
+    worker), each task's targets found once (TargetPool)."""
+    pool = TargetPool(mutant_cap, mutant_seed, use_cache)
     results: dict[int, ScoredSuite] = {}
-    units = [_Unit(i, s.task, s.source) for i, s in enumerate(suites)]
+    units = [_Unit(i, s.task, s.source, s.fill) for i, s in enumerate(suites)]
 
     def handle(unit: _Unit, session: SandboxSession) -> None:
-        def targets() -> TargetSet:
-            with locks[unit.task.slug]:
-                if unit.task.slug not in found:
-                    found[unit.task.slug] = find_targets(unit.task, session, mutant_cap=mutant_cap,
-                                                         mutant_seed=mutant_seed, use_cache=use_cache)
-            return found[unit.task.slug]
-
-        results[unit.index] = score_suite(unit.task, unit.source, session, targets)
+        results[unit.index] = score_with_report(unit.task, unit.source, session, lambda: pool.get(unit.task, session),
+                                                fill=unit.fill)[0]
         if progress is not None:
             progress(results[unit.index])
 
@@ -169,6 +202,7 @@ class _Unit:
     index: int
     task: Task
     source: bytes
+    fill: bool
 
 
 def read_test_file(path: Path) -> bytes:

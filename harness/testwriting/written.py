@@ -6,9 +6,17 @@ from __future__ import annotations
 
 from functools import cached_property
 
+import re
+
+from ..cpp_lexer import tokenize
 from ..errors import BadInput
 from ..hashing import hash_files, sha256_bytes
 from ..task import Task
+
+# The macros that open a Catch2 test case.
+_TEST_CASE = frozenset({"TEST_CASE", "TEST_CASE_METHOD", "SCENARIO", "TEMPLATE_TEST_CASE"})
+_OPENS = re.compile(r"#\s*if")
+_CLOSES = re.compile(r"#\s*endif")
 
 
 class WrittenSuiteTask(Task):
@@ -45,3 +53,16 @@ def with_written_tests(task: Task, source: bytes) -> WrittenSuiteTask:
 
 def suite_hash(source: bytes) -> str:
     return sha256_bytes(source)
+
+
+def skeleton(task: Task) -> bytes:
+    """What a test-writing trial's test file starts as: the task's own test file up to the
+    line of its first test case (the includes, and whatever declarations come before the
+    tests), with any conditional left open there closed. No test, no expected value."""
+    source = task.read(with_written_tests(task, b"").test_file).decode(errors="replace")
+    tokens = tokenize(source)
+    first = next((t.start for t in tokens if t.kind == "ident" and t.text in _TEST_CASE), len(source))
+    head = source[:source.rfind("\n", 0, first) + 1]
+    directives = [t.text for t in tokenize(head) if t.kind == "pp"]
+    still_open = sum(bool(_OPENS.match(d)) for d in directives) - sum(bool(_CLOSES.match(d)) for d in directives)
+    return (head.rstrip() + "\n" + "#endif\n" * max(0, still_open)).encode()

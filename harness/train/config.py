@@ -65,7 +65,7 @@ class GrpoSettings(Record):
     # Sampling weights of the environments a run mixes, e.g. {repair = 0.2, predict = 0.8}
     # (the self-execution paper weights output prediction 0.8); unset, every prompt of the
     # data given is equally likely (train/schedule.py).
-    environments: dict[Literal["repair", "predict"], Annotated[float, Field(gt=0)]] = Field(default_factory=dict)
+    environments: dict[Literal["repair", "predict", "tests"], Annotated[float, Field(gt=0)]] = Field(default_factory=dict)
 
     @property
     def global_batch(self) -> int:

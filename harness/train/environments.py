@@ -4,6 +4,8 @@ judge (rewards.py).
     repair    grpo.jsonl (data.GrpoRow): repair a task; the verifier judges the files
     predict   grpo-predict.jsonl (predict.items.PredictGrpoRow): predict what a call
               produces; the exact-match rule judges the value
+    tests     grpo-tests.jsonl (testwriting.export.TestsGrpoRow): write a task's test
+              file; validity x kill rate judges the suite
 
 A run is given one or more data sets (curricula or output-prediction sets, by name, folder
 or file). A folder or a name is whichever of the two files it holds; a file is a predict
@@ -11,12 +13,12 @@ set's when it is named like that export. Sets of one environment are pooled, and
 schedule (schedule.py) draws each update's prompts across environments by weight.
 
 Every environment's rows reach the trainer in one form, `prompt`, `task_id`,
-`environment` and `target`: the repair task's folder, or what the prediction is compared
-against."""
+`environment` and `target`: the repair task's folder, what the prediction is compared
+against, or the suite task and how its written suites are scored."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Sequence
 
@@ -25,10 +27,15 @@ from ..hashing import sha256_json
 from ..predict.items import GRPO_FILE as PREDICT_FILE
 from ..predict.items import PredictGrpoRow
 from ..predict.prompt import FORMAT_VERSION
+from ..testwriting.export import GRPO_FILE as TESTS_FILE
+from ..testwriting.export import TestsGrpoRow
 from .config import RuntimeSettings
 from .data import GRPO_FILE, DataSource, find_data_file, load_grpo, load_rows
-from .rewards import Judge, PredictJudge, PredictTarget, RepairJudge, make_verifier
+from .rewards import Judge, PredictJudge, PredictTarget, RepairJudge, TestsJudge, TestsTarget, make_verifier
 from .schedule import draw, resolve_weights
+
+# A data file named like an environment's export is that environment's; any other, repair's.
+_NAMED = {"predict": PREDICT_FILE, "tests": TESTS_FILE}
 
 @dataclass
 class Environment:
@@ -69,6 +76,24 @@ def _predict(path: Path) -> tuple[list[dict], set[str], DataSource]:
     return records, {r.source_task for r in rows}, source
 
 
+def _tests(path: Path) -> tuple[list[dict], set[str], DataSource]:
+    from ..suite import find_suite
+
+    rows, source = load_rows(path, TestsGrpoRow)
+    tasks = {}
+    for r in rows:
+        if r.source_task not in tasks:
+            # The suite where it was exported, else the suite of that name.
+            suite, _, slug = r.source_task.rpartition("/")
+            tasks[r.source_task] = find_suite(r.suite_path if Path(r.suite_path).is_dir() else suite).task(slug)
+    records = [{"prompt": [m.model_dump() for m in r.prompt], "task_id": r.task_id, "environment": "tests",
+                "target": TestsTarget(task_path=str(tasks[r.source_task].path), tests=r.tests).model_dump_json()}
+               for r in rows]
+    # The rewards build these tasks: their content is part of what the run trained on.
+    hashed = sha256_json({"rows": source.dataset_hash, "tasks": {k: t.content_hash for k, t in sorted(tasks.items())}})
+    return records, {r.source_task for r in rows}, replace(source, dataset_hash=hashed)
+
+
 def load_training_data(refs: Sequence[str]) -> TrainingData:
     """Every data set given, pooled by environment. Each set is loaded (and its tasks)
     here, so bad data fails before any model is loaded."""
@@ -77,11 +102,11 @@ def load_training_data(refs: Sequence[str]) -> TrainingData:
     environments: dict[str, Environment] = {}
     sources: list[DataSource] = []
     for ref in refs:
-        path = find_data_file(ref, GRPO_FILE, PREDICT_FILE).resolve()
+        path = find_data_file(ref, GRPO_FILE, PREDICT_FILE, TESTS_FILE).resolve()
         if any(s.jsonl == path for s in sources):
             raise BadInput(f"{ref}: {path} is given twice")
-        name = "predict" if path.name.endswith(PREDICT_FILE) else "repair"
-        records, tasks, source = (_predict if name == "predict" else _repair)(path)
+        name = next((env for env, suffix in _NAMED.items() if path.name.endswith(suffix)), "repair")
+        records, tasks, source = {"predict": _predict, "tests": _tests, "repair": _repair}[name](path)
         env = environments.setdefault(name, Environment(name, [], set()))
         env.records += records
         env.tasks |= tasks
@@ -107,5 +132,8 @@ def make_judges(data: TrainingData, runtime: RuntimeSettings) -> dict[str, Judge
     verifier, so it needs no sandbox)."""
     judges: dict[str, Judge] = {}
     for name in data.environments:
-        judges[name] = RepairJudge(make_verifier(runtime)) if name == "repair" else PredictJudge()
+        if name == "repair":
+            judges[name] = RepairJudge(make_verifier(runtime))
+        else:
+            judges[name] = TestsJudge(runtime) if name == "tests" else PredictJudge()
     return judges

@@ -7,6 +7,10 @@
   with its status.
 - predict: the completion is an output prediction, scored in this process by the exact-match
   rule (harness.predict.score): +1 right, -1 wrong or malformed.
+- tests: the completion is a test file for a suite task, read as whole files like a repair
+  answer and scored against the task's correct solution and its broken copies
+  (harness.testwriting): validity x kill rate in [0, 1] (an invalid suite, or one that
+  cannot be read, earns 0).
 
 A verifier is anything with `verify_batch(candidates) -> judgements`, registered by name;
 `cpp` is the sandbox verifier (harness.verify: build the candidate with the task's probe,
@@ -35,7 +39,7 @@ from ..editformat import choose_fence, parse_whole
 from ..errors import BadInput
 from ..predict.score import score
 from ..probe.compare import Comparison
-from ..records import Record
+from ..records import Record, TestWritingSettings
 from ..task import Task, load_task
 from .config import RuntimeSettings
 
@@ -80,8 +84,7 @@ class SandboxVerifier:
 
     def __init__(self, runtime: RuntimeSettings):
         self.sandbox_kind = runtime.sandbox
-        self.settings = runtime.executor
-        self.workers = runtime.verify_workers
+        self.runtime = runtime
         self.tasks = _TaskCache()
         self._executor = None
 
@@ -89,13 +92,12 @@ class SandboxVerifier:
         if self._executor is None:
             from ..executor import ExecutorSettings, make_executor
 
-            settings = self.settings or ExecutorSettings.from_env()
-            # Training processes share the machine's cores (`accelerate launch` sets
-            # LOCAL_WORLD_SIZE), or a cluster's slots (WORLD_SIZE of them in all).
+            settings = self.runtime.executor or ExecutorSettings.from_env()
+            # Training processes share a cluster's slots (WORLD_SIZE of them in all).
             if settings.kind == "local":
-                workers, share = self.workers or max(1, (os.cpu_count() or 1) // int(os.environ.get("LOCAL_WORLD_SIZE", "1"))), 1
+                workers, share = _sandbox_workers(self.runtime), 1
             else:
-                workers, share = self.workers, int(os.environ.get("WORLD_SIZE", "1"))
+                workers, share = self.runtime.verify_workers, int(os.environ.get("WORLD_SIZE", "1"))
             self._executor = make_executor(settings, sandbox=self.sandbox_kind, workers=workers, share=share)
         return self._executor
 
@@ -212,6 +214,65 @@ class PredictJudge:
 
     def close(self) -> None:
         pass
+
+
+class TestsTarget(Record):
+    """What a written suite is scored for: the row's `target`, as JSON."""
+
+    task_path: str
+    tests: TestWritingSettings
+
+
+def _sandbox_workers(runtime: RuntimeSettings) -> int:
+    # Training processes on one machine share its cores (`accelerate launch` sets LOCAL_WORLD_SIZE).
+    return runtime.verify_workers or max(1, (os.cpu_count() or 1) // int(os.environ.get("LOCAL_WORLD_SIZE", "1")))
+
+
+class TestsJudge:
+    """Whole files read for the task's test file, scored by harness.testwriting in the
+    sandbox (warm sessions, each task's targets found once and cached); the reward is
+    validity x kill rate, with the status valid, invalid or malformed."""
+
+    __test__ = False
+
+    def __init__(self, runtime: RuntimeSettings):
+        self.runtime = runtime
+        self.workers = _sandbox_workers(runtime)
+        self.tasks = _TaskCache()
+        self._box = None
+
+    def judge(self, texts: list[str], targets: list[str]) -> list[Judgement]:
+        from ..sandbox import make_sandbox
+        from ..testwriting.score import SuiteToScore, score_suites
+        from ..testwriting.written import skeleton, with_written_tests
+
+        judgements: list[Judgement | None] = [None] * len(texts)
+        todo: dict[str, list[tuple[int, SuiteToScore]]] = {}
+        for i, (text, raw) in enumerate(zip(texts, targets, strict=True)):
+            target = TestsTarget.model_validate_json(raw)
+            task = self.tasks(target.task_path)
+            test_file = with_written_tests(task, b"").test_file
+            # The chat's files as a test-writing trial starts: what Aider picks its fence by.
+            shown = [skeleton(task), *task.reference_files().values()]
+            parsed = parse_whole(text, (test_file,), choose_fence(data.decode(errors="replace") for data in shown))
+            if not parsed.ok or test_file not in parsed.files:
+                judgements[i] = Judgement(reward=0.0, status=MALFORMED, reason=parsed.malformed or "no test file")
+                continue
+            unit = SuiteToScore(task, parsed.files[test_file].encode(), fill=target.tests.fill)
+            todo.setdefault(target.tests.model_dump_json(), []).append((i, unit))
+        if todo and self._box is None:
+            self._box = make_sandbox(self.runtime.sandbox)
+        for settings, group in todo.items():
+            tests = TestWritingSettings.model_validate_json(settings)
+            scored = score_suites(self._box, [u for _, u in group], workers=self.workers,
+                                  mutant_cap=tests.mutant_cap, mutant_seed=tests.mutant_seed)
+            for (i, _), s in zip(group, scored, strict=True):
+                judgements[i] = Judgement(reward=float(s.valid) * (s.kill_rate or 0.0),
+                                          status="valid" if s.valid else "invalid", reason=s.why_invalid)
+        return judgements  # type: ignore[return-value]  # every index is judged above
+
+    def close(self) -> None:
+        self._box = None
 
 
 # --- the reward function ----------------------------------------------------------------

@@ -1,7 +1,8 @@
-"""Output-prediction items observed per minute (`harness predict build`) on the tasks of a
-suite that declare verifier calls: every version of the code (reference, faulty controls,
---mutants compiling mutants per task) built with the probe driver and run twice, into a
-fresh folder, so nothing comes from a previous build. Reports wall seconds, items and
+"""Output-prediction items observed per minute (`harness predict build`) on a suite's
+tasks, their verifier calls or, without a verifier, their own test cases: every version of
+the code (reference, faulty controls, --mutants compiling mutants per task) built with the
+probe and run twice, into a fresh folder, so nothing comes from a previous build. Items
+are counted by where their calls came from. Reports wall seconds, items and
 versions of code per minute, the load average before and after (a shared machine), and
 the CPU seconds the sandbox containers used (bench_validate.count_cpu), which a busy
 neighbour does not change. Prints one JSON object.
@@ -21,6 +22,7 @@ from pathlib import Path
 from bench_validate import count_cpu
 
 from harness.predict.build import build
+from harness.probe import is_case
 from harness.predict.config import PredictBuildConfig
 from harness.sandbox import make_sandbox
 
@@ -55,6 +57,9 @@ def main() -> None:
         "versions_per_minute": round(versions[0] / seconds * 60, 1),
         "container_cpu_seconds": round(sum(cpu), 1) if cpu else None,
         "by_source": m.by_source, "dropped": m.dropped,
+        "items_from": {"test cases": sum(is_case(i.call) for i in built.items),
+                       "verifier calls": sum(not is_case(i.call) for i in built.items)},
+        "tasks_with_items": len({i.task for i in built.items}),
         "load_before": round(load_before, 2), "load_after": round(os.getloadavg()[0], 2),
     }, indent=2))
 

@@ -128,13 +128,69 @@ def print_steps(times: dict[str, list[float]]) -> None:
     times.clear()
 
 
+def _machine_cpu_s() -> float:
+    """CPU seconds every process of this machine has used (user + system)."""
+    fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
+    user, nice, system = (int(x) for x in fields[:3])
+    return (user + nice + system) / os.sysconf("SC_CLK_TCK")
+
+
+def _container_cpu_s() -> float | None:
+    """CPU seconds used inside every Docker container so far (cgroup v1's docker parent
+    keeps the usage of removed containers; cgroup v2 has no such parent)."""
+    try:
+        return int(Path("/sys/fs/cgroup/cpuacct/docker/cpuacct.usage").read_text()) / 1e9
+    except (OSError, ValueError):
+        return None
+
+
+def _engine_cpu_s() -> float:
+    """CPU seconds of the Docker engine's long-lived processes (dockerd, containerd)."""
+    total = 0.0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue
+        name = text[text.index("(") + 1:text.rindex(")")]
+        if name in ("dockerd", "containerd"):
+            rest = text[text.rindex(")") + 2:].split()
+            total += (int(rest[11]) + int(rest[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
+def _own_cpu_s() -> tuple[float, float]:
+    """CPU seconds of this process, and of its children that have ended (Aider drivers)."""
+    import resource
+
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime, kids.ru_utime + kids.ru_stime
+
+
+def cpu_sample() -> dict[str, float | None]:
+    own, children = _own_cpu_s()
+    return {"machine": _machine_cpu_s(), "containers": _container_cpu_s(), "engine": _engine_cpu_s(),
+            "harness": own, "drivers": children}
+
+
+def cpu_used(before: dict, after: dict) -> dict[str, float | None]:
+    """Where a run's CPU went; `other` is everything else on the machine (shims, other
+    users' work on a shared machine)."""
+    used = {k: (after[k] - before[k]) if after[k] is not None and before[k] is not None else None for k in before}
+    known = sum(v for k, v in used.items() if k != "machine" and v is not None)
+    used["other"] = used["machine"] - known
+    return used
+
+
 def bench(args, suite_name: str, suite_ref: str, workers: int, runs_dir: Path) -> dict:
     load_before = os.getloadavg()[0]
     config = RunConfig(suite=suite_ref, models=["gold"], tasks=args.tasks, trials=args.trials, rounds=2,
                        workers=workers, sandbox=args.sandbox, runs_dir=runs_dir, run_id=f"bench-{suite_name}-w{workers}")
+    cpu_before = cpu_sample()
     t0 = time.time()
     summary = run(config)
     total = time.time() - t0
+    cpu = cpu_used(cpu_before, cpu_sample())
     results = [TrialResult.model_validate_json(p.read_bytes()) for p in sorted(summary.run_dir.glob("*/*/trial-*/result.json"))]
     splits = [trial_split(r) for r in results]
     first_start = min(datetime.fromisoformat(r.started_at).timestamp() for r in results)
@@ -142,11 +198,11 @@ def bench(args, suite_name: str, suite_ref: str, workers: int, runs_dir: Path) -
     mains = sorted({getattr(m, "value", "not recorded") for m in linked})
     return {
         "harness": "harness run", "suite": suite_name, "workers": workers, "trials": len(results),
-        "passed_round_1": sum(r.solved_by(1) for r in results), "infra_errors": sum(not r.done for r in results),
+        "passed_round_1": sum(r.passes_after(1) for r in results), "infra_errors": sum(not r.done for r in results),
         "test_main": ",".join(mains),
         "total_s": total, "setup_s": first_start - t0, "trials_per_min": 60 * len(results) / total,
         "load_avg_before": load_before, "load_avg_after": os.getloadavg()[0],
-        "per_trial": {part: describe([s[part] for s in splits]) for part in PARTS},
+        "per_trial": {part: describe([s[part] for s in splits]) for part in PARTS}, "cpu_s": cpu,
         "slowest_overhead": sorted(((s["overhead"], r.task) for s, r in zip(splits, results)), reverse=True)[:3],
     }
 
@@ -217,6 +273,9 @@ def print_row(b: dict) -> None:
     for part in PARTS:
         d = b["per_trial"][part]
         print(f"  {part:14s} {d['mean']:7.2f} {d['median']:7.2f} {d['max']:7.2f}")
+    cpu = b["cpu_s"]
+    print(f"  CPU seconds over the run (machine {cpu['machine']:.1f} of {os.cpu_count() * b['total_s']:.1f} available): "
+          + ", ".join(f"{k} {v:.1f}" for k, v in cpu.items() if k != "machine" and v is not None))
     print("  largest overheads: " + ", ".join(f"{task} {s:.2f} s" for s, task in b["slowest_overhead"]))
 
 

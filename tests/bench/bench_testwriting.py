@@ -8,8 +8,11 @@ are sorted first, once, and reported apart (the cache keeps them for every later
 Then `--suites` valid suites per task are scored (the task's own tests, each copy with a
 comment of its own so that every suite is new content, as a model's would be), in warm
 sessions, one per worker: a session's first suite of a task compiles the targets'
-solution objects, later ones only link them (reported apart). The naive cost is measured on `--naive` targets of the first
-task, each built in a fresh build tree, and scaled to the target count.
+solution objects (unless another session already kept them on the host), later ones only
+link them (reported apart). The same suites are then scored once more in fresh sessions
+(as `harness run --kind tests` gives every trial an emptied one): the targets' objects come
+from the host. The naive cost is measured on `--naive` targets of the first task, each
+built in a fresh build tree, and scaled to the target count.
 
     .venv/bin/python tests/bench/bench_testwriting.py [--tasks a,b] [--suites N]
         [--mutant-cap 30] [--workers 2] [--naive 4]
@@ -88,6 +91,10 @@ def main() -> None:
     start = time.monotonic()
     scored = score_suites(sandbox, items, workers=args.workers, mutant_cap=args.mutant_cap)
     wall = time.monotonic() - start
+    start = time.monotonic()
+    fresh = score_suites(sandbox, [SuiteToScore(i.task, i.source + b"// fresh\n") for i in items],
+                         workers=args.workers, mutant_cap=args.mutant_cap)
+    fresh_wall = time.monotonic() - start
 
     per_suite_targets = sum(len(s.targets) for s in scored) / len(scored)
     build = sum(s.build_seconds for s in scored) / len(scored)
@@ -106,7 +113,7 @@ def main() -> None:
                           args.naive)
     naive_suite = (1 + per_suite_targets) * (naive["build_s_per_target"] + naive["run_s_per_target"])
     print(json.dumps({
-        "backend": sandbox.backend, "cores": os.cpu_count(), "workers": args.workers,
+        "backend": sandbox.backend, "cores": os.cpu_count(), "workers": args.workers, "load_average": os.getloadavg(),
         "tasks": {slug: {"targets": len(ts.targets), "mutants_kept": ts.mutants, "generated": ts.generated,
                          "not_compiled": ts.not_compiled, "survived": ts.survived}
                   for slug, ts in target_sets.items()},
@@ -117,6 +124,10 @@ def main() -> None:
         "per_suite": {"targets": round(per_suite_targets, 1), "build_s": round(build, 2), "run_s": round(run, 2),
                       "sandbox_s": round(build + run, 2)},
         "first_suite_per_session": split(first), "later_suites": split(later),
+        "fresh_sessions": {**split(fresh), "all_valid": all(s.valid for s in fresh),
+                           "suites_per_minute": round(60 * len(fresh) / fresh_wall, 2),
+                           "targets_linked_only": sum(t.reused for s in fresh for t in s.targets),
+                           "targets": sum(len(s.targets) for s in fresh)},
         "naive": {**naive, "per_suite_s": round(naive_suite, 1)},
         "speedup": round(naive_suite / (build + run), 1),
         "speedup_later": (round(naive_suite / (split(later)["build_s"] + split(later)["run_s"]), 1)

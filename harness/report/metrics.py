@@ -1,0 +1,142 @@
+"""The numbers of written test suites (`harness run --kind tests`) in a report and in a
+comparison: validity, kill rate and assertion accuracy, each as a mean over tasks with its
+interval (stats.summarize_metric), and NEW minus BASE in each with its interval and paired
+p-value (stats.metric_difference). compare's pre-registered bar may be judged on any one."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+import pandas as pd
+
+from .. import stats
+from ..outcomes import ConfigInfo
+from .cohort import Cohort, cohort_caption, starred
+from .document import Table
+from .formatting import fmt_interval, fmt_p
+from .options import ReportOptions
+
+NAMES = {"valid": "valid", "kill_rate": "kill rate", "assertion_accuracy": "assertion accuracy"}
+ROUNDS = {1: "round 1", 2: "two rounds"}
+# The scopes a bar's verdict also reports on, and how the verdict names their tasks.
+UNSEEN_SCOPES = {"unseen in training": "the tasks no config was trained on",
+                 "unseen pool": "the tasks their suite declares unseen"}
+
+
+def suite_kind(infos: list[ConfigInfo]) -> str | None:
+    """What the numbers of test-writing configurations mean, or None when there is none."""
+    writers = [i.name for i in infos if i.kind == "tests"]
+    if not writers:
+        return None
+    note = ("Written test suites (--kind tests): a trial solves its task when its suite is valid (it compiles and "
+            "every assertion holds on the correct solution). Kill rate: the share of the task's broken solutions "
+            "(faulty controls and mutants its own tests kill) on which some assertion fails, over valid suites only; "
+            "assertion accuracy: the share of a suite's assertions that hold on the correct solution. Each is a mean "
+            "over tasks of the task's mean over its trials with a value.")
+    others = [i.name for i in infos if i.kind != "tests"]
+    if others:
+        note += f" Not test writers: {', '.join(others)}; they have no such numbers."
+    return note
+
+
+def _cell(s: stats.MetricSummary, cohort: Cohort | None) -> str:
+    if not s.tasks:
+        return "n/a"
+    return f"{s.mean:.2f} {starred(fmt_interval(*s.interval), cohort)} ({s.tasks})"
+
+
+def metrics_table(frame: pd.DataFrame, configs: list[str], scopes: list[tuple[str, set[str] | None]],
+                  opts: ReportOptions, cohort: Cohort | None) -> tuple[Table, list[dict]]:
+    """Per config, scope and round: each metric's mean, interval and task count."""
+    rows, data = [], []
+    ci = f"{opts.confidence:.0%} CI"
+    with_scope = len(scopes) > 1
+    for scope, tasks in scopes:
+        for name in configs:
+            for r in (1, 2):
+                found = [stats.summarize_metric(frame, name, m, r, tasks, opts.interval, opts.resamples, opts.seed,
+                                                opts.confidence) for m in stats.METRICS]
+                if not any(s.tasks for s in found):
+                    continue
+                rows.append([name] + ([scope] if with_scope else []) + [ROUNDS[r]] + [_cell(s, cohort) for s in found])
+                data += [dict(asdict(s), tasks_in=scope, interval_target=opts.interval, interval_valid=cohort is None)
+                         for s in found if s.tasks]
+    columns = ["config"] + (["tasks in"] if with_scope else []) + ["round"] + [f"{NAMES[m]} ({ci}, tasks)"
+                                                                               for m in stats.METRICS]
+    caption = "means over tasks, as shares; (tasks): the tasks with a value"
+    if cohort:
+        caption = f"{cohort_caption(cohort)}; {caption}"
+    return Table("Written suites: validity, kill rate, assertion accuracy", columns, rows, caption), data
+
+
+def metric_differences(frame: pd.DataFrame, base: str, new: str, scopes: list[tuple[str, set[str] | None]],
+                       opts: ReportOptions) -> dict[str, list[stats.MetricDifference]]:
+    out: dict[str, list[stats.MetricDifference]] = {}
+    for scope, tasks in scopes:
+        found = [stats.metric_difference(frame, base, new, m, r, tasks, opts.interval, opts.resamples, opts.seed,
+                                         opts.confidence) for m in stats.METRICS for r in (1, 2)]
+        out[scope] = [d for d in found if d is not None]
+    return out
+
+
+def differences_table(diffs: dict[str, list[stats.MetricDifference]], base: str, new: str, opts: ReportOptions,
+                      cohort: Cohort | None) -> Table:
+    rows = []
+    for scope, found in diffs.items():
+        for d in found:
+            rows.append([scope, NAMES[d.metric], ROUNDS[d.round], str(d.tasks), f"{d.base:.2f}", f"{d.new:.2f}",
+                         f"{d.difference:+.2f}", starred(fmt_interval(*d.interval), cohort),
+                         starred(fmt_p(d.p_value), cohort)])
+    caption = ("paired over the tasks both have a value for; p: validity by the stratified exact test, the shares by "
+               "the exact sign-flip test of the per-task differences")
+    if cohort:
+        caption = f"{cohort_caption(cohort)}; {caption}"
+    return Table(f"Written suites: {new} minus {base}, per metric", ["tasks in", "metric", "success in", "N", base, new,
+                                                                     "difference", f"{opts.confidence:.0%} CI",
+                                                                     "p (exact)"], rows, caption)
+
+
+def per_task_table(frame: pd.DataFrame, base: str, new: str, tasks: list[str], round_no: int) -> tuple[Table, list[dict]]:
+    """Per task: each metric's mean for BASE and NEW in the round, kill rate's change
+    first (its largest losses first)."""
+    means = {(c, m): stats.task_means(frame, c, m, round_no) for c in (base, new) for m in stats.METRICS}
+    rows, data = [], []
+    for task in tasks:
+        got = {f"{side}_{m}": means[(name, m)].get(task) for side, name in (("base", base), ("new", new))
+               for m in stats.METRICS}
+        b, n = got["base_kill_rate"], got["new_kill_rate"]
+        data.append({"task": task, "round": round_no, **got, "kill_rate_change": None if b is None or n is None else n - b})
+    data.sort(key=lambda d: (d["kill_rate_change"] is None, d["kill_rate_change"] or 0.0, d["task"]))
+
+    def cell(x: float | None) -> str:
+        return "n/a" if x is None else f"{x:.2f}"
+
+    for d in data:
+        change = d["kill_rate_change"]
+        rows.append([d["task"]] + [cell(d[f"{side}_{m}"]) for m in stats.METRICS for side in ("base", "new")]
+                    + ["n/a" if change is None else f"{change:+.2f}"])
+    columns = ["task"] + [f"{name} {NAMES[m]}" for m in stats.METRICS for name in (base, new)] + ["kill rate change"]
+    return Table(f"Written suites per task ({ROUNDS[round_no]}): means over each task's trials with a value",
+                 columns, rows, "n/a: no trial with a value (a kill rate needs a valid suite)"), data
+
+
+def metric_bar_verdict(diffs: dict[str, list[stats.MetricDifference]], opts: ReportOptions) -> tuple[list[str], str]:
+    """The pre-registered bar on one metric (opts.metric), stated before any number: NEW
+    passes when the lower bound of the interval of its gain in that share is at least DELTA."""
+    what = NAMES[opts.metric] + (" in round 1" if opts.round == 1 else " within two rounds")
+    rule = (f"Pre-registered bar: NEW must gain at least {opts.bar:g} in {what} (a share, mean over tasks): the "
+            f"lower bound of the {opts.confidence:.0%} interval (for {stats.TARGETS[opts.interval]}) must be at least "
+            f"{opts.bar:g}.")
+    found = [d for d in diffs.get("all tasks", []) if d.metric == opts.metric and d.round == opts.round]
+    if not found:
+        return [rule, f"FAIL: no shared task has a value of {what}."], "FAIL"
+    d = found[0]
+    verdict = "PASS" if stats.clears_bar(d, opts.bar) else "FAIL"
+    lead = [rule, f"{verdict}: gain {d.difference:+.3f} over {d.tasks} tasks, interval {fmt_interval(*d.interval)}; "
+                  f"the lower bound {d.interval[0]:.3f} is {'at least' if verdict == 'PASS' else 'below'} {opts.bar:g}."]
+    for scope, tasks in UNSEEN_SCOPES.items():
+        other = [x for x in diffs.get(scope, []) if x.metric == opts.metric and x.round == opts.round]
+        if other:
+            lead.append(f"On {tasks}: gain {other[0].difference:+.3f}, interval {fmt_interval(*other[0].interval)} "
+                        "(the verdict above is on all shared tasks).")
+    return lead, verdict

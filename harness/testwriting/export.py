@@ -1,0 +1,209 @@
+"""Training data from test-writing runs: `harness tests export RUN... --out NAME`.
+
+Every tested round of every trial of a `--kind tests` run is a written suite for its task,
+with its score (valid, kill rate) in the round's record and its text in the round's
+workspace snapshot. The export writes, into one folder (the layout of a curriculum, so
+`harness train` finds it by name and records the tasks it covers):
+
+    sft.jsonl          SftRow: the task's plain-completion prompt (the contract's first
+                       message with the solution read-only and the test file as it starts)
+                       and a valid suite with a kill rate of at least --min-kill, as a
+                       whole-file answer; each distinct suite once
+    preference.jsonl   PreferenceRow: the same prompt, a chosen and a rejected answer of the
+                       same task: valid against invalid, or a kill rate at least --margin
+                       higher (TRL's conversational preference form: prompt, chosen, rejected)
+    grpo-tests.jsonl   TestsGrpoRow: one prompt per task, for the GRPO environment `tests`
+                       (reward: validity x kill rate, train/rewards.py)
+    manifest.json      the runs read, the counts, the tasks, the content hash
+
+The prompt is the one the trial's configuration was asked with (its run's contract, or the
+configuration's own), so a fill-mode run's suites (with FILL placeholders) train fill-mode
+answers."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+
+from ..contract import PromptContract, run_contract
+from ..editformat import render_whole
+from ..errors import BadInput
+from ..fs import written_folder
+from ..hashing import hash_files
+from ..records import Record, RunManifest, TestWritingSettings
+from ..store import RunFolder
+from ..suite import suite_of_run
+from ..task import Task
+from ..train.data import MANIFEST_FILE, SFT_FILE, ChatMessage, SftRow, write_jsonl
+from .kind import TestWritingKind
+
+PREFERENCE_FILE = "preference.jsonl"
+GRPO_FILE = "grpo-tests.jsonl"   # not grpo.jsonl: the repair environment reads that name
+
+
+class PreferenceRow(Record):
+    schema_version: Literal[1] = 1
+    task_id: str
+    source_task: str
+    prompt: list[ChatMessage] = Field(min_length=1)
+    chosen: list[ChatMessage] = Field(min_length=1)
+    rejected: list[ChatMessage] = Field(min_length=1)
+    chosen_score: dict[str, float | bool | None]
+    rejected_score: dict[str, float | bool | None]
+
+
+class TestsGrpoRow(Record):
+    """A GRPO prompt of the tests environment: the suite task it writes tests for (by
+    suite and slug) and how its suites are scored."""
+
+    __test__ = False
+    schema_version: Literal[1] = 1
+    task_id: str
+    source_task: str                 # <suite>/<slug>
+    suite_path: str                  # where the suite was when exported
+    prompt: list[ChatMessage] = Field(min_length=1)
+    tests: TestWritingSettings
+
+
+class TestsExportManifest(Record):
+    __test__ = False
+    schema_version: Literal[1] = 1
+    kind: Literal["test-writing"] = "test-writing"
+    runs: list[str]
+    min_kill: float
+    margin: float
+    sft: int
+    preference: int
+    grpo: int
+    source_tasks: list[str]
+    content_hash: str = ""
+
+
+@dataclass
+class WrittenSuite:
+    task: Task
+    source_task: str
+    prompt: list[ChatMessage]
+    text: str
+    valid: bool
+    kill_rate: float | None
+    tests: TestWritingSettings
+
+    @property
+    def rank(self) -> tuple[int, float]:
+        return (int(self.valid), self.kill_rate or 0.0)
+
+    def score(self) -> dict[str, float | bool | None]:
+        return {"valid": self.valid, "kill_rate": self.kill_rate}
+
+
+def prompt_for(task: Task, contract: PromptContract, kind: TestWritingKind) -> list[ChatMessage]:
+    """The plain-completion prompt of a test-writing trial (contract.completion_prompt)."""
+    start = kind.workspace(task)
+    return [ChatMessage(**m) for m in contract.completion_prompt(
+        task, {f: start[f] for f in kind.chat_files(task)}, {f: start[f] for f in kind.read_only_files(task)})]
+
+
+def answer_for(kind: TestWritingKind, task: Task, text: str) -> list[ChatMessage]:
+    return [ChatMessage(role="assistant", content=render_whole({kind.test_file(task): text}))]
+
+
+def written_suites(run_dir: Path) -> list[WrittenSuite]:
+    """Every tested round's suite of a test-writing run, in trial order."""
+    folder = RunFolder(run_dir)
+    manifest: RunManifest = folder.read_manifest()
+    if manifest.kind != "tests":
+        raise BadInput(f"{run_dir}: not a test-writing run (its trials are {manifest.kind} trials)")
+    suite = suite_of_run(manifest)
+    tests = manifest.tests or TestWritingSettings()
+    kind = TestWritingKind(tests)
+    out = []
+    for cfg in manifest.configs:
+        contract = run_contract(folder, cfg.name)
+        for slug in manifest.tasks:
+            task = suite.task(slug)
+            if task.content_hash != manifest.task_hashes.get(slug):
+                raise BadInput(f"{run_dir}: task {slug} changed since the run; its suites were scored on another version")
+            prompt = prompt_for(task, contract, kind)
+            for k in range(1, manifest.trials + 1):
+                result = folder.read_result(cfg.name, slug, k)
+                if result is None:
+                    continue
+                for r in result.rounds:
+                    path = folder.trial_dir(cfg.name, slug, k) / f"round-{r.round}" / "workspace" / kind.test_file(task)
+                    if r.valid is None or not path.is_file():
+                        continue  # not scored (an infrastructure error), or no snapshot
+                    out.append(WrittenSuite(task, f"{manifest.suite}/{slug}", prompt,
+                                            path.read_bytes().decode(errors="replace"), r.valid, r.kill_rate, tests))
+    return out
+
+
+def _asked(s: WrittenSuite) -> tuple[str, str]:
+    """The task and the whole prompt: what makes two suites answers to the same request."""
+    return s.source_task, json.dumps([m.model_dump() for m in s.prompt])
+
+
+def _distinct(suites: list[WrittenSuite]) -> list[WrittenSuite]:
+    seen, out = set(), []
+    for s in suites:
+        key = (*_asked(s), s.text)
+        if key not in seen:
+            seen.add(key)
+            out.append(s)
+    return out
+
+
+def preference_pairs(suites: list[WrittenSuite], margin: float, per_task: int) -> list[tuple[WrittenSuite, WrittenSuite]]:
+    """Pairs of the same task and prompt: a valid suite against an invalid one, or against
+    a valid one whose kill rate is at least `margin` lower; the best chosen first, at most
+    `per_task` pairs per task."""
+    groups: dict[tuple[str, str], list[WrittenSuite]] = {}
+    for s in suites:
+        groups.setdefault(_asked(s), []).append(s)
+    pairs = []
+    for group in groups.values():
+        ranked = sorted(group, key=lambda s: s.rank, reverse=True)
+        found = [(a, b) for i, a in enumerate(ranked) if a.valid for b in ranked[i + 1:]
+                 if not b.valid or (a.kill_rate or 0.0) - (b.kill_rate or 0.0) >= margin]
+        pairs += found[:per_task]
+    return pairs
+
+
+def export_suites(runs: list[Path], out: Path, *, min_kill: float = 0.8, margin: float = 0.2, pairs_per_task: int = 8,
+                  replace: bool = False) -> TestsExportManifest:
+    if not runs:
+        raise BadInput("name at least one test-writing run to export")
+    if not 0 <= min_kill <= 1 or not 0 < margin <= 1:
+        raise BadInput("--min-kill must be in [0, 1] and --margin in (0, 1]")
+    suites = _distinct([s for run in runs for s in written_suites(Path(run))])
+    if not suites:
+        raise BadInput("the runs hold no scored suite")
+    if out.exists() and not replace:
+        raise BadInput(f"{out}: exists already (use --replace to overwrite it)")
+    kind = TestWritingKind(TestWritingSettings())
+
+    def task_id(s: WrittenSuite) -> str:
+        return f"{out.name}/{s.task.slug}"
+
+    sft = [SftRow(task_id=task_id(s), source_task=s.source_task, messages=[*s.prompt, *answer_for(kind, s.task, s.text)])
+           for s in suites if s.valid and (s.kill_rate or 0.0) >= min_kill]
+    prefs = [PreferenceRow(task_id=task_id(a), source_task=a.source_task, prompt=a.prompt,
+                           chosen=answer_for(kind, a.task, a.text), rejected=answer_for(kind, b.task, b.text),
+                           chosen_score=a.score(), rejected_score=b.score())
+             for a, b in preference_pairs(suites, margin, pairs_per_task)]
+    firsts = {s.source_task: s for s in reversed(suites)}
+    grpo = [TestsGrpoRow(task_id=task_id(s), source_task=s.source_task, suite_path=str(s.task.path.parent),
+                         prompt=s.prompt, tests=s.tests) for s in sorted(firsts.values(), key=lambda s: s.source_task)]
+    manifest = TestsExportManifest(runs=[str(r) for r in runs], min_kill=min_kill, margin=margin, sft=len(sft),
+                                   preference=len(prefs), grpo=len(grpo), source_tasks=sorted(firsts))
+    with written_folder(out) as staging:
+        write_jsonl(staging / SFT_FILE, sft)
+        write_jsonl(staging / PREFERENCE_FILE, prefs)
+        write_jsonl(staging / GRPO_FILE, grpo)
+        manifest.content_hash = hash_files({n: (staging / n).read_bytes() for n in (SFT_FILE, PREFERENCE_FILE, GRPO_FILE)})
+        (staging / MANIFEST_FILE).write_text(manifest.model_dump_json(indent=2) + "\n")
+    return manifest
