@@ -102,7 +102,7 @@ def bench_tasks(sandbox, tasks: list[Task], answer: dict[str, bytes], repeats: i
     repeat, so that a machine busy with other work weighs on both alike (ratios are taken
     per repeat)."""
     cands = [candidates(answer) for _ in tasks]
-    out = [{**{k: [] for k in PARTS}, "test_main": None} for _ in tasks]
+    out = [{**{k: [] for k in PARTS}, "test_main": None, "catch_pch": None} for _ in tasks]
     for i in range(repeats):
         for task, cand, o in zip(tasks, cands, out):
             t0 = time.perf_counter()
@@ -112,6 +112,7 @@ def bench_tasks(sandbox, tasks: list[Task], answer: dict[str, bytes], repeats: i
             o["cold"].append(time.perf_counter() - t0)
             assert report.status.value == "pass", report.message
             o["test_main"] = report.test_main.value
+            o["catch_pch"] = "yes" if report.catch_precompiled else "no"
 
     sessions = [sandbox.session(f"bench warm {t.slug}") for t in tasks]
     try:
@@ -175,7 +176,7 @@ def main() -> None:
             raw = bench_tasks(sandbox, [task for _, task in suites], answer, args.repeats, baseline=not args.no_baseline)
             for (suite, _), r in zip(suites, raw):
                 measured = [k for k in PARTS if r[k]]
-                row = {"suite": suite, "task": slug, "test_main": r["test_main"], "raw": {k: r[k] for k in measured},
+                row = {"suite": suite, "task": slug, "test_main": r["test_main"], "catch_pch": r["catch_pch"], "raw": {k: r[k] for k in measured},
                        **{k: summary(r[k]) for k in measured}}
                 if "baseline" in row:
                     row["warm_speedup_vs_baseline"] = round(row["baseline"]["median"] / row["warm"]["median"], 2)
@@ -184,12 +185,12 @@ def main() -> None:
                 print(json.dumps({k: v for k, v in row.items() if k != "raw"}), flush=True)
     print(f"\nload average {load:.1f} -> {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores, "
           f"{args.repeats} repeats, 1 CPU per container")
-    print("\n| suite | task | main | cold | warm | cold, container CPU | warm, container CPU | baseline | floor | warm vs baseline | warm / floor |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("\n| suite | task | main | Catch2 precompiled | cold | warm | cold, container CPU | warm, container CPU | baseline | floor | warm vs baseline | warm / floor |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         cell = lambda k: f"{r[k]['median']:.2f} s (IQR {r[k]['iqr']:.2f})" if k in r else "-"  # noqa: E731
         speedup = f"{r['warm_speedup_vs_baseline']:.1f}x faster" if "baseline" in r else "-"
-        print(f"| {r['suite']} | {r['task']} | {r['test_main']} | {cell('cold')} | {cell('warm')} | {cell('cold_cpu')} | "
+        print(f"| {r['suite']} | {r['task']} | {r['test_main']} | {r['catch_pch']} | {cell('cold')} | {cell('warm')} | {cell('cold_cpu')} | "
               f"{cell('warm_cpu')} | {cell('baseline')} | "
               f"{cell('floor')} | {speedup} | {r['warm_over_floor']:.2f}x |")
     by = {(r["suite"], r["task"]): r for r in rows}
