@@ -7,6 +7,7 @@ warm build tree when it moves to another (the local sandbox backend)."""
 from __future__ import annotations
 
 import pickle
+import signal
 import threading
 import time
 
@@ -123,6 +124,26 @@ def test_local_slots_run_every_unit_and_raise_the_first_error(local_box):
 
         with pytest.raises(BadInput, match="unit 2 is bad"):
             executor.run(list(range(6)), work, label="failing")
+
+
+def test_ctrl_c_returns_only_once_every_unit_in_flight_has_ended(local_box):
+    """What a unit in flight does after Ctrl-C (a trial giving its session back) is over
+    before run raises: the caller closes the sessions next."""
+    ended = []
+
+    def work(u, slot):
+        slot.host.cancel.wait(30)
+        time.sleep(1.0 if slot.number == 0 else 0.1)  # the trial's own winding down, after the stop
+        ended.append(u)
+
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signals reach the main thread only")
+    with LocalExecutor(local_box, 2) as executor:
+        timer = threading.Timer(0.5, signal.raise_signal, (signal.SIGINT,))
+        timer.start()
+        with pytest.raises(KeyboardInterrupt):
+            executor.run([1, 2], work, label="interrupted")
+        assert sorted(ended) == [1, 2]
 
 
 def test_a_slot_frees_a_tasks_warm_tree_when_it_moves_on(local_box):

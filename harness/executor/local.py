@@ -41,7 +41,7 @@ class LocalExecutor(Executor):
         stop = threading.Event()
         taking, delivered = threading.Lock(), threading.Lock()
 
-        def worker(slot: Slot) -> None:
+        def worker(slot: Slot, ended: threading.Event) -> None:
             slot.label = label
             try:
                 while not stop.is_set():
@@ -58,20 +58,24 @@ class LocalExecutor(Executor):
             except BaseException as exc:  # noqa: BLE001  (raised again in the caller's thread)
                 errors.append(exc)
                 stop.set()
+            finally:
+                ended.set()
 
-        threads = [threading.Thread(target=worker, args=(slot,), daemon=True)
-                   for slot in self._slots[:max(1, min(self.slots, len(units)))]]
-        for t in threads:
-            t.start()
+        # Waited for on events, not Thread.join: a join that Ctrl-C interrupts (Python 3.11)
+        # can mark a thread that is still running as ended, and this one would then close
+        # the sessions its trial is still giving back.
+        ends = [threading.Event() for _ in self._slots[:max(1, min(self.slots, len(units)))]]
+        for slot, ended in zip(self._slots, ends):
+            threading.Thread(target=worker, args=(slot, ended), daemon=True).start()
         try:
-            for t in threads:
-                while t.is_alive():
-                    t.join(0.2)  # in short waits, so that Ctrl-C reaches this thread
+            for ended in ends:
+                while not ended.wait(0.2):  # in short waits, so that Ctrl-C reaches this thread
+                    pass
         except KeyboardInterrupt:
             stop.set()
             self.host.stop()
-            for t in threads:
-                t.join()
+            for ended in ends:
+                ended.wait()
             raise
         if errors:
             raise errors[0]
