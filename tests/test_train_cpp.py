@@ -67,6 +67,9 @@ def test_the_same_reward_path_gives_the_reference_plus_one(docker_sandbox, curri
     ref = {k: v.decode() for k, v in task.reference_files().items()}
     stub = {k: v.decode() for k, v in task.stub_files().items()}
     verifier = SandboxVerifier(RuntimeSettings(sandbox="docker"))
-    got = verifier.verify_batch([Candidate(str(task.path), ref), Candidate(str(task.path), stub)])
+    try:
+        got = verifier.verify_batch([Candidate(str(task.path), ref), Candidate(str(task.path), stub)])
+    finally:
+        verifier.close()  # its slots' containers, as the trainer closes its reward
     assert (got[0].reward, got[0].status) == (1.0, "ok")
     assert (got[1].reward, got[1].status) == (-1.0, "compile_error")
