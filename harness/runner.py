@@ -575,7 +575,7 @@ def _drivers(job: TrialJob, host: Host) -> DriverPool:
     # Importing Aider takes seconds: started now, the drivers' imports overlap the first
     # trials' set-up.
     pool = DriverPool(job.profile, job.drivers_log if host.in_driver else None, limiter=job.limiter)
-    pool.prewarm(host.slots)
+    pool.prewarm()
     return pool
 
 

@@ -293,9 +293,9 @@ class DriverPool:
             self._python = ensure_aider_env(self.profile.aider_version)
         return self._python
 
-    def prewarm(self, n: int) -> None:
+    def prewarm(self) -> None:
         """Start the warm driver now, so its import overlaps the run's other setup (the
-        `n` drivers are forked from it when trials first ask)."""
+        trials' drivers are forked from it when they first ask)."""
         self._warm_driver()
 
     def _warm_driver(self) -> DriverProcess:

@@ -99,7 +99,7 @@ def using(where: "Executor | Sandbox | str", workers: int | None = None) -> Iter
     if isinstance(where, Executor):
         yield where
         return
-    with LocalExecutor(make_sandbox(where), workers or os.cpu_count() or 1) as executor:
+    with make_executor(ExecutorSettings(kind="local"), sandbox=where, workers=workers) as executor:
         yield executor
 
 

@@ -83,7 +83,6 @@ class SandboxVerifier:
     and the reference's values, are kept from one batch to the next."""
 
     def __init__(self, runtime: RuntimeSettings):
-        self.sandbox_kind = runtime.sandbox
         self.runtime = runtime
         self.tasks = _TaskCache()
         self._executor = None
@@ -98,7 +97,7 @@ class SandboxVerifier:
                 workers, share = _sandbox_workers(self.runtime), 1
             else:
                 workers, share = self.runtime.verify_workers, int(os.environ.get("WORLD_SIZE", "1"))
-            self._executor = make_executor(settings, sandbox=self.sandbox_kind, workers=workers, share=share)
+            self._executor = make_executor(settings, sandbox=self.runtime.sandbox, workers=workers, share=share)
         return self._executor
 
     def verify_batch(self, candidates: Sequence[Candidate]) -> list[Judgement]:
