@@ -14,6 +14,7 @@ from typing import Iterable, Mapping
 from pydantic import BaseModel, ConfigDict
 
 from .cpp_files import is_cpp_file
+from .file_names import Allowed, describe, refusal
 
 
 # Aider's fences in the order it tries them; it uses the first that no line of the chat
@@ -33,8 +34,9 @@ _SOURCES = ("block", "saw", "chat")
 class ParsedAnswer(BaseModel):
     """The files an answer writes, by name, in the order Aider writes them. `malformed`
     holds the reason when Aider would reject the answer as a malformed response (a block it
-    cannot give a file name); an answer with no file listing at all writes nothing and is
-    not malformed, as in Aider."""
+    cannot give a file name, or a file name the one path check refuses: file_names.py, as
+    the Aider driver refuses it); an answer with no file listing at all writes nothing and
+    is not malformed, as in Aider."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -63,14 +65,17 @@ def _clean_name(line: str) -> str:
     return "" if len(name) > _MAX_NAME else name
 
 
-def parse_whole(text: str, chat_files: Iterable[str] = (), fence: tuple[str, str] = AIDER_FENCES[0]) -> ParsedAnswer:
+def parse_whole(text: str, chat_files: Iterable[str] = (), fence: tuple[str, str] = AIDER_FENCES[0], *,
+                allowed: Allowed = None) -> ParsedAnswer:
     """Read an answer in the whole format. Any line starting with the fence opens a block
     when none is open and closes the open one otherwise. A block's file name is the line
     before it; a name that is not a chat file but whose base name is one becomes that base
     name (models like to prepend a made-up folder); a block without a name belongs to the
     last chat file the prose named as `file`, else to the only chat file, else the answer
     is malformed. A block still open at the end is kept. A file written twice keeps the
-    block whose name is the most reliable, and among those the first."""
+    block whose name is the most reliable, and among those the first. A file name the path
+    check refuses (outside the workspace, not one `allowed` names) makes the whole answer
+    malformed: none of it is written."""
     chat = list(chat_files)
     lines = text.splitlines(keepends=True)
     blocks: list[tuple[str, str, list[str]]] = []
@@ -112,6 +117,11 @@ def parse_whole(text: str, chat_files: Iterable[str] = (), fence: tuple[str, str
         for fname, fsource, content in blocks:
             if fsource == wanted and fname not in files:
                 files[fname] = "".join(content)
+    for fname in files:
+        problem = refusal(fname, allowed=allowed)
+        if problem is not None:
+            return ParsedAnswer(files={}, malformed=f"the answer writes a file it may not: {describe(fname, problem)}",
+                                unterminated=unterminated)
     return ParsedAnswer(files=files, unterminated=unterminated)
 
 

@@ -37,6 +37,12 @@ def invalid(exc: ValidationError, source: str | None = None, flags: Mapping[str,
     return BadInput(f"{source}: {'.'.join(loc) or 'top level'}: {what}")
 
 
+class UnsafeName(HarnessError):
+    """A file name the one path check (file_names.py) refuses reached code that writes
+    files. Every entry point refuses such a name as its answer's failure first, so this is
+    a bug of the caller; nothing was written."""
+
+
 class InfraKind(str, Enum):
     sandbox = "sandbox"          # engine down, container died, image missing
     provider = "provider"        # model endpoint: timeout, 429, 5xx, connection refused

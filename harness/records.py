@@ -115,8 +115,9 @@ class VerdictStatus(str, Enum):
     compile_error = "compile_error"
     timeout = "timeout"
     crash = "crash"                  # killed by a signal before the stream ended
-    forged = "forged"                # the candidate changed a protected file (tests, build files)
-    incomplete = "incomplete"        # the stream stopped early, is malformed, or holds cases the task has not
+    forged = "forged"                # a protected file changed, or a stream no honest program writes (probe/stream.py)
+    incomplete = "incomplete"        # the stream stopped early, or holds cases the task has not
+    malformed = "malformed"          # the candidate names a file it may not write (file_names.py): not run
 
 
 class CallOutcome(Record):

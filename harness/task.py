@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import json
 from functools import cached_property
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict
 
 from .errors import BadInput
+from .file_names import describe, refusal
 from .fs import regular_files
 from .hashing import hash_files
 
@@ -26,6 +27,12 @@ _NOT_BUILT = (".docs", ".meta", ".exercism", ".git")
 _DOC_FILES = ("introduction.md", "instructions.md", "instructions.append.md")
 
 TaskKind = Literal["repair", "output-prediction"]
+
+
+def is_build_file(rel: str) -> bool:
+    """A file that changes how the exercise builds: no answer may write one."""
+    name = PurePosixPath(rel).name
+    return name == "CMakeLists.txt" or name.endswith(".cmake")
 
 
 class Task(BaseModel):
@@ -63,6 +70,15 @@ class Task(BaseModel):
         build files, vendored test framework, anything that is not a solution file."""
         solution = set(self.solution_files)
         return tuple(f for f in self.shipped_files if f not in solution)
+
+    def may_write(self, rel: str) -> bool:
+        """Whether a repair answer may write `rel`: a solution file, or a file of its own
+        that the task does not ship, outside the exercise's metadata and not a build file.
+        Tests, build files and everything else the task ships are the task's."""
+        if rel in self.solution_files:
+            return True
+        return (rel not in self.shipped_files and rel.split("/")[0] not in _NOT_BUILT and not is_build_file(rel)
+                and refusal(rel) is None)
 
     @property
     def links_harness_main(self) -> bool:
@@ -125,6 +141,9 @@ def load_task(path: Path | str) -> Task:
     config_path = path / ".meta" / "config.json"
     if not config_path.is_file():
         raise BadInput(f"{config_path}: missing; a task folder needs .meta/config.json")
+    problem = refusal(".meta/config.json", root=path)
+    if problem is not None:  # a link, read, would put any file of this machine in the task
+        raise BadInput(f"{path}: {describe('.meta/config.json', problem)}")
     try:
         config = json.loads(config_path.read_text())
         files = config["files"]
@@ -141,6 +160,9 @@ def load_task(path: Path | str) -> Task:
         raise BadInput(f"{config_path}: kind {kind!r} is not one of {', '.join(get_args(TaskKind))}")
     for role, names in (("solution", solution), ("test", test), ("example", example), ("editor", editor)):
         for name in names:
+            problem = refusal(name, root=path)
+            if problem is not None:
+                raise BadInput(f"{config_path}: the {role} file {describe(name, problem)}")
             if not (path / name).is_file():
                 raise BadInput(f"{path / name}: listed in .meta/config.json as a {role} file but does not exist")
     return Task(

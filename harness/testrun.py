@@ -18,11 +18,12 @@ from typing import Callable, Iterable, Mapping
 
 from .catch2 import parse_catch2_xml
 from .catch_pch import precompiled_unit
+from .file_names import refusal
 from .fs import read_files
 from .records import Status, TestCaseResult, TestMain, TestReport
 from .sandbox.base import ExecResult, Role, SandboxSession
 from .sandbox.capture import Kept, capture
-from .task import Task
+from .task import Task, is_build_file
 
 # Build-system chatter: progress lines, make entering and leaving folders, CMake's status
 # lines. make's own failing lines ("make[2]: *** ... Error 1") are kept.
@@ -46,19 +47,16 @@ def created_files(task: Task, provided: Iterable[str]) -> list[str]:
     return sorted(f for f in provided if f not in shipped and not f.startswith(_AGENT_FILES))
 
 
-def _is_build_file(rel: str) -> bool:
-    name = PurePosixPath(rel).name
-    return name == "CMakeLists.txt" or name.endswith(".cmake")
-
-
 def stage_files(task: Task, workspace: Path | Mapping[str, bytes]) -> tuple[dict[str, bytes], list[str]]:
     """The files the sandbox builds, and the protected files the workspace tried to change.
     Files the model created go into the build tree too (whether they compile is the task's
     CMake's decision, as in a real checkout), except build files: a created CMake file is
-    an attempt to change the build, refused and flagged like an edited one."""
+    an attempt to change the build, refused and flagged like an edited one. So is a name
+    the path check refuses (file_names.py): it is never staged."""
     provided = workspace_files(workspace)
+    tampered = [rel for rel in provided if refusal(rel) is not None]
+    provided = {rel: data for rel, data in provided.items() if rel not in tampered}
     files: dict[str, bytes] = {}
-    tampered = []
     for rel in task.protected_files:
         original = task.read(rel)
         files[rel] = original
@@ -71,7 +69,7 @@ def stage_files(task: Task, workspace: Path | Mapping[str, bytes]) -> tuple[dict
         elif rel in stubs:
             files[rel] = stubs[rel]
     for rel in created_files(task, provided):
-        if _is_build_file(rel):
+        if is_build_file(rel):
             tampered.append(rel)
         else:
             files[rel] = provided[rel]

@@ -39,6 +39,7 @@ from pydantic import Field, ValidationError, model_validator
 
 from .cpp_files import headers
 from .errors import BadInput, invalid
+from .file_names import describe, refusal
 from .fs import atomic_write, read_files, read_toml
 from .hashing import hash_files, sha256_bytes
 from .paths import cache_dir
@@ -307,6 +308,10 @@ def _verify_in(plan: _Plan, candidate: Mapping[str, bytes], session: SandboxSess
     provided = {k: bytes(v) for k, v in candidate.items()}
     solution = {f: provided[f] for f in task.solution_files if f in provided}
     candidate_hash = hash_files(solution)
+    refused = [describe(rel, problem) for rel in provided if (problem := refusal(rel)) is not None]
+    if refused:
+        return _verdict(plan, candidate_hash, VerdictStatus.malformed, backend=session.backend,
+                        reason=f"the candidate names files it may not write: {'; '.join(refused[:3])}")
     _, tampered = stage_files(task, provided)
     common = dict(flags=screen(solution), tampered=tampered, backend=session.backend)
     if tampered:

@@ -75,7 +75,7 @@ def test_a_dead_session_and_a_stuck_round_are_infrastructure_errors(tmp_path):
         pool.close()
 
 
-def test_edits_outside_the_workspace_are_refused(tmp_path):
+def test_an_answer_editing_outside_the_workspace_is_malformed_and_writes_nothing(tmp_path):
     outside = tmp_path / "outside.txt"
     outside.write_text("keep me\n")
     escape = whole_answer({"../escaped.h": "int x;\n", str(outside): "overwritten\n", "notes.txt": "inside\n"})
@@ -91,6 +91,7 @@ def test_edits_outside_the_workspace_are_refused(tmp_path):
         pool.close()
     assert outside.read_text() == "keep me\n"
     assert not (c.workspace.parent / "escaped.h").exists()
-    assert (c.workspace / "notes.txt").read_text() == "inside\n"  # inside the workspace: Aider's rules
+    assert not (c.workspace / "notes.txt").exists()  # the answer is refused as a whole, as Aider refuses a malformed one
     refused = [n for n in got.notes if n.startswith("Refused an edit")]
-    assert len(refused) == 2 and got.counters.error_outputs >= 2
+    assert refused and "'../escaped.h'" in refused[0]
+    assert got.counters.malformed_responses >= 1

@@ -54,6 +54,21 @@ LAZY_COMMENT = re.compile(r"^[+]? *(#|//).* [.][.][.] ", re.MULTILINE)
 NOTE_CAP = 4000  # characters of aider's own messages kept per round
 
 
+def _load_file_names():
+    """The harness's path check (harness/file_names.py, standard library only), loaded by
+    its path: this script never imports the harness."""
+    import importlib.util
+
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "file_names.py")
+    spec = importlib.util.spec_from_file_location("harness_file_names", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+FILE_NAMES = _load_file_names()
+
+
 def now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
@@ -245,9 +260,12 @@ class Session:
 
     def _confine_edits(self) -> None:
         """Aider's benchmark runs Aider itself in a container; here it runs on the host, so
-        an edit the model addresses outside the workspace (`../x`, `/etc/x`) is refused
-        before Aider reads or writes that path. Edits inside it go through as Aider has
-        them (a changed test file is restored and flagged by the sandbox)."""
+        every file an answer edits goes through the harness's one path check first
+        (harness/file_names.py: relative, inside the workspace, no link on the way, no
+        device). An answer naming a file it refuses is malformed, as Aider counts a
+        malformed answer: nothing of it is written and the reason goes back to the model.
+        Edits inside the workspace go through as Aider has them (a changed test file is
+        restored and flagged by the sandbox)."""
         coder, io = self.coder, self.io
         root = os.path.realpath(coder.root)
         original = coder.get_edits
@@ -256,15 +274,18 @@ class Session:
             edits = original(*args, **kwargs)
             if kwargs.get("mode", args[0] if args else "update") != "update":
                 return edits
-            kept = []
             for edit in edits:
                 path = edit[0]
-                full = os.path.realpath(coder.abs_root_path(path)) if path is not None else None
-                if full is not None and not full.startswith(root + os.sep):
-                    io.tool_error(f"Refused an edit to {path}: it is outside the workspace.")
+                if path is None:
                     continue
-                kept.append(edit)
-            return kept
+                problem = FILE_NAMES.refusal(path, root=root)
+                if problem is None and not os.path.realpath(coder.abs_root_path(path)).startswith(root + os.sep):
+                    problem = "outside the workspace"
+                if problem is not None:
+                    refused = f"Refused an edit to {FILE_NAMES.describe(path, problem)}."
+                    io.tool_error(refused)  # the round's notes keep the name
+                    raise ValueError(f"{refused} Edit only files inside the workspace, by their relative names.")
+            return edits
 
         coder.get_edits = get_edits
 

@@ -15,10 +15,13 @@ import tempfile
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from enum import Enum
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Mapping
 
 from pydantic import BaseModel, Field
+
+from ..errors import UnsafeName
+from ..file_names import describe, refusal
 
 if TYPE_CHECKING:
     from ..catch_pch import PchFacts
@@ -107,8 +110,15 @@ class SandboxSession(ABC):
 
     def stage(self, subdir: str, files: Mapping[str, bytes]) -> None:
         """Make `staging/subdir` hold exactly `files`. Unchanged files keep their
-        modification time, which is what lets make skip an unchanged test unit."""
+        modification time, which is what lets make skip an unchanged test unit. Every name
+        goes through the path check first (file_names.py): one it refuses is UnsafeName and
+        nothing is written, so no name reaches outside the folder or through a link."""
         root = self.staging / subdir
+        folders = {parent.as_posix() for rel in files for parent in PurePosixPath(rel).parents}
+        for rel in (subdir, *files):
+            problem = refusal(rel) or ("a folder of another staged file" if rel in folders else None)
+            if problem is not None:
+                raise UnsafeName(f"refused to stage {describe(rel, problem)}")
         root.mkdir(parents=True, exist_ok=True)
         self._staged.add(subdir)
         os.chmod(root, 0o755)
@@ -121,10 +131,13 @@ class SandboxSession(ABC):
                 shutil.rmtree(path)
         for rel, data in files.items():
             dest = root / rel
+            problem = refusal(rel, root=root)  # on disk now: nothing on the way is a link
+            if problem is not None:
+                raise UnsafeName(f"refused to stage {describe(rel, problem)}")
             if dest.is_file() and dest.read_bytes() == data:
                 continue
             dest.parent.mkdir(parents=True, exist_ok=True)
-            for parent in dest.relative_to(root).parents:
+            for parent in PurePosixPath(rel).parents:  # inside root: the name was checked
                 os.chmod(root / parent, 0o755)
             dest.write_bytes(data)
             os.chmod(dest, stat.S_IRUSR | stat.S_IWUSR | stat.S_IRGRP | stat.S_IROTH)

@@ -2,8 +2,9 @@
 
 - repair: the completion is read as whole files in the agent's edit format, laid over its
   repair task's starting files, and scored by a verifier (`cpp`: on this machine's cores or
-  a Ray cluster's nodes, runtime.executor). An answer that cannot be read
-  scores -1 and counts as malformed; everything else is the verifier's reward in [-1, 1]
+  a Ray cluster's nodes, runtime.executor). An answer that cannot be read, or that
+  names a file the task does not let it write (file_names.py: outside the workspace, a
+  link, a test or build file), scores -1 and counts as malformed; everything else is the verifier's reward in [-1, 1]
   with its status.
 - predict: the completion is an output prediction, scored in this process by the exact-match
   rule (harness.predict.score): +1 right, -1 wrong or malformed.
@@ -176,7 +177,7 @@ class RepairJudge:
             task = self.tasks(path)
             # Aider picks its fence from what the chat files hold when the answer is asked for.
             fence = choose_fence(data.decode(errors="replace") for data in task.stub_files().values())
-            parsed = parse_whole(text, task.solution_files, fence)
+            parsed = parse_whole(text, task.solution_files, fence, allowed=task.may_write)
             if parsed.ok:
                 todo.append((i, Candidate(path, parsed.files)))
             else:
@@ -253,7 +254,8 @@ class TestsJudge:
             test_file = with_written_tests(task, b"").test_file
             # The chat's files as a test-writing trial starts: what Aider picks its fence by.
             shown = [skeleton(task), *task.reference_files().values()]
-            parsed = parse_whole(text, (test_file,), choose_fence(data.decode(errors="replace") for data in shown))
+            parsed = parse_whole(text, (test_file,), choose_fence(data.decode(errors="replace") for data in shown),
+                                 allowed=(test_file,))
             if not parsed.ok or test_file not in parsed.files:
                 judgements[i] = Judgement(reward=0.0, status=MALFORMED, reason=parsed.malformed or "no test file")
                 continue
