@@ -27,7 +27,8 @@ from typing import Mapping
 
 from pydantic import BaseModel, ValidationError
 
-from .errors import BadInput, invalid
+from .errors import BadInput, UnsafeName, invalid
+from .file_names import describe, refusal
 from .fs import atomic_write, empty_folder, read_files, remove, write_record
 from .records import RunManifest, TrialResult
 
@@ -144,7 +145,12 @@ class RunFolder:
 
     @staticmethod
     def write_files(path: Path, files: Mapping[str, bytes]) -> None:
+        """A trial folder's files by relative name (a trial shipped back from a node holds
+        the workspace a model wrote: every name goes through the path check)."""
         for rel, data in files.items():
+            problem = refusal(rel, root=path)
+            if problem is not None:
+                raise UnsafeName(f"refused to write {describe(rel, problem)} in {path}")
             (path / rel).parent.mkdir(parents=True, exist_ok=True)
             atomic_write(path / rel, data)
 

@@ -4,28 +4,29 @@ process from the values the candidate's code produced in the sandbox.
 A task's checks come from `.meta/verifier.toml` (schema 2): each check names calls of the
 task's interface (harness/probe/calls.py: a C++ expression, or a call sequence with `=>`
 observations), a group, a weight and how values compare (`exact`, `approx` with
-`abs_tol`/`rel_tol`, `unordered`, `exception`). A task without one is checked
-differentially: each of its own test cases is a check, its assertions' operand values
-recorded by the probe's stand-in for Catch2 and compared with the reference's.
+`abs_tol`/`rel_tol`, `unordered`, `exception`). A task without one is not verified: its
+test file's expected values are literals compiled into the candidate's program, where the
+candidate could copy them into what it reports.
 
-1. The reference solution runs through the probe once per task, two or three times in a
-   row (calls must give the same values every time; in a test file, values that differ
-   between runs are random and judged by the relation the test asserts, not by value),
-   cached in memory and on disk by content hash (task, probe runtime, driver, the
-   sandbox's compiler). These are the expected values: they never enter a candidate's
-   sandbox.
+1. The reference solution runs through the probe once per task, twice in a row (calls
+   must give the same values every time), cached in memory and on disk by content hash
+   (task, probe runtime, driver, the sandbox's compiler). These are the expected values:
+   they never enter a candidate's sandbox.
 2. The candidate is built with the same probe and run once; its stream is read strictly
-   (harness/probe/stream.py): cases and records in order, each once, counts as framed.
-3. A check passes when every one of its calls (assertions) matches the reference's; the
-   reward is R = sum(w_k * (2*b_k - 1)) / sum(w_k) (equal weights: the study's
-   (1/K) * sum(2*b_k - 1)). Any status but ok scores -1.
+   (harness/probe/stream.py, schema.py): cases and records in order, each once, counts as
+   framed, each record of the exact shape an honest probe writes, within bounds.
+3. A check passes when every one of its calls matches the reference's; the reward is
+   R = sum(w_k * (2*b_k - 1)) / sum(w_k) (equal weights: the study's (1/K) * sum(2*b_k - 1)).
+   Any status but ok scores -1.
 
 Statuses: ok; compile_error; timeout; crash (killed by a signal before the stream ended);
-incomplete (the stream stopped early or is malformed, or the program ran cases the task
-does not have); forged, only for what the harness can prove: the candidate changed a
-protected file (a test or build file). The static screen (screen.py) flags suspicious
-source; flags travel with the verdict and decide nothing. tests/adversarial/README.md says
-what this does and does not defend against."""
+incomplete (the stream stopped early); forged: the candidate changed a protected file (a
+test or build file), or its program wrote what no honest program of the interface writes
+(a line or record outside the stream's schema, cases the task does not have, a call with
+more or fewer outcomes than it observes); malformed: it names a file it may not write
+(file_names.py). The static screen (screen.py) flags suspicious source; flags travel with
+the verdict and decide nothing. tests/security/README.md says what this does and does not
+defend against."""
 
 from __future__ import annotations
 
@@ -44,8 +45,8 @@ from .fs import atomic_write, read_files, read_toml
 from .hashing import hash_files, sha256_bytes
 from .paths import cache_dir
 from .executor import Executor, Slot, using
-from .probe import driver_source, run_probe, runtime_hash, test_unit
-from .probe.compare import Comparison, Mode, assertion_holds, assertion_view, call_matches, random_sides
+from .probe import driver_source, parse_call, run_probe, runtime_hash, test_unit
+from .probe.compare import Comparison, Mode, call_matches
 from .probe.run import ProbeRun, probe_tree
 from .records import CallOutcome, CheckOutcome, Record, Verdict, VerdictStatus
 from .sandbox import Sandbox, make_sandbox
@@ -162,47 +163,38 @@ class _Plan:
     """What a task's verification needs, worked out once per task and shared by sessions."""
 
     task: Task
-    spec: VerifierSpec | None
-    unit: tuple[str, str] | None  # the generated driver (calls), None: the task's own tests
+    spec: VerifierSpec
+    unit: tuple[str, str]   # the generated driver: the calls, each a probe case
+    observations: list[int]  # per call, the values it observes
     reference: ReferenceValues | None = None
-    varying: list[list[frozenset[str]]] = field(default_factory=list)  # per case and record: random operands
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def know(self, reference: ReferenceValues) -> None:
-        self.varying = [random_sides([run[i] for run in reference.runs]) for i in range(len(reference.cases))]
-        self.reference = reference
+    def forgery(self, cases: Sequence[list[dict[str, Any]]]) -> str | None:
+        """What no honest program of the interface writes in these cases: a record per
+        call, holding an outcome per observation (fewer only when a statement threw)."""
+        for i, (records, observed) in enumerate(zip(cases, self.observations)):
+            if len(records) != 1:
+                return f"call {i} wrote {len(records)} records (a call writes one)"
+            outcomes, threw = len(records[0]["o"]), "x" in records[0]
+            if outcomes > observed or (outcomes < observed and not threw):
+                return f"call {i} has {outcomes} outcomes for its {observed} observations"
+        return None
 
     def checks(self, cases: Sequence[list[dict[str, Any]] | None]) -> list[CheckOutcome]:
-        """The checks, judged on the candidate's records per case (None: not reached)."""
+        """The checks, judged on the candidate's records per call (None: not reached)."""
         ref = self.reference
-        if self.spec is not None:
-            out, i = [], 0
-            for check in self.spec.checks:
-                calls = []
-                for text in check.calls:
-                    got = cases[i] if i < len(cases) else None
-                    observed = got[0] if got is not None and len(got) == 1 else None
-                    expected = ref.first[i][0]
-                    calls.append(CallOutcome(call=text, expected=expected, observed=observed,
-                                             passed=call_matches(expected, observed, check.comparison)))
-                    i += 1
-                out.append(CheckOutcome(name=check.name, group=check.group, weight=check.weight,
-                                        passed=all(c.passed for c in calls), calls=calls))
-            return out
-        out = []
-        for i, name in enumerate(ref.cases):
-            got = cases[i] if i < len(cases) else None
+        out, i = [], 0
+        for check in self.spec.checks:
             calls = []
-            for j, (expected, varying) in enumerate(zip(ref.first[i], self.varying[i])):
-                observed = got[j] if got is not None and j < len(got) else None
-                calls.append(CallOutcome(call=f"{expected.get('a', '?')}({expected.get('e', '')}) at line {expected.get('line', '?')}",
-                                         expected=assertion_view(expected), observed=assertion_view(observed),
-                                         passed=assertion_holds(expected, observed, varying)))
-            for extra in (got or [])[len(ref.first[i]):]:
-                calls.append(CallOutcome(call="an assertion the reference did not reach", observed=assertion_view(extra),
-                                         passed=False))
-            out.append(CheckOutcome(name=name, group="tests", passed=got is not None and all(c.passed for c in calls),
-                                    calls=calls))
+            for text in check.calls:
+                got = cases[i] if i < len(cases) else None
+                observed = got[0] if got is not None and len(got) == 1 else None
+                expected = ref.first[i][0]
+                calls.append(CallOutcome(call=text, expected=expected, observed=observed,
+                                         passed=call_matches(expected, observed, check.comparison)))
+                i += 1
+            out.append(CheckOutcome(name=check.name, group=check.group, weight=check.weight,
+                                    passed=all(c.passed for c in calls), calls=calls))
         return out
 
 
@@ -210,10 +202,11 @@ def _plan(task: Task) -> _Plan:
     if not task.links_harness_main:
         raise BadInput(f"{task.slug}: the verifier needs a task that links the harness test main (HARNESS_TEST_MAIN in its CMakeLists.txt)")
     spec = load_spec(task)
-    unit = None
-    if spec is not None:
-        unit = (test_unit(task), driver_source(task, spec.calls, includes=spec.includes, prelude=spec.prelude))
-    return _Plan(task, spec, unit)
+    if spec is None:
+        raise BadInput(f"{task.path / VERIFIER_FILE}: missing; the verifier judges a task by the calls its verifier.toml "
+                       "names (its test file's expected values would be in the candidate's program)")
+    unit = (test_unit(task), driver_source(task, spec.calls, includes=spec.includes, prelude=spec.prelude))
+    return _Plan(task, spec, unit, [sum(step.observe for step in parse_call(c)) for c in spec.calls])
 
 
 def _toolchain(session: SandboxSession) -> str:
@@ -231,30 +224,20 @@ def _reference_failure(task: Task, run: ProbeRun) -> BadInput:
 
 def _check_reference(plan: _Plan, ref: ReferenceValues) -> None:
     """The reference must give what its own checks can compare: one deterministic record
-    per call, or tests it passes with the same assertions on both runs."""
+    per call."""
     task = plan.task
-    if plan.spec is not None:
-        if len(ref.cases) != len(plan.spec.calls):
-            raise BadInput(f"{task.slug}: the reference's probe ran {len(ref.cases)} cases for {len(plan.spec.calls)} calls")
-        i = 0
-        for check in plan.spec.checks:
-            for text in check.calls:
-                first, second = ref.runs[0][i], ref.runs[1][i]
-                if len(first) != 1:
-                    raise BadInput(f"{task.slug}: check {check.name!r}: the call {text!r} recorded nothing on the reference")
-                if not call_matches(first[0], second[0] if len(second) == 1 else None, check.comparison):
-                    raise BadInput(f"{task.slug}: check {check.name!r}: the call {text!r} observes a different value on "
-                                   f"each run of the reference ({first[0]} then {second[0] if second else None})")
-                i += 1
-        return
-    for i, name in enumerate(ref.cases):
-        kinds = {tuple(r.get("k") for r in run[i]) for run in ref.runs}
-        if len(kinds) > 1:
-            raise BadInput(f"{task.slug}: test case {name!r} makes different assertions on different runs of the reference")
-        failed = next((r for run in ref.runs for r in run[i]
-                       if r.get("ok") is False or r.get("k") in ("raised", "escaped", "fail")), None)
-        if failed is not None:
-            raise BadInput(f"{task.slug}: the reference fails its own test {name!r}: {failed.get('a')}({failed.get('e')})")
+    if len(ref.cases) != len(plan.spec.calls):
+        raise BadInput(f"{task.slug}: the reference's probe ran {len(ref.cases)} cases for {len(plan.spec.calls)} calls")
+    i = 0
+    for check in plan.spec.checks:
+        for text in check.calls:
+            first, second = ref.runs[0][i], ref.runs[1][i]
+            if len(first) != 1:
+                raise BadInput(f"{task.slug}: check {check.name!r}: the call {text!r} recorded nothing on the reference")
+            if not call_matches(first[0], second[0] if len(second) == 1 else None, check.comparison):
+                raise BadInput(f"{task.slug}: check {check.name!r}: the call {text!r} observes a different value on "
+                               f"each run of the reference ({first[0]} then {second[0] if second else None})")
+            i += 1
 
 
 def _reference(plan: _Plan, session: SandboxSession) -> ReferenceValues:
@@ -263,8 +246,7 @@ def _reference(plan: _Plan, session: SandboxSession) -> ReferenceValues:
         if plan.reference is not None:
             return plan.reference
         task = plan.task
-        key = sha256_bytes("\n".join([task.content_hash, runtime_hash(), plan.unit[1] if plan.unit else "tests",
-                                      _toolchain(session)]).encode())
+        key = sha256_bytes("\n".join([task.content_hash, runtime_hash(), plan.unit[1], _toolchain(session)]).encode())
         path = _references_dir() / f"{task.slug}-{key[:24]}.json"
         cached = None
         if path.is_file():
@@ -273,9 +255,8 @@ def _reference(plan: _Plan, session: SandboxSession) -> ReferenceValues:
             except (ValidationError, ValueError):
                 cached = None
         if cached is None or cached.key != key:
-            # Calls must be deterministic (two runs show it); a test file may use random
-            # values, and three runs tell them apart from fixed ones (site by site).
-            run = run_probe(task, task.reference_files(), session, test_unit=plan.unit, runs=2 if plan.unit else 3)
+            # Calls must be deterministic: two runs show it.
+            run = run_probe(task, task.reference_files(), session, test_unit=plan.unit, records="call", runs=2)
             if run.status != "ok":
                 raise _reference_failure(task, run)
             names = [[c.name for c in stream.cases] for stream in run.streams]
@@ -286,7 +267,7 @@ def _reference(plan: _Plan, session: SandboxSession) -> ReferenceValues:
             _check_reference(plan, cached)
             path.parent.mkdir(parents=True, exist_ok=True)
             atomic_write(path, cached.model_dump_json().encode())  # only a reference that passed the checks above is cached
-        plan.know(cached)
+        plan.reference = cached
         return cached
 
 
@@ -318,7 +299,7 @@ def _verify_in(plan: _Plan, candidate: Mapping[str, bytes], session: SandboxSess
         return _verdict(plan, candidate_hash, VerdictStatus.forged,
                         reason=f"the candidate changed protected files: {', '.join(tampered)}", **common)
 
-    run = run_probe(task, provided, session, test_unit=plan.unit)
+    run = run_probe(task, provided, session, test_unit=plan.unit, records="call")
     common.update(build_log=run.build_log, output=run.output, exit_code=run.exit_code,
                   build_seconds=run.build_seconds, run_seconds=run.run_seconds)
     if run.status != "ok":
@@ -328,8 +309,12 @@ def _verify_in(plan: _Plan, candidate: Mapping[str, bytes], session: SandboxSess
     if names != plan.reference.cases:
         extra = sorted(set(names) - set(plan.reference.cases))
         why = f"cases the task does not have: {extra[:3]}" if extra else f"{len(names)} cases where the task has {len(plan.reference.cases)}"
-        return _verdict(plan, candidate_hash, VerdictStatus.incomplete, reason=f"the program ran {why}", **common)
-    return _verdict(plan, candidate_hash, VerdictStatus.ok, checks=plan.checks([c.records for c in stream.cases]), **common)
+        return _verdict(plan, candidate_hash, VerdictStatus.forged, reason=f"the program ran {why}", **common)
+    cases = [c.records for c in stream.cases]
+    forgery = plan.forgery(cases)
+    if forgery is not None:
+        return _verdict(plan, candidate_hash, VerdictStatus.forged, reason=forgery, **common)
+    return _verdict(plan, candidate_hash, VerdictStatus.ok, checks=plan.checks(cases), **common)
 
 
 # --- the API ----------------------------------------------------------------------------

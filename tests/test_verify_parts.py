@@ -1,4 +1,4 @@
-"""The verifier's pure parts: reading the probe's stream, comparing values and assertion
+"""The verifier's pure parts: reading the probe's stream, comparing values and call
 records, the call language and the driver it generates, the reward, the verifier.toml
 schema, and the static screen (on real sources: every fixed26 reference must pass it
 clean, and each rule must fire on what it is about and not on comments)."""
@@ -11,8 +11,7 @@ import pytest
 
 from harness.errors import BadInput
 from harness.probe import driver_source, parse_call
-from harness.probe.compare import (Comparison, approx_equal, assertion_holds, call_matches, random_sides, same,
-                                   same_unordered)
+from harness.probe.compare import Comparison, call_matches, same, same_unordered
 from harness.probe.stream import read_stream
 from harness.cpp_lexer import strip_comments
 from harness.screen import screen
@@ -56,7 +55,7 @@ def test_a_complete_stream_is_read():
     (stream([{"o": []}], declared=2), "ends after 1 of 2"),
     (stream([{"o": []}], [{"o": []}], declared=1, done=False), "more cases than the 1 announced"),
     (GOOD.replace(b'{"o": [{"v": "2234567890"}]}', b'{"o": [{"v": "22'), "not JSON"),
-    (GOOD.replace(b'{"o": [{"v": "2234567890"}]}', b'[1, 2]'), "not a JSON object"),
+    (GOOD.replace(b'{"o": [{"v": "2234567890"}]}', b'[1, 2]'), "a call's record that is not"),
     (GOOD.replace(b"end 0 1", b"end 0 2"), "wrong index or count"),
     (b"probe 1 1\ncase 0 00\nrec 0 0 {}", "stops in case 0"),
     (b"harness-outcomes 1 token=ok\n", "does not begin with the probe's header"),
@@ -95,52 +94,6 @@ def test_values_compare_strictly_by_default():
 def test_a_call_matches_by_its_checks_mode(expected, observed, mode, ok):
     how = Comparison(mode=mode, abs_tol=1e-6 if mode == "approx" else 0.0)
     assert call_matches(expected, observed, how) is ok
-
-
-def cmp(left, right, op="==", ok=True, line=1, **more):
-    return {"k": "cmp", "op": op, "l": left, "r": right, "neg": False, "ok": ok, "a": "REQUIRE", "e": "x", "line": line, **more}
-
-
-def test_assertions_hold_when_the_candidate_shows_what_the_reference_shows():
-    ref = cmp("2234567890", "2234567890")
-    assert assertion_holds(ref, cmp("2234567890", "2234567890"))
-    assert not assertion_holds(ref, cmp("12234567890", "2234567890", ok=False))
-    # The candidate's own verdict counts for nothing where values were recorded.
-    assert not assertion_holds(ref, cmp("12234567890", "2234567890", ok=True))
-    assert not assertion_holds(ref, None)
-    # Both sides computed by the solution: equal to each other is not enough.
-    assert not assertion_holds(cmp("08:00", "08:00"), cmp("99:99", "99:99"))
-    throws = {"k": "throws", "threw": True, "as": "std::domain_error", "is": True, "ok": True}
-    assert assertion_holds(throws, {**throws, "x": "a subclass"})
-    assert not assertion_holds(throws, {"k": "throws", "threw": False, "as": "std::domain_error", "is": False, "ok": False})
-
-
-def test_random_values_are_judged_by_the_relation_the_test_asserts():
-    runs = [[cmp("ab123", "cd456", op="!="), cmp(17, 17, line=2)], [cmp("xy789", "zz000", op="!="), cmp(12, 12, line=2)],
-            [cmp("qq111", "rr222", op="!="), cmp(17, 17, line=2)]]
-    random = random_sides(runs)
-    assert random == [frozenset({"l", "r"}), frozenset({"l", "r"})]  # the second site varies on the second run
-    assert assertion_holds(runs[0][0], cmp("pp111", "ss222", op="!=", ok=False), random[0])  # judged here, not by ok
-    assert not assertion_holds(runs[0][0], cmp("pp111", "pp111", op="!=", ok=True), random[0])
-    assert assertion_holds(runs[0][1], cmp(9, 9), random[1]) and not assertion_holds(runs[0][1], cmp(9, 8), random[1])
-    # A loop's records share their site: one varying draw makes the whole site random.
-    loop = [[cmp(3, 3, line=7), cmp(5, 5, line=7)], [cmp(3, 3, line=7), cmp(6, 6, line=7)]]
-    assert random_sides(loop) == [frozenset({"l", "r"})] * 2
-    ranged = {"k": "that", "v": 12, "m": {"describe": "lies in [3, 18]"}, "ok": True, "a": "REQUIRE_THAT", "line": 3}
-    assert random_sides([[ranged], [{**ranged, "v": 5}]]) == [frozenset({"v"})]
-    assert assertion_holds(ranged, {**ranged, "v": 17}, frozenset({"v"}))
-    assert not assertion_holds(ranged, {**ranged, "v": 17})  # a fixed value must be the reference's
-
-
-def test_approx_and_within_use_the_references_bounds():
-    assert approx_equal(1.0 + 1e-7, [1.0, 1.1920929e-05, 0.0, 0.0])
-    assert not approx_equal(1.1, [1.0, 1.1920929e-05, 0.0, 0.0])
-    ref = cmp(31.69, {"approx": [31.69, 1.1920929e-05, 0.0, 0.0]})
-    assert assertion_holds(ref, cmp(31.690001, {"approx": [0, 1, 1e9, 0]}))  # the candidate's bound is ignored
-    assert not assertion_holds(ref, cmp(31.8, {"approx": [31.8, 1, 1e9, 0]}, ok=True))
-    within = {"k": "that", "v": 31.6888, "m": {"abs": [31.69, 0.005]}, "ok": True}
-    assert assertion_holds(within, {**within, "v": 31.692})
-    assert not assertion_holds(within, {**within, "v": 31.7, "m": {"abs": [31.7, 1.0]}})
 
 
 def test_calls_are_expressions_or_sequences_with_observations():

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
+from ..file_names import refusal
 from ..hashing import sha256_json
 from ..mutants import Mutant, generate_mutants
 from ..records import TestReport
@@ -101,12 +102,13 @@ def open_run(ref: str, runs_dir: Path) -> RunFolder:
 
 def starting_code(task: Task, workspace: Path) -> dict[str, bytes]:
     """The solution files as the sandbox built them: the workspace's, or the stub's where
-    the workspace has none (testrun.stage_files does the same)."""
+    the workspace has none (testrun.stage_files does the same: a link, or a file behind
+    one, is not the workspace's and is never read)."""
     stubs = task.stub_files()
     out = {}
     for rel in task.solution_files:
         path = workspace / rel
-        if path.is_file():
+        if refusal(rel, root=workspace) is None and path.is_file():
             out[rel] = path.read_bytes()
         elif rel in stubs:
             out[rel] = stubs[rel]

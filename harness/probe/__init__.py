@@ -8,8 +8,9 @@ decides whether a value is right; it can only produce values.
     run_probe(task, files, session, test_unit=None)
                                    the task's own tests as the cases, every assertion's
                                    operands recorded (the recording Catch2 stand-in)
-    compare.call_matches / compare.assertion_holds
-                                   a candidate's records against the reference's
+    stream.read_stream / schema    the stream read strictly, every record held to the
+                                   shapes an honest probe writes, within bounds
+    compare.call_matches           a candidate's call record against the reference's
 
 The verifier (harness/verify.py) builds its checks on these; so can anything else that
 needs a program's values without trusting the program (predicting outputs, filling
@@ -78,11 +79,12 @@ def observe(task: Task, files: Mapping[str, bytes], calls: Sequence[str], *, ses
     if any(cases) and not all(cases):
         raise BadInput(f"{task.slug}: one probe runs either the task's test cases or driver calls, not both")
     unit = None if all(cases) else (test_unit(task), driver_source(task, calls, includes=includes, prelude=prelude))
+    kind = "assertion" if unit is None else "call"
     if session is None:
         with make_sandbox(sandbox).session(f"probe {task.slug}") as own:
-            run = run_probe(task, files, own, test_unit=unit, runs=runs)
+            run = run_probe(task, files, own, test_unit=unit, records=kind, runs=runs)
     else:
-        run = run_probe(task, files, session, test_unit=unit, runs=runs)
+        run = run_probe(task, files, session, test_unit=unit, records=kind, runs=runs)
     values = case_records(run, calls) if unit is None else call_records(run, len(calls))
     return Observation(run.status, run.reason, values, run)
 

@@ -26,6 +26,7 @@ from ..sandbox.capture import Kept, capture
 from ..task import Task
 from ..testrun import BuildTree, clean_log, signal_name, stage_files
 from .build import build_probe
+from .schema import RecordKind
 from .stream import ProbeStream, read_stream
 
 RUNTIME_DIR = ".harness-probe"
@@ -33,7 +34,7 @@ PROBE_ROOT = "probe"
 RECORDS_KEEP = 4 * 1024 * 1024   # far more than a probe of any task writes
 OUTPUT_KEEP = 16 * 1024          # the program's own output, for people
 
-ProbeStatus = Literal["ok", "compile_error", "timeout", "crash", "incomplete"]
+ProbeStatus = Literal["ok", "compile_error", "timeout", "crash", "incomplete", "forged"]
 
 
 def runtime_files() -> dict[str, bytes]:
@@ -67,11 +68,12 @@ def probe_tree(task: Task, session: SandboxSession) -> BuildTree:
 
 
 def run_probe(task: Task, files: Mapping[str, bytes], session: SandboxSession, *, test_unit: tuple[str, str] | None = None,
-              runs: int = 1) -> ProbeRun:
+              records: RecordKind = "assertion", runs: int = 1) -> ProbeRun:
     """Build `files` (a candidate's, by name; protected files are the task's whatever they
     say) with the probe and run it `runs` times. `test_unit` is (file name, source) of a
-    generated driver that replaces the task's test file; without it the task's own tests
-    are the cases."""
+    unit that replaces the task's test file (a generated driver, whose records are
+    `"call"`s, or a written suite); without it the task's own tests are the cases. Records
+    are read as `records` (schema.py)."""
     staged, tampered = stage_files(task, files)
     if test_unit is not None:
         staged[test_unit[0]] = test_unit[1].encode()
@@ -100,15 +102,15 @@ def run_probe(task: Task, files: Mapping[str, bytes], session: SandboxSession, *
         if got is None:
             out.status, out.reason = "incomplete", "the run's output could not be read back (the program flooded it)"
             return out
-        code, (records, output) = got.exit_code, got.contents
-        stream = read_stream(records)
+        code, (kept, output) = got.exit_code, got.contents
+        stream = read_stream(kept, records)
         out.streams.append(stream)
         if attempt == 0:
             out.exit_code = code
             out.output = output.decode(errors="replace").strip() or None
         if not stream.complete:
             sig = signal_name(code) if code is not None else None
-            out.status = "crash" if sig is not None else "incomplete"
+            out.status = "forged" if stream.forged else "crash" if sig is not None else "incomplete"
             out.reason = f"{stream.problem}" + (f"; the program was killed by {sig}" if sig else f" (exit code {code})")
             return out
     return out
