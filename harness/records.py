@@ -100,6 +100,12 @@ class TestReport(Record):
 # process. Kept here so trial results can carry one.
 
 
+class InfraFailure(Record):
+    kind: str      # errors.InfraKind value, or "bad_input" for a unit of work that raised BadInput
+    message: str
+    attempts: int = 1
+
+
 class ScreenFlag(Record):
     """Something in a candidate's source that no honest solution needs (screen.py)."""
 
@@ -118,6 +124,10 @@ class VerdictStatus(str, Enum):
     forged = "forged"                # a protected file changed, or a stream no honest program writes (probe/stream.py)
     incomplete = "incomplete"        # the stream stopped early, or holds cases the task has not
     malformed = "malformed"          # the candidate names a file it may not write (file_names.py): not run
+    # The harness could not judge it (`infra_error` says why: the sandbox, bad input about
+    # the task, a bug of ours). Scored -1 like every status but ok, so that breaking the
+    # judge never earns more than being judged.
+    error = "error"
 
 
 class CallOutcome(Record):
@@ -157,6 +167,7 @@ class Verdict(Record):
     build_seconds: float = 0.0
     run_seconds: float = 0.0
     backend: str = ""
+    infra_error: InfraFailure | None = None  # status error: the failure, typed (kind "bad_input" for bad input)
 
     @property
     def checks_passed(self) -> int:
@@ -328,12 +339,6 @@ class RoundTrajectory(Record):
             kind, _, message = value.partition(": ")
             return ProviderError(type=kind, message=message)
         return value
-
-
-class InfraFailure(Record):
-    kind: str      # errors.InfraKind value
-    message: str
-    attempts: int = 1
 
 
 class TrialOutcome(str, Enum):

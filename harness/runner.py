@@ -34,6 +34,7 @@ from .contract import (DEFAULT_CONTRACT, TESTS_CONTRACT, TESTS_FILL_CONTRACT, Pr
                        run_contract)
 from .errors import BadInput, InfraError, InfraKind, ProviderFailure
 from .executor import ExecutorSettings, Host, SandboxFacts, Slot, make_executor
+from .executor.base import BAD_INPUT, UnitFailure
 from .models import ModelSpec, check_access, config_name, parse_model
 from .hashing import sha256_json
 from .records import (
@@ -611,6 +612,11 @@ def run_job(job: TrialJob, slot: Slot) -> TrialResult | ShippedTrial:
 def lost_trial(job: TrialJob, why: str) -> TrialResult:
     """The result of a trial no slot could finish (its node died each time it was tried):
     an infrastructure error, rerun by --resume, keeping the rounds it was resumed with."""
+    return ended_trial(job, InfraFailure(kind=InfraKind.node.value, message=why))
+
+
+def ended_trial(job: TrialJob, failure: InfraFailure) -> TrialResult:
+    """The result of a trial whose unit ended in `failure` outside the trial itself."""
     spec, resume = job.spec, job.resume
     rounds = list(resume.rounds) if resume is not None else []
     if resume is not None:
@@ -620,7 +626,7 @@ def lost_trial(job: TrialJob, why: str) -> TrialResult:
     result = TrialResult(
         run_id=spec.run_id, config=spec.config, task=spec.task.slug, trial=spec.trial, suite=spec.suite,
         task_hash=spec.task.content_hash, model=spec.model, outcome=TrialOutcome.infra_error, rounds=rounds,
-        infra_error=InfraFailure(kind=InfraKind.node.value, message=why), prompt_hash=spec.contract.prompt_hash(spec.task),
+        infra_error=failure, prompt_hash=spec.contract.prompt_hash(spec.task),
         tampered=sorted({f for r in rounds if r.test_report for f in r.test_report.tampered}),
         started_at=resume.started_at if resume is not None else utc_now(), finished_at=utc_now(),
     )
@@ -764,8 +770,21 @@ def run(config: RunConfig, log: Log | None = None, progress=None) -> RunSummary:
             log(f"{spec.config} {spec.task.slug} trial-{spec.trial}: {why}; recorded as an infrastructure error")
             finished(job, lost_trial(job, why))
 
+        bad: list[BaseException] = []
+
+        def failed(job: TrialJob, failure: UnitFailure) -> None:
+            if failure.record.kind == BAD_INPUT:
+                bad.append(failure.error)  # about the run, not the trial: said once every trial has ended
+                return
+            spec = job.spec
+            log(f"{spec.config} {spec.task.slug} trial-{spec.trial}: {failure.record.message}; recorded as an "
+                "infrastructure error")
+            finished(job, ended_trial(job, failure.record))
+
         try:
-            executor.run(jobs, run_job, label=plan.run_id, on_result=finished, on_lost=lost)
+            executor.run(jobs, run_job, label=plan.run_id, on_result=finished, on_lost=lost, on_failure=failed)
+            if bad:
+                raise bad[0]
         except KeyboardInterrupt:
             # The executor stopped handing out trials and ended the agents' waits; trials in
             # flight finished their step and closed their sandboxes.

@@ -26,6 +26,7 @@ from pydantic import BaseModel, ValidationError
 
 from .errors import BadInput, invalid
 from .executor import Executor, Slot, using
+from .executor.base import Failed
 from .fs import read_files, read_toml, subfolders
 from .mutants import Mutant, count_test_cases, generate_mutants
 from .records import Record, Status, TestReport
@@ -368,16 +369,19 @@ def _in_task_tree(work: Callable[[U, SandboxSession], R], run_timeout_s: float, 
 
 
 def work_on_tasks(where: Sandbox | Executor, units: Sequence[U], work: Callable[[U, SandboxSession], R], *,
-                  workers: int, run_timeout_s: float, on_result: Callable[[U, R], None] | None = None) -> None:
+                  workers: int, run_timeout_s: float, on_result: Callable[[U, R], None] | None = None,
+                  on_failure: Failed | None = None) -> None:
     """Validation's work in the sandbox, one session per slot (harness/executor), a task's
     units next to each other and a slot's next unit one of its own task where there is one,
     so that the slots sharing a task share it while its build tree is warm. A slot moving
     on to another task drops the last one's build tree: build space is a fixed-size tmpfs.
     `where` is an executor, or a sandbox to run `workers` threads over; on a cluster `work`
-    is a module-level function and `on_result` gets what it returns."""
+    is a module-level function and `on_result` gets what it returns; a unit whose work
+    raised goes to `on_failure` (executor.base.UnitFailure), or ends the call once every
+    other unit has run."""
     with using(where, workers) as executor:
         executor.run(units, partial(_in_task_tree, work, run_timeout_s), label="validate worker", on_result=on_result,
-                     affinity=lambda u: u.task.path)
+                     on_failure=on_failure, affinity=lambda u: u.task.path)
 
 
 def default_workers() -> int:

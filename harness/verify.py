@@ -30,6 +30,7 @@ defend against."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 from dataclasses import dataclass, field
@@ -39,12 +40,13 @@ from typing import Any, Callable, Hashable, Literal, Mapping, Sequence
 from pydantic import Field, ValidationError, model_validator
 
 from .cpp_files import headers
-from .errors import BadInput, invalid
+from .errors import BadInput, InfraError, InfraKind, invalid
 from .file_names import describe, refusal
 from .fs import atomic_write, read_files, read_toml
 from .hashing import hash_files, sha256_bytes
 from .paths import cache_dir
 from .executor import Executor, Slot, using
+from .executor.base import UnitFailure
 from .probe import driver_source, parse_call, run_probe, runtime_hash, test_unit
 from .probe.compare import Comparison, Mode, call_matches
 from .probe.run import ProbeRun, probe_tree
@@ -377,10 +379,27 @@ class _Batch:
     candidates: list[Mapping[str, bytes]]
 
 
+def failed_verdict(task: Task, candidate: Mapping[str, bytes], failure: UnitFailure) -> Verdict:
+    """A candidate the harness could not judge: its verdict says why, typed."""
+    solution = {f: bytes(candidate[f]) for f in task.solution_files if f in candidate}
+    return Verdict(task=task.slug, task_hash=task.content_hash, candidate_hash=hash_files(solution),
+                   status=VerdictStatus.error, reward=-1.0, reason=failure.record.message, infra_error=failure.record)
+
+
 def _verify_batch(batch: _Batch, slot: Slot) -> list[Verdict]:
+    """Every candidate's verdict: what goes wrong judging one (a sandbox that died, a bug of
+    ours a candidate's output found) is that candidate's verdict, not the batch's end."""
     task = batch.task
-    session = slot.warm_session(("probe", task.path), lambda s: drop_build(task, s, probe_tree(task, s)))
-    return [verify_in_session(task, c, session) for c in batch.candidates]
+    out = []
+    for candidate in batch.candidates:
+        try:
+            session = slot.warm_session(("probe", task.path), lambda s: drop_build(task, s, probe_tree(task, s)))
+            out.append(verify_in_session(task, candidate, session))
+        except Exception as exc:  # noqa: BLE001  typed into the verdict
+            out.append(failed_verdict(task, candidate, UnitFailure.of(exc)))
+            with contextlib.suppress(Exception):
+                slot.close()  # its session may be in any state: the next candidate gets a fresh one
+    return out
 
 
 def verify_batch(items: Sequence[tuple[Task, Mapping[str, bytes]]], *, sandbox: Sandbox | str | Executor = "auto",
@@ -402,12 +421,18 @@ def verify_batch(items: Sequence[tuple[Task, Mapping[str, bytes]]], *, sandbox: 
             if progress is not None:
                 progress(i, verdict)
 
+    def failed(batch: _Batch, failure: UnitFailure) -> None:
+        verified(batch, [failed_verdict(batch.task, c, failure) for c in batch.candidates])
+
+    def lost(batch: _Batch, why: str) -> None:
+        failed(batch, UnitFailure.of(InfraError(InfraKind.node, why)))
+
     with using(sandbox, min(workers or os.cpu_count() or 1, len(items))) as executor:
         keys = [(id(t), _header_key(t, c)) for t, c in items]
         units = [_Batch(items[u[0]][0], u, [items[i][1] for i in u]) for u in _batches(keys, executor.slots)]
-        executor.run(units, _verify_batch, label="verify", on_result=verified,
+        executor.run(units, _verify_batch, label="verify", on_result=verified, on_failure=failed, on_lost=lost,
                      affinity=lambda b: b.task.path)
-    return results  # type: ignore[return-value]  # every slot filled, or a unit raised
+    return results  # type: ignore[return-value]  # every unit delivered: a verdict, or its failure's
 
 
 def verify_many(task: Task, candidates: Sequence[Mapping[str, bytes]], *, sandbox: Sandbox | str | Executor = "auto",

@@ -109,7 +109,7 @@ def local_box():
     return make_backend("local")
 
 
-def test_local_slots_run_every_unit_and_raise_the_first_error(local_box):
+def test_a_units_error_is_that_units_result_and_every_other_unit_is_delivered(local_box):
     got: dict = {}
     with LocalExecutor(local_box, 3) as executor:
         executor.run(list(range(10)), lambda u, slot: (u * u, slot.number), label="squares",
@@ -119,11 +119,23 @@ def test_local_slots_run_every_unit_and_raise_the_first_error(local_box):
         def work(u, slot):
             if u == 2:
                 raise BadInput("unit 2 is bad")
+            if u == 3:
+                raise RecursionError("deep")
+            if u == 4:
+                raise InfraError(InfraKind.sandbox, "the container died")
             time.sleep(0.05)
             return u
 
+        done, failed = [], {}
+        executor.run(list(range(8)), work, label="failing", on_result=lambda u, r: done.append(u),
+                     on_failure=lambda u, f: failed.__setitem__(u, f.record.kind))
+        assert sorted(done) == [0, 1, 5, 6, 7]
+        assert failed == {2: "bad_input", 3: "harness", 4: "sandbox"}
+        # Without on_failure, the first failure is raised, but only once every other unit ran.
+        done.clear()
         with pytest.raises(BadInput, match="unit 2 is bad"):
-            executor.run(list(range(6)), work, label="failing")
+            executor.run([2, 0, 1, 5, 6], work, label="failing", on_result=lambda u, r: done.append(u))
+        assert sorted(done) == [0, 1, 5, 6]
 
 
 def test_ctrl_c_returns_only_once_every_unit_in_flight_has_ended(local_box):

@@ -14,7 +14,7 @@ from ..errors import BadInput
 from .app import app, console, err, handled
 
 _STYLE = {"ok": "green", "compile_error": "yellow", "timeout": "yellow", "crash": "red", "forged": "magenta",
-          "incomplete": "red"}
+          "incomplete": "red", "malformed": "magenta", "error": "red"}
 
 
 @app.command("verify")
@@ -31,6 +31,7 @@ def verify_cmd(
     """Build each candidate with the task's probe, run its checks' calls in the sandbox and
     print its verdict: per-check outcomes, the reward R in [-1, 1], the status and the
     screen's flags."""
+    from ..executor.base import BAD_INPUT
     from ..sandbox import SandboxLimits, make_sandbox
     from ..task import load_task
     from ..verify import read_candidate, verify_many
@@ -42,6 +43,9 @@ def verify_cmd(
     limits = SandboxLimits() if timeout is None else SandboxLimits(timeout_s=timeout)
     box = make_sandbox(sandbox, limits, notice=lambda m: err.print(m, markup=False, highlight=False))
     verdicts = verify_many(task, files, sandbox=box, workers=workers)
+    bad = next((v.infra_error for v in verdicts if v.infra_error is not None and v.infra_error.kind == BAD_INPUT), None)
+    if bad is not None:  # about the task (its reference does not run through the probe), not a candidate
+        raise BadInput(bad.message)
     if as_json:
         for v in verdicts:
             sys.stdout.write(json.dumps(v.model_dump(mode="json")) + "\n")

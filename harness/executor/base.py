@@ -15,10 +15,13 @@ plain data: on Ray both travel between processes, and only the driver acts on th
 from __future__ import annotations
 
 import threading
+import traceback
 from abc import ABC, abstractmethod
+from dataclasses import dataclass
 from typing import Any, Callable, Hashable, Sequence, TypeVar
 
-from ..records import Record
+from ..errors import BadInput, InfraError, InfraKind
+from ..records import InfraFailure, Record
 from ..sandbox.base import Sandbox, SandboxSession
 from ..sandbox.pool import SessionPool
 
@@ -27,9 +30,35 @@ R = TypeVar("R")
 T = TypeVar("T")
 
 Work = Callable[[U, "Slot"], R]
+BAD_INPUT = "bad_input"  # a unit failure's kind when its work raised BadInput
 # A unit that could not be run anywhere (its node died each time it was tried, or no node
 # is left): the unit and why.
 Lost = Callable[[U, str], None]
+
+
+@dataclass
+class UnitFailure:
+    """What a unit's work raised, as that unit's result, typed: an infrastructure failure
+    of its kind, bad input (kind `bad_input`), or a bug of the harness (kind harness: an
+    exception nobody raised on purpose); with the error itself and where it was raised."""
+
+    error: BaseException
+    record: InfraFailure
+    where: str = ""  # the traceback, as far as it is known
+
+    @classmethod
+    def of(cls, error: BaseException, where: str | None = None) -> "UnitFailure":
+        where = where if where is not None else "".join(traceback.format_exception(error))
+        if isinstance(error, BadInput):
+            kind, message, attempts = BAD_INPUT, str(error), 1
+        elif isinstance(error, InfraError):
+            kind, message, attempts = error.kind.value, str(error), error.attempts
+        else:
+            kind, message, attempts = InfraKind.harness.value, f"{type(error).__name__}: {error}", 1
+        return cls(error, InfraFailure(kind=kind, message=message[:2000], attempts=attempts), where)
+
+
+Failed = Callable[[U, UnitFailure], None]
 
 
 class SandboxFacts(Record):
@@ -142,13 +171,16 @@ class Executor(ABC):
 
     @abstractmethod
     def run(self, units: Sequence[U], work: Work, *, label: str, on_result: Callable[[U, R], None] | None = None,
-            on_lost: Lost | None = None, affinity: Callable[[U], Hashable] | None = None) -> None:
+            on_lost: Lost | None = None, on_failure: Failed | None = None,
+            affinity: Callable[[U], Hashable] | None = None) -> None:
         """Run every unit, `on_result` in the driver as each one ends. `affinity` keys units
-        that share warm state, so a slot takes the next of its own key first. The first
-        error a unit raises stops the handing out and is raised once the units in flight
-        have ended; so is Ctrl-C, which also stops every host. A unit that cannot be run
-        (a lost node, tried again elsewhere until it runs out of tries) goes to `on_lost`,
-        or without one raises InfraError."""
+        that share warm state, so a slot takes the next of its own key first. A unit whose
+        work raises is that unit's result: `on_failure` hears of it in the driver, typed
+        (UnitFailure), and every other unit still runs and is delivered; without
+        `on_failure`, the first failure is raised once every unit has ended. Ctrl-C stops
+        every host and is raised once the units in flight have ended. A unit that cannot
+        be run (a lost node, tried again elsewhere until it runs out of tries) goes to
+        `on_lost`, or without one raises InfraError."""
 
     @abstractmethod
     def each_host(self, fn: Callable[..., T], *args: Any) -> list[T]:

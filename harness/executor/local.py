@@ -8,7 +8,7 @@ import threading
 from typing import Any, Callable, Hashable, Iterable, Sequence
 
 from ..sandbox.base import Sandbox, SandboxSession
-from .base import Executor, Host, Lost, R, SandboxFacts, Slot, T, U, Work, next_unit
+from .base import Executor, Failed, Host, Lost, R, SandboxFacts, Slot, T, U, UnitFailure, Work, next_unit
 from .pace import Limiter
 
 NAME = "local thread pool"
@@ -32,12 +32,14 @@ class LocalExecutor(Executor):
         return self._facts
 
     def run(self, units: Sequence[U], work: Work, *, label: str, on_result: Callable[[U, R], None] | None = None,
-            on_lost: Lost | None = None, affinity: Callable[[U], Hashable] | None = None) -> None:
+            on_lost: Lost | None = None, on_failure: Failed | None = None,
+            affinity: Callable[[U], Hashable] | None = None) -> None:
         # Nothing here is lost, so `on_lost` never runs.
         units = list(units)
         keys = [affinity(u) for u in units] if affinity is not None else None
         todo = list(range(len(units)))
-        errors: list[BaseException] = []
+        failures: list[UnitFailure] = []
+        errors: list[BaseException] = []  # of the driver's own callbacks: those end the run
         stop = threading.Event()
         taking, delivered = threading.Lock(), threading.Lock()
 
@@ -51,7 +53,15 @@ class LocalExecutor(Executor):
                         i = next_unit(todo, keys, self._last.get(slot.number))
                         if keys is not None:
                             self._last[slot.number] = keys[i]
-                    got = work(units[i], slot)
+                    try:
+                        got = work(units[i], slot)
+                    except Exception as exc:  # noqa: BLE001  that unit's result, typed
+                        failure = UnitFailure.of(exc)
+                        with delivered:
+                            failures.append(failure)
+                            if on_failure is not None:
+                                on_failure(units[i], failure)
+                        continue
                     if on_result is not None:
                         with delivered:
                             on_result(units[i], got)
@@ -79,6 +89,8 @@ class LocalExecutor(Executor):
             raise
         if errors:
             raise errors[0]
+        if failures and on_failure is None:
+            raise failures[0].error
 
     def each_host(self, fn: Callable[..., T], *args: Any) -> list[T]:
         return [fn(self.host, *args)]

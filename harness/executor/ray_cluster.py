@@ -30,7 +30,7 @@ from .. import __version__
 from ..errors import BadInput, HarnessError, InfraError, InfraKind
 from ..hashing import sha256_bytes
 from ..sandbox import SandboxLimits, make_sandbox
-from .base import Executor, Host, Lost, R, SandboxFacts, Slot, T, U, Work, next_unit
+from .base import Executor, Failed, Host, Lost, R, SandboxFacts, Slot, T, U, UnitFailure, Work, next_unit
 from .pace import Pace
 from .shipping import landed_task, task_payload
 
@@ -224,14 +224,16 @@ class RayExecutor(Executor):
     # --- running units ----------------------------------------------------------------
 
     def run(self, units: Sequence[U], work: Work, *, label: str, on_result: Callable[[U, R], None] | None = None,
-            on_lost: Lost | None = None, affinity: Callable[[U], Hashable] | None = None) -> None:
+            on_lost: Lost | None = None, on_failure: Failed | None = None,
+            affinity: Callable[[U], Hashable] | None = None) -> None:
         units = list(units)
         keys = [affinity(u) for u in units] if affinity is not None else None
         todo = list(range(len(units)))
         tries = [0] * len(units)
         idle = list(self._live)
         flying: dict[Any, tuple[Any, int]] = {}
-        error: BaseException | None = None
+        error: BaseException | None = None       # ends the handing out: no slot is left
+        first_failure: UnitFailure | None = None  # a unit's own, raised at the end without on_failure
 
         def lose(i: int, why: str) -> None:
             nonlocal error
@@ -239,6 +241,14 @@ class RayExecutor(Executor):
                 on_lost(units[i], why)
             elif error is None:
                 error = InfraError(InfraKind.node, why, attempts=tries[i])
+
+        def failed(i: int, exc: RayTaskError) -> None:
+            nonlocal first_failure
+            failure = UnitFailure.of(_cause(exc), where=str(exc))
+            if on_failure is not None:
+                on_failure(units[i], failure)
+            elif first_failure is None:
+                first_failure = failure
 
         try:
             while todo or flying:
@@ -269,7 +279,7 @@ class RayExecutor(Executor):
                         continue
                     except RayTaskError as exc:
                         idle.append(actor)
-                        error = error or _cause(exc)
+                        failed(i, exc)
                         continue
                     idle.append(actor)
                     if on_result is not None:
@@ -279,6 +289,8 @@ class RayExecutor(Executor):
             raise
         if error is not None:
             raise error
+        if first_failure is not None:
+            raise first_failure.error
 
     def _lost(self, actor, idle: list) -> None:
         if actor in self._live:

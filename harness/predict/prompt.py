@@ -22,6 +22,7 @@ from typing import Any, Mapping
 
 from ..hashing import sha256_json
 from ..probe import is_case, parse_call
+from ..probe.schema import Forged, bounded_json
 from ..train.data import ChatMessage
 
 FORMAT_VERSION = 1
@@ -74,9 +75,10 @@ def _outcome(line: str) -> dict[str, Any] | None:
         kind = line[len(THROWS):].strip()
         return {"x": kind} if kind else None
     try:
-        return {"v": json.loads(line)}
-    except ValueError:
+        value = bounded_json(line.encode())  # a model's text: bounded, so no answer can crash the judge
+    except Forged:
         return None
+    return {"v": value}
 
 
 def parse_answer(text: str, call: str) -> dict[str, Any] | None:

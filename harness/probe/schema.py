@@ -82,21 +82,28 @@ def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def parse(line: bytes) -> Any:
-    """One record's JSON, within the bounds; Forged when outside them or not JSON."""
-    if len(line) > MAX_RECORD:
-        raise Forged(f"a record of {len(line)} bytes (at most {MAX_RECORD})")
-    if _UNPRINTABLE.search(line):
-        raise Forged("bytes the probe never writes (it escapes everything but printable ASCII)")
-    if _too_deep(line):
+def bounded_json(text: bytes) -> Any:
+    """JSON a candidate or a model wrote, within the bounds (size, depth, digits, no NaN,
+    no key twice); Forged when outside them or not JSON. Nothing here recurses without a
+    bound or raises anything else."""
+    if len(text) > MAX_RECORD:
+        raise Forged(f"{len(text)} bytes of JSON (at most {MAX_RECORD})")
+    if _too_deep(text):
         raise Forged(f"values nested more than {MAX_DEPTH} deep")
     try:
-        return json.loads(line, object_pairs_hook=_object, parse_int=_integer, parse_float=_number,
+        return json.loads(text, object_pairs_hook=_object, parse_int=_integer, parse_float=_number,
                           parse_constant=_refuse("NaN or Infinity as a bare token"))
     except Forged:
         raise
     except (ValueError, RecursionError) as exc:
         raise Forged(f"not JSON ({type(exc).__name__})") from None
+
+
+def parse(line: bytes) -> Any:
+    """One record's JSON as the probe writes it: printable ASCII, within the bounds."""
+    if _UNPRINTABLE.search(line):
+        raise Forged("bytes the probe never writes (it escapes everything but printable ASCII)")
+    return bounded_json(line)
 
 
 # --- shapes -------------------------------------------------------------------------------

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Callable, Literal, Sequence
 
 from ..errors import BadInput
+from ..executor.base import UnitFailure
 from ..records import AssertionCount, Record, TestReport
 from ..sandbox.base import Sandbox, SandboxSession
 from ..suite_validation import (CandidateResult, RunKind, candidate_result, control_fails, why_not,
@@ -180,11 +181,14 @@ class SuiteToScore:
 
 def score_suites(sandbox: Sandbox, suites: Sequence[SuiteToScore], *, workers: int = 1,
                  mutant_cap: int | None = None, mutant_seed: int = 0, use_cache: bool = True,
-                 progress: Callable[[ScoredSuite], None] | None = None) -> list[ScoredSuite]:
+                 progress: Callable[[ScoredSuite], None] | None = None,
+                 on_failure: Callable[[int, UnitFailure], None] | None = None) -> list[ScoredSuite | None]:
     """Score each written suite, in order of the answer, in warm sessions (one per
-    worker), each task's targets found once (TargetPool)."""
+    worker), each task's targets found once (TargetPool). A suite whose scoring raised is
+    None in the answer and goes to `on_failure` (its index, the failure typed); without
+    it the first such failure is raised once every other suite is scored."""
     pool = TargetPool(mutant_cap, mutant_seed, use_cache)
-    results: dict[int, ScoredSuite] = {}
+    results: dict[int, ScoredSuite | None] = {}
     units = [_Unit(i, s.task, s.source, s.fill) for i, s in enumerate(suites)]
 
     def handle(unit: _Unit, session: SandboxSession) -> None:
@@ -193,7 +197,12 @@ def score_suites(sandbox: Sandbox, suites: Sequence[SuiteToScore], *, workers: i
         if progress is not None:
             progress(results[unit.index])
 
-    work_on_tasks(sandbox, units, handle, workers=max(1, min(workers, len(units))), run_timeout_s=RUN_TIMEOUT_S)
+    def failed(unit: _Unit, failure: UnitFailure) -> None:
+        results[unit.index] = None
+        on_failure(unit.index, failure)  # type: ignore[misc]  # only passed on when given
+
+    work_on_tasks(sandbox, units, handle, workers=max(1, min(workers, len(units))), run_timeout_s=RUN_TIMEOUT_S,
+                  on_failure=failed if on_failure is not None else None)
     return [results[i] for i in range(len(units))]
 
 

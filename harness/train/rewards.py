@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Protocol, Sequence
 
 from ..editformat import choose_fence, parse_whole
+from ..executor.base import UnitFailure
 from ..errors import BadInput
 from ..predict.score import score
 from ..probe.compare import Comparison
@@ -45,6 +46,7 @@ from ..task import Task, load_task
 from .config import RuntimeSettings
 
 MALFORMED = "malformed"
+ERROR = "error"  # the harness could not judge it; the environment's lowest reward, reason recorded
 
 
 @dataclass(frozen=True)
@@ -156,7 +158,10 @@ def make_verifier(runtime: RuntimeSettings) -> Verifier:
 
 
 class Judge(Protocol):
-    """Scores completions of one environment; `targets` are the rows' `target` column."""
+    """Scores completions of one environment; `targets` are the rows' `target` column.
+    `lowest` is the least reward it gives (what a completion it could not judge gets)."""
+
+    lowest: float
 
     def judge(self, texts: list[str], targets: list[str]) -> list[Judgement]: ...
 
@@ -165,6 +170,8 @@ class Judge(Protocol):
 
 class RepairJudge:
     """Whole files laid over the repair task (the target is its folder), then the verifier."""
+
+    lowest = -1.0
 
     def __init__(self, verifier: Verifier):
         self.verifier = verifier
@@ -202,6 +209,8 @@ class PredictTarget(Record):
 class PredictJudge:
     """The exact-match rule; statuses say right, wrong or malformed."""
 
+    lowest = -1.0
+
     def judge(self, texts: list[str], targets: list[str]) -> list[Judgement]:
         out = []
         for text, raw in zip(texts, targets, strict=True):
@@ -234,6 +243,7 @@ class TestsJudge:
     validity x kill rate, with the status valid, invalid or malformed."""
 
     __test__ = False
+    lowest = 0.0
 
     def __init__(self, runtime: RuntimeSettings):
         self.runtime = runtime
@@ -265,11 +275,16 @@ class TestsJudge:
             self._box = make_sandbox(self.runtime.sandbox)
         for settings, group in todo.items():
             tests = TestWritingSettings.model_validate_json(settings)
+            failures: dict[int, str] = {}
             scored = score_suites(self._box, [u for _, u in group], workers=self.workers,
-                                  mutant_cap=tests.mutant_cap, mutant_seed=tests.mutant_seed)
-            for (i, _), s in zip(group, scored, strict=True):
-                judgements[i] = Judgement(reward=float(s.valid) * (s.kill_rate or 0.0),
-                                          status="valid" if s.valid else "invalid", reason=s.why_invalid)
+                                  mutant_cap=tests.mutant_cap, mutant_seed=tests.mutant_seed,
+                                  on_failure=lambda n, failure: failures.__setitem__(n, failure.record.message))
+            for n, ((i, _), s) in enumerate(zip(group, scored, strict=True)):
+                if s is None:  # the harness could not score it: the least the environment gives
+                    judgements[i] = Judgement(reward=self.lowest, status=ERROR, reason=failures[n])
+                else:
+                    judgements[i] = Judgement(reward=float(s.valid) * (s.kill_rate or 0.0),
+                                              status="valid" if s.valid else "invalid", reason=s.why_invalid)
         return judgements  # type: ignore[return-value]  # every index is judged above
 
     def close(self) -> None:
@@ -357,7 +372,13 @@ class GrpoReward:
         for i, env in enumerate(environments):
             by_env.setdefault(env, []).append(i)
         for env, idx in by_env.items():
-            for i, j in zip(idx, self.judges[env].judge([texts[i] for i in idx], [targets[i] for i in idx]), strict=True):
+            judge = self.judges[env]
+            try:
+                judged = judge.judge([texts[i] for i in idx], [targets[i] for i in idx])
+            except Exception as exc:  # noqa: BLE001  a judge's failure is its completions' result, not the step's end
+                why = UnitFailure.of(exc).record.message
+                judged = [Judgement(reward=judge.lowest, status=ERROR, reason=why) for _ in idx]
+            for i, j in zip(idx, judged, strict=True):
                 judgements[i] = j
         return judgements, time.perf_counter() - started  # type: ignore[return-value]
 
