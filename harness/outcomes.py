@@ -27,6 +27,9 @@ The frame has one row per task-trial expected, finished or not:
     error_outputs, user_asks, lazy_comments, agent_seconds
                                the rest of what Aider's benchmark summary counts, by its
                                definitions (agent_seconds: its "duration", the agent's time)
+    embeds_reference           a test-writing trial's rounds whose suite holds a copy of the
+                               reference (testwriting/embedding.py): counted apart, never a
+                               pass, and without shares
     kill_rate_1, kill_rate_2, assertion_accuracy_1, assertion_accuracy_2
                                a test-writing trial's shares in round 1 and within two
                                rounds (result_facts.py), NaN where there is none (a repair
@@ -61,7 +64,7 @@ SETTING_COLUMNS = ("rounds", "planned_trials", "suite", "suite_hash", "contract"
 HEALTH_COLUMNS = (
     "malformed_responses", "exhausted_context_windows", "timeouts",
     "prompt_tokens", "completion_tokens", "cost",
-    "error_outputs", "user_asks", "lazy_comments", "agent_seconds",
+    "error_outputs", "user_asks", "lazy_comments", "agent_seconds", "embeds_reference",
 )
 METRIC_COLUMNS = tuple(f"{name}_{n}" for name in SHARE_COLUMNS for n in (1, 2))
 FRAME_COLUMNS = ("config", "task", "trial", "status", "done", "rounds_recorded", "round1_known", "round2_known",

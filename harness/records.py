@@ -273,6 +273,9 @@ class RoundRecord(Record):
     valid: bool | None = None
     assertion_accuracy: float | None = None
     kill_rate: float | None = None
+    # The suite holds a copy of the reference's code (testwriting/embedding.py): counted
+    # apart in reports and comparisons, never a pass.
+    embeds_reference: bool | None = Field(None, exclude_if=_absent)
 
 
 class ModelCall(Record):

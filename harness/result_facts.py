@@ -49,6 +49,7 @@ class _RoundFacts(_Facts):
     timings: _TimingFacts = _TimingFacts()
     kill_rate: float | None = None
     assertion_accuracy: float | None = None
+    embeds_reference: bool | None = None
 
 
 class _InfraFacts(_Facts):
@@ -91,11 +92,12 @@ def status(result: TrialFacts) -> str:
 def _share_columns(result: TrialFacts) -> dict:
     """A test-writing trial's shares in round 1 and within two rounds (the round that ended
     the trial), by the counting rule of its outcomes: round 1's once it was tested, the
-    two-round value once round 1 passed or round 2 was tested."""
+    two-round value once round 1 passed or round 2 was tested. A suite that embeds the
+    reference has none: it is counted apart (`embeds_reference`)."""
     tested = rounds_recorded(result)
     first = result.rounds[0] if tested >= 1 else None
     final = first if result.passed_round == 1 else result.rounds[1] if tested >= 2 else None
-    return {f"{name}_{n}": getattr(r, name) if r is not None else None
+    return {f"{name}_{n}": getattr(r, name) if r is not None and not r.embeds_reference else None
             for name in SHARE_COLUMNS for n, r in ((1, first), (2, final))}
 
 
@@ -120,6 +122,7 @@ def facts_row(result: TrialFacts) -> dict:
         user_asks=sum(c.user_asks for c in counters),
         lazy_comments=sum(c.lazy_comments for c in counters),
         agent_seconds=sum(r.timings.model_seconds + r.timings.agent_seconds for r in result.rounds),
+        embeds_reference=sum(bool(r.embeds_reference) for r in result.rounds),
         **_share_columns(result),
     )
 

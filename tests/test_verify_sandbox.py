@@ -1,10 +1,10 @@
 """The verifier end to end in the real sandbox: the phone-number verifier scores its
-reference and faulty controls as the study's reward says (both backends), every task with
-a verifier.toml gives its reference +1 and each faulty control less, a task without one is
-checked test case by test case against the reference's values (random values included),
-the reference's values are observed once and cached, the probe answers arbitrary calls,
-a candidate recompiles only what its files changed, and `harness verify`
-prints verdicts with expected and observed values, or one line of bad input."""
+reference and faulty controls as the study's reward says (both backends), every fixed26
+task's verifier.toml gives its reference +1 and each faulty control less (random values
+judged by the property its tests assert), a task without one is refused, the reference's
+values are observed once and cached, the probe answers arbitrary calls, a candidate
+recompiles only what its files changed, and `harness verify` prints verdicts with
+expected and observed values, or one line of bad input."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 import harness.verify as verifier
+from harness.errors import BadInput
 from harness.probe import observe
 from harness.sandbox.base import Role, SandboxLimits
 from harness.task import load_task
@@ -96,8 +97,8 @@ def verify_tasks(sandbox, work: dict[str, list[dict[str, bytes]]], sessions: int
         return {slug: got for part in pool.map(one, range(sessions)) for slug, got in part.items()}
 
 
-def test_every_verifier_task_gives_its_reference_plus_one_and_every_faulty_control_less(docker):
-    assert len(VERIFIER_TASKS) >= 7
+def test_every_fixed26_task_gives_its_reference_plus_one_and_every_faulty_control_less(docker):
+    assert len(VERIFIER_TASKS) == 26  # every task is judged by calls, none by its test file's literals
     controls = {slug: sorted(p.name for p in (FIXED26 / slug / ".meta" / "faulty").iterdir()) for slug in VERIFIER_TASKS}
     # phone-number's reference and controls are checked value by value above.
     work = {slug: [load_task(FIXED26 / slug).reference_files(), *(faulty(load_task(FIXED26 / slug), n) for n in controls[slug])]
@@ -110,28 +111,10 @@ def test_every_verifier_task_gives_its_reference_plus_one_and_every_faulty_contr
     assert not problems, "\n".join(problems)
 
 
-def test_a_task_without_a_verifier_toml_has_one_check_per_test_case(sandbox):
+def test_a_task_without_a_verifier_toml_is_refused_in_one_line():
     task = load_task(GOLDEN / "sum-of-squares")
-    cases = GOLDEN / "cases"
-    fail_one = {p.name: p.read_bytes() for p in (cases / "fail-one").iterdir()}
-    good, bad = verify_many(task, [task.reference_files(), fail_one], sandbox=sandbox, workers=1)
-    assert good.status is VerdictStatus.ok and good.reward == 1.0 and len(good.checks) == 4
-    assert bad.status is VerdictStatus.ok and bad.checks_passed == 3 and bad.reward == 0.5
-    [wrong] = [c for c in bad.checks if not c.passed]
-    assert wrong.name == "sum of the first hundred"
-    assert wrong.calls[0].expected["l"] != wrong.calls[0].observed["l"]  # the candidate's value, beside the reference's
-
-
-def test_random_values_and_sections_are_checked_by_what_the_tests_assert(docker):
-    """robot-name's names and dnd-character's rolls differ on every run, so they are judged
-    by the relation each assertion states; zebra-puzzle's test case has two sections."""
-    slugs = ("robot-name", "dnd-character", "zebra-puzzle")
-    controls = {slug: sorted((FIXED26 / slug / ".meta" / "faulty").iterdir())[0].name for slug in slugs}
-    work = {slug: [load_task(FIXED26 / slug).reference_files(), faulty(load_task(FIXED26 / slug), controls[slug])]
-            for slug in slugs}
-    for slug, (ref, bad) in verify_tasks(docker, work, sessions=1).items():
-        assert (ref.status, ref.reward) == (VerdictStatus.ok, 1.0), f"{slug}: {ref.reason}"
-        assert bad.reward < 1.0, f"{slug}/{controls[slug]}"
+    with pytest.raises(BadInput, match="verifier.toml: missing"):
+        verify_many(task, [task.reference_files()], sandbox="local")
 
 
 def test_the_reference_is_observed_once_and_cached_by_content(docker, monkeypatch, tmp_path):

@@ -106,7 +106,7 @@ def build_comparison(outcomes: Outcomes, base: str, new: str, opts: ReportOption
                             cohort_caption(cohort)))
     suite_tasks = None
     if suite_diffs is not None:
-        doc.tables.append(differences_table(suite_diffs, base, new, opts, cohort))
+        doc.tables.append(differences_table(suite_diffs, base, new, opts, cohort, frame))
         table, suite_tasks = per_task_table(frame, base, new, shared, opts.round)
         doc.tables.append(table)
     doc.tables.append(_task_table(changes, base_all, new_all, base, new, opts.round, overlap.trained, cohort))

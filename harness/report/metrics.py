@@ -39,6 +39,15 @@ def suite_kind(infos: list[ConfigInfo]) -> str | None:
     return note
 
 
+def embedding_trials(frame: pd.DataFrame, config: str, tasks: set[str] | None = None) -> int:
+    """Trials of `config` (in `tasks`) with a suite that embeds the reference: counted
+    apart, in none of the shares and never solved (testwriting/embedding.py)."""
+    rows = frame[frame["config"] == config]
+    if tasks is not None:
+        rows = rows[rows["task"].isin(tasks)]
+    return int((rows["embeds_reference"] > 0).sum()) if "embeds_reference" in rows else 0
+
+
 def _cell(s: stats.MetricSummary, cohort: Cohort | None) -> str:
     if not s.tasks:
         return "n/a"
@@ -58,12 +67,15 @@ def metrics_table(frame: pd.DataFrame, configs: list[str], scopes: list[tuple[st
                                                 opts.confidence) for m in stats.METRICS]
                 if not any(s.tasks for s in found):
                     continue
-                rows.append([name] + ([scope] if with_scope else []) + [ROUNDS[r]] + [_cell(s, cohort) for s in found])
-                data += [dict(asdict(s), tasks_in=scope, interval_target=opts.interval, interval_valid=cohort is None)
-                         for s in found if s.tasks]
+                embedding = embedding_trials(frame, name, tasks)
+                rows.append([name] + ([scope] if with_scope else []) + [ROUNDS[r]] + [_cell(s, cohort) for s in found]
+                            + [str(embedding)])
+                data += [dict(asdict(s), tasks_in=scope, interval_target=opts.interval, interval_valid=cohort is None,
+                              embeds_reference_trials=embedding) for s in found if s.tasks]
     columns = ["config"] + (["tasks in"] if with_scope else []) + ["round"] + [f"{NAMES[m]} ({ci}, tasks)"
-                                                                               for m in stats.METRICS]
-    caption = "means over tasks, as shares; (tasks): the tasks with a value"
+                                                                               for m in stats.METRICS] + ["embeds the reference"]
+    caption = ("means over tasks, as shares; (tasks): the tasks with a value; embeds the reference: trials whose suite "
+               "holds a copy of the reference's code, counted apart (never valid here, in no share)")
     if cohort:
         caption = f"{cohort_caption(cohort)}; {caption}"
     return Table("Written suites: validity, kill rate, assertion accuracy", columns, rows, caption), data
@@ -80,7 +92,7 @@ def metric_differences(frame: pd.DataFrame, base: str, new: str, scopes: list[tu
 
 
 def differences_table(diffs: dict[str, list[stats.MetricDifference]], base: str, new: str, opts: ReportOptions,
-                      cohort: Cohort | None) -> Table:
+                      cohort: Cohort | None, frame: pd.DataFrame | None = None) -> Table:
     rows = []
     for scope, found in diffs.items():
         for d in found:
@@ -89,6 +101,9 @@ def differences_table(diffs: dict[str, list[stats.MetricDifference]], base: str,
                          starred(fmt_p(d.p_value), cohort)])
     caption = ("paired over the tasks both have a value for; p: validity by the stratified exact test, the shares by "
                "the exact sign-flip test of the per-task differences")
+    if frame is not None:
+        caption += (f"; trials whose suite embeds the reference, counted apart (in no share, never valid here): "
+                    f"{base} {embedding_trials(frame, base)}, {new} {embedding_trials(frame, new)}")
     if cohort:
         caption = f"{cohort_caption(cohort)}; {caption}"
     return Table(f"Written suites: {new} minus {base}, per metric", ["tasks in", "metric", "success in", "N", base, new,

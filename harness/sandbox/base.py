@@ -94,6 +94,9 @@ class SandboxSession(ABC):
     # The compiler launcher test builds go through (a test unit may take Catch2
     # precompiled there, harness/catch_pch.py), or None for none.
     cxx_launcher: str | None = None
+    # A shell condition, true when no process of the runner is left but the shell that
+    # tests it (capture.py): a backend whose every command ends all it started says `true`.
+    runner_alone: str = "true"
 
     def __init__(self, sandbox: "Sandbox"):
         self.sandbox = sandbox
@@ -165,6 +168,13 @@ class SandboxSession(ABC):
         self._staged.clear()
         self.configured.clear()
         self._empty()
+
+    def make_fit(self) -> None:
+        """After a run whose runner left processes or files behind (capture.py): make the
+        session fit for the next candidate before anything else runs, the build tree lost
+        if need be. One candidate's leftovers never reach the next one's build or run."""
+        self.reset()
+        self.runner_dirty = False
 
     @abstractmethod
     def _empty(self) -> None:

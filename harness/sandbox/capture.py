@@ -6,8 +6,11 @@ writes afterwards; only then does the script print the first bytes of each file 
 closing line with the exit status and the sizes. The harness reads from the end, so
 whatever the program managed to write on the exec's own output before that comes first
 and is ignored. Last, the script empties the places the runner may write, and its own exit
-status says whether that worked: a session whose runner cleaned up after itself needs no
-second exec to be made fit for the next trial (`SandboxSession.runner_dirty`).
+status says whether that worked and no process of the runner is left (not even a zombie
+holding a process slot): a session whose runner cleaned up after itself needs no second
+exec to be made fit for the next trial (`SandboxSession.runner_dirty`); one whose runner
+did not is made fit at once (`make_fit`), so that nothing one candidate leaves behind
+reaches the next candidate's build or run.
 
 Every exec costs the engine tens of milliseconds of CPU (runc starts twice per exec), about
 as much as a small compile: a test round of one exec instead of three is measurably
@@ -60,7 +63,7 @@ def capture_script(session: SandboxSession, run: str, files: Sequence[Kept]) -> 
         f"{run}; kill -9 -1 2>/dev/null; {read_back}cat {' '.join(kept)}; "
         f"printf '\\n{_CLOSING} %s{' %s' * 2 * len(files)}\\n' \"${{code:-none}}\" {sizes}; "
         f"cd /; find {spaces} -mindepth 1 -user \"$(id -u)\" -delete 2>/dev/null; "
-        f"[ -z \"$(find {scratch} -mindepth 1 -print -quit 2>/dev/null)\" ]"
+        f"[ -z \"$(find {scratch} -mindepth 1 -print -quit 2>/dev/null)\" ] && {session.runner_alone}"
     )
 
 
@@ -72,9 +75,10 @@ def capture(session: SandboxSession, run: str, files: Sequence[Kept], timeout_s:
                           timeout_s=timeout_s, cap=cap)
     # A timeout restarted the container, which leaves no runner behind either.
     session.runner_dirty = not result.timed_out and result.exit_code != 0
-    if result.timed_out or result.truncated:
-        return result, None
-    return result, read_captured(result.output, len(files))
+    got = None if result.timed_out or result.truncated else read_captured(result.output, len(files))
+    if session.runner_dirty:
+        session.make_fit()
+    return result, got
 
 
 def read_captured(output: bytes, n: int) -> Captured | None:

@@ -133,6 +133,13 @@ class DockerSession(SandboxSession):
         except docker.errors.APIError as exc:
             raise SandboxUnavailable(f"cannot start a sandbox container: {exc.explanation or exc}") from None
 
+    # Init (`sleep`) reaps nothing, so a process the runner left, killed, is still a zombie
+    # holding one of the container's process slots: only init and the checking shell may be.
+    runner_alone = "set -- /proc/[0-9]*; [ $# -eq 2 ]"
+
+    def make_fit(self) -> None:
+        self._restart()  # the only way to free the slots its zombies hold
+
     def _restart(self) -> None:
         self._remove()
         self.build_tree_lost()

@@ -1,6 +1,7 @@
 """Test writing as a kind of trial (task_kind.py): the agent writes the task's test file,
 starting from its skeleton (written.skeleton), with the correct solution in the chat,
-read-only; each round's suite is scored (score.py) and the round passes when it is valid.
+read-only; each round's suite is scored (score.py) and the round passes when it is valid
+and does not embed the reference (embedding.py: such a round's test report fails, saying why).
 
 The solution the suite is scored on is always the task's reference, whatever the
 workspace holds: a model that edits the read-only solution files is flagged as tampering
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..records import TestWritingSettings
+from ..records import Status, TestWritingSettings
 from ..sandbox.base import SandboxSession
 from ..task import Task
 from ..task_kind import KindName, RoundJudgement
@@ -53,8 +54,15 @@ class TestWritingKind:
         reference = task.reference_files()
         report.tampered = sorted(set(report.tampered) | {
             f for f in task.solution_files if (workspace / f).is_file() and (workspace / f).read_bytes() != reference.get(f)})
-        facts = dict(valid=scored.valid, assertion_accuracy=scored.assertion_accuracy, kill_rate=scored.kill_rate)
-        return RoundJudgement(report, scored.valid, facts, {SCORE_FILE: scored})
+        facts = dict(valid=scored.valid, assertion_accuracy=scored.assertion_accuracy, kill_rate=scored.kill_rate,
+                     embeds_reference=scored.embeds_reference)
+        if scored.embeds_reference:
+            # Scored as it is, but not a pass: a copy of the reference tests nothing it states.
+            why = (f"The test file holds a copy of the solution's own code ({scored.reference_similarity:.0%} of one "
+                   "of its function bodies): a suite must state the behaviour it expects, not compare the code with "
+                   "a copy of itself.")
+            report = report.model_copy(update={"status": Status.failed, "message": why, "transcript": why})
+        return RoundJudgement(report, scored.valid and not scored.embeds_reference, facts, {SCORE_FILE: scored})
 
     def gold_answer(self, task: Task) -> tuple[dict[str, bytes], dict[str, bytes]]:
         test_file = self.test_file(task)

@@ -6,6 +6,11 @@
 - Against the task's targets (targets.py): its *kill rate* is the share of the broken
   solutions on which at least one assertion fails, counted only for a valid suite (an
   invalid one fails on everything, which shows nothing).
+- The reference runs at a place among the targets drawn for each suite from a seed the
+  harness draws (secrets; recorded as `order_seed`, `reference_position`): a suite cannot
+  tell the reference from a broken copy by being the first program to run.
+- A suite that holds a copy of one of the reference's function bodies (embedding.py) is
+  scored, and marked `embeds_reference`.
 
 Everything runs through testrun.run_tests in one warm session per worker, with the task's
 test file swapped for the written one (written.py). The build tree keeps the written test
@@ -14,6 +19,8 @@ by every later suite (objects.py): so a target costs a link and a run, not a ful
 
 from __future__ import annotations
 
+import random
+import secrets
 import threading
 import time
 from dataclasses import dataclass
@@ -32,7 +39,8 @@ from ..task import Task, load_task
 from ..testrun import run_tests
 from .fill import FillReport, fill_placeholders
 from .objects import SolutionObjects, object_key
-from .targets import TargetKind, TargetSet, find_targets
+from .embedding import embeds_reference, reference_similarity
+from .targets import Target, TargetKind, TargetSet, find_targets
 from .written import suite_hash, with_written_tests
 
 # A written suite runs known programs (the reference and its broken copies) whose tests
@@ -75,6 +83,14 @@ class ScoredSuite(Record):
     run_seconds: float = 0.0     # sandbox time in the test binary's runs
     seconds: float = 0.0         # wall clock of the whole scoring
     fill: FillReport | None = None  # fill mode: what filling the placeholders did first
+    # The largest share of a reference function body the suite holds (embedding.py), and
+    # whether that makes it a copy of the reference: scored, but counted apart and never
+    # rewarded in training.
+    reference_similarity: float = 0.0
+    embeds_reference: bool = False
+    # Where the reference ran among the targets (0: first), drawn from order_seed.
+    order_seed: int | None = None
+    reference_position: int | None = None
 
 
 def target_outcome(report: TestReport) -> TargetOutcome:
@@ -94,7 +110,7 @@ def score_suite(task: Task, source: bytes, session: SandboxSession,
                 targets: TargetSet | Callable[[], TargetSet]) -> ScoredSuite:
     """Score one written test file for `task` in `session` (its run limit lowered to
     RUN_TIMEOUT_S), against `targets` found for the same task, or given by a function
-    called only for a valid suite (finding them costs a run per mutant)."""
+    (finding them costs a run per mutant, once per task)."""
     return score_with_report(task, source, session, targets)[0]
 
 
@@ -109,37 +125,32 @@ def score_with_report(task: Task, source: bytes, session: SandboxSession, target
     source = filled.source if filled else source
     written = with_written_tests(task, source)
     objects = SolutionObjects(task, written, session)
+    found = targets() if callable(targets) else targets
+    order_seed = secrets.randbits(63)
+    drawn = random.Random(order_seed).randrange(len(found.targets) + 1)
+    before: list[TargetResult] = []
+    for target in found.targets[:drawn]:
+        before.append(_run_target(task, written, objects, session, target))
+        if before[-1].outcome is TargetOutcome.not_compiled:
+            break  # most likely the suite itself: no run of it told the program anything; the rest after
+    position = len(before)
     report = run_tests(written, task.reference_files(), session)
     objects.built_with(task.reference_files(), report, linked_only=False)
     reference = candidate_result(RunKind.reference, "reference", report)
-    build_s, run_s = report.build_seconds, report.run_seconds
+    similarity = reference_similarity(task, source)
     scored = ScoredSuite(
         slug=task.slug, task_hash=task.content_hash, suite_hash=suite_hash(source), valid=report.passed,
         why_invalid=None if report.passed else why_not(reference), reference=reference,
         assertions=report.assertions, assertion_accuracy=_accuracy(report.assertions),
-        fill=filled.report if filled else None,
+        fill=filled.report if filled else None, reference_similarity=similarity,
+        embeds_reference=embeds_reference(similarity), order_seed=order_seed, reference_position=position,
     )
+    ran = before + ([_run_target(task, written, objects, session, target) for target in found.targets[position:]]
+                    if scored.valid else [])
+    build_s = report.build_seconds + sum(r.build_seconds for r in ran)
+    run_s = report.run_seconds + sum(r.run_seconds for r in ran)
     if scored.valid:
-        found = targets() if callable(targets) else targets
-        for target in found.targets:
-            files = target.files(task)
-            key = object_key(task, files)
-            link = objects.link_script(key, files)
-            reused: list[bool] = [link is not None]
-            if link is not None:
-                run = run_tests(written, files, session, build_script=link)
-            else:
-                run = run_tests(written, files, session, after_stage=lambda: reused.append(objects.restore(key)))
-            objects.built_with(files, run, linked_only=link is not None)
-            if run.built:
-                objects.keep(key)
-            build_s += run.build_seconds
-            run_s += run.run_seconds
-            scored.targets.append(TargetResult(
-                kind=target.kind, name=target.name, outcome=target_outcome(run),
-                failed=[t.name for t in run.failing()[:3]],
-                build_seconds=run.build_seconds, run_seconds=run.run_seconds, reused=any(reused),
-            ))
+        scored.targets = ran
         counted = [t for t in scored.targets if t.outcome is not TargetOutcome.not_compiled]
         scored.scored = len(counted)
         scored.killed = sum(t.outcome is TargetOutcome.killed for t in counted)
@@ -148,6 +159,26 @@ def score_with_report(task: Task, source: bytes, session: SandboxSession, target
     scored.run_seconds = round(run_s, 3)
     scored.seconds = round(time.monotonic() - start, 3)
     return scored, report
+
+
+def _run_target(task: Task, written: Task, objects: SolutionObjects, session: SandboxSession,
+                target: Target) -> TargetResult:
+    """The written suite on one broken copy: its objects linked where the session holds
+    them, else built (and kept for the next suite)."""
+    files = target.files(task)
+    key = object_key(task, files)
+    link = objects.link_script(key, files)
+    reused: list[bool] = [link is not None]
+    if link is not None:
+        run = run_tests(written, files, session, build_script=link)
+    else:
+        run = run_tests(written, files, session, after_stage=lambda: reused.append(objects.restore(key)))
+    objects.built_with(files, run, linked_only=link is not None)
+    if run.built:
+        objects.keep(key)
+    return TargetResult(kind=target.kind, name=target.name, outcome=target_outcome(run),
+                        failed=[t.name for t in run.failing()[:3]], build_seconds=run.build_seconds,
+                        run_seconds=run.run_seconds, reused=any(reused))
 
 
 class TargetPool:

@@ -1,0 +1,1 @@
+#include "shared/validates_only.cpp"
