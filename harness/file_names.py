@@ -62,9 +62,10 @@ def _lexical_problem(name: object) -> str | None:
     if name.startswith("/"):
         return "an absolute name"
     parts = name.split("/")
-    if len(parts) > MAX_PARTS:
-        return f"more than {MAX_PARTS} folders deep"
-    return next((p for p in map(_part_problem, parts) if p is not None), None)
+    problem = next((p for p in map(_part_problem, parts) if p is not None), None)
+    if problem is None and len(parts) > MAX_PARTS:
+        problem = f"more than {MAX_PARTS} folders deep"
+    return problem
 
 
 def _on_disk_problem(root: Path, name: str) -> str | None:

@@ -1,7 +1,8 @@
 """`--executor ray` on a real two-node Ray cluster on this machine (tests/ray_cluster.py),
 with the real Docker sandbox and the real Aider driver on every node: gold passes all of
 fixed26, trial by trial as the local executor passes a sample of it; suite validation runs
-with mutants; a verify batch of two tasks gives the local verdicts; a curriculum's
+with mutants; a verify batch of two tasks gives the local verdicts; a unit's error is that
+unit's result, the others delivered; a curriculum's
 validation keeps the local exercises; a provider's rate limit
 is one pace for both nodes; SIGTERM stops every node and leaves no container; a trial cut
 after round 1 continues on a node from round 1; and a node whose raylet is killed mid-run
@@ -148,6 +149,16 @@ def test_a_verify_batch_on_ray_gives_the_local_verdicts(on_ray):
     view = lambda vs: [(v.task, v.status, v.reward, [(c.name, c.passed) for c in v.checks]) for v in vs]  # noqa: E731
     assert view(got) == view(here)
     assert [v.reward for v in got][:1] == [1.0] and got[4].reward == 1.0 and got[-1].status.value == "compile_error"
+
+
+def test_a_units_error_on_a_node_is_that_units_result_and_the_others_are_delivered(on_ray):
+    delivered, failed = {}, {}
+    with make_executor(on_ray, sandbox="docker") as executor:
+        executor.run(list(range(6)), lambda u, slot: 100 // (u - 2), label="failing",
+                     on_result=lambda u, r: delivered.__setitem__(u, r),
+                     on_failure=lambda u, f: failed.__setitem__(u, f.record.kind))
+    assert delivered == {u: 100 // (u - 2) for u in range(6) if u != 2}
+    assert failed == {2: "harness"}
 
 
 @pytest.mark.docker

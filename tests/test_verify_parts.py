@@ -66,6 +66,15 @@ def test_anything_but_a_complete_well_framed_stream_says_why(data, words):
     assert not got.complete and words in got.problem
 
 
+def test_a_large_stream_is_read_in_good_time():
+    import time
+
+    big = stream(*[[{"o": [{"v": ["x" * 1000] * 100}]}]] * 30)  # 3 MB of values the probe could write
+    t0 = time.perf_counter()
+    assert read_stream(big).complete
+    assert time.perf_counter() - t0 < 5.0
+
+
 def test_values_compare_strictly_by_default():
     assert same(3, 3.0) and same([1, "a", None], [1, "a", None])
     assert not same(True, 1) and not same(0, False) and not same("1", 1)

@@ -10,8 +10,8 @@
   rule (harness.predict.score): +1 right, -1 wrong or malformed.
 - tests: the completion is a test file for a suite task, read as whole files like a repair
   answer and scored against the task's correct solution and its broken copies
-  (harness.testwriting): validity x kill rate in [0, 1] (an invalid suite, or one that
-  cannot be read, earns 0).
+  (harness.testwriting): validity x kill rate in [0, 1] (an invalid suite, one that
+  cannot be read, or one that embeds the reference, testwriting/embedding.py, earns 0).
 
 A verifier is anything with `verify_batch(candidates) -> judgements`, registered by name;
 `cpp` is the sandbox verifier (harness.verify: build the candidate with the task's probe,
@@ -47,6 +47,7 @@ from .config import RuntimeSettings
 
 MALFORMED = "malformed"
 ERROR = "error"  # the harness could not judge it; the environment's lowest reward, reason recorded
+EMBEDS_REFERENCE = "embeds_reference"  # a written suite holding a copy of the reference: no reward
 
 
 @dataclass(frozen=True)
@@ -240,7 +241,7 @@ def _sandbox_workers(runtime: RuntimeSettings) -> int:
 class TestsJudge:
     """Whole files read for the task's test file, scored by harness.testwriting in the
     sandbox (warm sessions, each task's targets found once and cached); the reward is
-    validity x kill rate, with the status valid, invalid or malformed."""
+    validity x kill rate, with the status valid, invalid, embeds_reference (reward 0) or malformed."""
 
     __test__ = False
     lowest = 0.0
@@ -282,6 +283,9 @@ class TestsJudge:
             for n, ((i, _), s) in enumerate(zip(group, scored, strict=True)):
                 if s is None:  # the harness could not score it: the least the environment gives
                     judgements[i] = Judgement(reward=self.lowest, status=ERROR, reason=failures[n])
+                elif s.embeds_reference:  # scored, but a copy of the reference is never rewarded
+                    judgements[i] = Judgement(reward=self.lowest, status=EMBEDS_REFERENCE,
+                                              reason=f"holds {s.reference_similarity:.0%} of a reference function body")
                 else:
                     judgements[i] = Judgement(reward=float(s.valid) * (s.kill_rate or 0.0),
                                               status="valid" if s.valid else "invalid", reason=s.why_invalid)

@@ -21,6 +21,12 @@ comment naming the variant, so every one really recompiles its source), a few wi
 edited header (so some test units are compiled again), and sources that do not compile.
 
     .venv/bin/python tests/bench/bench_verify.py [--workers 2] [--cold-sample 16] [--baseline-rev 56721bc]
+        [--rounds N] [--skip-plain]
+
+With --rounds N the probe and the baseline are measured N times each, alternating (A/B/A/B,
+so both see the same load), and the medians are reported with every round's figure; the
+baseline may be any revision whose verify_many takes the same arguments (issue 28's
+defences were measured against cd2683f, the main branch before them: docs/verifier.md).
 """
 
 from __future__ import annotations
@@ -31,8 +37,10 @@ import os
 import subprocess
 import sys
 import tempfile
+import statistics
 import threading
 import time
+import types
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -181,6 +189,8 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--cold-sample", type=int, default=16, help="how many candidates the cold baseline runs")
     ap.add_argument("--baseline-rev", default=BASELINE_REV, help="the revision whose verifier is the baseline ('' skips it)")
+    ap.add_argument("--rounds", type=int, default=1, help="measure the probe and the baseline this many times each, alternating")
+    ap.add_argument("--skip-plain", action="store_true", help="only the probe and the baseline")
     args = ap.parse_args()
     sandbox = DockerSandbox()
     kinds, files = zip(*candidates())
@@ -190,15 +200,34 @@ def main() -> None:
     # The task's plan and the reference's values are worked out once per process; do it
     # outside the clock, as the baseline does.
     verify_many(TASK, [TASK.reference_files()], sandbox=sandbox, workers=1)
-    meter = MeteredSandbox(sandbox)
-    t0 = time.perf_counter()
-    verdicts = verify_many(TASK, list(files), sandbox=meter, workers=args.workers)
-    probe_s = time.perf_counter() - t0
-    probe = tally(kinds, [(v.status.value, v.reward) for v in verdicts])
-    assert probe["correct"] == {"ok +1.00": 24}, probe
-    assert probe["non-compiling"] == {"compile_error -1.00": 12}, probe
-
-    old = baseline(args.baseline_rev, list(files), args.workers) if args.baseline_rev else {"error": "skipped"}
+    probes, olds = [], []
+    for _ in range(args.rounds):
+        meter = MeteredSandbox(sandbox)
+        t0 = time.perf_counter()
+        verdicts = verify_many(TASK, list(files), sandbox=meter, workers=args.workers)
+        probes.append((time.perf_counter() - t0, meter.cpu_seconds))
+        probe = tally(kinds, [(v.status.value, v.reward) for v in verdicts])
+        assert probe["correct"] == {"ok +1.00": 24}, probe
+        assert probe["non-compiling"] == {"compile_error -1.00": 12}, probe
+        if args.baseline_rev:
+            olds.append(baseline(args.baseline_rev, list(files), args.workers))
+    probe_s, probe_cpu = statistics.median(p[0] for p in probes), statistics.median(p[1] for p in probes)
+    timed = [o for o in olds if "seconds" in o]
+    old = (dict(timed[len(timed) // 2], seconds=statistics.median(o["seconds"] for o in timed),
+                cpu_seconds=statistics.median(o["cpu_seconds"] for o in timed)) if timed
+           else olds[0] if olds else {"error": "skipped"})
+    if args.skip_plain:
+        print(json.dumps({"workers": args.workers, "load_before": load_before, "load_after": round(os.getloadavg()[0], 2),
+                          "probe_rounds": [[round(a, 2), round(b / len(files), 3)] for a, b in probes],
+                          "baseline_rounds": [[round(o["seconds"], 2), round(o["cpu_seconds"] / len(files), 3)]
+                                              for o in timed], "probe_verdicts": probe,
+                          "baseline_verdicts": tally(kinds, timed[0]["verdicts"]) if timed else old}))
+        for label, rounds in (("this tree", [p[0] for p in probes]), (args.baseline_rev, [o["seconds"] for o in timed])):
+            if rounds:
+                print(f"{label}: median {statistics.median(rounds):.2f} s = {rate(len(files), statistics.median(rounds)):.2f} "
+                      f"candidates/s; rounds {', '.join(f'{r:.1f}' for r in rounds)}")
+        return
+    meter = types.SimpleNamespace(cpu_seconds=probe_cpu)
     warm_meter, cold_meter = MeteredSandbox(sandbox), MeteredSandbox(sandbox)
     warm_s, warm_statuses = plain(warm_meter, list(files), args.workers, warm=True)
     sample = list(files)[: args.cold_sample]

@@ -35,13 +35,12 @@ HOSTILE = ["../../x", "a/../../b", "/etc/x", "phone_number.h\0.txt", "x" * 300, 
            "src/\u2215etc\u2215x", "\u202eh.cpp", "evil\\..\\x", "-rf", "nul", "COM1.h", ".", "a//b"]
 
 
-@pytest.mark.parametrize("name", HOSTILE)
+@pytest.mark.parametrize("name", [n for n in HOSTILE if len(n) <= 250])  # a longer line is no name to Aider
 def test_an_answer_naming_a_hostile_file_is_malformed_and_writes_nothing(name):
     answer = render_whole({"phone_number.cpp": "int x;\n"}) + f"\n{name}\n```\nowned\n```\n"
     got = parse_whole(answer, CHAT)
     assert not got.ok and got.files == {}
-    if len(name) <= 250:  # a longer name line is no name at all to Aider, and the block is nameless
-        assert "may not" in got.malformed and ascii(name)[1:-1][:20] in got.malformed  # the name, in the reason
+    assert "may not" in got.malformed and ascii(name)[1:-1][:20] in got.malformed  # the name, in the reason
 
 
 @pytest.mark.parametrize("name", ["CMakeLists.txt", "phone_number_test.cpp", ".exercism/config.json", ".meta/example.cpp",
@@ -137,7 +136,7 @@ def _task_folder(tmp_path: Path, config: dict, link: str | None = None) -> Path:
 
 
 @pytest.mark.parametrize("files, link", [
-    ({"solution": ["../../../../etc/passwd"], "test": ["phone_number_test.cpp"], "example": [".meta/example.cpp"]}, None),
+    ({"solution": ["../" * 20 + "etc/passwd"], "test": ["phone_number_test.cpp"], "example": [".meta/example.cpp"]}, None),
     ({"solution": ["/etc/passwd"], "test": ["phone_number_test.cpp"], "example": [".meta/example.cpp"]}, None),
     ({"solution": ["phone_number.h", "phone_number.cpp"], "test": ["phone_number_test.cpp"],
       "example": [".meta/example.cpp"]}, "phone_number.h"),

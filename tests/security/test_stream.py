@@ -6,8 +6,6 @@ the sandbox: test_verifier_candidates.py)."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from harness.probe.compare import Comparison, call_matches, same, same_unordered
@@ -101,12 +99,3 @@ def test_no_comparison_raises_whatever_the_value(observed):
             call_matches({"o": [{"v": expected}]}, {"o": [{"v": observed}]}, how)
     assert not same(10 ** 400, 1.0, rel_tol=1e-9) and same(10 ** 400, 10 ** 400, abs_tol=1.0)
     assert same_unordered([observed, 1], [1, observed]) or observed != observed  # NaN is equal to nothing
-
-
-def test_the_reader_is_not_slowed_to_a_halt_by_a_large_forged_stream():
-    import time
-
-    big = stream(*['{"o":[{"v":' + json.dumps(["x" * 1000] * 100) + '}]}'] * 30)  # 3 MB of honest-looking values
-    t0 = time.perf_counter()
-    read_stream(big)
-    assert time.perf_counter() - t0 < 5.0
