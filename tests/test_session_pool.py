@@ -81,10 +81,11 @@ def test_a_reused_docker_session_keeps_nothing_of_the_last_trial(docker_sandbox)
         assert run_tests(NEXT, NEXT.reference_files(), again).status is Status.passed
 
         # A daemon outlives its run: killed at once, it still stays a zombie in there, so
-        # that container is never used again: the next command finds it unfit and gets a
-        # new one, before anything of that command runs.
-        assert run_tests(TASK, littering_candidate(daemon=True), again).status is Status.passed
+        # that container is never used again: the run's own clean-up finds it unfit and
+        # the session gets a new one before any other command runs.
         unfit = again.container.id
+        assert run_tests(TASK, littering_candidate(daemon=True), again).status is Status.passed
+        assert again.container.id != unfit
         pool.release(again)
         fresh = pool.acquire("third trial")
         assert run_tests(NEXT, NEXT.reference_files(), fresh).status is Status.passed
