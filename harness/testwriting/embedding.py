@@ -21,7 +21,7 @@ from ..task import Task
 
 GRAM = 8
 MIN_GRAMS = 12      # bodies shorter than this (accessors, one-line returns) say nothing
-EMBEDS_AT = 0.5     # docs/verifier.md: honest suites at most 0.17, copies at least 0.89
+EMBEDS_AT = 0.6     # docs/verifier.md: honest suites at most 0.31, whole copies 1.00
 
 
 def _unquote(literal: str) -> str:

@@ -26,17 +26,17 @@ import time
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import Callable, Literal, Sequence
+from typing import Callable, Literal, Mapping, Sequence
 
 from ..errors import BadInput
 from ..executor.base import UnitFailure
 from ..records import AssertionCount, Record, TestReport
-from ..sandbox.base import Sandbox, SandboxSession
+from ..sandbox.base import Role, Sandbox, SandboxSession
 from ..suite_validation import (CandidateResult, RunKind, candidate_result, control_fails, why_not,
                                 work_on_tasks)
 from ..suite import find_suite
 from ..task import Task, load_task
-from ..testrun import run_tests
+from ..testrun import configure_steps, note_configured, run_tests, stage_files
 from .fill import FillReport, fill_placeholders
 from .objects import SolutionObjects, object_key
 from .embedding import embeds_reference, reference_similarity
@@ -128,6 +128,8 @@ def score_with_report(task: Task, source: bytes, session: SandboxSession, target
     found = targets() if callable(targets) else targets
     order_seed = secrets.randbits(63)
     drawn = random.Random(order_seed).randrange(len(found.targets) + 1)
+    if drawn:
+        _configure(written, task.reference_files(), session)  # so the first target's kept objects fit in
     before: list[TargetResult] = []
     for target in found.targets[:drawn]:
         before.append(_run_target(task, written, objects, session, target))
@@ -159,6 +161,17 @@ def score_with_report(task: Task, source: bytes, session: SandboxSession, target
     scored.run_seconds = round(run_s, 3)
     scored.seconds = round(time.monotonic() - start, 3)
     return scored, report
+
+
+def _configure(written: Task, files: Mapping[str, bytes], session: SandboxSession) -> None:
+    """Configure the written suite's build tree, as its first build would (configuring runs
+    nothing of the suite): a target's objects from an earlier suite can then be put back
+    into it, whether or not the reference builds first."""
+    steps = configure_steps(written, session)
+    if steps:
+        session.stage(written.slug, stage_files(written, files)[0])
+        got = session.exec(["sh", "-c", " && ".join(steps)], role=Role.builder, timeout_s=session.limits.build_timeout_s)
+        note_configured(written, session, got.exit_code == 0)
 
 
 def _run_target(task: Task, written: Task, objects: SolutionObjects, session: SandboxSession,
