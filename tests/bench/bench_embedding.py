@@ -42,7 +42,7 @@ def without_directives(source: str) -> str:
     return "\n".join(line for line in source.splitlines() if not line.lstrip().startswith("#"))
 
 
-def row(task) -> list[float]:
+def row(task) -> list[float | None]:
     honest = task.read(next(f for f in task.test_files if is_source(f)))
     reference = {n: d.decode() for n, d in task.reference_files().items() if is_cpp_file(n)}
     code = "\n".join(without_directives(t) for t in reference.values())
@@ -58,7 +58,8 @@ def row(task) -> list[float]:
         honest + f"\nvoid helper() {{\n{largest}\n}}\n".encode(),
         honest + f"\nvoid helper() {{\n{half}\n}}\n".encode(),
     ]
-    return [reference_similarity(task, honest), max(others, default=0.0), *(reference_similarity(task, s) for s in suites)]
+    return [reference_similarity(task, honest), max(others) if others else None,
+            *(reference_similarity(task, s) for s in suites)]
 
 
 def main() -> None:
@@ -69,8 +70,8 @@ def main() -> None:
     print("| task | " + " | ".join(COLUMNS) + " |")
     print("|---|" + "---|" * len(COLUMNS))
     for slug, values in rows.items():
-        print(f"| {slug} | " + " | ".join(f"{v:.2f}" for v in values) + " |")
-    honest = [v for values in rows.values() for v in values[:2]]
+        print(f"| {slug} | " + " | ".join("-" if v is None else f"{v:.2f}" for v in values) + " |")
+    honest = [v for values in rows.values() for v in values[:2] if v is not None]
     copies = [values[i] for values in rows.values() for i in (2, 3, 4, 5) if values[i] > 0]
     nothing = [slug for slug, values in rows.items() if values[2] == 0]
     print(f"\nhonest suites: at most {max(honest):.2f}; whole copies: at least {min(copies):.2f}; "
