@@ -72,6 +72,26 @@ def write_record(path: Path, record: BaseModel) -> None:
     atomic_write(path, record.model_dump_json(indent=2).encode())
 
 
+def check_writable(path: Path, what: str) -> None:
+    """Bad input, in one line naming `what` (an option), unless `path` can be written: it is
+    a folder that can be written, or, where it does not exist yet, its nearest existing
+    folder is one. Nothing is created: a dry run checks it too."""
+    path = Path(path).absolute()
+    here = path
+    while not here.exists() and here != here.parent:
+        here = here.parent
+    if not here.is_dir():
+        where = "it" if here == path else here
+        raise BadInput(f"{what} {path}: cannot be written ({where} is not a folder)")
+    try:
+        read_only = bool(os.statvfs(here).f_flag & os.ST_RDONLY)
+    except OSError as exc:
+        raise BadInput(f"{what} {path}: cannot be written ({exc.strerror or exc})") from None
+    if read_only or not os.access(here, os.W_OK | os.X_OK):
+        why = "a read-only file system" if read_only else "no permission"
+        raise BadInput(f"{what} {path}: cannot be written ({here}: {why})")
+
+
 @contextmanager
 def written_folder(dest: Path) -> Iterator[Path]:
     """An empty folder beside `dest` for the block to fill; when the block ends without an

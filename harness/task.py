@@ -47,7 +47,28 @@ class Task(BaseModel):
     def instruction_docs(self) -> list[str]:
         """The exercise's documents in reading order (introduction, instructions, appendix),
         each exactly as written."""
-        return [(self.path / ".docs" / doc).read_text() for doc in _DOC_FILES if (self.path / ".docs" / doc).is_file()]
+        return [self.read_text(f".docs/{doc}") for doc in _DOC_FILES if (self.path / ".docs" / doc).is_file()]
+
+    def read_text(self, rel: str) -> str:
+        """A task file read as text: UTF-8, the one way every task file is read as text.
+        One that is not is bad input naming the file and the first byte that is not."""
+        return decode_text(self.read(rel), self.path / rel)
+
+    @property
+    def text_files(self) -> tuple[str, ...]:
+        """The files a trial reads as text: the documents, and every file of a role (the
+        stub, the tests, the reference) that a prompt or an answer quotes."""
+        docs = tuple(f".docs/{doc}" for doc in _DOC_FILES if (self.path / ".docs" / doc).is_file())
+        return docs + tuple(dict.fromkeys(self.solution_files + self.test_files + self.example_files + self.editor_files))
+
+    def text_problem(self) -> str | None:
+        """Why the task cannot be read as text (one line naming its file), or None."""
+        for rel in self.text_files:
+            try:
+                self.read_text(rel)
+            except BadInput as exc:
+                return str(exc)
+        return None
 
     def instructions(self) -> str:
         return "\n\n".join(doc.strip() for doc in self.instruction_docs())
@@ -116,6 +137,16 @@ class Task(BaseModel):
                            if not rel.startswith((".git/", ".exercism/"))})
 
 
+def decode_text(data: bytes, where: Path | str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise BadInput(f"{where}: not UTF-8 text (byte 0x{data[exc.start]:02x} at line {line}, column {column}); "
+                       "save it as UTF-8") from None
+
+
 def load_task(path: Path | str) -> Task:
     """Load one exercise folder. Anything that would make a later build meaningless is
     refused here, with the file named."""
@@ -126,7 +157,7 @@ def load_task(path: Path | str) -> Task:
     if not config_path.is_file():
         raise BadInput(f"{config_path}: missing; a task folder needs .meta/config.json")
     try:
-        config = json.loads(config_path.read_text())
+        config = json.loads(decode_text(config_path.read_bytes(), config_path))
         files = config["files"]
         solution = tuple(files["solution"])
         test = tuple(files["test"])
