@@ -72,17 +72,16 @@ def write_record(path: Path, record: BaseModel) -> None:
     atomic_write(path, record.model_dump_json(indent=2).encode())
 
 
-def check_writable(path: Path, what: str) -> None:
-    """Bad input, in one line naming `what` (an option), unless `path` can be written: it is
-    a folder that can be written, or, where it does not exist yet, its nearest existing
-    folder is one. Nothing is created: a dry run checks it too."""
+def check_writable(path: Path, what: str, is_file: bool = False) -> None:
+    """Bad input, in one line naming `what` (an option) and `path`, unless `path` can be
+    written: a folder (or, `is_file`, a file in a folder) that exists and can be written,
+    or whose nearest existing folder can be. Nothing is created: a dry run checks it too."""
     path = Path(path).absolute()
-    here = path
+    here = path.parent if is_file else path
     while not here.exists() and here != here.parent:
         here = here.parent
     if not here.is_dir():
-        where = "it" if here == path else here
-        raise BadInput(f"{what} {path}: cannot be written ({where} is not a folder)")
+        raise BadInput(f"{what} {path}: cannot be written ({here} is not a folder)")
     try:
         read_only = bool(os.statvfs(here).f_flag & os.ST_RDONLY)
     except OSError as exc:

@@ -205,12 +205,12 @@ def test_outcomes_file_with_bad_values(tmp_path, content, message):
 
 def test_run_folder_with_no_results(tmp_path):
     run = write_run(tmp_path, "r1", {"base": {"a": ["skip", "skip"]}})
-    assert "no finished trials" in _one_line_exit_2(runner.invoke(app, ["report", str(run)]))
+    assert "no round of any trial was tested" in _one_line_exit_2(runner.invoke(app, ["report", str(run)]))
 
 
 def test_run_folder_with_only_infrastructure_errors(tmp_path):
     run = write_run(tmp_path, "r1", {"base": {"a": ["infra"]}})
-    assert "no finished trials" in _one_line_exit_2(runner.invoke(app, ["report", str(run)]))
+    assert "no round of any trial was tested" in _one_line_exit_2(runner.invoke(app, ["report", str(run)]))
 
 
 def test_not_a_run_folder(tmp_path):

@@ -250,7 +250,7 @@ def run_cmd(
     config = from_options(RunConfig, {**{k: v for k, v in given.items() if v is not None}, "dry_run": dry_run,
                                       "command_line": ["harness", *sys.argv[1:]]}, {"models": "model"})
 
-    notice = lambda m: err.print(m, markup=False, highlight=False)  # noqa: E731
+    notice = lambda m: err.print(m, markup=False, highlight=False, soft_wrap=True)  # noqa: E731
     progress = RunProgress(err) if not as_json else None
     summary = run(config, log=notice, progress=progress)
     if as_json:

@@ -145,7 +145,7 @@ def build_report(outcomes: Outcomes, opts: ReportOptions = ReportOptions()) -> D
     doc.data = {
         "interval": opts.interval_data(valid=cohort is None),
         "warnings": doc.warnings,
-        "cohort": None if cohort is None else {"note": cohort.note, "ranked_by_round": opts.round,
+        "cohort": None if cohort is None else {"note": cohort.note, "ranked_by_round": opts.judged_round,
                                                "inflation": cohort.inflation},
         "method": opts.method(),
         "summaries": doc.records,
