@@ -886,7 +886,7 @@ def _run_trials(config: RunConfig, plan: RunPlan, folder: RunFolder, keys: list,
             finished(job, lost_trial(job, why))
 
         for slug in dict.fromkeys(t.slug for _, t, _ in unreadable):
-            log(f"{plan.unreadable[slug]}: task {slug} is recorded as a suite error in every trial; the run goes on")
+            log(f"task {slug} is recorded as a suite error in every trial, the run goes on: {plan.unreadable[slug]}")
         for c, task, k in unreadable:
             job = _job(plan, folder, c, task, k, None, limiters, simulators)
             summary.ran += 1
