@@ -10,6 +10,7 @@ format, `.meta/item.json` the item it was made from, predict/build.py)."""
 from __future__ import annotations
 
 import json
+import re
 from functools import cached_property
 from pathlib import Path
 from typing import Literal, get_args
@@ -98,14 +99,17 @@ class Task(BaseModel):
         runner takes: configured with EXERCISM_TEST_SUITE, their CMakeLists links a system
         Catch2's precompiled `Catch2::Catch2WithMain` and their tests include
         <catch2/catch.hpp> instead of the vendored single header. Both halves must be
-        there, or the test unit would mix two copies of Catch2."""
+        there, or the test unit would mix two copies of Catch2. A test whose branch
+        includes Catch2 v3's headers (<catch2/catch_all.hpp>, as Exercism's current C++
+        runner builds) cannot build against the image's Catch2 v2: such a task builds on
+        its own branch, with the Catch2 it vendors."""
         cmake = self.path / "CMakeLists.txt"
         if not cmake.is_file():
             return False
         text = cmake.read_bytes()
         if b"EXERCISM_TEST_SUITE" not in text or b"Catch2WithMain" not in text:
             return False
-        return bool(self.test_files) and all(b"EXERCISM_TEST_SUITE" in self.read(f) for f in self.test_files)
+        return bool(self.test_files) and all(_switches_to_catch2_v2(self.read(f)) for f in self.test_files)
 
     def read(self, rel: str) -> bytes:
         return (self.path / rel).read_bytes()
@@ -135,6 +139,17 @@ class Task(BaseModel):
         the stub and the reference."""
         return hash_files({rel: path.read_bytes() for rel, path in regular_files(self.path).items()
                            if not rel.startswith((".git/", ".exercism/"))})
+
+
+# An #include of one of Catch2 v3's headers (catch_all.hpp, catch_test_macros.hpp, ...);
+# v2 has the one catch.hpp.
+_CATCH2_V3_INCLUDE = re.compile(rb"#\s*include\s*[<\"]catch2/catch_\w+\.hpp[>\"]")
+
+
+def _switches_to_catch2_v2(test_file: bytes) -> bool:
+    """The test file has an EXERCISM_TEST_SUITE branch, and it takes Catch2 v2's header."""
+    return (b"EXERCISM_TEST_SUITE" in test_file and b"catch2/catch.hpp" in test_file
+            and not _CATCH2_V3_INCLUDE.search(test_file))
 
 
 def decode_text(data: bytes, where: Path | str) -> str:
