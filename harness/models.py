@@ -255,7 +255,7 @@ def check_keys(spec: ModelSpec) -> None:
     except Exception as exc:
         raise BadInput(f"{spec.name}: litellm cannot check this model ({exc.__class__.__name__})") from None
     if not env.get("keys_in_environment"):
-        missing = ", ".join(env.get("missing_keys") or []) or "its API key"
+        missing = " or ".join(env.get("missing_keys") or []) or "its API key"
         raise BadInput(f"{spec.name}: {missing} is not set in the environment")
 
 
