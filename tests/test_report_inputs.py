@@ -254,3 +254,15 @@ def test_the_real_command_prints_one_line_and_exits_2(tmp_path):
     assert done.returncode == 2
     assert done.stderr.strip() == f"error: {path}: missing column round1 (need config, task, trial, round1, round2)"
     assert done.stdout == ""
+
+
+@pytest.mark.parametrize("command", [["report", "r1"], ["compare", "r1:base", "r1:new"], ["view", "r1"]])
+def test_an_out_that_cannot_be_written_is_one_line(command, tmp_path):
+    write_run(tmp_path, "r1", {"base": {"a": [1, None]}, "new": {"a": [2, 1]}})
+    (tmp_path / "a-file").write_text("")
+    outs = [tmp_path / "a-file", tmp_path / "a-file" / "pages"] if command[0] == "view" else [tmp_path / "a-file" / "x.md"]
+    for out in outs:
+        got = runner.invoke(app, [*command, "--runs-dir", str(tmp_path), "--out", str(out)])
+        line = _one_line_exit_2(got)
+        assert "--out" in line and ("cannot be written" in line or "a file; name a folder" in line), line
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file", "r1"]  # nothing half-written

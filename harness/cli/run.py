@@ -17,7 +17,7 @@ from rich.table import Table
 
 from ..records import Sampling, TestWritingSettings
 from ..runner import RunConfig
-from .app import app, console, err, handled
+from .app import app, console, err, handled, print_wide
 from .options import EXECUTOR, RAY_ADDRESS, comma_list, default, executor_settings, from_options
 
 
@@ -163,8 +163,7 @@ def print_summary(out: Console, summary) -> None:
         cells = [fmt_percent(x) if x is not None else "n/a" for x in (c.kill_rate, c.assertion_accuracy)] if writers else []
         table.add_row(c.config, c.model, _of_suite(c.first_round_mean, c.tasks), _of_suite(c.two_round_mean, c.tasks),
                       *cells, fmt_ratio(c.recovered, c.first_round_failures), errors)
-    # Outside a terminal nothing limits the width: the table keeps every column whole.
-    (out if out.is_terminal else Console(file=out.file, width=10_000, no_color=out.no_color)).print(table)
+    print_wide(out, table)
     trials = summary.configs[0].trials if summary.configs else 0
     solved = "tasks with a valid suite" if writers else "tasks solved"
     out.print(f"means over {trials} trial(s) of {solved}; recovery = first-round failures passing after round 2"
