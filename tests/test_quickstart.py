@@ -253,6 +253,10 @@ def test_the_viewer_writes_every_comparison_and_follows_the_round(quickstart):
     assert "intervals are unreliable below 8 tasks" in both  # compare's warnings, as compare prints them
     assert "in round 1" in both and "within two rounds" in both
     assert 'href="../../../compare/gold/mutant-0.3/round-1.html"' in both  # the round switch
+    # a trial page opens on the task: the agent's example chat and file listing fold away
+    trial = (out / "trial" / "mutant-0.3" / "perfect-numbers" / "trial-1.html").read_text()
+    assert '<details class="context">' in trial and "example conversation" in trial
+    assert re.search(r'id="round-1-message">\s*(<details class="fold" open>|<div class="label">|<pre>)', trial)
     grid = (out / "index.html").read_text()
     legend = re.search(r'<p class="legend">(.*?)</p>', grid, re.S).group(1)
     assert not re.search(r'<span class="t [a-z0-9]+ key"[^>]*>[^<]', legend)  # swatches carry no digit

@@ -199,6 +199,8 @@ def test_markdown_report_with_plot_files(runs, tmp_path):
     assert result.exit_code == 0, result.output
     text = out.read_text()
     assert "| base | all tasks | 26 | 4 | 11.25 (43.3%) |" in text
+    # text columns left, number columns right
+    assert "| config | tasks in | N | T |" in text and "|---|---|---:|---:|" in text
     for name in ("solved", "tasks"):
         assert f"![" in text and f"(r-{name}.png)" in text
         assert (out.parent / f"r-{name}.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
@@ -229,6 +231,8 @@ def test_json_report(runs, tmp_path):
     body = json.loads(out.read_text())
     base = next(s for s in body["data"]["summaries"] if s["config"] == "base" and s["tasks_in"] == "all tasks")
     assert base["round1_mean"] == 11.25 and base["recovered"] == 16 and base["first_round_failures"] == 59
+    # the trials per task, not the finished task-trials (the transitions table's count, kept apart)
+    assert base["trials"] == 4 and base["finished_trials"] == 104
     assert body["data"]["pass_at_k"]["base"]["round1"]["1"] == {"value": pytest.approx(11.25 / 26), "tasks": 26}
     assert body["data"]["interval"]["target"] == "tasks" and body["data"]["interval"]["valid"] is True
     assert body["data"]["warnings"] == [] and base["round1_low"] < 11.25 < base["round1_high"]

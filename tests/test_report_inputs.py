@@ -15,6 +15,7 @@ from harness import result_facts, stats
 from harness.cli import app
 from harness.errors import BadInput
 from harness.outcomes import ROW_CACHE, load, load_pair
+from harness.report import build_report
 from harness.records import AgentCounters
 from tests.report_support import marginal_table, outcomes_table, write_run
 
@@ -40,6 +41,8 @@ def test_run_folder_rows_statuses_and_health(tmp_path):
     assert (health.trials, health.finished, health.infra_errors, health.missing) == (6, 4, 1, 1)
     # per recorded trial (5: the missing one has no record): 1+2+2+0+1 rounds of 120 tokens
     assert health.tokens_per_trial == pytest.approx(6 * 120 / 5)
+    table = next(t for t in build_report(out).tables if t.title.startswith("Agent health"))
+    assert table.rows[0][table.columns.index("tokens/trial")] == "144"  # tokens are whole: 720 / 5
     info = out.configs["base"]
     assert info.contract == "original" and info.trials == 3 and info.tasks == ["a", "b"]
 

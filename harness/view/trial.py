@@ -141,7 +141,10 @@ def _calls(trajectory: RoundTrajectory, shown: list[tuple[str, str]]) -> list[Ca
             while earlier < min(len(request), len(shown)) and request[earlier] == shown[earlier]:
                 earlier += 1
         rest = request[earlier:]
-        own = [j for j, (role, text) in enumerate(rest) if role == "user" and text.strip() == trajectory.message.strip()]
+        # The agent may add to the message it was given (a reminder of the edit format): its
+        # start is the round's own.
+        start = trajectory.message.strip()[:200]
+        own = [j for j, (role, text) in enumerate(rest) if role == "user" and start and text.strip().startswith(start)]
         views.append(CallView(
             number=i, purpose=call.purpose, seconds=call.seconds, earlier=earlier, context=own[-1] if own else 0,
             messages=[Message(r, t) for r, t in rest], response=call.response,
