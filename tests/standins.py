@@ -10,25 +10,51 @@ import json
 import threading
 from typing import Callable
 
+from harness.gold import _Handler as _ChatHandler
+
 # (the request's messages as OpenAI's shape, the whole body) -> the assistant's text
 Reply = Callable[[list[dict], dict], str]
 
 
-class AnthropicStandIn:
-    """POST /v1/messages on 127.0.0.1 and a free port, in a thread."""
+class _JsonHandler(_ChatHandler):
+    """The chat server's JSON answers (gold.py), with the methods each stand-in defines."""
+
+
+class _StandIn:
+    """A server on 127.0.0.1 and a free port, in a thread, answered by `handler()`'s class."""
+
+    _server: http.server.ThreadingHTTPServer | None = None
+
+    def handler(self) -> type[_JsonHandler]:
+        raise NotImplementedError
+
+    def __enter__(self):
+        self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), self.handler())
+        self._server.daemon_threads = True
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        return self
+
+    @property
+    def root(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    def __exit__(self, *exc) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+
+class AnthropicStandIn(_StandIn):
+    """POST /v1/messages, answered by `reply`."""
 
     def __init__(self, reply: Reply):
         self.reply = reply
         self.requests: list[dict] = []
         self.keys: list[str | None] = []
-        self._server: http.server.ThreadingHTTPServer | None = None
 
-    def __enter__(self) -> "AnthropicStandIn":
+    def handler(self) -> type[_JsonHandler]:
         stand_in = self
 
-        class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
+        class Handler(_JsonHandler):
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers.get("content-length") or 0)))
                 if self.path.split("?")[0].rstrip("/") != "/v1/messages":
@@ -42,29 +68,11 @@ class AnthropicStandIn:
                                  "content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
                                  "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": len(text.split())}})
 
-            def _send(self, status: int, payload: dict) -> None:
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args) -> None:
-                pass
-
-        self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
-        return self
+        return Handler
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
-
-    def __exit__(self, *exc) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        return self.root
 
 
 def _text(content) -> str:
@@ -73,7 +81,7 @@ def _text(content) -> str:
     return "" if content is None else str(content)
 
 
-class StatusServer:
+class StatusServer(_StandIn):
     """An HTTP server that answers every request with the next of `statuses` (the last one
     once they run out; 200 is a one-token chat completion), counting GETs and POSTs: a
     wrong endpoint, a server that does not implement chat, a busy one."""
@@ -83,17 +91,14 @@ class StatusServer:
         self.posts = 0
         self.gets = 0
         self.keys: list[str | None] = []  # the Authorization header of each POST
-        self._server: http.server.ThreadingHTTPServer | None = None
 
     def _next(self) -> int:
         return self.statuses.pop(0) if len(self.statuses) > 1 else self.statuses[0]
 
-    def __enter__(self) -> "StatusServer":
+    def handler(self) -> type[_JsonHandler]:
         stand_in = self
 
-        class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
+        class Handler(_JsonHandler):
             def do_GET(self) -> None:
                 stand_in.gets += 1
                 self._send(404, {"detail": "Not Found"})
@@ -110,26 +115,8 @@ class StatusServer:
                                             "usage": {"prompt_tokens": 5, "completion_tokens": 1, "total_tokens": 6}})
                 self._send(status, {"error": {"message": f"scripted status {status}", "type": "scripted"}})
 
-            def _send(self, status: int, payload: dict) -> None:
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args) -> None:
-                pass
-
-        self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
-        return self
+        return Handler
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
-
-    def __exit__(self, *exc) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        return f"{self.root}/v1"
