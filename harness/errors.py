@@ -50,6 +50,9 @@ class InfraKind(str, Enum):
     disk = "disk"                # no space, unwritable run folder
     interrupted = "interrupted"  # the user stopped the run
     node = "node"                # the cluster node (or its worker process) running the work died
+    # The task's own files cannot be used (one read as text is not UTF-8): no trial of it
+    # ran, and none will until the task is fixed, which makes it another task (a new run).
+    suite = "suite"
     # A bug of the harness itself (an exception nobody raised on purpose): not the agent's
     # fault, and rerunning the trial mostly reruns the bug, so `--resume` leaves it unless
     # asked (--retry-harness-errors).

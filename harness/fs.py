@@ -72,6 +72,25 @@ def write_record(path: Path, record: BaseModel) -> None:
     atomic_write(path, record.model_dump_json(indent=2).encode())
 
 
+def check_writable(path: Path, what: str, is_file: bool = False) -> None:
+    """Bad input, in one line naming `what` (an option) and `path`, unless `path` can be
+    written: a folder (or, `is_file`, a file in a folder) that exists and can be written,
+    or whose nearest existing folder can be. Nothing is created: a dry run checks it too."""
+    path = Path(path).absolute()
+    here = path.parent if is_file else path
+    while not here.exists() and here != here.parent:
+        here = here.parent
+    if not here.is_dir():
+        raise BadInput(f"{what} {path}: cannot be written ({here} is not a folder)")
+    try:
+        read_only = bool(os.statvfs(here).f_flag & os.ST_RDONLY)
+    except OSError as exc:
+        raise BadInput(f"{what} {path}: cannot be written ({exc.strerror or exc})") from None
+    if read_only or not os.access(here, os.W_OK | os.X_OK):
+        why = "a read-only file system" if read_only else "no permission"
+        raise BadInput(f"{what} {path}: cannot be written ({here}: {why})")
+
+
 @contextmanager
 def written_folder(dest: Path) -> Iterator[Path]:
     """An empty folder beside `dest` for the block to fill; when the block ends without an

@@ -19,7 +19,7 @@ from typing import Callable, Mapping
 
 from .editformat import render_diff, render_whole
 from .errors import BadInput
-from .task import Task
+from .task import Task, decode_text
 
 
 class ModelError(Exception):
@@ -150,10 +150,10 @@ EDIT_FORMATS = ("whole", "diff")
 def answer_text(start: Mapping[str, bytes], new: Mapping[str, bytes], edit_format: str) -> str:
     """Files changed from `start` to `new`, as an answer in the edit format."""
     if edit_format == "whole":
-        return render_whole({name: data.decode() for name, data in new.items()})
+        return render_whole({name: decode_text(data, name) for name, data in new.items()})
     if edit_format == "diff":
-        return render_diff({name: data.decode() for name, data in start.items()},
-                           {name: data.decode() for name, data in new.items()})
+        return render_diff({name: decode_text(data, name) for name, data in start.items()},
+                           {name: decode_text(data, name) for name, data in new.items()})
     raise BadInput(f"the gold model has no answers in edit format {edit_format!r} (only {', '.join(EDIT_FORMATS)})")
 
 

@@ -172,9 +172,11 @@ def _frame(rows: list[dict] | pd.DataFrame) -> pd.DataFrame:
 # --- runs --------------------------------------------------------------------------------
 
 
-def load_run(path: Path) -> Outcomes:
+def load_run(path: Path, need_tested: bool = True) -> Outcomes:
     """A run folder: its manifest, then every trial's result.json. A trial the manifest
-    plans but no result.json records is kept as status "missing"."""
+    plans but no result.json records is kept as status "missing". A run in which no round
+    was tested has no number to give: bad input, unless not `need_tested` (the viewer shows
+    such a run's errors, trial by trial)."""
     manifest_file = path / "manifest.json"
     if not manifest_file.is_file():
         raise BadInput(f"{path}: not a run folder (no manifest.json)")
@@ -184,8 +186,12 @@ def load_run(path: Path) -> Outcomes:
         raise invalid(exc, f"{manifest_file}: not a run manifest") from None
 
     trials = trial_rows(path, manifest, needs=(*HEALTH_COLUMNS, "infra_kind", *METRIC_COLUMNS))
-    if not (trials["rounds_recorded"] > 0).any():
-        raise BadInput(f"{path}: no finished trials (no result.json with a tested round)")
+    if need_tested and not (trials["rounds_recorded"] > 0).any():
+        errors = int((trials["status"] == TrialOutcome.infra_error.value).sum()) if len(trials) else 0
+        kinds = ", ".join(sorted({str(k) for k in trials.get("infra_kind", pd.Series(dtype=object)).dropna()}))
+        raise BadInput(f"{path}: no round of any trial was tested, so there is no number to report "
+                       f"({errors} infrastructure error(s){f' of kind {kinds}' if kinds else ''}); "
+                       f"`harness view {path}` shows each trial's error")
     seen = set(zip(trials["config"], trials["task"], trials["trial"]))
     rows: list[dict] = []
     for cfg in manifest.configs:
@@ -491,10 +497,10 @@ def _aider_row(config: str, task: str, trial: int, data: dict) -> dict:
 SourceKind = Literal["auto", "outcomes", "aider"]
 
 
-def load_source(spec: str, runs_dir: Path, kind: SourceKind = "auto") -> Outcomes:
+def load_source(spec: str, runs_dir: Path, kind: SourceKind = "auto", need_tested: bool = True) -> Outcomes:
     """One input by its name: an outcomes file, a run folder, a run id under runs_dir, or
     a folder of Aider results; `kind` forces the reading of an outcomes file or an Aider
-    folder."""
+    folder. `need_tested`: as load_run's."""
     path = Path(spec)
     if kind == "outcomes":
         return load_outcomes_file(path)
@@ -508,7 +514,7 @@ def load_source(spec: str, runs_dir: Path, kind: SourceKind = "auto") -> Outcome
         return load_outcomes_file(path)
     if path.is_dir():
         if (path / "manifest.json").is_file():
-            return load_run(path)
+            return load_run(path, need_tested)
         if next(path.rglob(AIDER_RESULTS), None) is not None:
             return load_aider_folder(path)
         raise BadInput(f"{spec}: neither a run folder (no manifest.json) nor a folder of Aider results")

@@ -388,18 +388,24 @@ class TrialResult(Record):
     def harness_bug(self) -> bool:
         return self.infra_error is not None and self.infra_error.kind == InfraKind.harness.value
 
+    @property
+    def suite_error(self) -> bool:
+        return self.infra_error is not None and self.infra_error.kind == InfraKind.suite.value
+
     def rerun_on_resume(self, retry_harness_errors: bool = False) -> bool:
         """Whether `--resume` runs the trial again: one that is not done is, but one that a
-        bug of the harness ended only when asked, since rerunning it mostly reruns the bug."""
-        return not self.done and (retry_harness_errors or not self.harness_bug)
+        bug of the harness ended only when asked, since rerunning it mostly reruns the bug,
+        and one whose task could not be read never (the run's task cannot change)."""
+        return not self.done and not self.suite_error and (retry_harness_errors or not self.harness_bug)
 
 
 class ConfigManifest(Record):
     """One model configuration of a run, with every hash that can change its results."""
 
     name: str
-    model: str                     # the litellm model string the agent used
-    api_base: str | None = None
+    model: str                     # the model as given (a litellm model string, local/<adapter>, gold, mutant:S)
+    api_base: str | None = None    # its endpoint, where it is a server
+    api_key_env: str | None = Field(None, exclude_if=_absent)  # the variable its key was read from (a models file's)
     adapter: str | None = None     # adapter card name for local/<adapter>
     adapter_hash: str | None = None
     trained_on_tasks: list[str] | None = None

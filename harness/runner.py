@@ -35,7 +35,7 @@ from .contract import (DEFAULT_CONTRACT, TESTS_CONTRACT, TESTS_FILL_CONTRACT, Pr
 from .errors import BadInput, InfraError, InfraKind, ProviderFailure
 from .executor import ExecutorSettings, Host, SandboxFacts, Slot, make_executor
 from .executor.base import BAD_INPUT, UnitFailure
-from .models import ModelSpec, check_access, config_name, parse_model
+from .models import ModelSpec, check_access, config_name, parse_model, read_models_file
 from .hashing import sha256_json
 from .records import (
     ChatState,
@@ -53,7 +53,7 @@ from .records import (
 )
 from .result_facts import rounds_recorded
 from .sandbox.pool import SessionLease, SessionPool
-from .fs import read_files, regular_files, write_record
+from .fs import check_writable, read_files, regular_files, write_record
 from .store import CONTRACT_FILE, HARNESS_ERROR_LOG, PROFILE_FILE, RESULT, RunFolder, config_contract_file, new_run_id, utc_now
 from .task import Task
 from .task_kind import KindName, RepairKind, TaskKind, make_kind
@@ -74,7 +74,8 @@ class RunConfig(BaseModel):
     # MODEL, or MODEL::CONTRACT for a configuration with a prompt contract of its own (a
     # prompted control: the same model with another prompt).
     models: list[str] = Field(default_factory=list)
-    api_base: str | None = None
+    models_file: Path | None = None  # litellm's model_list: endpoints and key variables by model_name
+    api_base: str | None = None      # the endpoint of the run's one model (each names its own: MODEL@URL)
     tasks: list[str] | None = None
     trials: int = Field(4, ge=1)
     rounds: int = Field(2, ge=1, le=10)
@@ -96,10 +97,19 @@ class RunConfig(BaseModel):
 
 
 # Options that change what a run computes; a resumed run takes them from its manifest.
-_FIXED_ON_RESUME = ("models", "api_base", "tasks", "trials", "rounds", "feedback", "agent", "contract", "sampling",
+_FIXED_ON_RESUME = ("models", "models_file", "api_base", "tasks", "trials", "rounds", "feedback", "agent", "contract", "sampling",
                     "run_id", "kind", "tests")
 # Between a model and the prompt contract of its own configuration: `--model M::CONTRACT`.
 CONTRACT_SEPARATOR = "::"
+
+
+def split_contract(text: str) -> tuple[str, str]:
+    """`MODEL::CONTRACT` -> (MODEL, CONTRACT); the `::` of an IPv6 endpoint
+    (`openai/m@http://[::1]:8000/v1`) is not a separator: a contract's name has no `/`, `]` or `:`."""
+    model, sep, own = text.rpartition(CONTRACT_SEPARATOR)
+    if not sep or any(ch in own for ch in "/]:"):
+        return text, ""
+    return model, own
 
 
 @dataclass
@@ -128,6 +138,7 @@ class RunPlan:
     kind: TaskKind = field(default_factory=RepairKind)
     tests: TestWritingSettings | None = None
     unseen_tasks: list[str] = field(default_factory=list)
+    unreadable: dict[str, str] = field(default_factory=dict)  # task -> why its files cannot be read as text
 
     def trial_keys(self) -> list[tuple[PlannedConfig, Task, int]]:
         """Trial-major, so an early stop leaves every task and config with some results."""
@@ -139,25 +150,19 @@ class ConfigSummary(BaseModel):
     model: str
     tasks: int                   # N: tasks in the run
     trials: int                  # T
-    first_round_mean: float      # mean over trials of tasks solved in round 1
-    two_round_mean: float        # ... within two rounds
+    first_round_mean: float | None  # mean over trials of tasks solved in round 1; None: no round was tested
+    two_round_mean: float | None    # ... within two rounds
     recovered: int               # first-round failures solved in round 2 (k)
     first_round_failures: int    # n
     infra_errors: int            # trials not done: an infrastructure error, before or after round 1
     harness_errors: int = 0      # of those, the ones a bug of the harness ended (not the agent's fault)
+    suite_errors: int = 0        # of those, trials of a task whose files could not be read (never run)
     missing: int                 # trials with no result at all (the run was stopped)
     # A test-writing run: the mean over tasks of kill rate and assertion accuracy within
     # two rounds (None: no value), as the report computes them.
     kill_rate: float | None = None
     assertion_accuracy: float | None = None
 
-    @property
-    def first_round_percent(self) -> float:
-        return 100 * self.first_round_mean / self.tasks if self.tasks else 0.0
-
-    @property
-    def two_round_percent(self) -> float:
-        return 100 * self.two_round_mean / self.tasks if self.tasks else 0.0
 
 
 class RunSummary(BaseModel):
@@ -209,13 +214,66 @@ def feedback_hash(contract: PromptContract) -> str:
 def _config_manifest(name: str, spec: ModelSpec, profile: AgentProfile, contract: PromptContract,
                      sampling: Sampling, feedback: FeedbackMode) -> ConfigManifest:
     return ConfigManifest(
-        name=name, model=spec.name, api_base=spec.api_base, sampling=sampling,
+        name=name, model=spec.name, api_base=spec.api_base, api_key_env=spec.api_key_env, sampling=sampling,
         agent_profile=profile.name, agent_hash=profile.content_hash, aider_version=profile.aider_version,
         edit_format=profile.edit_format, contract=contract.name, contract_hash=contract.content_hash,
         contract_texts_file=contract.texts_file, contract_texts_sha256=contract.texts_sha256,
         feedback=feedback, feedback_hash=feedback_hash(contract) if feedback == "simulated" else None,
         **_adapter_facts(spec),
     )
+
+
+def model_specs(config: RunConfig) -> list[tuple[ModelSpec, str]]:
+    """Each `--model` as a spec and the name of its configuration's own contract ("" for the
+    run's): a models file's entry by its model_name, else the string itself. A models file
+    alone runs every model it lists. `--api-base` gives the endpoint of the run's one model;
+    with several it would be every model's, which no run means."""
+    named = read_models_file(config.models_file) if config.models_file is not None else {}
+    wanted = config.models or list(named)
+    if not wanted:
+        raise BadInput("no --model given")
+    if config.api_base and len(wanted) > 1:
+        raise BadInput("--api-base is the endpoint of one model; with several --model give each server its own: "
+                       "--model openai/NAME@http://HOST:PORT/v1 (or a --models-file)")
+    out = []
+    for text in wanted:
+        model, own = split_contract(text)
+        if model in named:
+            if config.api_base:
+                raise BadInput(f"{model}: its endpoint is in {config.models_file}; drop --api-base")
+            out.append((named[model], own))
+        else:
+            out.append((parse_model(model, config.api_base), own))
+    return out
+
+
+def check_models(specs: list[ModelSpec]) -> None:
+    """check_access of every distinct model and endpoint, at once (each is a network round
+    trip); the first model's error in the order given is the one raised."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    distinct = list({(s.litellm_model, s.api_base, s.api_key_env): s for s in specs if not s.builtin}.values())
+    if not distinct:
+        return
+    with ThreadPoolExecutor(max_workers=min(8, len(distinct))) as pool:
+        errors = list(pool.map(_access_error, distinct))
+    first = next((e for e in errors if e is not None), None)
+    if first is not None:
+        raise first
+
+
+def _access_error(spec: ModelSpec) -> BadInput | None:
+    try:
+        check_access(spec)
+    except BadInput as exc:
+        return exc
+    return None
+
+
+def unreadable_tasks(tasks: list[Task]) -> dict[str, str]:
+    """The tasks whose files cannot be read as text, each with the one line that says why:
+    their trials are recorded as suite errors and the run goes on with the others."""
+    return {t.slug: problem for t in tasks if (problem := t.text_problem()) is not None}
 
 
 def _kind_contract(name: str, kind: KindName, checkout: Path | None) -> PromptContract:
@@ -237,8 +295,6 @@ def make_plan(config: RunConfig) -> RunPlan:
     if config.retry_harness_errors:
         raise BadInput("--retry-harness-errors reruns trials of an existing run: give it with --resume RUN_ID")
 
-    if not config.models:
-        raise BadInput("no --model given")
     _check_sampling(config.sampling)
     suite = find_suite(config.suite)
     tasks = suite.select(config.tasks)
@@ -257,17 +313,18 @@ def make_plan(config: RunConfig) -> RunPlan:
     if config.run_id is not None and (not config.run_id.strip() or "/" in config.run_id or config.run_id.startswith(".")):
         raise BadInput(f"--run-id {config.run_id!r} is not a folder name")
     kind = make_kind(config.kind, config.tests)
+    unreadable = unreadable_tasks(tasks)
     for task in tasks:
-        kind.chat_files(task)  # a task this kind cannot run is refused now (a test writer's needs one test file)
+        if task.slug not in unreadable:
+            kind.chat_files(task)  # a task this kind cannot run is refused now (a test writer's needs one test file)
     if config.feedback == "simulated" and config.kind != "repair":
         raise BadInput(f"--feedback simulated is for repair trials (the model predicts its code's test results), not --kind {config.kind}")
 
     configs: list[PlannedConfig] = []
     taken: set[str] = set()
-    for name in config.models:
-        model_name, _, own = name.partition(CONTRACT_SEPARATOR)
-        spec = parse_model(model_name, config.api_base)
-        check_access(spec)
+    models = model_specs(config)
+    check_models([spec for spec, _ in models])
+    for spec, own in models:
         own_contract = _kind_contract(own, config.kind, checkout) if own else contract
         cname = config_name(spec, taken, own_contract.name if own else "")
         taken.add(cname)
@@ -275,17 +332,21 @@ def make_plan(config: RunConfig) -> RunPlan:
             raise BadInput(f"--feedback simulated: prompt contract {own_contract.name} has no simulated_feedback template")
         manifest = _config_manifest(cname, spec, profile, own_contract, config.sampling, config.feedback)
         configs.append(PlannedConfig(manifest, spec, own_contract))
-    if any(c.model.kind == "gold" for c in configs) and profile.edit_format not in ("whole", "diff"):
-        raise BadInput(f"the gold model has no answers in edit format {profile.edit_format!r}")
-    if config.feedback == "simulated" and any(c.model.kind == "gold" for c in configs):
-        raise BadInput("--feedback simulated: the gold model answers with code, not predictions")
+    builtin = next((c.model for c in configs if c.model.builtin), None)
+    if builtin is not None and profile.edit_format not in ("whole", "diff"):
+        raise BadInput(f"the {builtin.name} model has no answers in edit format {profile.edit_format!r}")
+    if config.feedback == "simulated" and builtin is not None:
+        raise BadInput(f"--feedback simulated: the {builtin.name} model answers with code, not predictions")
+    mutant = next((c.model for c in configs if c.model.kind == "mutant"), None)
+    if mutant is not None and config.kind != "repair":
+        raise BadInput(f"--model {mutant.name} answers repair trials; --kind {config.kind} has gold")
     return RunPlan(
         run_id=config.run_id or new_run_id(), suite_name=suite.name, suite_version=suite.version,
         suite_hash=suite.content_hash, suite_path=suite.path, tasks=tasks, configs=configs, profile=profile,
         contract=contract, trials=config.trials, rounds=config.rounds, sampling=config.sampling, resume=False,
         feedback=config.feedback,
         kind=kind, tests=config.tests if config.kind == "tests" else None,
-        unseen_tasks=[t.slug for t in tasks if t.slug in suite.unseen_tasks],
+        unseen_tasks=[t.slug for t in tasks if t.slug in suite.unseen_tasks], unreadable=unreadable,
     )
 
 
@@ -318,18 +379,17 @@ def _resume_plan(config: RunConfig, find_suite) -> RunPlan:
             raise BadInput(f"prompt contract {cfg.contract} changed since run {m.run_id} started")
         if cfg.feedback == "simulated" and feedback_hash(contract) != cfg.feedback_hash:
             raise BadInput(f"simulated feedback (its template or the prediction prompt) changed since run {m.run_id} started")
-        server_base = cfg.api_base if cfg.adapter is None and cfg.model != "gold" else None
-        spec = parse_model(cfg.model, server_base)
-        check_access(spec)
+        spec = parse_model(cfg.model, cfg.api_base if cfg.adapter is None else None, cfg.api_key_env)
         facts = _adapter_facts(spec)
         if facts.get("adapter_hash") != cfg.adapter_hash:
             raise BadInput(f"adapter {cfg.adapter} changed since run {m.run_id} started")
         configs.append(PlannedConfig(cfg, spec, cfg_contract))
+    check_models([c.model for c in configs])
     return RunPlan(
         run_id=m.run_id, suite_name=m.suite, suite_version=m.suite_version, suite_hash=m.suite_hash,
         suite_path=suite.path, tasks=tasks, configs=configs, profile=profile, contract=contract, trials=m.trials,
         rounds=m.rounds, sampling=first.sampling, resume=True, feedback=first.feedback, kind=make_kind(m.kind, m.tests),
-        tests=m.tests, unseen_tasks=m.unseen_tasks,
+        tests=m.tests, unseen_tasks=m.unseen_tasks, unreadable=unreadable_tasks(tasks),
     )
 
 
@@ -533,7 +593,7 @@ def run_trial(spec: TrialSpec, trial_dir: Path, sessions: SessionPool, pool: Dri
         task_hash=task.content_hash, model=spec.model, outcome=outcome, passed_round=passed_round,
         rounds=rounds, infra_error=failure, tampered=tampered,
         submitted_round=len(rounds) if spec.feedback == "simulated" and failure is None else None,
-        prompt_hash=spec.contract.prompt_hash(task, simulated=spec.feedback == "simulated"),
+        prompt_hash=_prompt_hash(spec),
         started_at=started_at, finished_at=utc_now(),
     )
     write_record(trial_dir / RESULT, result)
@@ -554,7 +614,7 @@ class TrialJob:
     resume: ResumePoint | None
     kept: dict[str, bytes]
     profile: AgentProfile
-    gold: bool                        # the model is gold: the slot's own host serves it
+    builtin: ModelSpec | None         # gold or mutant: the slot's own host serves it
     drivers_log: Path                 # the Aider drivers' own log, for a host in the driver
     limiter: Any = None               # the provider's rate limit, shared by every slot
     limiter_name: str | None = None
@@ -580,10 +640,19 @@ def _drivers(job: TrialJob, host: Host) -> DriverPool:
     return pool
 
 
-def _gold(host: Host):
-    from .gold import GoldModel
+def _builtin_base(host: Host, job: TrialJob) -> str:
+    """The endpoint of a trial of a built-in model, served by the slot's own host."""
+    spec, model = job.spec, job.builtin
+    if model.kind == "gold":
+        from .gold import GoldModel
 
-    return host.keep("gold", lambda: GoldModel().start(), close=GoldModel.stop)
+        gold = host.keep("gold", lambda: GoldModel().start(), close=GoldModel.stop)
+        key = gold.add(spec.suite, spec.task, spec.kind.gold_answer(spec.task))
+        return gold.api_base(job.profile.edit_format, key)
+    from .mutant_model import MutantModel
+
+    mutant = host.keep("mutant", lambda: MutantModel().start(), close=MutantModel.stop)
+    return mutant.add(spec.suite, spec.task, model.share, model.seed, spec.trial, job.profile.edit_format)
 
 
 def run_job(job: TrialJob, slot: Slot) -> TrialResult | ShippedTrial:
@@ -594,10 +663,8 @@ def run_job(job: TrialJob, slot: Slot) -> TrialResult | ShippedTrial:
     drivers = host.keep(("aider", job.profile.content_hash, job.limiter_name), lambda: _drivers(job, host),
                         stop=DriverPool.kill_all)
     spec = job.spec
-    if job.gold:
-        gold = _gold(host)
-        key = gold.add(spec.suite, spec.task, spec.kind.gold_answer(spec.task))
-        spec = replace(spec, api_base=gold.api_base(job.profile.edit_format, key))
+    if job.builtin is not None:
+        spec = replace(spec, api_base=_builtin_base(host, job))
     if host.in_driver:
         return run_trial(spec, job.trial_dir, host.sessions, drivers, host.cancel, job.resume)
     with tempfile.TemporaryDirectory(prefix="harness-trial-") as tmp:
@@ -609,10 +676,20 @@ def run_job(job: TrialJob, slot: Slot) -> TrialResult | ShippedTrial:
         return ShippedTrial(read_files(trial_dir), result)
 
 
-def lost_trial(job: TrialJob, why: str) -> TrialResult:
+def _prompt_hash(spec: TrialSpec) -> str | None:
+    """The contract's texts for the task; None when the task's documents cannot be read (an
+    error being recorded must not raise another)."""
+    try:
+        return spec.contract.prompt_hash(spec.task, simulated=spec.feedback == "simulated")
+    except BadInput:
+        return None
+
+
+def lost_trial(job: TrialJob, why: str, kind: InfraKind = InfraKind.node) -> TrialResult:
     """The result of a trial no slot could finish (its node died each time it was tried):
-    an infrastructure error, rerun by --resume, keeping the rounds it was resumed with."""
-    return ended_trial(job, InfraFailure(kind=InfraKind.node.value, message=why))
+    an infrastructure error, rerun by --resume, keeping the rounds it was resumed with; or
+    of one that never started, its task unreadable (kind suite)."""
+    return ended_trial(job, InfraFailure(kind=kind.value, message=why))
 
 
 def ended_trial(job: TrialJob, failure: InfraFailure) -> TrialResult:
@@ -626,7 +703,7 @@ def ended_trial(job: TrialJob, failure: InfraFailure) -> TrialResult:
     result = TrialResult(
         run_id=spec.run_id, config=spec.config, task=spec.task.slug, trial=spec.trial, suite=spec.suite,
         task_hash=spec.task.content_hash, model=spec.model, outcome=TrialOutcome.infra_error, rounds=rounds,
-        infra_error=failure, prompt_hash=spec.contract.prompt_hash(spec.task),
+        infra_error=failure, prompt_hash=_prompt_hash(spec),
         tampered=sorted({f for r in rounds if r.test_report for f in r.test_report.tampered}),
         started_at=resume.started_at if resume is not None else utc_now(), finished_at=utc_now(),
     )
@@ -658,8 +735,9 @@ def summarize_run(run_dir: Path) -> list[ConfigSummary]:
         frame = None
     out = []
     for cfg in manifest.configs:
-        first = two = 0.0
+        first = two = None
         recovery, infra, harness, missing = stats.Ratio(0, 0), 0, 0, len(manifest.tasks) * manifest.trials
+        suite = 0
         if frame is not None:
             rows = frame[frame["config"] == cfg.name]
             counts = stats.task_counts(rows)
@@ -669,11 +747,12 @@ def summarize_run(run_dir: Path) -> list[ConfigSummary]:
             health = stats.health(rows)
             infra, missing = health.infra_errors + health.partial, health.missing
             harness = int((rows["infra_kind"] == InfraKind.harness.value).sum())
+            suite = int((rows["infra_kind"] == InfraKind.suite.value).sum())
         else:
             folder = RunFolder(run_dir)
             results = [r for t in manifest.tasks for k in range(1, manifest.trials + 1)
                        if (r := folder.read_result(cfg.name, t, k)) is not None]
-            infra, harness = len(results), sum(r.harness_bug for r in results)
+            infra, harness, suite = len(results), sum(r.harness_bug for r in results), sum(r.suite_error for r in results)
             missing -= infra
         shares = {}
         if frame is not None and manifest.kind == "tests":
@@ -683,7 +762,7 @@ def summarize_run(run_dir: Path) -> list[ConfigSummary]:
         out.append(ConfigSummary(
             config=cfg.name, model=cfg.model, tasks=len(manifest.tasks), trials=manifest.trials,
             first_round_mean=first, two_round_mean=two, recovered=recovery.k, first_round_failures=recovery.n,
-            infra_errors=infra, harness_errors=harness, missing=missing, **shares,
+            infra_errors=infra, harness_errors=harness, suite_errors=suite, missing=missing, **shares,
         ))
     return out
 
@@ -696,42 +775,84 @@ def _runs_again(result: TrialResult | None, config: RunConfig) -> bool:
     return result is None or result.rerun_on_resume(config.retry_harness_errors)
 
 
+def _step(progress, text: str, checking: bool = False) -> None:
+    """Tell `progress` what is being prepared; `checking`: a step that may still find bad input."""
+    if progress is not None and hasattr(progress, "step"):
+        progress.step(text, checking)
+
+
 def run(config: RunConfig, log: Log | None = None, progress=None) -> RunSummary:
     """Plan, then run every trial that is not done, on the configured executor. `progress`
-    (see cli/run.py) is told about the plan and each finished trial; `log` gets one-line
-    notices."""
-    log = log or (lambda m: None)
+    (see cli/run.py) is told what is being prepared, then the plan and each finished trial;
+    `log` gets one-line notices. A dry run makes every check a run makes (the models, the
+    run folder and its lock, the sandbox and executor) and runs nothing; a resume with
+    nothing to run writes nothing."""
+    try:
+        return _run(config, log or (lambda m: None), progress)
+    finally:
+        if progress is not None:
+            progress.end()
+
+
+def _run(config: RunConfig, log: Log, progress) -> RunSummary:
+    _step(progress, "checking the suite and the models", checking=True)
     plan = make_plan(config)
+    check_writable(Path(config.runs_dir), "--runs-dir")
     keys = plan.trial_keys()
-    run_dir = Path(config.runs_dir) / plan.run_id
-    if config.dry_run:
-        folder = RunFolder(run_dir)
-        todo = [k for k in keys if not plan.resume
-                or _runs_again(folder.read_result(k[0].manifest.name, k[1].slug, k[2]), config)]
-        return RunSummary(
-            run_id=plan.run_id, run_dir=run_dir, planned=len(keys), skipped=len(keys) - len(todo), dry_run=True,
-            plan=[f"{c.manifest.name} {t.slug} trial-{k}" for c, t, k in todo],
-        )
+    lock = None
+    if plan.resume:
+        folder = RunFolder.open(config.runs_dir, plan.run_id)
+        lock = folder.lock()
+    else:
+        RunFolder.check_new(config.runs_dir, plan.run_id)
+        folder = RunFolder(Path(config.runs_dir) / plan.run_id)
+    try:
+        todo, kept, unreadable = [], [], []
+        for c, t, k in keys:
+            result = folder.read_result(c.manifest.name, t.slug, k) if plan.resume else None
+            if not _runs_again(result, config):
+                kept.append(result)
+            elif t.slug in plan.unreadable:
+                unreadable.append((c, t, k))
+            else:
+                todo.append((c, t, k, resume_point(result, folder.trial_dir(c.manifest.name, t.slug, k))))
+        if plan.resume and not todo and not unreadable and not config.dry_run:
+            summary = RunSummary(run_id=plan.run_id, run_dir=folder.root, planned=len(keys), skipped=len(kept))
+            summary.configs = summarize_run(folder.root)
+            return summary
+        _step(progress, "starting the sandbox", checking=True)
+        executor = make_executor(config.executor, sandbox=config.sandbox, workers=config.workers,
+                                 most=max(1, len(todo)), notice=log)
+        try:
+            if config.dry_run:
+                return RunSummary(
+                    run_id=plan.run_id, run_dir=folder.root, planned=len(keys), skipped=len(kept), dry_run=True,
+                    plan=[f"{c.manifest.name} {t.slug} trial-{k}" for c, t, k, _ in todo]
+                    + [f"{c.manifest.name} {t.slug} trial-{k} (a suite error: {plan.unreadable[t.slug]})"
+                       for c, t, k in unreadable],
+                )
+            summary = _run_trials(config, plan, folder, keys, todo, kept, unreadable, executor, log, progress)
+        finally:
+            executor.close()
+    finally:
+        if lock is not None:
+            lock.release()
+    return summary
 
-    folder = RunFolder.open(config.runs_dir, plan.run_id) if plan.resume else RunFolder(run_dir)
-    todo, kept = [], []
-    for c, t, k in keys:
-        result = folder.read_result(c.manifest.name, t.slug, k) if plan.resume else None
-        if _runs_again(result, config):
-            todo.append((c, t, k, resume_point(result, folder.trial_dir(c.manifest.name, t.slug, k))))
-        else:
-            kept.append(result)
 
-    executor = make_executor(config.executor, sandbox=config.sandbox, workers=config.workers, most=max(1, len(todo)),
-                             notice=log)
+def _run_trials(config: RunConfig, plan: RunPlan, folder: RunFolder, keys: list, todo: list, kept: list,
+                unreadable: list, executor, log: Log, progress) -> RunSummary:
+    lock = None
     try:
         if todo:
             # The Aider environment on every host now (once per version), before any folder exists.
+            _step(progress, "getting Aider ready")
             executor.each_host(_aider_ready, plan.profile.aider_version)
         if plan.resume:
             manifest = folder.read_manifest()
         else:
             folder = RunFolder.create(config.runs_dir, plan.run_id)
+            lock = folder.lock()
             manifest = _manifest(plan, config, executor.facts)
             write_record(folder.root / PROFILE_FILE, plan.profile)
             write_record(folder.root / CONTRACT_FILE, plan.contract)
@@ -770,6 +891,15 @@ def run(config: RunConfig, log: Log | None = None, progress=None) -> RunSummary:
             log(f"{spec.config} {spec.task.slug} trial-{spec.trial}: {why}; recorded as an infrastructure error")
             finished(job, lost_trial(job, why))
 
+        for slug in dict.fromkeys(t.slug for _, t, _ in unreadable):
+            log(f"task {slug} is recorded as a suite error in every trial, the run goes on: {plan.unreadable[slug]}")
+        for c, task, k in unreadable:
+            job = _job(plan, folder, c, task, k, None, limiters, simulators)
+            summary.ran += 1
+            got = lost_trial(job, plan.unreadable[task.slug], InfraKind.suite)
+            if progress is not None:
+                progress.advance(got)
+
         bad: list[BaseException] = []
 
         def failed(job: TrialJob, failure: UnitFailure) -> None:
@@ -791,14 +921,12 @@ def run(config: RunConfig, log: Log | None = None, progress=None) -> RunSummary:
             log(f"stopping: finished trials are kept; continue with `harness run --resume {plan.run_id}"
                 + (f" --runs-dir {config.runs_dir}`" if Path(config.runs_dir) != Path("runs") else "`"))
             raise
+        manifest.finished_at = utc_now()
+        folder.write_manifest(manifest)
+        summary.configs = summarize_run(folder.root)
     finally:
-        executor.close()
-        if progress is not None:
-            progress.end()
-
-    manifest.finished_at = utc_now()
-    folder.write_manifest(manifest)
-    summary.configs = summarize_run(folder.root)
+        if lock is not None:
+            lock.release()
     return summary
 
 
@@ -813,13 +941,13 @@ def _job(plan: RunPlan, folder: RunFolder, c: PlannedConfig, task: Task, k: int,
     name = _paced_as(c.model) if _paced_as(c.model) in limiters else None
     return TrialJob(spec=spec, trial_dir=trial_dir, resume=resume,
                     kept=RunFolder.kept_files(trial_dir, len(resume.rounds)) if resume is not None else {},
-                    profile=plan.profile, gold=c.model.kind == "gold", drivers_log=folder.root / "drivers.log",
+                    profile=plan.profile, builtin=c.model if c.model.builtin else None, drivers_log=folder.root / "drivers.log",
                     limiter=limiters.get(name), limiter_name=name)
 
 
 def _paced_as(model: ModelSpec) -> str | None:
     """Whose rate limit a model's requests count against: its server's, else its hosted
-    provider's; gold, served by the harness itself, has none."""
-    if model.kind == "gold":
+    provider's; gold and mutant, served by the harness itself, have none."""
+    if model.builtin:
         return None
     return model.api_base or model.provider or model.litellm_model

@@ -148,17 +148,19 @@ def redraw_rates(n: np.ndarray, c: np.ndarray, target: Target) -> np.ndarray:
     return pooled + shrink * (rates - pooled)
 
 
-def _outcome_groups(columns: list[tuple[np.ndarray, np.ndarray, float]], target: Target):
-    """Tasks grouped by their counts in every column: (task count, per column (n, q, weight))."""
+def _outcome_groups(columns: list[tuple[np.ndarray, np.ndarray, float]], target: Target,
+                   rates: list[np.ndarray] | None = None):
+    """Tasks grouped by their counts in every column: (task count, per column (n, q, weight)).
+    Each column's trials are redrawn at `rates`, by default redraw_rates for the target."""
     keys = np.column_stack([np.column_stack([n, c]) for n, c, _ in columns]).astype(np.int64)
-    rates = np.column_stack([redraw_rates(n, c, target) for n, c, _ in columns])
+    rates = np.column_stack(rates if rates is not None else [redraw_rates(n, c, target) for n, c, _ in columns])
     _, first, sizes = np.unique(keys, axis=0, return_index=True, return_counts=True)
     for i, size in zip(first, sizes):
         yield int(size), [(int(keys[i, 2 * j]), float(rates[i, j]), w) for j, (_, _, w) in enumerate(columns)]
 
 
 def resampled_totals(columns: list[tuple[np.ndarray, np.ndarray, float]], target: Target = "tasks",
-                     resamples: int = RESAMPLES, seed: int = SEED) -> np.ndarray:
+                     resamples: int = RESAMPLES, seed: int = SEED, rates: list[np.ndarray] | None = None) -> np.ndarray:
     """Bootstrap resamples (resamples,) of sum over tasks of sum_j weight_j * c_j / n_j.
 
     For the "tasks" target a resample's N draws are independent and each is a task drawn
@@ -169,7 +171,7 @@ def resampled_totals(columns: list[tuple[np.ndarray, np.ndarray, float]], target
     lattice is small enough, and samples it with this otherwise.)"""
     rng = np.random.default_rng(seed)
     n_tasks = len(columns[0][0])
-    groups = list(_outcome_groups(columns, target))
+    groups = list(_outcome_groups(columns, target, rates))
     if target == "trials":
         totals = np.zeros(resamples)
         for size, parts in groups:
@@ -208,7 +210,8 @@ def _draw_pmf(parts: list[tuple[int, float, float]], scale: int) -> np.ndarray:
 
 
 def bootstrap_distribution(columns: list[tuple[np.ndarray, np.ndarray, float]], target: Target = "tasks",
-                           resamples: int = RESAMPLES, seed: int = SEED) -> tuple[np.ndarray, np.ndarray]:
+                           resamples: int = RESAMPLES, seed: int = SEED,
+                           rates: list[np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The bootstrap distribution of sum over tasks of sum_j weight_j * c_j / n_j, as sorted
     values and their probabilities.
 
@@ -218,7 +221,8 @@ def bootstrap_distribution(columns: list[tuple[np.ndarray, np.ndarray, float]], 
     multiple of the trial counts; where that lattice is small the distribution is exact (the
     "tasks" target: N independent draws from the mixture of the tasks' outcome
     distributions, an N-fold convolution; "trials": the convolution of every task's own),
-    computed by FFT. Otherwise it is `resamples` seeded samples (resampled_totals)."""
+    computed by FFT. Otherwise it is `resamples` seeded samples (resampled_totals). `rates`
+    replaces the rates each column's trials are redrawn at (redraw_rates by default)."""
     n_tasks = len(columns[0][0])
     if n_tasks == 0:
         raise ValueError("bootstrap over zero tasks")
@@ -227,9 +231,9 @@ def bootstrap_distribution(columns: list[tuple[np.ndarray, np.ndarray, float]], 
     scale = math.lcm(*(int(x) for n, _, _ in columns for x in np.unique(n)))
     points = n_tasks * len(columns) * scale + 1
     if points > EXACT_POINTS:
-        totals = np.sort(resampled_totals(columns, target, resamples, seed))
+        totals = np.sort(resampled_totals(columns, target, resamples, seed, rates))
         return totals, np.full(resamples, 1 / resamples)
-    groups = list(_outcome_groups(columns, target))
+    groups = list(_outcome_groups(columns, target, rates))
     size = 1 << (points - 1).bit_length()
     if target == "tasks":
         mixture = sum(g / n_tasks * _draw_pmf(parts, scale) for g, parts in groups)
@@ -686,6 +690,65 @@ class PairedDifference:
     p_value: float               # the stratified exact test of "no change on any task"
 
 
+DIFFERENCE_PRIOR = 0.02  # successes and failures added to each task's own trials in a difference's redraw
+
+
+def _own_rates(n, c) -> np.ndarray:
+    return (np.asarray(c, dtype=float) + DIFFERENCE_PRIOR) / (np.asarray(n, dtype=float) + 2 * DIFFERENCE_PRIOR)
+
+
+def difference_spread(nb, cb, nn, cn) -> tuple[float, float]:
+    """The variance of one task's difference (NEW's rate minus BASE's) that a new draw of
+    tasks and trials would show, and its degrees of freedom.
+
+    The per-task differences' sample variance already holds both the spread of the tasks'
+    true differences and the trials' noise; where it is below the trials' own binomial noise
+    (q(1 - q)/n on each side, q from _own_rates), that noise stands instead, so tasks that
+    never changed still leave room for a change. Degrees of freedom by Satterthwaite on the
+    share of the variance that is trial noise: N - 1 for the spread between tasks, the
+    trials' own for the noise; below MIN_TASKS tasks, N - 1 whatever the share (too few
+    tasks to tell that they do not differ: two tasks that each went 0/4 -> 1/4 say little
+    about a third)."""
+    nb, cb, nn, cn = (np.asarray(x, dtype=float) for x in (nb, cb, nn, cn))
+    tasks = nb.size
+    qb, qn = _own_rates(nb, cb), _own_rates(nn, cn)
+    noise = float(np.mean(qb * (1 - qb) / nb + qn * (1 - qn) / nn))
+    spread = max(float((cn / nn - cb / nb).var(ddof=1)) if tasks > 1 else 0.0, noise)
+    share = noise / spread
+    noise_df = max(float((nb - 1).sum() + (nn - 1).sum()), 1.0)
+    if tasks < MIN_TASKS:
+        return spread, float(max(tasks - 1, 1))
+    return spread, 1 / ((1 - share) ** 2 / (tasks - 1) + share ** 2 / noise_df)
+
+
+def difference_interval(nb, cb, nn, cn, target: Target = "tasks", resamples: int = RESAMPLES, seed: int = SEED,
+                        confidence: float = CONFIDENCE) -> tuple[float, float]:
+    """Interval of NEW minus BASE in expected tasks solved over the same tasks.
+
+    "trials": both configurations' trials redrawn on the fixed tasks (redraw_rates). "tasks":
+    the shape of the two-level bootstrap (tasks resampled, the same ones for both sides, each
+    side's trials redrawn at its own rate plus DIFFERENCE_PRIOR successes and failures),
+    scaled about its mean to N times difference_spread's variance and centred on the observed
+    difference; percentile levels widened as Student's t with difference_spread's degrees of
+    freedom widens a normal interval. (Redrawing each side at rates shrunk towards its pooled
+    rate, as a mean's interval does, fits each side's spread of task rates; for a difference
+    it counts the trials' noise twice, once in the observed per-task differences and once in
+    the redraw, and held the true difference 99-100% of the time in the coverage simulation.)"""
+    columns = [(np.asarray(nb), np.asarray(cb), -1.0), (np.asarray(nn), np.asarray(cn), 1.0)]
+    if target == "trials":
+        return interval(columns, target, resamples, seed, confidence)
+    tasks = len(columns[0][0])
+    values, probs = bootstrap_distribution(columns, "tasks", resamples, seed, [_own_rates(n, c) for n, c, _ in columns])
+    mean = float(values @ probs)
+    var = float(((values - mean) ** 2) @ probs)
+    spread, df = difference_spread(nb, cb, nn, cn)
+    observed = float((columns[1][1] / columns[1][0] - columns[0][1] / columns[0][0]).sum())
+    scaled = observed + (math.sqrt(tasks * spread / var) * (values - mean) if var > 0 else 0 * values)
+    tail = NormalDist().cdf(-student_t_quantile(1 - (1 - confidence) / 2, max(1, round(df)))) if tasks > 1 else 0.0
+    low, high = percentiles(scaled, probs, tail)
+    return max(low, -tasks), min(high, float(tasks))
+
+
 def paired_differences(
     base: pd.DataFrame, new: pd.DataFrame, target: Target = "tasks", resamples: int = RESAMPLES,
     seed: int = SEED, confidence: float = CONFIDENCE,
@@ -702,7 +765,7 @@ def paired_differences(
             continue
         nb, cb = base.loc[keep, f"n{r}"].to_numpy(), base.loc[keep, f"c{r}"].to_numpy()
         nn, cn = new.loc[keep, f"n{r}"].to_numpy(), new.loc[keep, f"c{r}"].to_numpy()
-        low, high = interval([(nb, cb, -1.0), (nn, cn, 1.0)], target, resamples, seed, confidence)
+        low, high = difference_interval(nb, cb, nn, cn, target, resamples, seed, confidence)
         out.append(PairedDifference(
             round=r, tasks=int(keep.sum()), base=float((cb / nb).sum()), new=float((cn / nn).sum()),
             difference=float((cn / nn - cb / nb).sum()), interval=(low, high),

@@ -1,6 +1,7 @@
 """The run folder on disk. The layout is the data model:
 
     runs/<run-id>/manifest.json
+    runs/<run-id>/.lock                               locked (flock) by the process writing the run
     runs/<run-id>/agent_profile.json, contract.json   what the agent ran with, for --resume
     runs/<run-id>/contract-<config>.json              a configuration's own prompt contract
     runs/<run-id>/<config>/<task>/trial-<k>/
@@ -19,7 +20,9 @@ schema version this harness does not know is refused, never taken for "not done"
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import secrets
 from datetime import datetime, timezone
 from pathlib import Path
@@ -75,6 +78,18 @@ class RunFolder:
         except OSError as exc:
             raise BadInput(f"cannot create the run folder {root}: {exc.strerror or exc}") from None
         return cls(root)
+
+    @staticmethod
+    def check_new(runs_dir: Path, run_id: str) -> None:
+        """What `create` would refuse, refused without creating anything (a dry run)."""
+        root = Path(runs_dir) / run_id
+        if root.exists():
+            raise BadInput(f"{root}: a run with this id exists; use --resume {run_id} to continue it")
+
+    def lock(self) -> "RunLock":
+        """The run's writer lock, held: a second process that would write the run is bad
+        input until the first ends (a killed one holds nothing: the kernel lets go)."""
+        return RunLock(self.root).acquire()
 
     @classmethod
     def open(cls, runs_dir: Path, run_id: str) -> "RunFolder":
@@ -165,6 +180,45 @@ class RunFolder:
             RunFolder.fresh_trial_dir(path)
         RunFolder.write_files(path, {rel: data for rel, data in files.items() if rel != RESULT})
         atomic_write(path / RESULT, files[RESULT])
+
+
+LOCK = ".lock"
+
+
+class RunLock:
+    """An exclusive flock on `<run>/.lock` while one process writes the run. The lock is the
+    kernel's, released when the process ends however it ends, so a file left by a killed
+    process blocks no one; taking it writes nothing (a resume with nothing to do changes
+    nothing in the folder)."""
+
+    def __init__(self, root: Path):
+        self.path = Path(root) / LOCK
+        self._fd: int | None = None
+
+    def acquire(self) -> "RunLock":
+        try:
+            fd = os.open(self.path, os.O_RDONLY | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise BadInput(f"{self.path}: cannot lock the run ({exc.strerror or exc})") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise BadInput(f"{self.path.parent}: another harness process is writing this run; "
+                           "wait for it to end") from None
+        self._fd = fd
+        return self
+
+    def release(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)  # closing the only descriptor lets the lock go
+            self._fd = None
+
+    def __enter__(self) -> "RunLock":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release()
 
 
 def _kept(rounds: int) -> set[str]:

@@ -5,6 +5,7 @@ path. Everything that can change a result is in the suite's content hash."""
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 import shutil
@@ -75,7 +76,9 @@ class Suite(BaseModel):
         for t in self.tasks:
             if t.slug == slug:
                 return t
-        raise BadInput(f"{self.manifest_path}: suite {self.name} has no task {slug!r}")
+        close = difflib.get_close_matches(slug, [t.slug for t in self.tasks], n=2, cutoff=0.8)
+        hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+        raise BadInput(f"{self.manifest_path}: suite {self.name} has no task {slug!r}{hint}")
 
     def select(self, slugs: Iterable[str] | None) -> list[Task]:
         """The named tasks in suite order, or all of them."""

@@ -219,6 +219,10 @@ def check_task(task: Task, session: SandboxSession) -> TaskValidation:
     start = time.monotonic()
     result = TaskValidation(slug=task.slug, content_hash=task.content_hash, test_cases=declared_test_cases(task))
     problems = result.problems
+    unreadable = task.text_problem()
+    if unreadable is not None:
+        problems.append(unreadable)  # a trial could not show it to a model: nothing to build
+        return result
     try:
         reference = task.reference_files()
         controls = faulty_controls(task)

@@ -10,6 +10,7 @@ format, `.meta/item.json` the item it was made from, predict/build.py)."""
 from __future__ import annotations
 
 import json
+import re
 from functools import cached_property
 from pathlib import Path, PurePosixPath
 from typing import Literal, get_args
@@ -54,7 +55,28 @@ class Task(BaseModel):
     def instruction_docs(self) -> list[str]:
         """The exercise's documents in reading order (introduction, instructions, appendix),
         each exactly as written."""
-        return [(self.path / ".docs" / doc).read_text() for doc in _DOC_FILES if (self.path / ".docs" / doc).is_file()]
+        return [self.read_text(f".docs/{doc}") for doc in _DOC_FILES if (self.path / ".docs" / doc).is_file()]
+
+    def read_text(self, rel: str) -> str:
+        """A task file read as text: UTF-8, the one way every task file is read as text.
+        One that is not is bad input naming the file and the first byte that is not."""
+        return decode_text(self.read(rel), self.path / rel)
+
+    @property
+    def text_files(self) -> tuple[str, ...]:
+        """The files a trial reads as text: the documents, and every file of a role (the
+        stub, the tests, the reference) that a prompt or an answer quotes."""
+        docs = tuple(f".docs/{doc}" for doc in _DOC_FILES if (self.path / ".docs" / doc).is_file())
+        return docs + tuple(dict.fromkeys(self.solution_files + self.test_files + self.example_files + self.editor_files))
+
+    def text_problem(self) -> str | None:
+        """Why the task cannot be read as text (one line naming its file), or None."""
+        for rel in self.text_files:
+            try:
+                self.read_text(rel)
+            except BadInput as exc:
+                return str(exc)
+        return None
 
     def instructions(self) -> str:
         return "\n\n".join(doc.strip() for doc in self.instruction_docs())
@@ -93,14 +115,17 @@ class Task(BaseModel):
         runner takes: configured with EXERCISM_TEST_SUITE, their CMakeLists links a system
         Catch2's precompiled `Catch2::Catch2WithMain` and their tests include
         <catch2/catch.hpp> instead of the vendored single header. Both halves must be
-        there, or the test unit would mix two copies of Catch2."""
+        there, or the test unit would mix two copies of Catch2. A test whose branch
+        includes Catch2 v3's headers (<catch2/catch_all.hpp>, as Exercism's current C++
+        runner builds) cannot build against the image's Catch2 v2: such a task builds on
+        its own branch, with the Catch2 it vendors."""
         cmake = self.path / "CMakeLists.txt"
         if not cmake.is_file():
             return False
         text = cmake.read_bytes()
         if b"EXERCISM_TEST_SUITE" not in text or b"Catch2WithMain" not in text:
             return False
-        return bool(self.test_files) and all(b"EXERCISM_TEST_SUITE" in self.read(f) for f in self.test_files)
+        return bool(self.test_files) and all(_switches_to_catch2_v2(self.read(f)) for f in self.test_files)
 
     def read(self, rel: str) -> bytes:
         return (self.path / rel).read_bytes()
@@ -132,6 +157,27 @@ class Task(BaseModel):
                            if not rel.startswith((".git/", ".exercism/"))})
 
 
+# An #include of one of Catch2 v3's headers (catch_all.hpp, catch_test_macros.hpp, ...);
+# v2 has the one catch.hpp.
+_CATCH2_V3_INCLUDE = re.compile(rb"#\s*include\s*[<\"]catch2/catch_\w+\.hpp[>\"]")
+
+
+def _switches_to_catch2_v2(test_file: bytes) -> bool:
+    """The test file has an EXERCISM_TEST_SUITE branch, and it takes Catch2 v2's header."""
+    return (b"EXERCISM_TEST_SUITE" in test_file and b"catch2/catch.hpp" in test_file
+            and not _CATCH2_V3_INCLUDE.search(test_file))
+
+
+def decode_text(data: bytes, where: Path | str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise BadInput(f"{where}: not UTF-8 text (byte 0x{data[exc.start]:02x} at line {line}, column {column}); "
+                       "save it as UTF-8") from None
+
+
 def load_task(path: Path | str) -> Task:
     """Load one exercise folder. Anything that would make a later build meaningless is
     refused here, with the file named."""
@@ -145,7 +191,7 @@ def load_task(path: Path | str) -> Task:
     if problem is not None:  # a link, read, would put any file of this machine in the task
         raise BadInput(f"{path}: {describe('.meta/config.json', problem)}")
     try:
-        config = json.loads(config_path.read_text())
+        config = json.loads(decode_text(config_path.read_bytes(), config_path))
         files = config["files"]
         solution = tuple(files["solution"])
         test = tuple(files["test"])

@@ -1,7 +1,8 @@
 """A test double for a model: an OpenAI-compatible server (harness.gold.ChatServer) whose
 answers are scripted per served model name, in order or by a function of the request, and
 which records every request.
-Aider's background history summaries are answered apart and never consume the script."""
+Aider's background history summaries, and the harness's one-token pre-flight request before
+a run (models.preflight), are answered apart and never consume the script."""
 
 from __future__ import annotations
 
@@ -10,8 +11,13 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from harness.gold import ChatServer, ModelError
+from harness.models import PREFLIGHT_PROMPT
 
 DEFAULT_REPLY = "I have nothing to add."
+
+
+def is_preflight(body: dict) -> bool:
+    return any(PREFLIGHT_PROMPT == m.get("content") for m in body.get("messages") or [])
 
 
 def is_summary_request(body: dict) -> bool:
@@ -37,12 +43,19 @@ class ScriptedModel:
         self.scripts = scripts
         self.requests: dict[str, list[dict]] = {name: [] for name in scripts}
         self.summaries: list[dict] = []
+        self.preflights: list[dict] = []
         self._lock = threading.Lock()
         self._stopped = threading.Event()  # ends scripted delays when the server stops
         self.server = ChatServer(self._respond)
 
     def _respond(self, route: str, body: dict) -> str:
         name = body.get("model", "")
+        if is_preflight(body):
+            with self._lock:
+                self.preflights.append(body)
+            if name not in self.scripts:
+                raise ModelError(404, f"no script for model {name!r}")
+            return "OK"
         if is_summary_request(body):
             with self._lock:
                 self.summaries.append(body)

@@ -90,7 +90,7 @@ def made_run(tmp_path_factory):
                                       'tasks = ["sum-of-squares", "perfect-numbers"]\n')
     runs = tmp / "runs"
     with ChatServer(respond) as server:
-        run(RunConfig(suite=str(suite), models=[f"openai/{m}" for m in MODELS], api_base=server.base(""), trials=1,
+        run(RunConfig(suite=str(suite), models=[f"openai/{m}@{server.base('')}" for m in MODELS], trials=1,
                       rounds=2, workers=2, agent=str(fast_profile(tmp)), runs_dir=runs, run_id="cur",
                       sampling=Sampling(temperature=0.0)))
     folder = RunFolder(runs / "cur")

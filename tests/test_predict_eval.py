@@ -153,7 +153,7 @@ def test_a_failing_provider_is_an_infrastructure_error_never_a_wrong_answer(item
     assert failed.count(TrialOutcome.failed) == 0
     # No outcome counted: the report has nothing to read rather than a zero accuracy.
     got = cli("report", str(tmp_path / "down"), cwd=tmp_path)
-    assert got.returncode == 2 and "no finished trials" in got.stderr
+    assert got.returncode == 2 and "no round of any trial was tested" in got.stderr
     with ScriptedModel({"down": Script(then=503)}) as server:
         got = cli("predict", "eval", "--model", "openai/down", "--api-base", server.api_base, "--items", "two",
                   "--root", str(items_root), "--runs-dir", str(tmp_path), "--retries", "1", cwd=tmp_path)

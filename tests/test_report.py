@@ -144,10 +144,10 @@ def test_compare_per_task_labels_and_recovery(runs):
     rows = {r[0]: r for r in per_task.rows}
     # the one regression (4/4 -> 0/4) does not survive Holm over 26 tasks: 26 * 2/70 > 0.05
     assert per_task.rows[0][0] == "always-00"
-    assert rows["always-00"][col["label"]] == "regression (n.s.)"
+    assert rows["always-00"][col["label (2r)"]] == "regression (n.s.)"
     assert rows["always-00"][col["change (2r)"]] == "-4"
-    assert rows["never-03"][col["label"]] == "gain (n.s.)" and rows["never-03"][col["base 2r"]] == "0/4"
-    assert rows["fixed-0"][col["label"]] == "no change"
+    assert rows["never-03"][col["label (2r)"]] == "gain (n.s.)" and rows["never-03"][col["base 2r"]] == "0/4"
+    assert rows["fixed-0"][col["label (2r)"]] == "no change"
     assert rows["fixed-once"][col["recovered base"]] == "1/4" and rows["fixed-once"][col["recovered lora"]] == "1/4"
     assert rows["never-00"][col["trained on"]] == "yes"
     recovery = next(t for t in doc.tables if t.title.startswith("Recovery"))
@@ -167,7 +167,7 @@ def test_compare_with_enough_trials_calls_a_regression_significant(tmp_path):
     outcomes, base, new = load_pair("r1:base", "r1:new", [], tmp_path)
     per_task = build_comparison(outcomes, base, new, FAST).tables[2]
     assert per_task.rows[0][0] == "t0"
-    assert per_task.rows[0][per_task.columns.index("label")] == "regression"  # p = 2/C(24,12), x5 tasks
+    assert per_task.rows[0][per_task.columns.index("label (2r)")] == "regression"  # p = 2/C(24,12), x5 tasks
 
 
 def test_pre_registered_bar_is_stated_before_the_numbers(runs):
@@ -199,6 +199,8 @@ def test_markdown_report_with_plot_files(runs, tmp_path):
     assert result.exit_code == 0, result.output
     text = out.read_text()
     assert "| base | all tasks | 26 | 4 | 11.25 (43.3%) |" in text
+    # text columns left, number columns right
+    assert "| config | tasks in | N | T |" in text and "|---|---|---:|---:|" in text
     for name in ("solved", "tasks"):
         assert f"![" in text and f"(r-{name}.png)" in text
         assert (out.parent / f"r-{name}.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
@@ -211,7 +213,8 @@ def test_html_report_embeds_its_plots_and_links_the_pages_beside_it(runs, tmp_pa
     assert result.exit_code == 0, result.output
     page = out.read_text()
     images = re.findall(r"src='data:image/png;base64,([A-Za-z0-9+/=]+)'", page)
-    assert len(images) == 2 and all(base64.b64decode(i).startswith(b"\x89PNG") for i in images)
+    # the bars and a heatmap per round (both rounds are labelled without --round)
+    assert len(images) == 3 and all(base64.b64decode(i).startswith(b"\x89PNG") for i in images)
     assert not re.search(r"src=['\"](?!data:)", page)  # nothing fetched from elsewhere
     assert "regression (n.s.)" in page and "16/59 (27.1%)" in page
     # every link leads to a page written beside the report: the comparison, each changed task
@@ -228,6 +231,8 @@ def test_json_report(runs, tmp_path):
     body = json.loads(out.read_text())
     base = next(s for s in body["data"]["summaries"] if s["config"] == "base" and s["tasks_in"] == "all tasks")
     assert base["round1_mean"] == 11.25 and base["recovered"] == 16 and base["first_round_failures"] == 59
+    # the trials per task, not the finished task-trials (the transitions table's count, kept apart)
+    assert base["trials"] == 4 and base["finished_trials"] == 104
     assert body["data"]["pass_at_k"]["base"]["round1"]["1"] == {"value": pytest.approx(11.25 / 26), "tasks": 26}
     assert body["data"]["interval"]["target"] == "tasks" and body["data"]["interval"]["valid"] is True
     assert body["data"]["warnings"] == [] and base["round1_low"] < 11.25 < base["round1_high"]

@@ -15,6 +15,7 @@ from harness import result_facts, stats
 from harness.cli import app
 from harness.errors import BadInput
 from harness.outcomes import ROW_CACHE, load, load_pair
+from harness.report import build_report
 from harness.records import AgentCounters
 from tests.report_support import marginal_table, outcomes_table, write_run
 
@@ -40,6 +41,8 @@ def test_run_folder_rows_statuses_and_health(tmp_path):
     assert (health.trials, health.finished, health.infra_errors, health.missing) == (6, 4, 1, 1)
     # per recorded trial (5: the missing one has no record): 1+2+2+0+1 rounds of 120 tokens
     assert health.tokens_per_trial == pytest.approx(6 * 120 / 5)
+    table = next(t for t in build_report(out).tables if t.title.startswith("Agent health"))
+    assert table.rows[0][table.columns.index("tokens/trial")] == "144"  # tokens are whole: 720 / 5
     info = out.configs["base"]
     assert info.contract == "original" and info.trials == 3 and info.tasks == ["a", "b"]
 
@@ -205,12 +208,12 @@ def test_outcomes_file_with_bad_values(tmp_path, content, message):
 
 def test_run_folder_with_no_results(tmp_path):
     run = write_run(tmp_path, "r1", {"base": {"a": ["skip", "skip"]}})
-    assert "no finished trials" in _one_line_exit_2(runner.invoke(app, ["report", str(run)]))
+    assert "no round of any trial was tested" in _one_line_exit_2(runner.invoke(app, ["report", str(run)]))
 
 
 def test_run_folder_with_only_infrastructure_errors(tmp_path):
     run = write_run(tmp_path, "r1", {"base": {"a": ["infra"]}})
-    assert "no finished trials" in _one_line_exit_2(runner.invoke(app, ["report", str(run)]))
+    assert "no round of any trial was tested" in _one_line_exit_2(runner.invoke(app, ["report", str(run)]))
 
 
 def test_not_a_run_folder(tmp_path):
@@ -254,3 +257,15 @@ def test_the_real_command_prints_one_line_and_exits_2(tmp_path):
     assert done.returncode == 2
     assert done.stderr.strip() == f"error: {path}: missing column round1 (need config, task, trial, round1, round2)"
     assert done.stdout == ""
+
+
+@pytest.mark.parametrize("command", [["report", "r1"], ["compare", "r1:base", "r1:new"], ["view", "r1"]])
+def test_an_out_that_cannot_be_written_is_one_line(command, tmp_path):
+    write_run(tmp_path, "r1", {"base": {"a": [1, None]}, "new": {"a": [2, 1]}})
+    (tmp_path / "a-file").write_text("")
+    outs = [tmp_path / "a-file", tmp_path / "a-file" / "pages"] if command[0] == "view" else [tmp_path / "a-file" / "x.md"]
+    for out in outs:
+        got = runner.invoke(app, [*command, "--runs-dir", str(tmp_path), "--out", str(out)])
+        line = _one_line_exit_2(got)
+        assert "--out" in line and ("cannot be written" in line or "a file; name a folder" in line), line
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file", "r1"]  # nothing half-written

@@ -102,7 +102,7 @@ def test_no_task_can_reach_significance_is_said_in_one_line(tmp_path):
     line = next(w for w in doc.warnings if w.startswith("No task can reach significance"))
     assert "smallest p-value one task can have is 0.0286" in line and "7 trials per configuration would be needed" in line
     per_task = _table(doc, "Per task")
-    assert {r[per_task.columns.index("min p")] for r in per_task.rows} == {"0.029"}
+    assert {r[per_task.columns.index("min p (2r)")] for r in per_task.rows} == {"0.029"}
     assert doc.data["task_power"]["trials_needed"] == 7
 
 

@@ -68,7 +68,7 @@ def test_scripted_models_through_aider(tmp_path):
     runs = tmp_path / "runs"
     with ScriptedModel(scripts) as model:
         config = RunConfig(
-            suite=str(make_suite(tmp_path)), models=[f"openai/{name}" for name in scripts], api_base=model.api_base,
+            suite=str(make_suite(tmp_path)), models=[f"openai/{name}@{model.api_base}" for name in scripts],
             trials=1, rounds=2, workers=2, agent=str(fast_profile(tmp_path)), runs_dir=runs, run_id="e2e",
             sampling=Sampling(temperature=0.0, seed=7),
         )

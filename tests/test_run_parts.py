@@ -15,7 +15,7 @@ from harness.errors import BadInput
 from harness.editformat import render_diff as diff_answer, render_whole as whole_answer
 from harness.fs import atomic_write
 from harness.gold import ChatServer, GoldModel, reference_answer
-from harness.models import PLACEHOLDER_KEY, config_name, parse_model
+from harness.models import PLACEHOLDER_KEY, check_keys, config_name, parse_model
 from harness.models import check_access as validate
 from harness.records import (
     InfraFailure,
@@ -149,7 +149,11 @@ def test_missing_key_is_bad_input(monkeypatch):
     with pytest.raises(BadInput, match="ANTHROPIC_API_KEY"):
         validate(parse_model("anthropic/claude-3-5-sonnet-20241022"))
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
-    validate(parse_model("anthropic/claude-3-5-sonnet-20241022"))
+    check_keys(parse_model("anthropic/claude-3-5-sonnet-20241022"))
+    # With its key, the model is asked for one token: here no provider can be reached.
+    monkeypatch.setenv("ANTHROPIC_API_BASE", f"http://127.0.0.1:{free_port()}")
+    with pytest.raises(BadInput, match="cannot reach"):
+        validate(parse_model("anthropic/claude-3-5-sonnet-20241022"))
 
 
 def test_a_server_must_answer():

@@ -116,7 +116,7 @@ def test_simulated_feedback_through_aider(tmp_path):
     suite, profile = str(make_suite(tmp_path)), str(fast_profile(tmp_path))
     with ScriptedModel(scripts) as model:
         def config(run_id: str, names: list[str], feedback: str) -> RunConfig:
-            return RunConfig(suite=suite, models=[f"openai/{n}" for n in names], api_base=model.api_base, trials=1,
+            return RunConfig(suite=suite, models=[f"openai/{n}@{model.api_base}" for n in names], trials=1,
                              rounds=2, workers=3, agent=profile, runs_dir=runs, run_id=run_id, feedback=feedback)
 
         sim = ["honest-fix", "pessimist-break", "honest-stop", "optimist-miss", "flaky"]

@@ -18,7 +18,7 @@ from harness.task import load_task
 from harness.testrun import run_tests, linked_test_main
 
 from .conftest import make_backend
-from .upstream_layout import upstream_copy
+from .upstream_layout import INCLUDE_SWITCH_V3, upstream_copy
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow, pytest.mark.timeout(1800)]
 
@@ -90,3 +90,18 @@ def test_tests_without_the_include_switch_keep_their_own_main(tmp_path, docker_s
     ours = load_task(FIXED26 / "clock")
     with docker_sandbox.session("test main choice") as s:
         assert [linked_test_main(t, s) for t in (switched, plain, ours)] == [TestMain.catch2, TestMain.task, TestMain.harness]
+
+
+def test_a_catch2_v3_include_builds_on_the_tasks_own_branch(tmp_path, docker_sandbox, patient_sandbox,
+                                                           debian_catch_hpp):
+    """A test whose EXERCISM_TEST_SUITE branch includes <catch2/catch_all.hpp> (Catch2 v3,
+    as Exercism's current C++ runner builds) cannot build against the image's Catch2 v2:
+    it builds on the task's own branch, with the Catch2 it vendors, and its reference passes."""
+    task = load_task(upstream_copy(FIXED26 / "clock", tmp_path, debian_catch_hpp, switch=INCLUDE_SWITCH_V3))
+    assert not task.has_exercism_test_suite_branch
+    with docker_sandbox.session("v3 choice") as s:
+        assert linked_test_main(task, s) is TestMain.task
+    with patient_sandbox.session("v3 build") as s:
+        report = run_tests(task, task.reference_files(), s)
+    assert report.status is Status.passed and report.test_main is TestMain.task, report.message
+    assert len(report.tests) > 10 and all(t.status is Status.passed for t in report.tests)

@@ -45,7 +45,7 @@ def view_run(tmp_path_factory) -> Path:
     scripts = {"base": Script([SOLVED, WRONG, SOLVED]), "new": Script([BROKEN, WRONG], then=500)}
     with ScriptedModel(scripts) as model:
         # One worker: each model's script is answered in trial order.
-        run(RunConfig(suite=str(make_suite(tmp)), models=[f"openai/{n}" for n in scripts], api_base=model.api_base,
+        run(RunConfig(suite=str(make_suite(tmp)), models=[f"openai/{n}@{model.api_base}" for n in scripts],
                       trials=2, rounds=2, workers=1, agent=str(fast_profile(tmp)), runs_dir=tmp / "runs",
                       run_id="view", sampling=Sampling(temperature=0.0)))
     return tmp / "runs" / "view"

@@ -45,18 +45,21 @@ TESTS_MAIN = '#define CATCH_CONFIG_MAIN\n#include "catch.hpp"\n'
 
 # How an upstream test file picks its Catch2 header.
 INCLUDE_SWITCH = '#ifdef EXERCISM_TEST_SUITE\n#include <catch2/catch.hpp>\n#else\n#include "test/catch.hpp"\n#endif\n'
+# ... in the exercises Exercism's current C++ runner builds against Catch2 v3.
+INCLUDE_SWITCH_V3 = ('#ifdef EXERCISM_TEST_SUITE\n#include <catch2/catch_all.hpp>\n#else\n#include "test/catch.hpp"\n'
+                     '#endif\n')
 
 
-def upstream_copy(task_dir: Path, dest_root: Path, catch_hpp: bytes, switch: bool = True) -> Path:
+def upstream_copy(task_dir: Path, dest_root: Path, catch_hpp: bytes, switch: bool | str = True) -> Path:
     """One of our tasks (a Catch2 v2 test including <catch2/catch.hpp>, no extra libraries)
     rewritten into the upstream layout under `dest_root`, with `catch_hpp` vendored. With
     `switch=False` its test always includes the vendored header, as exercises without an
-    EXERCISM_TEST_SUITE branch in their tests do."""
+    EXERCISM_TEST_SUITE branch in their tests do; a string is the test's include lines."""
     dest = dest_root / task_dir.name
     shutil.copytree(task_dir, dest)
     (dest / "CMakeLists.txt").write_text(CMAKE)
     test = dest / f"{task_dir.name.replace('-', '_')}_test.cpp"
-    include = INCLUDE_SWITCH if switch else '#include "test/catch.hpp"\n'
+    include = switch if isinstance(switch, str) else INCLUDE_SWITCH if switch else '#include "test/catch.hpp"\n'
     text = test.read_text()
     assert "#include <catch2/catch.hpp>\n" in text, test
     test.write_text(text.replace("#include <catch2/catch.hpp>\n", include))

@@ -19,6 +19,7 @@ from . import view as _view  # noqa: F401
 from . import predict as _predict  # noqa: F401
 from . import select as _select  # noqa: F401
 from . import tests as _tests  # noqa: F401
+from . import schema as _schema  # noqa: F401
 
 
 def main() -> None:

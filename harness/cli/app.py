@@ -20,6 +20,12 @@ console = Console()
 err = Console(stderr=True)
 
 
+def print_wide(out: Console, renderable) -> None:
+    """A table at its full width: piped into a file or a CI log, rich would squeeze it into
+    80 columns and cut names short."""
+    (out if out.is_terminal else Console(file=out.file, width=10_000, no_color=out.no_color)).print(renderable)
+
+
 def fail(message: str, code: int = 2) -> None:
     err.print(f"error: {message}", markup=False, highlight=False, soft_wrap=True)
     raise typer.Exit(code)

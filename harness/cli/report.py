@@ -21,7 +21,7 @@ _ACCOUNTING_HELP = ("harness (default): infrastructure errors count nowhere; aid
                     "and exhausted provider retries count as failed trials, as Aider's benchmark counts them")
 
 
-def _options(cohort, resamples, seed, round_no=2, bar=None, interval="tasks", accounting="harness", metric=None):
+def _options(cohort, resamples, seed, round_no=None, bar=None, interval="tasks", accounting="harness", metric=None):
     from ..errors import BadInput
     from ..report import ReportOptions
     from ..stats import parse_cohort
@@ -53,7 +53,7 @@ def report_cmd(
     runs_dir: Path = typer.Option(Path("runs"), help="where run ids are looked up"),
     interval: str = typer.Option("tasks", "--interval", help=_INTERVAL_HELP),
     cohort: Optional[str] = typer.Option(None, help="best:K keeps, per config, the K trials that solved the most tasks in --round"),
-    round_no: int = typer.Option(2, "--round", min=1, max=2, help="the round a --cohort is ranked by: 1, or 2 (within two rounds)"),
+    round_no: Optional[int] = typer.Option(None, "--round", min=1, max=2, help="the round a --cohort is ranked by: 1, or 2 (within two rounds, the default)"),
     resamples: int = typer.Option(10_000, help="bootstrap resamples"),
     seed: int = typer.Option(0, help="bootstrap seed"),
     fmt: Optional[str] = typer.Option(None, "--format", help="terminal (default), md, html, json or csv"),
@@ -94,7 +94,7 @@ def compare_cmd(
     from_: Optional[list[str]] = typer.Option(None, "--from", help=_SOURCES_HELP + " holding BASE and NEW by name"),
     outcomes: Optional[list[Path]] = typer.Option(None, "--outcomes", help="an outcomes file holding BASE and NEW"),
     aider: Optional[list[Path]] = typer.Option(None, "--aider", help="an Aider results folder holding BASE and NEW"),
-    round_no: int = typer.Option(2, "--round", min=1, max=2, help="the round of the per-task tests and labels: 1, or 2 (within two rounds)"),
+    round_no: Optional[int] = typer.Option(None, "--round", min=1, max=2, help="the round of the per-task tests, labels and heatmap: 1, or 2 (within two rounds); default: both shown (a bar is judged within two rounds)"),
     bar: Optional[float] = typer.Option(None, "--pre-registered-bar", help="PASS only if NEW gains at least DELTA tasks (with --metric: DELTA of that share): its interval's lower bound at least DELTA; exit 1 on FAIL"),
     metric: Optional[str] = typer.Option(None, "--metric", help="written suites: valid, kill_rate or assertion_accuracy, the share the bar judges (default: tasks solved)"),
     runs_dir: Path = typer.Option(Path("runs"), help="where run ids are looked up"),

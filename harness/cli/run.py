@@ -4,30 +4,47 @@ resume. The options become a RunConfig; harness.runner.run does the work."""
 from __future__ import annotations
 
 import sys
+import threading
+import time
 from pathlib import Path
 from typing import Optional
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn,
+                           TimeRemainingColumn)
 from rich.table import Table
 
 from ..records import Sampling, TestWritingSettings
 from ..runner import RunConfig
-from .app import app, console, err, handled
+from .app import app, console, err, handled, print_wide
 from .options import EXECUTOR, RAY_ADDRESS, comma_list, default, executor_settings, from_options
 
 
-class RunProgress:
-    """Trials done, passes in round 1 and within two rounds, infrastructure errors, tokens,
-    cost, ETA. Silent when the console is not a terminal."""
+PLAIN_EVERY_S = 5.0  # outside a terminal: a progress line this often
 
-    def __init__(self, out: Console):
+
+class RunProgress:
+    """What the run is doing, from its first second: the step being prepared, then trials
+    done, passes in round 1 and within two rounds, infrastructure errors, tokens, cost,
+    ETA. On a terminal a spinner from the first moment, then a rich progress bar; elsewhere
+    (a log file, CI) a plain line once the input is checked, when each step starts, and
+    every PLAIN_EVERY_S seconds while trials run."""
+
+    def __init__(self, out: Console, every_s: float = PLAIN_EVERY_S):
         self.out = out
+        self.every_s = every_s
         self.bar: Progress | None = None
         self.task = None
         self.r1 = self.r2 = self.errors = self.tokens = 0
         self.cost = 0.0
+        self.total = self.done = self.ran = 0
+        self.label: str | None = None
+        self.preparing = "starting"
+        self.started = time.monotonic()
+        self._ticker: threading.Thread | None = None
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
 
     def _count(self, result) -> None:
         if not result.done:
@@ -37,36 +54,97 @@ class RunProgress:
         self.tokens += sum(r.counters.prompt_tokens + r.counters.completion_tokens for r in result.rounds)
         self.cost += sum(r.counters.cost for r in result.rounds)
 
-    def _fields(self) -> dict:
+    def _stats(self) -> str:
         tokens = f"{self.tokens / 1000:.1f}k" if self.tokens >= 1000 else str(self.tokens)
-        return {"stats": f"round 1 {self.r1} · ≤2 rounds {self.r2} · errors {self.errors} · {tokens} tokens · ${self.cost:.2f}"}
+        return f"round 1 {self.r1} · ≤2 rounds {self.r2} · errors {self.errors} · {tokens} tokens · ${self.cost:.2f}"
+
+    def _plain(self, text: str) -> None:
+        elapsed = int(time.monotonic() - self.started)
+        self.out.print(f"[{elapsed // 60:02d}:{elapsed % 60:02d}] {text}", markup=False, highlight=False,
+                       soft_wrap=True)
+
+    def _line(self) -> str:
+        if self.label is None:
+            return f"preparing: {self.preparing}"
+        left = self.total - self.done
+        rate = (time.monotonic() - self.begun) / self.ran if self.ran else None
+        eta = f", ETA {int(rate * left) // 60}:{int(rate * left) % 60:02d}" if rate is not None and left else ""
+        return f"{self.label}: {self.done}/{self.total} trials · {self._stats()}{eta}"
+
+    def step(self, text: str, checking: bool = False) -> None:
+        """Something before the trials start (checking the models, starting the sandbox).
+        Outside a terminal a step that is `checking` input prints nothing: bad input found
+        there stays the only line the command prints."""
+        self.preparing = text
+        if not self.out.is_terminal:
+            if not checking:
+                with self._lock:
+                    self._plain(self._line())
+            return
+        if self.bar is None:
+            self.bar = Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+                                console=self.out, transient=True)
+            self.bar.start()
+            self.task = self.bar.add_task(text, total=None)
+        else:
+            self.bar.update(self.task, description=text)
 
     def begin(self, plan, total: int, done: list) -> None:
         for result in done:
             self._count(result)
+        self.total, self.done, self.ran = total, len(done), 0
+        self.begun = time.monotonic()
+        self.label = f"{plan.suite_name} × {len(plan.configs)} config(s)"
+        if self.bar is not None:
+            self.bar.stop()
+            self.bar = None
         if not self.out.is_terminal:
+            with self._lock:
+                self._plain(self._line())
+            self._tick_lines()
             return
         self.bar = Progress(
             TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[stats]}"),
             TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), console=self.out, transient=False,
         )
         self.bar.start()
-        self.task = self.bar.add_task(f"{plan.suite_name} × {len(plan.configs)} config(s)", total=total,
-                                      completed=len(done), **self._fields())
+        self.task = self.bar.add_task(self.label, total=total, completed=len(done), stats=self._stats())
+
+    def _tick_lines(self) -> None:
+        if self._ticker is None:
+            self._ticker = threading.Thread(target=self._tick, name="progress-lines", daemon=True)
+            self._ticker.start()
+
+    def _tick(self) -> None:
+        while not self._stop.wait(self.every_s):
+            with self._lock:
+                self._plain(self._line())
 
     def advance(self, result) -> None:
-        self._count(result)
+        with self._lock:
+            self._count(result)
+            self.done += 1
+            self.ran += 1
         if self.bar is not None:
-            self.bar.update(self.task, advance=1, **self._fields())
+            self.bar.update(self.task, advance=1, stats=self._stats())
 
     def end(self) -> None:
+        self._stop.set()
+        if self._ticker is not None:
+            self._ticker.join(5)
+            self._ticker = None
+            if self.label is not None:
+                with self._lock:
+                    self._plain(self._line())
         if self.bar is not None:
             self.bar.stop()
             self.bar = None
 
 
-def _of_suite(mean: float, tasks: int) -> str:
+def _of_suite(mean: float | None, tasks: int) -> str:
     """`11.25/26 (43.3%)`: mean tasks solved out of the tasks run, and its percent."""
+    if mean is None:
+        return "no tested round"
     return f"{mean:.2f}/{tasks} ({100 * mean / tasks:.1f}%)" if tasks and mean == mean else "n/a"
 
 
@@ -80,17 +158,22 @@ def print_summary(out: Console, summary) -> None:
         table.add_column(col, justify="left" if col in ("config", "model") else "right")
     for c in summary.configs:
         errors = (str(c.infra_errors) + (f" (harness bugs: {c.harness_errors})" if c.harness_errors else "")
+                  + (f" (suite errors: {c.suite_errors})" if c.suite_errors else "")
                   + (f" (+{c.missing} not run)" if c.missing else ""))
         cells = [fmt_percent(x) if x is not None else "n/a" for x in (c.kill_rate, c.assertion_accuracy)] if writers else []
         table.add_row(c.config, c.model, _of_suite(c.first_round_mean, c.tasks), _of_suite(c.two_round_mean, c.tasks),
                       *cells, fmt_ratio(c.recovered, c.first_round_failures), errors)
-    out.print(table)
+    print_wide(out, table)
     trials = summary.configs[0].trials if summary.configs else 0
     solved = "tasks with a valid suite" if writers else "tasks solved"
     out.print(f"means over {trials} trial(s) of {solved}; recovery = first-round failures passing after round 2"
               + ("; kill rate and assertion accuracy: means over tasks within two rounds" if writers else ""),
-              highlight=False)
-    out.print(f"results: {summary.run_dir}", markup=False, highlight=False)
+              highlight=False, soft_wrap=True)
+    untested = [c.config for c in summary.configs if c.first_round_mean is None]
+    if untested:
+        out.print(f"no round was tested for {', '.join(untested)}: every trial ended before its tests ran "
+                  "(see infra errors); there is no score to show", highlight=False, soft_wrap=True)
+    out.print(f"results: {summary.run_dir}", markup=False, highlight=False, soft_wrap=True)
 
 
 def _default(field: str) -> str:
@@ -100,7 +183,9 @@ def _default(field: str) -> str:
 @app.command("run")
 @handled
 def run_cmd(
-    model: list[str] = typer.Option([], "--model", "-m", help="litellm model string, local/<adapter>, or gold; repeat for several configs"),
+    model: list[str] = typer.Option([], "--model", "-m", help="a litellm model string (openai/NAME@URL: a server of "
+                                    "your own), local/<adapter>, gold, mutant:SHARE, or a --models-file entry; "
+                                    "repeat for several configs; MODEL::CONTRACT gives one a prompt contract of its own"),
     suite: Optional[str] = typer.Option(None, help=f"suite name or folder {_default('suite')}"),
     kind: Optional[str] = typer.Option(None, "--kind", help="what each trial asks for: repair (write the solution) or "
                                                            f"tests (write the test file) {_default('kind')}"),
@@ -108,7 +193,11 @@ def run_cmd(
                                                     "the harness fills in the correct solution's values"),
     mutant_cap: Optional[int] = typer.Option(None, "--mutant-cap", help="--kind tests: at most this many mutants per "
                                                                         "task (default: 30), sampled"),
-    api_base: Optional[str] = typer.Option(None, "--api-base", help="base URL of an OpenAI-compatible server (with openai/<name>)"),
+    models_file: Optional[Path] = typer.Option(None, "--models-file", help="litellm's model_list (YAML or TOML): "
+                                               "each model_name with its model, api_base and api_key: os.environ/VAR; "
+                                               "--model NAME takes that entry (default: every entry)"),
+    api_base: Optional[str] = typer.Option(None, "--api-base", help="the endpoint of the run's one model (several "
+                                           "models: each its own, --model openai/NAME@http://HOST:PORT/v1)"),
     tasks: Optional[str] = typer.Option(None, help="comma-separated task slugs (default: the whole suite)"),
     trials: Optional[int] = typer.Option(None, help=f"trials per task {_default('trials')}"),
     rounds: Optional[int] = typer.Option(None, help=f"rounds per trial: 1 + feedback rounds {_default('rounds')}"),
@@ -140,7 +229,7 @@ def run_cmd(
     # Only the options given go into the config, its own defaults stand for the rest: a
     # resumed run takes them from its manifest, and refuses those that change what it computes.
     given = dict(
-        suite=suite, api_base=api_base, trials=trials, rounds=rounds, feedback=feedback, workers=workers, agent=agent,
+        suite=suite, models_file=models_file, api_base=api_base, trials=trials, rounds=rounds, feedback=feedback, workers=workers, agent=agent,
         contract=contract, aider_checkout=aider_checkout, sandbox=sandbox, runs_dir=runs_dir, run_id=run_id,
         resume=resume, retry_harness_errors=retry_harness_errors or None, tasks=comma_list(tasks),
         models=model or None, kind=kind, executor=executor_settings(executor, ray_address),
@@ -160,7 +249,7 @@ def run_cmd(
     config = from_options(RunConfig, {**{k: v for k, v in given.items() if v is not None}, "dry_run": dry_run,
                                       "command_line": ["harness", *sys.argv[1:]]}, {"models": "model"})
 
-    notice = lambda m: err.print(m, markup=False, highlight=False)  # noqa: E731
+    notice = lambda m: err.print(m, markup=False, highlight=False, soft_wrap=True)  # noqa: E731
     progress = RunProgress(err) if not as_json else None
     summary = run(config, log=notice, progress=progress)
     if as_json:
@@ -172,12 +261,16 @@ def run_cmd(
     else:
         print_summary(console, summary)
     bugs = sum(c.harness_errors for c in summary.configs)
-    errors = sum(c.infra_errors + c.missing for c in summary.configs) - bugs
+    unreadable = sum(c.suite_errors for c in summary.configs)
+    errors = sum(c.infra_errors + c.missing for c in summary.configs) - bugs - unreadable
     if errors and not summary.dry_run:
         notice(f"{errors} trial(s) did not finish (infrastructure errors); rerun them with "
                f"`harness run --resume {summary.run_id}`")
     if bugs and not summary.dry_run:
         notice(f"{bugs} trial(s) ended in a bug of the harness (tracebacks in their harness-error.log); "
                f"once it is fixed, rerun them with `harness run --resume {summary.run_id} --retry-harness-errors`")
-    if (errors or bugs) and not summary.dry_run:
+    if unreadable and not summary.dry_run:
+        notice(f"{unreadable} trial(s) of tasks whose files could not be read are recorded as suite errors "
+               "(the lines above name the files); fix those tasks and start a new run")
+    if (errors or bugs or unreadable) and not summary.dry_run:
         raise typer.Exit(1)

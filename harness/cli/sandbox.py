@@ -76,14 +76,29 @@ def test_cmd(
     solution: Optional[Path] = typer.Option(None, help="folder holding the solution files (default: the task folder)"),
     reference: bool = typer.Option(False, help="test the task's own reference solution"),
     sandbox: str = typer.Option("auto", help="docker, local, or auto"),
-    as_json: bool = typer.Option(False, "--json", help="print the TestReport as JSON"),
+    as_json: bool = typer.Option(False, "--json", help="print the TestReport as JSON (--format json)"),
+    fmt: Optional[str] = typer.Option(None, "--format", help="terminal (default); json: the TestReport; exercism: "
+                                      "results.json, version 3 of Exercism's test-runner interface"),
+    out: Optional[Path] = typer.Option(None, "--out", help="write the json or exercism output to this file "
+                                       "(default: standard output)"),
 ):
-    """Build and test one solution in the sandbox and print the report."""
+    """Build and test one solution in the sandbox and print the report. Exit code 0 when
+    every test passed, 1 otherwise."""
     from .testreport_table import print_test_report
+    from ..fs import atomic_write, check_writable
     from ..sandbox import make_sandbox
     from ..task import load_task
     from ..testrun import run_tests
 
+    fmt = fmt or ("json" if as_json else "terminal")
+    if fmt not in ("terminal", "json", "exercism"):
+        raise BadInput(f"--format {fmt}: expected terminal, json or exercism")
+    if as_json and fmt != "json":
+        raise BadInput("--json is --format json; give one of them")
+    if out is not None:
+        if fmt == "terminal":
+            raise BadInput("--out needs --format json or exercism")
+        check_writable(out, "--out", is_file=True)
     task = load_task(task_dir)
     if reference and solution is not None:
         raise BadInput("--reference and --solution exclude each other")
@@ -93,8 +108,17 @@ def test_cmd(
     box = make_sandbox(sandbox, notice=lambda m: err.print(m, markup=False, highlight=False))
     with box.session(f"test {task.slug}") as session:
         report = run_tests(task, workspace, session)
-    if as_json:
-        sys.stdout.write(report.model_dump_json(indent=2) + "\n")
-    else:
+    if fmt == "terminal":
         print_test_report(console, task.slug, report)
+    else:
+        if fmt == "json":
+            text = report.model_dump_json(indent=2) + "\n"
+        else:
+            from ..exercism_results import exercism_results
+
+            text = exercism_results(task, report).to_json()
+        if out is None:
+            sys.stdout.write(text)
+        else:
+            atomic_write(out, text.encode("utf-8"))
     raise typer.Exit(0 if report.passed else 1)

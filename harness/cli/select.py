@@ -9,7 +9,7 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from ..predict.select import SelectConfig
+from ..predict.config import SelectConfig
 from .app import app, console, err, handled
 from .options import comma_list, default, from_options
 

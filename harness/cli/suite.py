@@ -8,11 +8,10 @@ from typing import Optional
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-from rich.console import Console
 from rich.table import Table
 
 from ..errors import BadInput
-from .app import app, console, err, handled
+from .app import app, console, err, handled, print_wide
 from .options import EXECUTOR, RAY_ADDRESS, comma_list, executor_settings
 
 suite_app = typer.Typer(no_args_is_help=True, help="Task suites: list, show, validate, import.")
@@ -110,9 +109,7 @@ def print_validation(validation, out: Path | None) -> None:
         seconds = t.seconds + (t.mutants.seconds if t.mutants else 0)
         row += [f"{seconds:.0f}", "[red]" + "; ".join(t.problems) + "[/]" if t.problems else "[green]ok[/]"]
         table.add_row(*row)
-    # Piped into a file or a CI log, rich would squeeze the table into 80 columns.
-    wide = console if console.is_terminal else Console(file=console.file, width=160, color_system=None)
-    wide.print(table)
+    print_wide(console, table)
     if validation.with_mutants:
         weak = [t for t in validation.tasks if t.mutants and t.mutants.kill_rate is not None
                 and t.mutants.kill_rate < KILL_RATE_GOAL]

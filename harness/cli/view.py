@@ -34,10 +34,18 @@ def view_cmd(
     request = from_options(ViewRequest, dict(sources=sources, runs_dir=runs_dir, host=host, port=port,
                                              options=_options(None, resamples, seed)))
     if out is not None:
+        from ..errors import BadInput
+        from ..fs import check_writable
         from ..view.static import export_site
 
+        if out.exists() and not out.is_dir():
+            raise BadInput(f"--out {out}: a file; name a folder to write the pages into")
+        check_writable(out, "--out")
         site = prepare(request)
-        pages = export_site(site, out)
+        try:
+            pages = export_site(site, out)
+        except OSError as exc:
+            raise BadInput(f"cannot write {exc.filename or out}: {exc.strerror or exc}") from None
         err.print(f"wrote {pages} pages under {out}; open {out / 'index.html' if site.configs else out}",
                   markup=False, highlight=False)
         return

@@ -63,7 +63,7 @@ def exercise_text(task: Task) -> str:
     """The exercise's own instructions, without any failure: a repair task keeps them in
     its instructions.md and its failure in instructions.append.md."""
     if (task.path / REPAIR_RECORD).is_file():
-        return (task.path / ".docs" / "instructions.md").read_text().strip()
+        return task.read_text(".docs/instructions.md").strip()
     return task.instructions().strip()
 
 

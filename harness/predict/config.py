@@ -80,3 +80,21 @@ class PredictEvalConfig(Record):
         from ..curriculum.config import default_root
 
         return Path(self.root) if self.root is not None else default_root()
+
+
+Strategy = Literal["exec", "simulate", "shortest", "random"]
+STRATEGIES: tuple[Strategy, ...] = ("exec", "simulate", "shortest", "random")
+
+
+class SelectConfig(Record):
+    """`harness select`: best@k over a run's first k answers (predict/select.py)."""
+
+    run: str
+    runs_dir: Path = Path("runs")
+    k: int = Field(ge=1)
+    by: list[Strategy] = Field(default_factory=lambda: ["exec", "shortest", "random"], min_length=1)
+    judge_model: str | None = Field(None, description="simulate: the judge (default: each configuration's own model)")
+    api_base: str | None = Field(None, description="simulate: the judge's endpoint (default: the configuration's)")
+    seed: int = 0
+    sandbox: str = "auto"
+    workers: int | None = Field(None, ge=1)

@@ -131,8 +131,8 @@ class Evaluated:
 
 def _start(config: PredictEvalConfig, command_line: list[str]) -> tuple[RunFolder, RunManifest, list[PredictItem]]:
     spec = parse_model(config.model, config.api_base)
-    if spec.kind == "gold":
-        raise BadInput("--model gold answers with code, not predictions; name a model that predicts")
+    if spec.builtin:
+        raise BadInput(f"--model {spec.name} answers with code, not predictions; name a model that predicts")
     set_manifest, items = read_set(config, config.items, config.split)
     check_access(spec)
     run_id = config.run_id or new_run_id()

@@ -41,23 +41,10 @@ from ..suite import find_suite
 from ..task import Task
 from ..testrun import run_tests
 from .ask import asker
+from .config import STRATEGIES, SelectConfig
 from .judge import Judge, simulate
 from .public import public_cases, public_truths
 
-Strategy = Literal["exec", "simulate", "shortest", "random"]
-STRATEGIES: tuple[Strategy, ...] = ("exec", "simulate", "shortest", "random")
-
-
-class SelectConfig(Record):
-    run: str
-    runs_dir: Path = Path("runs")
-    k: int = Field(ge=1)
-    by: list[Strategy] = Field(default_factory=lambda: ["exec", "shortest", "random"], min_length=1)
-    judge_model: str | None = Field(None, description="simulate: the judge (default: each configuration's own model)")
-    api_base: str | None = Field(None, description="simulate: the judge's endpoint (default: the configuration's)")
-    seed: int = 0
-    sandbox: str = "auto"
-    workers: int | None = Field(None, ge=1)
 
 
 class Candidate(Record):

@@ -3,7 +3,7 @@ whose observations are the assertions the case reaches.
 
 The call's text is the case's source as the test file writes it (`TEST_CASE("name", ...)
 { ... }`). It is observed by running the task's own test file, compiled against the
-recording stand-in for Catch2 (run.py, the verifier's differential mode), and reading the
+recording stand-in for Catch2 (run.py), and reading the
 case's records back as a call's record: each assertion reached is one outcome, in order,
 
     REQUIRE(a == b), CHECK(a < b), ...   {"v": a}   (the left side: the value under test)

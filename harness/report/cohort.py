@@ -25,9 +25,9 @@ def select_cohort(frame: pd.DataFrame, opts: ReportOptions) -> tuple[pd.DataFram
     if k is None:
         return frame, None
     trials = frame.groupby("config")["trial"].nunique()
-    selected = stats.best_trials(frame, k, opts.round)
-    inflation = stats.cohort_inflation(frame, selected, opts.round)
-    ranked = "in round 1" if opts.round == 1 else "within two rounds"
+    selected = stats.best_trials(frame, k, opts.judged_round)
+    inflation = stats.cohort_inflation(frame, selected, opts.judged_round)
+    ranked = "in round 1" if opts.judged_round == 1 else "within two rounds"
     if trials.nunique() == 1:
         picked = f"best {k} of {int(trials.iloc[0])} trials"
     else:

@@ -61,9 +61,12 @@ def build_comparison(outcomes: Outcomes, base: str, new: str, opts: ReportOption
             ordered = sorted(tasks)
             paired[scope] = stats.paired_differences(
                 base_all.loc[ordered], new_all.loc[ordered], opts.interval, opts.resamples, opts.seed, opts.confidence)
-    changes = stats.task_changes(base_all.loc[shared], new_all.loc[shared], opts.round, opts.alpha)
-    power, power_sentence = _power_line(changes, opts.round, opts.alpha)
-    round_name = "round 1" if opts.round == 1 else "within two rounds"
+    two_rounds = bool(((base_all["n2"] > 0) & (new_all["n2"] > 0)).any())
+    shown = [r for r in opts.shown_rounds(2 if two_rounds else 1) if r == 1 or two_rounds] or [1]
+    changes = {r: stats.task_changes(base_all.loc[shared], new_all.loc[shared], r, opts.alpha) for r in shown}
+    primary = shown[-1]  # the round the records' plain fields and the power line are about
+    power, power_sentence = _power_line(changes[primary], primary, opts.alpha)
+    round_name = " and ".join(ROUND_NAMES[r] for r in shown)
 
     doc = Document("compare", f"{new} against {base}")
     if opts.bar is not None and opts.metric is not None:
@@ -79,8 +82,10 @@ def build_comparison(outcomes: Outcomes, base: str, new: str, opts: ReportOption
         "successes summed over tasks against their exact null distribution, the convolution of each task's "
         "hypergeometric split of its successes between the two configs; two-sided, twice the smaller tail). "
         f"Per task: Fisher's exact test of the two success counts ({round_name}), Holm-corrected across the "
-        f"{len(changes)} tasks; a gain or regression without \"(n.s.)\" survives the correction at {opts.alpha:g}; "
-        "\"min p\" is the smallest p-value the task's trial counts allow.")
+        f"{len(changes[primary])} tasks{' of each round' if len(shown) > 1 else ''}; a gain or regression without "
+        f"\"(n.s.)\" survives the correction at {opts.alpha:g}; \"min p\" is the smallest p-value the task's trial "
+        "counts allow." + ("" if len(shown) > 1 or not two_rounds else
+                           f" Only {ROUND_NAMES[primary]} is labelled (--round); without --round both are."))
     if power_sentence:
         doc.warnings.append(power_sentence)
     only_base, only_new = sorted(set(base_all.index) - set(shared)), sorted(set(new_all.index) - set(shared))
@@ -107,9 +112,9 @@ def build_comparison(outcomes: Outcomes, base: str, new: str, opts: ReportOption
     suite_tasks = None
     if suite_diffs is not None:
         doc.tables.append(differences_table(suite_diffs, base, new, opts, cohort, frame))
-        table, suite_tasks = per_task_table(frame, base, new, shared, opts.round)
+        table, suite_tasks = per_task_table(frame, base, new, shared, opts.judged_round)
         doc.tables.append(table)
-    doc.tables.append(_task_table(changes, base_all, new_all, base, new, opts.round, overlap.trained, cohort))
+    doc.tables.append(_task_table(changes, base_all, new_all, base, new, overlap.trained, cohort))
     rec_rows = []
     for scope, tasks in scopes:
         if tasks:
@@ -127,21 +132,18 @@ def build_comparison(outcomes: Outcomes, base: str, new: str, opts: ReportOption
                           f"{opts.confidence:.0%} intervals for {stats.TARGETS[opts.interval]}{suffix}",
                           [s.config for s in main], [s.tasks for s in main], [s.mean for s in main],
                           [s.interval for s in main]))
-    doc.plots.append(heatmap(counts, [base, new], [c.task for c in changes], opts.round, suffix))
+    order = _task_order(changes)
+    for r in shown:
+        plot = heatmap(counts, [base, new], order, r, suffix)
+        plot.name = f"tasks-r{r}" if len(shown) > 1 else plot.name
+        doc.plots.append(plot)
 
-    trained = overlap.trained
-    doc.records = [{
-        "task": c.task, "trained_on": c.task in trained,
-        "base_round1_trials": c.base[0], "base_round1": c.base[1], "base_round2_trials": c.base[2], "base_round2": c.base[3],
-        "new_round1_trials": c.new[0], "new_round1": c.new[1], "new_round2_trials": c.new[2], "new_round2": c.new[3],
-        "round": opts.round, "change": c.change, "p_value": c.p_value, "p_holm": c.p_holm, "label": c.label,
-        "smallest_p": stats.smallest_p(c.base[2 * opts.round - 2], c.new[2 * opts.round - 2]),
-    } for c in changes]
+    doc.records = _task_records(changes, order, overlap.trained, opts.round)
     doc.data = {
-        "base": base, "new": new, "round": opts.round,
+        "base": base, "new": new, "round": opts.round, "rounds_shown": shown,
         "interval": opts.interval_data(valid=cohort is None),
         "warnings": doc.warnings,
-        "cohort": None if cohort is None else {"note": cohort.note, "ranked_by_round": opts.round,
+        "cohort": None if cohort is None else {"note": cohort.note, "ranked_by_round": opts.judged_round,
                                                "inflation": cohort.inflation},
         "verdict": doc.verdict, "lead": doc.lead,
         "summaries": [summary_data(scope, s, opts, cohort is None) for scope, s in summaries],
@@ -150,7 +152,7 @@ def build_comparison(outcomes: Outcomes, base: str, new: str, opts: ReportOption
         "task_power": None if power is None else asdict(power),
         "tasks": doc.records,
         "configs": {c: outcomes.configs[c].model_dump() for c in (base, new)},
-        "training_overlap": sorted(trained) if trained else None,
+        "training_overlap": sorted(overlap.trained) if overlap.trained else None,
         "training_unknown": overlap.unknown,
         "transitions": moves_data,
         "unseen_pool": sorted(pool.unseen) if pool.unseen else None,
@@ -161,24 +163,82 @@ def build_comparison(outcomes: Outcomes, base: str, new: str, opts: ReportOption
     return name_the_view(doc, opts.accounting)
 
 
-def _task_table(changes: list[stats.TaskChange], base_counts, new_counts, base: str, new: str, round_no: int,
+ROUND_NAMES = {1: "round 1", 2: "within two rounds"}
+ROUND_SHORT = {1: "r1", 2: "2r"}
+
+
+def _task_order(changes: dict[int, list[stats.TaskChange]]) -> list[str]:
+    """Tasks by their largest loss in any round shown, regressions first, then by name."""
+    worst: dict[str, float] = {}
+    for found in changes.values():
+        for c in found:
+            worst[c.task] = min(worst.get(c.task, c.change), c.change)
+    return sorted(worst, key=lambda t: (worst[t], t))
+
+
+def _task_records(changes: dict[int, list[stats.TaskChange]], order: list[str], trained: set[str],
+                  asked: int | None) -> list[dict]:
+    """One flat record per task (CSV, JSON, the viewer): its counts, and per round shown the
+    change, p-values and label as `round<r>_<field>`; the plain fields are the asked round's
+    (without --round, the last shown: within two rounds where there is one); `changed`: in
+    any round shown."""
+    by_round = {r: {c.task: c for c in found} for r, found in changes.items()}
+    primary = max(changes)
+    records = []
+    for task in order:
+        first = next(found[task] for found in by_round.values() if task in found)
+        record = {
+            "task": task, "trained_on": task in trained,
+            "base_round1_trials": first.base[0], "base_round1": first.base[1],
+            "base_round2_trials": first.base[2], "base_round2": first.base[3],
+            "new_round1_trials": first.new[0], "new_round1": first.new[1],
+            "new_round2_trials": first.new[2], "new_round2": first.new[3], "round": asked,
+        }
+        for r, found in by_round.items():
+            c = found.get(task)
+            fields = {"change": None, "p_value": None, "p_holm": None, "label": None, "smallest_p": None} if c is None else {
+                "change": c.change, "p_value": c.p_value, "p_holm": c.p_holm, "label": c.label,
+                "smallest_p": stats.smallest_p(c.base[2 * r - 2], c.new[2 * r - 2])}
+            record.update({f"round{r}_{k}": v for k, v in fields.items()})
+            if r == primary:
+                record.update(fields)
+        record["changed"] = any(found[task].change != 0 for found in by_round.values() if task in found)
+        records.append(record)
+    return records
+
+
+def _change_cell(c: stats.TaskChange, i: int, equal_trials: bool) -> str:
+    if c.change == 0:
+        return "0"
+    return f"{round(c.change * c.base[i]):+d}" if equal_trials else f"{100 * c.change:+.1f} pp"
+
+
+def _task_table(changes: dict[int, list[stats.TaskChange]], base_counts, new_counts, base: str, new: str,
                 trained: set[str], cohort: Cohort | None) -> Table:
-    columns = ["task"] + (["trained on"] if trained else []) + [
-        f"{base} r1", f"{new} r1", f"{base} 2r", f"{new} 2r", f"change ({'r1' if round_no == 1 else '2r'})",
-        "p (Holm)", "min p", "label", f"recovered {base}", f"recovered {new}"]
-    i = 2 * (round_no - 1)
-    equal_trials = all(c.base[i] == c.new[i] for c in changes)
+    by_round = {r: {c.task: c for c in found} for r, found in changes.items()}
+    both = len(by_round) > 1
+    columns = ["task"] + (["trained on"] if trained else []) + [f"{base} r1", f"{new} r1", f"{base} 2r", f"{new} 2r"]
+    for r in by_round:
+        tag = f" ({ROUND_SHORT[r]})"
+        columns += [f"change{tag}", "p (Holm)" + (tag if both else ""), "min p" + (tag if both else ""),
+                    "label" + (tag if both else "")]
+    columns += [f"recovered {base}", f"recovered {new}"]
     rows = []
-    for c in changes:
-        (nb1, b1, nb2, b2), (nn1, n1, nn2, n2) = c.base, c.new
-        if c.change == 0:
-            change = "0"
-        else:
-            change = f"{round(c.change * c.base[i]):+d}" if equal_trials else f"{100 * c.change:+.1f} pp"
-        rows.append([c.task] + (["yes" if c.task in trained else ""] if trained else []) + [
-            f"{b1}/{nb1}", f"{n1}/{nn1}", f"{b2}/{nb2}" if nb2 else "n/a", f"{n2}/{nn2}" if nn2 else "n/a", change,
-            starred(fmt_p(c.p_holm), cohort), fmt_p(stats.smallest_p(c.base[i], c.new[i])), c.label,
-            *(_recovered(counts.loc[c.task]) for counts in (base_counts, new_counts))])
+    for task in _task_order(changes):
+        first = next(found[task] for found in by_round.values() if task in found)
+        (nb1, b1, nb2, b2), (nn1, n1, nn2, n2) = first.base, first.new
+        row = [task] + (["yes" if task in trained else ""] if trained else []) + [
+            f"{b1}/{nb1}", f"{n1}/{nn1}", f"{b2}/{nb2}" if nb2 else "n/a", f"{n2}/{nn2}" if nn2 else "n/a"]
+        for r, found in by_round.items():
+            c = found.get(task)
+            if c is None:
+                row += ["n/a"] * 4
+                continue
+            i = 2 * (r - 1)
+            equal_trials = all(x.base[i] == x.new[i] for x in found.values())
+            row += [_change_cell(c, i, equal_trials), starred(fmt_p(c.p_holm), cohort),
+                    fmt_p(stats.smallest_p(c.base[i], c.new[i])), c.label]
+        rows.append(row + [_recovered(counts.loc[task]) for counts in (base_counts, new_counts)])
     title = "Per task: successes out of counted trials (r1: round 1, 2r: within two rounds), regressions first"
     return Table(title, columns, rows, cohort_caption(cohort))
 
@@ -190,10 +250,10 @@ def _recovered(row) -> str:
 def _bar_verdict(paired: dict[str, list[stats.PairedDifference]], opts: ReportOptions) -> tuple[list[str], str]:
     """The pre-registered bar, stated before any number: NEW passes when the lower bound of
     the interval of its gain over BASE (all shared tasks, the chosen round) is at least DELTA."""
-    what = "in round 1" if opts.round == 1 else "within two rounds"
+    what = "in round 1" if opts.judged_round == 1 else "within two rounds"
     rule = (f"Pre-registered bar: NEW must gain at least {opts.bar:g} tasks {what}: the lower bound of the "
             f"{opts.confidence:.0%} interval (for {stats.TARGETS[opts.interval]}) must be at least {opts.bar:g}.")
-    found = [d for d in paired["all tasks"] if d.round == opts.round]
+    found = [d for d in paired["all tasks"] if d.round == opts.judged_round]
     if not found:
         return [rule, f"FAIL: no shared task has a counted outcome {what}."], "FAIL"
     d = found[0]
@@ -206,7 +266,7 @@ def _bar_verdict(paired: dict[str, list[stats.PairedDifference]], opts: ReportOp
         f"{opts.bar:g}.",
     ]
     for scope, tasks in UNSEEN_SCOPES.items():
-        u = [x for x in paired.get(scope, []) if x.round == opts.round]
+        u = [x for x in paired.get(scope, []) if x.round == opts.judged_round]
         if u:
             lead.append(f"On {tasks}: gain {fmt_signed(u[0].difference)}, interval "
                         f"{fmt_interval(*u[0].interval)} (the verdict above is on all shared tasks).")

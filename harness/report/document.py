@@ -5,7 +5,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import re
+
 import numpy as np
+
+# A cell that is a number: a count, a mean, a share, a ratio, an interval, a p-value, a cost
+# ("n/a" and "-" stand in for one). Columns of them are right-aligned, the others left.
+_NUMBER = re.compile(r"^(n/a|-|[-+$\[(]*\d.*)$")
 
 
 @dataclass
@@ -14,6 +20,11 @@ class Table:
     columns: list[str]
     rows: list[list[str]]
     caption: str | None = None
+
+    def numeric(self, column: int) -> bool:
+        """Every cell of the column is a number: the renderers right-align it."""
+        cells = [row[column].strip() for row in self.rows if column < len(row) and row[column].strip()]
+        return bool(cells) and all(_NUMBER.match(cell) for cell in cells)
 
 
 @dataclass

@@ -164,7 +164,7 @@ def build_lineage(lineage, runs_dir: Path, opts: ReportOptions = ReportOptions()
     doc.data = {
         "loop_id": lineage.loop_id, "status": lineage.status, "stop_reason": lineage.stop_reason,
         "interval": opts.interval_data(valid=cohort is None), "warnings": doc.warnings,
-        "cohort": None if cohort is None else {"note": cohort.note, "ranked_by_round": opts.round,
+        "cohort": None if cohort is None else {"note": cohort.note, "ranked_by_round": opts.judged_round,
                                                "inflation": cohort.inflation},
         "method": opts.method(),
         "checkpoints": [{"iteration": it.index, "checkpoint": it.label, "adapter": it.adapter, "parent": it.parent,

@@ -17,12 +17,24 @@ class ReportOptions(BaseModel):
     confidence: float = Field(stats.CONFIDENCE, gt=0, lt=1)
     interval: stats.Target = "tasks"             # --interval: what the intervals are about
     cohort: int | None = Field(None, ge=1)      # --cohort best:K
-    round: Literal[1, 2] = 2                     # the round a cohort is ranked by; compare: of the per-task tests
+    # --round: the round a cohort is ranked by and a bar judged in; compare: the round of the
+    # per-task tests, labels and heatmap. None: within two rounds for the first two, both
+    # rounds shown for the last.
+    round: Literal[1, 2] | None = None
     bar: float | None = None                     # compare: --pre-registered-bar DELTA
     # compare: the metric of written suites the bar judges (a share); None: tasks solved
     metric: Literal["valid", "kill_rate", "assertion_accuracy"] | None = None
     alpha: float = stats.ALPHA
     accounting: Accounting = "harness"           # how unfinished trials count (accounting.py)
+
+    @property
+    def judged_round(self) -> Literal[1, 2]:
+        """The round a cohort is ranked by and a bar or metric judged in."""
+        return self.round or 2
+
+    def shown_rounds(self, rounds: int) -> list[int]:
+        """The rounds a comparison's per-task labels are given for, of a run of `rounds`."""
+        return [self.round] if self.round else [1, 2][:max(1, min(rounds, 2))]
 
     def method(self) -> str:
         return stats.interval_method(self.interval, self.resamples, self.seed, self.confidence)

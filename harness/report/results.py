@@ -63,7 +63,7 @@ def _health_table(groups: dict[str, pd.DataFrame], cohort: Cohort | None) -> tup
         rows.append([
             name, str(h.trials), str(h.malformed_responses),
             str(h.exhausted_context_windows), str(h.timeouts),
-            "n/a" if h.tokens_per_trial is None else f"{h.tokens_per_trial:,.2f}",
+            "n/a" if h.tokens_per_trial is None else f"{h.tokens_per_trial:,.0f}",
             "n/a" if h.cost_per_trial is None else f"${h.cost_per_trial:.4f}",
         ])
     return Table("Agent health", ["config", "task-trials", "malformed responses",
@@ -145,7 +145,7 @@ def build_report(outcomes: Outcomes, opts: ReportOptions = ReportOptions()) -> D
     doc.data = {
         "interval": opts.interval_data(valid=cohort is None),
         "warnings": doc.warnings,
-        "cohort": None if cohort is None else {"note": cohort.note, "ranked_by_round": opts.round,
+        "cohort": None if cohort is None else {"note": cohort.note, "ranked_by_round": opts.judged_round,
                                                "inflation": cohort.inflation},
         "method": opts.method(),
         "summaries": doc.records,

@@ -91,7 +91,7 @@ def transitions_table(groups: dict[str, pd.DataFrame], feedback: dict[str, str],
     for name, config_rows in groups.items():
         t = stats.transitions(config_rows)
         rec = t.recovery
-        data[name] = {"feedback": feedback[name], "trials": t.trials, "both_pass": t.both_pass, "fixed": t.fixed,
+        data[name] = {"feedback": feedback[name], "finished_trials": t.trials, "both_pass": t.both_pass, "fixed": t.fixed,
                       "broken": t.broken, "both_fail": t.both_fail, "recovered": rec.k, "round1_failures": rec.n}
         rows.append([name, feedback[name], str(t.trials), str(t.both_pass), str(t.fixed), str(t.broken),
                      str(t.both_fail), fmt_ratio(rec.k, rec.n), f"{t.fixed - t.broken:+d}"])

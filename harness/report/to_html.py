@@ -9,7 +9,7 @@ from .document import Document
 
 _CSS = """body{font-family:system-ui,sans-serif;margin:2em;max-width:80em;color:#222}
 table{border-collapse:collapse;margin:.5em 0 1.5em}th,td{border:1px solid #ccc;padding:.25em .6em;text-align:right}
-th:first-child,td:first-child{text-align:left}th{background:#f0f3f7}caption{caption-side:bottom;font-style:italic;padding:.3em}
+th.text,td.text{text-align:left}th{background:#f0f3f7}caption{caption-side:bottom;font-style:italic;padding:.3em}
 .lead{font-weight:bold;font-size:1.1em}p.warn{font-weight:bold;color:#8a5300}.PASS{color:#17692b}.FAIL{color:#a31515}li.warn{color:#8a5300}img{max-width:100%}"""
 
 
@@ -38,9 +38,11 @@ def render_html(doc: Document, pngs: dict[str, bytes]) -> str:
         out.append(f"<h2>{e(table.title)}</h2><table>")
         if table.caption:
             out.append(f"<caption>{e(table.caption)}</caption>")
-        out.append("<tr>" + "".join(f"<th>{e(c)}</th>" for c in table.columns) + "</tr>")
-        out += ["<tr>" + "".join(f"<td>{_linked(c, doc.links) if i == 0 else e(c)}</td>" for i, c in enumerate(row))
-                + "</tr>" for row in table.rows]
+        text = {i for i in range(len(table.columns)) if not table.numeric(i)}
+        out.append("<tr>" + "".join(f"<th{' class=text' if i in text else ''}>{e(c)}</th>"
+                                    for i, c in enumerate(table.columns)) + "</tr>")
+        out += ["<tr>" + "".join(f"<td{' class=text' if i in text else ''}>{_linked(c, doc.links) if i == 0 else e(c)}</td>"
+                                 for i, c in enumerate(row)) + "</tr>" for row in table.rows]
         out.append("</table>")
     for plot in doc.plots:
         if plot.name in pngs:

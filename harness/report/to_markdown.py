@@ -23,7 +23,7 @@ def render_markdown(doc: Document, images: dict[str, str]) -> str:
         if table.caption:
             out += [f"*{table.caption}*", ""]
         out.append("| " + " | ".join(_md_cell(c) for c in table.columns) + " |")
-        out.append("|" + "|".join(["---"] + ["---:"] * (len(table.columns) - 1)) + "|")
+        out.append("|" + "|".join("---:" if table.numeric(i) else "---" for i in range(len(table.columns))) + "|")
         out += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in table.rows]
         out.append("")
     for plot in doc.plots:

@@ -19,7 +19,7 @@ def render_terminal(doc: Document, console) -> None:
         rich_table = RichTable(title=Text(table.title, style="bold"),
                                caption=Text(table.caption) if table.caption else None, header_style="bold")
         for i, col in enumerate(table.columns):
-            rich_table.add_column(Text(col), justify="left" if i == 0 else "right")
+            rich_table.add_column(Text(col), justify="right" if table.numeric(i) else "left")
         for row in table.rows:
             rich_table.add_row(*(Text(cell) for cell in row))
         tables.append(rich_table)

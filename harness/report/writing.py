@@ -10,6 +10,7 @@ from datetime import datetime
 from pathlib import Path
 
 from ..errors import BadInput
+from ..fs import check_writable
 from ..outcomes import Outcomes
 from ..paths import bundled_dir
 from .document import Document
@@ -55,7 +56,12 @@ def output_path(doc: Document, fmt: str, out: Path | None) -> Path:
 
 
 def resolve_format(fmt: str | None, out: Path | None) -> str:
-    """--format, or the one --out's suffix names, or the terminal."""
+    """--format, or the one --out's suffix names, or the terminal; an --out that cannot be
+    written is refused here, before any number is computed."""
+    if out is not None:
+        if Path(out).is_dir():
+            raise BadInput(f"--out {out}: a folder; name the file to write")
+        check_writable(Path(out), "--out", is_file=True)
     if fmt is not None:
         if fmt not in ("terminal", *FILE_FORMATS):
             raise BadInput(f"--format {fmt}: expected one of terminal, {', '.join(FILE_FORMATS)}")
@@ -79,6 +85,13 @@ def write(doc: Document, fmt: str, out: Path | None, console, outcomes: Outcomes
         render_terminal(doc, console)
         return None
     path = output_path(doc, fmt, out)
+    try:
+        return _write_file(doc, fmt, path, outcomes)
+    except OSError as exc:
+        raise BadInput(f"cannot write {exc.filename or path}: {exc.strerror or exc}") from None
+
+
+def _write_file(doc: Document, fmt: str, path: Path, outcomes: Outcomes | None) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     if fmt == "md":
         images = {}

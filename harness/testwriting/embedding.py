@@ -8,7 +8,7 @@ The measure is token containment: the share of a reference function body's token
 (identifiers and numbers normalized, so renaming does not hide a copy; string and
 character literals read as the code they hold) that also occur in the suite; a suite's
 similarity is the largest share over the reference's bodies of at least MIN_GRAMS
-8-grams. EMBEDS_AT is set from the figures in docs/verifier.md (every fixed26 task's own
+8-grams. EMBEDS_AT is set from the figures in docs/verifiers.md (every fixed26 task's own
 test file against copies of its reference pasted, renamed and quoted)."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from ..task import Task
 
 GRAM = 8
 MIN_GRAMS = 12      # bodies shorter than this (accessors, one-line returns) say nothing
-EMBEDS_AT = 0.6     # docs/verifier.md: honest suites at most 0.31, whole copies 1.00
+EMBEDS_AT = 0.6     # docs/verifiers.md: honest suites at most 0.31, whole copies 1.00
 
 
 def _unquote(literal: str) -> str:

@@ -1,6 +1,7 @@
 """What the viewer's grid needs of each trial beyond the report's outcome frame: the kind
 of failure of every failed round (the curriculum's taxonomy, so a filter and a curriculum
-name failures alike), the infrastructure error's kind and the trial's wall time.
+name failures alike), the infrastructure error's kind and first line, and the trial's wall
+time.
 
 The rows are kept in a cache of their own beside the run's results, stamped like the
 report's (outcomes.trial_rows), so a large run is parsed once and then only statted."""
@@ -16,8 +17,9 @@ from ..errors import invalid
 from ..outcomes import trial_rows
 from ..records import InfraFailure, RunManifest, TestReport, TrialOutcome
 
-VIEW_CACHE = ".view-rows.parquet"
-COLUMNS = ("run_config", "task", "trial", "passed_round", "kinds", "infra", "seconds", "tampered")
+VIEW_CACHE = ".view-rows-2.parquet"  # -2: rows carry the error's first line
+COLUMNS = ("run_config", "task", "trial", "passed_round", "kinds", "infra", "error", "seconds", "tampered")
+ERROR_CHARS = 300  # of an infrastructure error's message, in the grid's list of errors
 
 
 class _Facts(BaseModel):
@@ -68,6 +70,7 @@ def read_view_rows(root: Path, rels: list[str]) -> list[dict]:
             task=facts.task, trial=facts.trial, passed_round=facts.passed_round or 0,
             kinds=" ".join(failure_kinds([r.test_report for r in facts.rounds])),
             infra=facts.infra_error.kind if facts.infra_error else "",
+            error=" ".join(facts.infra_error.message.split())[:ERROR_CHARS] if facts.infra_error else "",
             seconds=round(sum(r.timings.total_seconds for r in facts.rounds), 3),
             tampered=bool(facts.tampered),
         ))

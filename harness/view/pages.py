@@ -18,6 +18,7 @@ from urllib.parse import quote, urlencode
 import pandas as pd
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
+from ..errors import BadInput
 from ..report import Document, build_comparison, build_lineage
 from .site import Site
 from .trial import TrialView, diff_files, read_trial
@@ -32,6 +33,9 @@ OUTCOME_NAMES = {"p1": "solved in round 1", "p2": "solved after feedback", "f": 
                  "i": "infrastructure error", "m": "not written"}
 
 
+ROUND_LABELS = {1: "round 1", 2: "within two rounds"}
+
+
 class NotFound(Exception):
     """A page address that names nothing the site holds."""
 
@@ -43,8 +47,12 @@ def trial_path(site: Site, config: str, task: str, trial: int) -> str:
     return f"trial/{site.slug[config]}/{task}/trial-{trial}.html"
 
 
-def compare_path(site: Site, base: str, new: str) -> str:
-    return f"compare/{site.slug[base]}/{site.slug[new]}/index.html"
+# A comparison's pages by the round its labels follow: both rounds (the default), or one.
+ROUND_PAGES = {None: "index", 1: "round-1", 2: "round-2"}
+
+
+def compare_path(site: Site, base: str, new: str, round_no: int | None = None) -> str:
+    return f"compare/{site.slug[base]}/{site.slug[new]}/{ROUND_PAGES[round_no]}.html"
 
 
 def compare_task_path(site: Site, base: str, new: str, task: str) -> str:
@@ -87,8 +95,8 @@ class Links:
     def trial(self, config: str, task: str, trial: int) -> str:
         return self.to(trial_path(self.site, config, task, trial))
 
-    def compare(self, base: str, new: str) -> str:
-        return self.to(compare_path(self.site, base, new))
+    def compare(self, base: str, new: str, round_no: int | None = None) -> str:
+        return self.to(compare_path(self.site, base, new, round_no))
 
     def compare_task(self, base: str, new: str, task: str) -> str:
         return self.to(compare_task_path(self.site, base, new, task))
@@ -142,6 +150,19 @@ class TrialCell:
 
 
 @dataclass
+class ErrorRow:
+    config: str
+    task: str
+    trial: int
+    kind: str
+    message: str
+    href: str | None
+
+
+ERRORS_SHOWN = 500  # the grid lists at most this many trials' errors; the filter finds the rest
+
+
+@dataclass
 class GridCell:
     config: str
     counts: tuple[int, int, int, int] | None   # n1, c1, n2, c2 over counted trials (stats.task_counts)
@@ -185,8 +206,20 @@ def grid_page(links: Links) -> str:
             n = counts.get((config, task))
             cells.append(GridCell(config, tuple(int(x) for x in n) if n else None, by_cell.get((config, task), [])))
         rows.append((task, cells))
+    errors = _errors(links, by_cell)
     return _render("grid.html", links, doc=site.report, rows=rows, kinds=kinds, total=len(site.trials),
-                   models={c: site.outcomes.configs[c].model for c in site.configs})
+                   models={c: site.outcomes.configs[c].model for c in site.configs},
+                   errors=errors[:ERRORS_SHOWN], errors_left=max(0, len(errors) - ERRORS_SHOWN))
+
+
+def _errors(links: Links, by_cell: dict[tuple[str, str], list[TrialCell]]) -> list[ErrorRow]:
+    """Every trial that ended in an infrastructure error, with the error's first line."""
+    trials = links.site.trials
+    failed = trials[trials["infra"] != ""]
+    hrefs = {(config, task, cell.trial): cell.href for (config, task), cells in by_cell.items() for cell in cells}
+    return [ErrorRow(config, task, int(trial), infra, error, hrefs.get((config, task, trial)))
+            for config, task, trial, infra, error in zip(*(failed[c].tolist() for c in
+                                                          ("config", "task", "trial", "infra", "error")))]
 
 
 # --- a trial -----------------------------------------------------------------------------
@@ -227,27 +260,37 @@ def trial_page(links: Links, config: str, task: str, trial: int) -> str:
 # --- comparisons -------------------------------------------------------------------------
 
 
-def comparison(site: Site, base: str, new: str) -> Document:
+def comparison(site: Site, base: str, new: str, round_no: int | None = None) -> Document:
+    """compare's document for the pair, its labels following `round_no` (None: both)."""
     for name in (base, new):
         if name not in site.outcomes.configs:
             raise NotFound(f"no config {name}")
     if base == new:
         raise NotFound("a config compared with itself")
-    if (base, new) not in site.comparisons:
-        site.comparisons[(base, new)] = build_comparison(site.outcomes, base, new, site.options)
-    return site.comparisons[(base, new)]
+    key = (base, new) if round_no is None else (base, new, round_no)
+    if key not in site.comparisons:
+        options = site.options.model_copy(update={"round": round_no})
+        try:
+            site.comparisons[key] = build_comparison(site.outcomes, base, new, options)
+        except BadInput as exc:
+            raise NotFound(str(exc)) from None
+    return site.comparisons[key]
 
 
 def changed_tasks(doc: Document) -> list[dict]:
-    """The per-task records of a comparison whose success rate changed, regressions first."""
-    return [r for r in doc.data["tasks"] if r["change"] != 0]
+    """The per-task records of a comparison whose success rate changed in a round it shows,
+    regressions first."""
+    return [r for r in doc.data["tasks"] if r["changed"]]
 
 
-def compare_page(links: Links, base: str, new: str) -> str:
-    doc = comparison(links.site, base, new)
+def compare_page(links: Links, base: str, new: str, round_no: int | None = None) -> str:
+    doc = comparison(links.site, base, new, round_no)
     changed = changed_tasks(doc)
     task_links = {r["task"]: links.compare_task(base, new, r["task"]) for r in changed}
-    return _render("compare.html", links, doc=doc, base=base, new=new, changed=changed, task_links=task_links)
+    rounds = [(label, links.compare(base, new, r), r == round_no) for r, label in
+              ((None, "both rounds"), (1, "round 1"), (2, "within two rounds"))]
+    return _render("compare.html", links, doc=doc, base=base, new=new, changed=changed, task_links=task_links,
+                   rounds=rounds, shown=doc.data["rounds_shown"])
 
 
 @dataclass
@@ -295,9 +338,10 @@ def compare_task_page(links: Links, base: str, new: str, task: str) -> str:
     record = next((r for r in doc.data["tasks"] if r["task"] == task), None)
     if record is None:
         raise NotFound(f"{task} is not a task both {base} and {new} finished")
-    round_no = doc.data["round"]
-    # The side that did better shows a trial it solved, the other one it did not.
-    new_better = record["change"] > 0
+    # The side that did better shows a trial it solved, the other one it did not: in the
+    # last round shown whose rate changed.
+    round_no = next(r for r in reversed(doc.data["rounds_shown"]) if record[f"round{r}_change"] or r == 1)
+    new_better = (record[f"round{round_no}_change"] or 0) > 0
     sides = [_side(site, base, task, not new_better, round_no), _side(site, new, task, new_better, round_no)]
     tests = sorted(set(sides[0].failing) | set(sides[1].failing))
     differing = [t for t in tests
@@ -306,7 +350,8 @@ def compare_task_page(links: Links, base: str, new: str, task: str) -> str:
     if sides[0].pick is not None and sides[1].pick is not None:
         answers = diff_files(sides[0].pick.final_files, sides[1].pick.final_files)
     return _render("compare_task.html", links, doc=doc, base=base, new=new, task=task, record=record,
-                   sides=sides, differing=differing, answers=answers)
+                   sides=sides, differing=differing, answers=answers, new_better=new_better,
+                   labels=[(ROUND_LABELS[r], record[f"round{r}_label"]) for r in doc.data["rounds_shown"]])
 
 
 # --- loops and curricula -----------------------------------------------------------------

@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 from ..errors import BadInput
 from ..report import ReportOptions
 from .pages import (
-    ASSET_FILES, ASSETS, Links, NotFound, compare_page, compare_path, compare_task_page, curriculum_page, grid_page,
+    ASSET_FILES, ASSETS, ROUND_PAGES, Links, NotFound, compare_page, compare_path, compare_task_page, curriculum_page, grid_page,
     lineage_page, not_found_page, trial_page,
 )
 from .site import Site, load_site
@@ -88,8 +88,9 @@ def create_app(site: Site):
     @app.get("/compare/{base}/{new}/{name}.html")
     def compare(base: str, new: str, name: str):
         path = f"compare/{base}/{new}/{name}.html"
-        if name == "index":
-            return page(path, lambda links: compare_page(links, site.config(base), site.config(new)))
+        rounds = {page_name: r for r, page_name in ROUND_PAGES.items()}
+        if name in rounds:
+            return page(path, lambda links: compare_page(links, site.config(base), site.config(new), rounds[name]))
         if name.startswith("task-"):
             return page(path, lambda links: compare_task_page(links, site.config(base), site.config(new),
                                                               name.removeprefix("task-")))

@@ -75,8 +75,14 @@ class Site:
     @cached_property
     def report(self) -> Document | None:
         """The report's own document over every source: the headline numbers on top (None
-        when no source holds a trial, as a curriculum made from mutants alone)."""
-        return build_report(self.outcomes, self.options) if self.configs else None
+        when no source holds a tested round: a curriculum made from mutants alone, a run
+        whose every trial ended in an error, whose grid still shows each)."""
+        return build_report(self.outcomes, self.options) if self.tested else None
+
+    @property
+    def tested(self) -> bool:
+        """Some trial of some source had a round tested: there are numbers to show."""
+        return bool(self.configs) and bool((self.outcomes.frame["rounds_recorded"] > 0).any())
 
     @cached_property
     def counts(self) -> pd.DataFrame:
@@ -104,6 +110,7 @@ class Site:
         joined["passed_round"] = joined["passed_round"].fillna(0).astype(int)
         joined["kinds"] = joined["kinds"].fillna("")
         joined["infra"] = joined["infra"].fillna("")
+        joined["error"] = joined["error"].fillna("")
         joined["seconds"] = pd.to_numeric(joined["seconds"], errors="coerce")
         joined["tampered"] = joined["tampered"].fillna(False).astype(bool)
         return joined.sort_values(["config", "task", "trial"], kind="stable").reset_index(drop=True)
@@ -208,14 +215,14 @@ def load_site(sources: list[str], runs_dir: Path = Path("runs"), options: Report
         elif path.is_dir() and _is_curriculum(path):
             curricula.append(_curriculum(path))
         else:
-            parts.append(load_source(spec, runs_dir))
+            parts.append(load_source(spec, runs_dir, need_tested=False))
     shown = {Path(i.run_dir).resolve() for part in parts for i in part.configs.values() if i.run_dir}
     for c in curricula:
         for run in c.manifest.runs:
             folder = Path(run.run_dir)
             if (folder / "manifest.json").is_file() and folder.resolve() not in shown:
                 shown.add(folder.resolve())
-                parts.append(load_run(folder))
+                parts.append(load_run(folder, need_tested=False))
     if not parts:
         # Only curricula made from mutants: their pages, and no grid.
         return Site(Outcomes(pd.DataFrame(columns=list(FRAME_COLUMNS)), {}), options, [lp for lp, _ in loops], curricula)

@@ -12,7 +12,7 @@ from urllib.parse import quote, urlencode
 from ..outcomes import Outcomes
 from ..report import Document
 from .pages import (
-    ASSET_FILES, ASSETS, Links, changed_tasks, compare_page, compare_path, compare_task_page, compare_task_path,
+    ASSET_FILES, ASSETS, ROUND_PAGES, Links, NotFound, changed_tasks, comparison, compare_page, compare_path, compare_task_page, compare_task_path,
     curriculum_page, curriculum_path, grid_page, lineage_page, lineage_path, trial_page, trial_path,
 )
 from .site import Site
@@ -24,13 +24,17 @@ def _write(out: Path, path: str, text: str) -> None:
     target.write_text(text, encoding="utf-8")
 
 
-def export_site(site: Site, out: Path, comparisons: list[tuple[str, str]] = ()) -> int:
-    """Write every page of the site under `out`; returns how many pages were written."""
+def export_site(site: Site, out: Path, comparisons: list[tuple[str, str]] | None = None) -> int:
+    """Write every page of the site under `out`, the pages the server answers: the grid,
+    every trial, every comparison (by default of every ordered pair of configs, each in
+    all three round views, and its changed tasks), loops and curricula. Returns how many
+    pages were written."""
     out.mkdir(parents=True, exist_ok=True)
     (out / "assets").mkdir(exist_ok=True)
     for name in ASSET_FILES:
         shutil.copyfile(ASSETS / name, out / "assets" / name)
-    comparisons = list(comparisons)
+    if comparisons is None:
+        comparisons = [(b, n) for b in site.configs for n in site.configs if b != n] if site.tested else []
     pages = 0
 
     def page(path: str, render, *args) -> None:
@@ -44,7 +48,12 @@ def export_site(site: Site, out: Path, comparisons: list[tuple[str, str]] = ()) 
             if site.trial_dir(row.config, row.task, row.trial) is not None:
                 page(trial_path(site, row.config, row.task, row.trial), trial_page, row.config, row.task, row.trial)
     for base, new in comparisons:
-        page(compare_path(site, base, new), compare_page, base, new)
+        try:
+            comparison(site, base, new)
+        except NotFound:
+            continue  # no shared task with a counted trial: the server answers it with "nothing here"
+        for round_no in ROUND_PAGES:
+            page(compare_path(site, base, new, round_no), compare_page, base, new, round_no)
         for record in changed_tasks(site.comparisons[(base, new)]):
             page(compare_task_path(site, base, new, record["task"]), compare_task_page, base, new, record["task"])
     for loop in site.loops:
@@ -73,13 +82,13 @@ def attach_pages(doc: Document, outcomes: Outcomes, report_file: Path) -> None:
         return quote(f"{out.name}/{path}", safe="/@+~._-") + (f"?{urlencode(query)}" if query else "")
 
     if doc.kind == "compare":
-        base, new = doc.data["base"], doc.data["new"]
-        site.comparisons[(base, new)] = doc
+        base, new, round_no = doc.data["base"], doc.data["new"], doc.data["round"]
+        site.comparisons[(base, new) if round_no is None else (base, new, round_no)] = doc
         export_site(site, out, [(base, new)])
-        doc.pages = href(compare_path(site, base, new))
+        doc.pages = href(compare_path(site, base, new, round_no))
         doc.links = {r["task"]: href(compare_task_path(site, base, new, r["task"])) for r in changed_tasks(doc)}
     else:
         site.report = doc
-        export_site(site, out)
+        export_site(site, out, [])
         doc.pages = href("index.html")
         doc.links = {c: href("index.html", config=c) for c in site.configs}

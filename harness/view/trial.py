@@ -40,6 +40,9 @@ class CallView:
     prompt_tokens: int | None
     completion_tokens: int | None
     error: str | None
+    # Of `messages`, how many come before the round's own message (the agent's system
+    # prompt, its example conversation, the files): folded, so the page opens on the task.
+    context: int = 0
 
 
 @dataclass
@@ -137,9 +140,14 @@ def _calls(trajectory: RoundTrajectory, shown: list[tuple[str, str]]) -> list[Ca
         if call.purpose == "edit":
             while earlier < min(len(request), len(shown)) and request[earlier] == shown[earlier]:
                 earlier += 1
+        rest = request[earlier:]
+        # The agent may add to the message it was given (a reminder of the edit format): its
+        # start is the round's own.
+        start = trajectory.message.strip()[:200]
+        own = [j for j, (role, text) in enumerate(rest) if role == "user" and start and text.strip().startswith(start)]
         views.append(CallView(
-            number=i, purpose=call.purpose, seconds=call.seconds, earlier=earlier,
-            messages=[Message(r, t) for r, t in request[earlier:]], response=call.response,
+            number=i, purpose=call.purpose, seconds=call.seconds, earlier=earlier, context=own[-1] if own else 0,
+            messages=[Message(r, t) for r, t in rest], response=call.response,
             finish_reason=call.finish_reason, prompt_tokens=call.prompt_tokens,
             completion_tokens=call.completion_tokens,
             error=f"{call.error_type}: {call.error}" if call.error or call.error_type else None,

@@ -26,7 +26,7 @@ edited header (so some test units are compiled again), and sources that do not c
 With --rounds N the probe and the baseline are measured N times each, alternating (A/B/A/B,
 so both see the same load), and the medians are reported with every round's figure; the
 baseline may be any revision whose verify_many takes the same arguments (issue 28's
-defences were measured against cd2683f, the main branch before them: docs/verifier.md).
+defences were measured against cd2683f, the main branch before them: docs/verifiers.md).
 """
 
 from __future__ import annotations
