@@ -62,7 +62,7 @@ class TestReport(Record):
 
     __test__ = False
 
-    schema_version: Literal[1] = 1
+    schema_version: Literal[1, 2] = 2
     status: Status
     message: str | None = None  # compiler diagnostics (cleaned of sandbox paths) for error
     tests: list[TestCaseResult] = Field(default_factory=list)
@@ -85,13 +85,26 @@ class TestReport(Record):
     transcript: str | None = None
     # Catch2's totals of the run, when its report was complete (None in older reports).
     assertions: AssertionCount | None = None
+    # The judge caught the candidate reaching for the verdict instead of earning it (a
+    # framework macro redefined, a forbidden symbol, a verdict stream that an honest
+    # program could not have written): never a pass, whatever the tests said. `forgery`
+    # holds one reason per finding, for the reader and the trainer.
+    forged: bool = False
+    forgery: list[str] = Field(default_factory=list)
 
     @property
     def passed(self) -> bool:
-        return self.status is Status.passed
+        return self.status is Status.passed and not self.forged
 
     def failing(self) -> list[TestCaseResult]:
         return [t for t in self.tests if t.status is not Status.passed]
+
+    def overruled(self, reasons: list[str]) -> "TestReport":
+        """This report as the judge rules it when it finds forgery: failed, with why."""
+        if not reasons:
+            return self
+        return self.model_copy(update={"status": Status.failed, "forged": True,
+                                       "forgery": [*self.forgery, *reasons]})
 
 
 # --- verdicts ---------------------------------------------------------------------------
