@@ -882,8 +882,10 @@ def _run_trials(config: RunConfig, plan: RunPlan, folder: RunFolder, keys: list,
                 progress.advance(got)
             if not warming and len(jobs) - summary.ran < executor.slots:
                 # A slot is idle until the run ends: the summary's imports (about a second
-                # of pandas) take its core now instead of the end of the run.
-                warming.append(threading.Thread(target=_import_summary_stack, name="summary-imports", daemon=True))
+                # of pandas) take its core now instead of the end of the run. Not a daemon:
+                # a daemon thread stopped at exit while it holds an import lock deadlocks
+                # the interpreter's last imports (seen after an interrupt under Ray).
+                warming.append(threading.Thread(target=_import_summary_stack, name="summary-imports"))
                 warming[0].start()
 
         def lost(job: TrialJob, why: str) -> None:
