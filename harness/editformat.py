@@ -13,7 +13,7 @@ from typing import Iterable, Mapping
 
 from pydantic import BaseModel, ConfigDict
 
-from .cpp_files import is_cpp_file
+from .languages.cpp.files import is_cpp_file
 from .file_names import Allowed, describe, refusal
 
 

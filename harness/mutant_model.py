@@ -42,7 +42,7 @@ class MutantAnswers:
 
 
 def _wrong_files(task: Task, seed: int, trial: int) -> tuple[str, dict[str, bytes]]:
-    from .mutants import generate_mutants
+    from .languages.registry import language_for
     from .suite_validation import faulty_controls
 
     controls = faulty_controls(task)
@@ -51,7 +51,7 @@ def _wrong_files(task: Task, seed: int, trial: int) -> tuple[str, dict[str, byte
         name = names[int(draw(seed, task.slug, trial, "control") * len(names))]
         return f"faulty control {name}", controls[name]
     reference = task.reference_files()
-    mutants = generate_mutants(reference)
+    mutants = language_for(task).mutants(reference)
     if not mutants:
         return "reference (no mutant of it could be made)", reference
     mutant = mutants[int(draw(seed, task.slug, trial, "mutant") * len(mutants))]

@@ -76,7 +76,7 @@ class TestReport(Record):
     output_truncated: bool = False
     backend: str = ""
     test_main: TestMain | None = None  # None in reports written before it was recorded
-    # The test unit took Catch2 precompiled (harness/catch_pch.py: only where that compiles
+    # The test unit took Catch2 precompiled (harness/languages/cpp/catch_pch.py: only where that compiles
     # the same program as the Exercism build).
     catch_precompiled: bool = False
     # A run that did not pass, when asked for: the console output of the build and of the
@@ -120,7 +120,7 @@ class InfraFailure(Record):
 
 
 class ScreenFlag(Record):
-    """Something in a candidate's source that no honest solution needs (screen.py)."""
+    """Something in a candidate's source that no honest solution needs (languages/cpp/screen.py)."""
 
     rule: str
     why: str

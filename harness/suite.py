@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from .errors import BadInput, invalid
 from .fs import read_toml, subfolders, written_folder
 from .hashing import sha256_bytes, sha256_json
+from .languages import layout_named
 from .paths import bundled_dir, state_dir
 from .task import Task, load_task
 from .train.data import curriculum_roots
@@ -35,7 +36,7 @@ class SuiteManifest(BaseModel):
     schema_version: Literal[1] = 1
     name: str
     version: str
-    language: Literal["cpp"]
+    language: str  # a name in harness.languages.LAYOUTS: every task's own
     image: str  # the sandbox image repository its tasks are built in
     description: str = ""
     source: str | None = None  # where an imported suite was copied from
@@ -177,6 +178,7 @@ def load_suite(path: Path | str, origin: str = "path") -> Suite:
     manifest_path = path / MANIFEST
     if origin != "path" and manifest.name != path.name:
         raise BadInput(f"{manifest_path}: name {manifest.name!r} differs from its folder name {path.name!r}")
+    layout = layout_named(manifest.language, str(manifest_path))
     tasks: list[Task] = []
     seen: set[str] = set()
     for slug in manifest.tasks:
@@ -188,7 +190,10 @@ def load_suite(path: Path | str, origin: str = "path") -> Suite:
         task_dir = path / slug
         if not task_dir.is_dir():
             raise BadInput(f"{manifest_path}: lists task {slug!r} but {task_dir} does not exist")
-        tasks.append(load_task(task_dir))
+        task = load_task(task_dir)
+        if task.language != layout.name:
+            raise BadInput(f"{task_dir}: a {task.layout.title} exercise in a suite whose language is {layout.title}")
+        tasks.append(task)
     if not tasks:
         raise BadInput(f"{manifest_path}: lists no tasks")
     stray = sorted(set(manifest.unseen_tasks) - seen)
@@ -242,15 +247,19 @@ def import_suite(source: Path | str, name: str, replace: bool = False, unseen: b
     exercises = [p for p in subfolders(source) if not p.name.startswith(".")]
     if not exercises:
         raise BadInput(f"{source}: holds no exercise folders")
-    for ex in exercises:
-        load_task(ex)  # each broken exercise is refused with its file named
+    # Each broken exercise is refused with its file named, and so is one of a language the
+    # harness does not have: built as C++, it would score 0 as the model's failure.
+    languages = {load_task(ex).language for ex in exercises}
+    if len(languages) > 1:
+        raise BadInput(f"{source}: holds exercises of several languages ({', '.join(sorted(languages))}); "
+                       "import each language's as a suite of its own")
     for entry in known_suites():
         if entry.name == name and not (replace and entry.origin == "user"):
             hint = "" if entry.origin != "user" else " (use --replace to overwrite it)"
             raise BadInput(f"{entry.path}: a {entry.origin} suite named {name!r} exists already{hint}")
     dest = user_suites_dir() / name
     manifest = SuiteManifest(
-        name=name, version="imported", language="cpp", image=IMAGE_REPO,
+        name=name, version="imported", language=languages.pop(), image=IMAGE_REPO,
         description=f"imported from {source}", source=str(source), tasks=[ex.name for ex in exercises],
         unseen=unseen,
     )

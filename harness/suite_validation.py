@@ -28,12 +28,13 @@ from .errors import BadInput, invalid
 from .executor import Executor, Slot, using
 from .executor.base import Failed
 from .fs import read_files, read_toml, subfolders
-from .mutants import Mutant, count_test_cases, generate_mutants
+from .languages.mutation import Mutant
+from .languages.registry import language_for
 from .records import Record, Status, TestReport
 from .sandbox.base import Sandbox, SandboxSession
 from .suite import Suite
 from .task import Task
-from .testrun import drop_build, run_tests
+from .testrun import drop_build
 
 FAULTY_DIR = ".meta/faulty"
 EQUIVALENT_NOTES = ".meta/equivalent-mutants.toml"
@@ -161,7 +162,7 @@ def control_fails(run: TestedRun) -> bool:
 
 
 def declared_test_cases(task: Task) -> int:
-    return sum(count_test_cases(task.read(f)) for f in task.test_files)
+    return language_for(task).declared_test_cases(task)
 
 
 def _planned_runs(task: Task) -> int:
@@ -232,7 +233,7 @@ def check_task(task: Task, session: SandboxSession) -> TaskValidation:
     if not reference:
         problems.append("no reference solution (.meta/config.json lists no example files)")
     else:
-        run = candidate_result(RunKind.reference, "reference", run_tests(task, reference, session))
+        run = candidate_result(RunKind.reference, "reference", language_for(task).run_tests(task, reference, session))
         result.runs.append(run)
         if run.status is not Status.passed:
             problems.append(f"the reference does not pass: {why_not(run)}")
@@ -245,13 +246,13 @@ def check_task(task: Task, session: SandboxSession) -> TaskValidation:
         stray = sorted(set(files) - solution)
         if stray:
             problems.append(f"faulty control {name!r} holds files that are not solution files: {', '.join(stray)}")
-        run = candidate_result(RunKind.faulty, name, run_tests(task, files, session))
+        run = candidate_result(RunKind.faulty, name, language_for(task).run_tests(task, files, session))
         result.runs.append(run)
         if not control_fails(run):
             why = (why_not(run) if not run.built else "timed out instead of failing a test" if run.timeout
                    else "passes every test")
             problems.append(f"faulty control {name!r} {why}")
-    run = candidate_result(RunKind.stub, "stub", run_tests(task, task.stub_files(), session))
+    run = candidate_result(RunKind.stub, "stub", language_for(task).run_tests(task, task.stub_files(), session))
     result.runs.append(run)
     if run.status is Status.passed:
         problems.append("the stub passes every test")
@@ -263,7 +264,7 @@ def run_mutants(task: Task, mutants: list[Mutant], session: SandboxSession) -> l
     reference = task.reference_files()
     out = []
     for m in mutants:
-        report = run_tests(task, m.apply(reference), session)
+        report = language_for(task).run_tests(task, m.apply(reference), session)
         if not report.built:
             outcome = MutantOutcome.not_compiled
         elif report.passed:
@@ -436,7 +437,7 @@ def validate_suite(
             continue
         notes[task.slug] = equivalent_notes(task)
         try:
-            found = generate_mutants(task.reference_files(), cap=mutant_cap, seed=mutant_seed)
+            found = language_for(task).mutants(task.reference_files(), cap=mutant_cap, seed=mutant_seed)
         except BadInput:
             found = []  # reported by the rule checks
         planned[task.slug] = found

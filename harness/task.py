@@ -21,6 +21,8 @@ from .errors import BadInput
 from .file_names import describe, refusal
 from .fs import regular_files
 from .hashing import hash_files
+from .languages import LAYOUTS, language_of, layout_named
+from .languages.base import Layout
 
 # Folders of an exercise that never enter a build: documentation, metadata (the reference
 # lives there), and Exercism's CLI state.
@@ -28,12 +30,6 @@ _NOT_BUILT = (".docs", ".meta", ".exercism", ".git")
 _DOC_FILES = ("introduction.md", "instructions.md", "instructions.append.md")
 
 TaskKind = Literal["repair", "output-prediction"]
-
-
-def is_build_file(rel: str) -> bool:
-    """A file that changes how the exercise builds: no answer may write one."""
-    name = PurePosixPath(rel).name
-    return name == "CMakeLists.txt" or name.endswith(".cmake")
 
 
 class Task(BaseModel):
@@ -46,6 +42,15 @@ class Task(BaseModel):
     example_files: tuple[str, ...]
     editor_files: tuple[str, ...] = ()
     kind: TaskKind = "repair"
+    language: str = "cpp"  # a name in harness.languages.LAYOUTS, from the solution files
+
+    @property
+    def layout(self) -> Layout:
+        return LAYOUTS[self.language]
+
+    def is_build_file(self, rel: str) -> bool:
+        """A file that changes how the exercise builds or its tests run: no answer may write one."""
+        return self.layout.is_build_file(rel)
 
     @property
     def name(self) -> str:
@@ -99,7 +104,7 @@ class Task(BaseModel):
         Tests, build files and everything else the task ships are the task's."""
         if rel in self.solution_files:
             return True
-        return (rel not in self.shipped_files and rel.split("/")[0] not in _NOT_BUILT and not is_build_file(rel)
+        return (rel not in self.shipped_files and rel.split("/")[0] not in _NOT_BUILT and not self.is_build_file(rel)
                 and refusal(rel) is None)
 
     @property
@@ -198,12 +203,19 @@ def load_task(path: Path | str) -> Task:
         example = tuple(files.get("example", ()))
         editor = tuple(files.get("editor", ()))
         kind = config.get("kind", "repair")
+        named = config.get("language")
     except (json.JSONDecodeError, KeyError, TypeError) as exc:
         raise BadInput(f"{config_path}: not a valid exercise config ({exc.__class__.__name__}: {exc})") from None
     if not solution:
         raise BadInput(f"{config_path}: files.solution is empty")
     if kind not in get_args(TaskKind):
         raise BadInput(f"{config_path}: kind {kind!r} is not one of {', '.join(get_args(TaskKind))}")
+    if named is not None:  # the code an output-prediction task asks about: its files do not say
+        language = layout_named(str(named), str(config_path)).name
+    elif kind == "output-prediction":
+        language = "cpp"  # built before prediction tasks named their language, all of C++
+    else:
+        language = language_of(solution, str(path)).name
     for role, names in (("solution", solution), ("test", test), ("example", example), ("editor", editor)):
         for name in names:
             problem = refusal(name, root=path)
@@ -219,4 +231,5 @@ def load_task(path: Path | str) -> Task:
         example_files=example,
         editor_files=editor,
         kind=kind,
+        language=language,
     )

@@ -1,7 +1,7 @@
 """What a trial asks of the agent and what judges its rounds, by the kind of task.
 
 - repair (the default): the agent edits the solution files, starting from the stubs; a
-  round is judged by the task's own tests (testrun.run_tests) and passes when they pass.
+  round is judged by the task's own tests (its language's run_tests) and passes when they pass.
 - tests: the agent writes the task's test file, with the correct solution read-only in
   the chat; a round is judged by scoring the written suite (testwriting/kind.py) and
   passes when the suite is valid.
@@ -19,9 +19,9 @@ from typing import Literal, Protocol
 
 from .records import Record, TestReport, TestWritingSettings
 from .sandbox.base import SandboxSession
-from .screen import screen
+from .languages.cpp.screen import screen
 from .task import Task
-from .testrun import run_tests
+from .languages.registry import language_for
 
 KindName = Literal["repair", "tests"]
 KINDS: tuple[str, ...] = ("repair", "tests")
@@ -71,7 +71,8 @@ class RepairKind:
 
     def judge(self, task: Task, workspace: Path, session: SandboxSession, *, transcript: bool,
               time_limit_s: float | None) -> RoundJudgement:
-        report = run_tests(task, workspace, session, transcript=transcript, time_limit_s=time_limit_s)
+        report = language_for(task).run_tests(task, workspace, session, transcript=transcript,
+                                              time_limit_s=time_limit_s)
         solution = {f: (workspace / f).read_bytes() for f in task.solution_files if (workspace / f).is_file()}
         return RoundJudgement(report, report.passed, {"screen_flags": screen(solution)})
 

@@ -16,14 +16,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Callable, Iterable, Mapping
 
-from .catch2 import parse_catch2_xml
-from .catch_pch import precompiled_unit
+from .languages.cpp.catch2 import parse_catch2_xml
+from .languages.cpp.catch_pch import precompiled_unit
 from .file_names import refusal
 from .fs import read_files
 from .records import Status, TestCaseResult, TestMain, TestReport
 from .sandbox.base import ExecResult, Role, SandboxSession
 from .sandbox.capture import Kept, capture
-from .task import Task, is_build_file
+from .task import Task
 
 # Build-system chatter: progress lines, make entering and leaving folders, CMake's status
 # lines. make's own failing lines ("make[2]: *** ... Error 1") are kept.
@@ -69,7 +69,7 @@ def stage_files(task: Task, workspace: Path | Mapping[str, bytes]) -> tuple[dict
         elif rel in stubs:
             files[rel] = stubs[rel]
     for rel in created_files(task, provided):
-        if is_build_file(rel):
+        if task.is_build_file(rel):
             tampered.append(rel)
         else:
             files[rel] = provided[rel]
@@ -165,7 +165,7 @@ def build_step(task: Task, session: SandboxSession, tree: BuildTree | None = Non
                catch_pch: tuple[str, str] | None = None) -> str:
     """The shell command that builds the test binary in a configured build tree. With
     `catch_pch` (the test unit and the header it reads first, as staged), the unit may
-    take Catch2 precompiled (catch_pch.py, the image's harness-cxx), and the command's
+    take Catch2 precompiled (languages/cpp/catch_pch.py, the image's harness-cxx), and the command's
     last lines say whether the unit linked did, and whether this build compiled it so."""
     jobs = max(1, int(session.limits.cpus))
     build = f"{session.build_root}/{BuildTree.of(task, tree).name}"

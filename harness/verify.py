@@ -24,7 +24,7 @@ incomplete (the stream stopped early); forged: the candidate changed a protected
 test or build file), or its program wrote what no honest program of the interface writes
 (a line or record outside the stream's schema, cases the task does not have, a call with
 more or fewer outcomes than it observes); malformed: it names a file it may not write
-(file_names.py). The static screen (screen.py) flags suspicious source; flags travel with
+(file_names.py). The static screen (languages/cpp/screen.py) flags suspicious source; flags travel with
 the verdict and decide nothing. tests/security/README.md says what this does and does not
 defend against."""
 
@@ -39,7 +39,7 @@ from typing import Any, Callable, Hashable, Literal, Mapping, Sequence
 
 from pydantic import Field, ValidationError, model_validator
 
-from .cpp_files import headers
+from .languages.cpp.files import headers
 from .errors import BadInput, InfraError, InfraKind, invalid
 from .file_names import describe, refusal
 from .fs import atomic_write, read_files, read_toml
@@ -53,7 +53,7 @@ from .probe.run import ProbeRun, probe_tree
 from .records import CallOutcome, CheckOutcome, Record, Verdict, VerdictStatus
 from .sandbox import Sandbox, make_sandbox
 from .sandbox.base import Role, SandboxSession
-from .screen import screen
+from .languages.cpp.screen import screen
 from .task import Task
 from .testrun import drop_build, stage_files
 

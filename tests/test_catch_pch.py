@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.catch_pch import PchFacts, precompiled_unit
+from harness.languages.cpp.catch_pch import PchFacts, precompiled_unit
 from harness.paths import bundled_dir
 from harness.records import Status
 from harness.task import load_task

@@ -8,7 +8,8 @@ import subprocess
 
 import pytest
 
-from harness.mutants import Operator, count_test_cases, generate_mutants, mutants_of_source
+from harness.languages.mutation import Operator
+from harness.languages.cpp.mutants import count_test_cases, generate_mutants, mutants_of_source
 
 from .conftest import GOLDEN
 

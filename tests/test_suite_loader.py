@@ -184,6 +184,39 @@ def test_import_refuses_an_exercise_without_config(tmp_path):
     assert not (tmp_path / "state" / "suites" / "x").exists()
 
 
+def _python_exercise(folder: Path) -> None:
+    """An exercise in Exercism's Python layout (our own two-line one)."""
+    (folder / ".meta").mkdir(parents=True)
+    (folder / "leap.py").write_text("def leap_year(year):\n    pass\n")
+    (folder / "leap_test.py").write_text("from leap import leap_year\n\ndef test_2000():\n    assert leap_year(2000)\n")
+    (folder / ".meta" / "example.py").write_text("def leap_year(year):\n    return year % 4 == 0\n")
+    (folder / ".meta" / "config.json").write_text(json.dumps(
+        {"files": {"solution": ["leap.py"], "test": ["leap_test.py"], "example": [".meta/example.py"]}}))
+
+
+def test_an_exercise_of_a_language_the_harness_lacks_is_refused_on_import(tmp_path):
+    upstream = tmp_path / "practice"
+    shutil.copytree(GOLDEN / "sum-of-squares", upstream / "sum-of-squares")
+    _python_exercise(upstream / "leap")
+    proc = harness("suite", "import", str(upstream), "--name", "py", env_state=tmp_path / "state")
+    assert_one_line_exit_2(proc, f"{upstream / 'leap'}: a Python exercise; the harness runs C++ (cpp) exercises")
+    assert not (tmp_path / "state" / "suites" / "py").exists()
+
+
+def test_a_suite_names_a_language_its_tasks_are_in(tmp_path):
+    root = tmp_path / "s"
+    shutil.copytree(GOLDEN / "sum-of-squares", root / "sum-of-squares")
+    manifest = 'schema_version = 1\nname = "s"\nversion = "1"\nimage = "x"\ntasks = ["sum-of-squares"]\n'
+    (root / "suite.toml").write_text(manifest + 'language = "cobol"\n')
+    with pytest.raises(BadInput, match="language 'cobol' is not one the harness has: C\\+\\+ \\(cpp\\)"):
+        load_suite(root)
+    _python_exercise(root / "leap")
+    (root / "suite.toml").write_text(manifest.replace('["sum-of-squares"]', '["sum-of-squares", "leap"]')
+                                     + 'language = "cpp"\n')
+    with pytest.raises(BadInput, match="leap: a Python exercise"):
+        load_suite(root)
+
+
 def test_cli_list_show_and_import(tmp_path):
     upstream = tmp_path / "practice"
     shutil.copytree(GOLDEN / "sum-of-squares", upstream / "sum-of-squares")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.mutants import generate_mutants
+from harness.languages.cpp.mutants import generate_mutants
 from harness.suite import find_suite, load_suite
 from harness.suite_validation import MutantOutcome, validate_suite
 

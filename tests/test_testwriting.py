@@ -11,7 +11,7 @@ import re
 import pytest
 from typer.testing import CliRunner
 
-from harness.catch2 import parse_catch2_xml
+from harness.languages.cpp.catch2 import parse_catch2_xml
 from harness.cli import app
 from harness.records import AssertionCount
 from harness.suite import find_suite

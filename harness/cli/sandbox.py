@@ -88,7 +88,7 @@ def test_cmd(
     from ..fs import atomic_write, check_writable
     from ..sandbox import make_sandbox
     from ..task import load_task
-    from ..testrun import run_tests
+    from ..languages.registry import language_for
 
     fmt = fmt or ("json" if as_json else "terminal")
     if fmt not in ("terminal", "json", "exercism"):
@@ -107,7 +107,7 @@ def test_cmd(
     workspace = task.reference_files() if reference else (solution or task.path)
     box = make_sandbox(sandbox, notice=lambda m: err.print(m, markup=False, highlight=False))
     with box.session(f"test {task.slug}") as session:
-        report = run_tests(task, workspace, session)
+        report = language_for(task).run_tests(task, workspace, session)
     if fmt == "terminal":
         print_test_report(console, task.slug, report)
     else:

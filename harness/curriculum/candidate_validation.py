@@ -24,14 +24,15 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
-from ..cpp_files import headers
+from ..languages.cpp.files import headers
 from ..executor import Executor, using
 from ..hashing import hash_files
-from ..mutants import Mutant
+from ..languages.mutation import Mutant
+from ..languages.registry import language_for
 from ..records import TestReport
 from ..sandbox.base import Sandbox, SandboxSession
 from ..task import Task
-from ..testrun import run_tests, stage_files
+from ..testrun import stage_files
 from ..suite_validation import ProgressFn, Steps, control_fails, work_on_tasks
 from .candidates import Candidate, screening_order
 from .records import DropReason
@@ -66,7 +67,7 @@ class _Runs:
         staged, _ = stage_files(task, files)
         key = f"{task.slug}:{hash_files(staged)}"
         if key not in self.known:
-            self.known[key] = self.new[key] = run_tests(task, files, session)
+            self.known[key] = self.new[key] = language_for(task).run_tests(task, files, session)
         return self.known[key]
 
 

@@ -11,7 +11,8 @@ from typing import Iterable
 
 from ..file_names import refusal
 from ..hashing import sha256_json
-from ..mutants import Mutant, generate_mutants
+from ..languages.mutation import Mutant
+from ..languages.registry import language_for
 from ..records import TestReport
 from ..store import RunFolder
 from ..suite import Suite, suite_of_run
@@ -162,7 +163,7 @@ def from_run(folder: RunFolder, hold_out: HoldOut) -> tuple[RunSource, Suite, li
 def screening_order(task: Task, seed: int) -> list[Mutant]:
     """Every mutant of the task's reference, in an order drawn with the seed (so screening a
     prefix samples them), the same for the same task and seed."""
-    mutants = generate_mutants(task.reference_files())
+    mutants = language_for(task).mutants(task.reference_files())
     random.Random(f"{seed}:{task.slug}").shuffle(mutants)
     return mutants
 

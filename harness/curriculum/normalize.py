@@ -1,7 +1,7 @@
 """Near-duplicate detection for broken code: two attempts that differ only in comments,
 layout or the names of their own locals are the same repair exercise.
 
-The normal form of a file is its token stream (harness.cpp_lexer) without
+The normal form of a file is its token stream (harness.languages.cpp.lexer) without
 comments, preprocessor lines with their spacing squashed, and every name the code itself
 declares (a variable, a parameter, a helper) replaced by its order of first appearance.
 Names the task's own files use (its interface: what the tests call) are kept, as are
@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Iterable, Mapping
 
 from ..hashing import sha256_json
-from ..cpp_files import is_cpp_file
-from ..cpp_lexer import CPP_KEYWORDS, CPP_TYPE_WORDS, Token, tokenize
+from ..languages.cpp.files import is_cpp_file
+from ..languages.cpp.lexer import CPP_KEYWORDS, CPP_TYPE_WORDS, Token, tokenize
 
 # The token after a declared name: an initialiser, the end of the declaration, a parameter
 # list, an array bound, a range-for colon.

@@ -39,7 +39,7 @@ class RunOrigin(Record):
 class MutantOrigin(Record):
     """A mutant of the suite task's reference solution: `original` at [start, end) of the
     file's text (character offsets) replaced; line and column are for people. The fields
-    of harness.mutants.Mutant, written out here so that the curriculum's schema on disk
+    of harness.languages.mutation.Mutant, written out here so that the curriculum's schema on disk
     does not change when the generator's class does."""
 
     type: Literal["mutant"] = "mutant"

@@ -39,6 +39,7 @@ from ..curriculum.normalize import normalized_hash
 from ..errors import BadInput
 from ..fs import atomic_write, write_record, written_folder
 from ..hashing import sha256_bytes
+from ..languages import language_of
 from ..probe import observe
 from ..probe.cases import case_context, task_cases
 from ..probe.compare import Comparison, call_matches
@@ -347,7 +348,8 @@ ITEM_FILE = ".meta/item.json"
 
 def write_task(folder: Path, item: PredictItem) -> None:
     """One item as an output-prediction task folder."""
-    config = {"kind": "output-prediction", "files": {"solution": [ANSWER_FILE], "test": [], "example": [".meta/example.txt"]}}
+    config = {"kind": "output-prediction", "language": language_of(tuple(item.files), item.id).name,
+              "files": {"solution": [ANSWER_FILE], "test": [], "example": [".meta/example.txt"]}}
     prompt = prompt_messages(item.files, item.call, prelude=item.prelude)
     for sub in (".meta", ".docs"):
         (folder / sub).mkdir(parents=True, exist_ok=True)

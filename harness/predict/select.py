@@ -39,7 +39,7 @@ from ..stats import interval, total_interval
 from ..store import RunFolder, utc_now
 from ..suite import find_suite
 from ..task import Task
-from ..testrun import run_tests
+from ..languages.registry import language_for
 from .ask import asker
 from .config import STRATEGIES, SelectConfig
 from .judge import Judge, simulate
@@ -148,7 +148,7 @@ def _exec_scores(unit: _Unit, session: SandboxSession) -> dict[int, float]:
     public = set(unit.selection.public)
     out = {}
     for trial, files in unit.files.items():
-        report = run_tests(unit.task, files, session)
+        report = language_for(unit.task).run_tests(unit.task, files, session)
         out[trial] = float(sum(1 for t in report.tests if t.name in public and t.status is Status.passed))
     return out
 

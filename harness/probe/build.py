@@ -17,7 +17,7 @@ import json
 import shlex
 from typing import Mapping
 
-from ..cpp_files import headers
+from ..languages.cpp.files import headers
 from ..hashing import hash_files, sha256_bytes
 from ..sandbox.base import ExecResult, Role, SandboxSession
 from ..task import Task

@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from ..cpp_files import headers, is_source
+from ..languages.cpp.files import headers, is_source
 from ..errors import BadInput
 from ..task import Task
 

@@ -30,7 +30,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ..cpp_files import is_source
+from ..languages.cpp.files import is_source
 from ..task import Task
 
 _CASE = re.compile(r'TEST_CASE\s*\(\s*"((?:[^"\\]|\\.)*)"[^{;]*\{')

@@ -24,7 +24,7 @@ from ..errors import UnsafeName
 from ..file_names import describe, refusal
 
 if TYPE_CHECKING:
-    from ..catch_pch import PchFacts
+    from ..languages.cpp.catch_pch import PchFacts
 
 
 class SandboxLimits(BaseModel):
@@ -92,7 +92,7 @@ class SandboxSession(ABC):
     # Catch2::Catch2WithMain, the main an upstream exercise's EXERCISM_TEST_SUITE branch links.
     catch2_with_main: bool = False
     # The compiler launcher test builds go through (a test unit may take Catch2
-    # precompiled there, harness/catch_pch.py), or None for none.
+    # precompiled there, harness/languages/cpp/catch_pch.py), or None for none.
     cxx_launcher: str | None = None
     # A shell condition, true when no process of the runner is left but the shell that
     # tests it (capture.py): a backend whose every command ends all it started says `true`.

@@ -20,7 +20,7 @@ from .engine import docker_client
 from .base import CappedBuffer, ExecResult, Role, Sandbox, SandboxLimits, SandboxSession
 
 if TYPE_CHECKING:
-    from ..catch_pch import PchFacts
+    from ..languages.cpp.catch_pch import PchFacts
 
 LABEL = "harness.sandbox"
 _UIDS = {Role.builder: "1001:1001", Role.runner: "1002:1002"}
@@ -288,7 +288,7 @@ class DockerSandbox(Sandbox):
         archive read, no exec); None when the image has none."""
         with self._facts_lock:
             if self._facts is None:
-                from ..catch_pch import FACTS_DIR, PchFacts
+                from ..languages.cpp.catch_pch import FACTS_DIR, PchFacts
 
                 try:
                     stream, _ = container.get_archive(FACTS_DIR)

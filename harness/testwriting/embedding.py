@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import ast
 
-from ..cpp_files import is_cpp_file
-from ..cpp_lexer import CPP_KEYWORDS, Token, code_tokens
+from ..languages.cpp.files import is_cpp_file
+from ..languages.cpp.lexer import CPP_KEYWORDS, Token, code_tokens
 from ..task import Task
 
 GRAM = 8

@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from ..cpp_lexer import Token, tokenize
+from ..languages.cpp.lexer import Token, tokenize
 from ..probe import run_probe
 from ..records import Record
 from ..sandbox.base import SandboxSession

@@ -35,7 +35,7 @@ import weakref
 from pathlib import Path
 from typing import Mapping
 
-from ..cpp_files import headers, is_source
+from ..languages.cpp.files import headers, is_source
 from ..fs import atomic_write
 from ..hashing import hash_files
 from ..paths import cache_dir

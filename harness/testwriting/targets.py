@@ -17,7 +17,8 @@ from typing import Literal
 from pydantic import ValidationError
 
 from ..fs import write_record
-from ..mutants import Mutant, generate_mutants
+from ..languages.mutation import Mutant
+from ..languages.registry import language_for
 from ..paths import cache_dir
 from ..records import Record
 from ..sandbox.base import SandboxSession
@@ -75,11 +76,11 @@ def find_targets(task: Task, session: SandboxSession, *, mutant_cap: int | None 
             return TargetSet.model_validate(json.loads(path.read_text()))
         except (ValueError, ValidationError):
             pass  # a cache entry from another version: sorted again below
-    mutants = generate_mutants(task.reference_files(), cap=mutant_cap, seed=mutant_seed)
+    mutants = language_for(task).mutants(task.reference_files(), cap=mutant_cap, seed=mutant_seed)
     results = run_mutants(task, mutants, session)
     kept = [r for r in results if r.outcome is MutantOutcome.killed and not r.timeout]
     # Mutants first, in file order: a header mutant forces the test unit to recompile, and
-    # generate_mutants puts the .cpp's before the .h's, so those come last together.
+    # C++'s mutants put the .cpp's before the .h's, so those come last together.
     targets = [Target(kind=TargetKind.mutant, name=r.mutant.label, mutant=r.mutant) for r in kept]
     targets += [Target(kind=TargetKind.faulty, name=name) for name in faulty_controls(task)]
     found = TargetSet(

@@ -8,7 +8,7 @@ from functools import cached_property
 
 import re
 
-from ..cpp_lexer import tokenize
+from ..languages.cpp.lexer import tokenize
 from ..errors import BadInput
 from ..hashing import hash_files, sha256_bytes
 from ..task import Task

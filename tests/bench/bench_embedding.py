@@ -20,8 +20,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from harness.cpp_files import is_cpp_file, is_source
-from harness.cpp_lexer import CPP_KEYWORDS, tokenize
+from harness.languages.cpp.files import is_cpp_file, is_source
+from harness.languages.cpp.lexer import CPP_KEYWORDS, tokenize
 from harness.suite import find_suite
 from harness.testwriting.embedding import _grams, _words, function_bodies, reference_similarity
 

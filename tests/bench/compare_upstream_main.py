@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from harness.mutants import generate_mutants  # noqa: E402
+from harness.languages.cpp.mutants import generate_mutants  # noqa: E402
 from harness.records import TestMain, TestReport  # noqa: E402
 from harness.sandbox.base import SandboxLimits  # noqa: E402
 from harness.sandbox.docker import DockerSandbox  # noqa: E402

@@ -1,5 +1,5 @@
 #!/bin/sh
-# What harness/catch_pch.py needs to know about this image's compiler and Catch2 to decide
+# What harness/languages/cpp/catch_pch.py needs to know about this image's compiler and Catch2 to decide
 # when a test unit may take Catch2 precompiled, written to OUT at image build time:
 #
 #   neutral-headers  standard headers that may come before <catch2/catch.hpp> without

@@ -7,7 +7,7 @@ import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 
-from .records import AssertionCount, Status, TestCaseResult
+from ...records import AssertionCount, Status, TestCaseResult
 
 _TAG = re.compile(r"\[([^\]]+)\]")
 

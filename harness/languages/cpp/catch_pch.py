@@ -32,8 +32,8 @@ import re
 from dataclasses import dataclass
 from typing import Mapping
 
-from .cpp_files import is_source
-from .cpp_lexer import tokenize
+from .files import is_source
+from .lexer import tokenize
 
 FACTS_DIR = "/opt/harness/pch"  # in the image; written by catch-pch-facts.sh
 

@@ -2,7 +2,7 @@
 good test suite notices. Suite validation measures how many its tests kill; the repair
 curriculum uses the ones that compile and fail as broken starting points.
 
-The generator works on a token stream of each file (cpp_lexer.py), never on a parse tree:
+The generator works on a token stream of each file (lexer.py), never on a parse tree:
 comments, string and character literals and preprocessor lines are tokens it never
 touches, and a few local heuristics (template angle brackets, declarations, braces that
 open code) keep most mutants compilable. A mutant that does not compile is not wrong, only useless; callers count it
@@ -14,75 +14,12 @@ import bisect
 import random
 import re
 from dataclasses import dataclass
-from enum import Enum
 from typing import Iterable, Mapping
 
-from pydantic import BaseModel, ConfigDict
-
-from .cpp_files import is_cpp_file
-from .cpp_lexer import CPP_KEYWORDS, CPP_TYPE_WORDS, Token, code_tokens, tokenize
-from .hashing import sha256_text
-
-
-class Operator(str, Enum):
-    arithmetic = "arithmetic"    # + <-> -, * <-> /, and their compound assignments
-    relational = "relational"    # < <-> <=, > <-> >=, == <-> !=
-    logical = "logical"          # && <-> ||
-    boundary = "boundary"        # an integer or floating constant shifted by one
-    constant = "constant"        # a constant replaced by zero; true <-> false
-    negate = "negate"            # the condition of an if or while negated
-    delete = "delete"            # an expression statement removed
-
-
-class Mutant(BaseModel):
-    """One change to one file: replace `original` at [start, end) (character offsets in the
-    file's text) by `replacement`. Line and column are 1-based, for people."""
-
-    model_config = ConfigDict(frozen=True)
-
-    operator: Operator
-    file: str
-    line: int
-    column: int
-    start: int
-    end: int
-    original: str
-    replacement: str
-
-    @property
-    def label(self) -> str:
-        """A short name usable as a folder name."""
-        stem = re.sub(r"[^A-Za-z0-9_.-]", "_", self.file)
-        return f"{stem}-L{self.line}C{self.column}-{self.operator.value}"
-
-    def describe(self) -> str:
-        if self.operator is Operator.delete:
-            return f"{self.file}:{self.line}:{self.column} delete: {_squash(self.original)!r}"
-        return f"{self.file}:{self.line}:{self.column} {self.operator.value}: {self.original!r} -> {self.replacement!r}"
-
-    def mutate_text(self, text: str) -> str:
-        if text[self.start:self.end] != self.original:
-            raise ValueError(f"{self.file}: mutant {self.describe()} does not match this text")
-        return text[: self.start] + self.replacement + text[self.end:]
-
-    def apply(self, files: Mapping[str, bytes]) -> dict[str, bytes]:
-        """The given files with this mutant applied to its own file."""
-        out = dict(files)
-        out[self.file] = _encode(self.mutate_text(_decode(files[self.file])))
-        return out
-
-
-def _squash(text: str) -> str:
-    return " ".join(text.split())
-
-
-# Files are bytes; surrogateescape lets any byte survive a decode/encode round trip.
-def _decode(data: bytes) -> str:
-    return data.decode("utf-8", errors="surrogateescape")
-
-
-def _encode(text: str) -> bytes:
-    return text.encode("utf-8", errors="surrogateescape")
+from .files import is_cpp_file
+from .lexer import CPP_KEYWORDS, CPP_TYPE_WORDS, Token, code_tokens, tokenize
+from ...hashing import sha256_text
+from ..mutation import Mutant, Operator, decode as _decode
 
 
 def _is_name(tok: Token | None) -> bool:

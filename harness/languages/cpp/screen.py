@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from typing import Iterable, Mapping
 
-from .cpp_lexer import strip_comments
-from .records import ScreenFlag
+from .lexer import strip_comments
+from ...records import ScreenFlag
 
 # Catch2's public and internal macro names, and `main`.
 _FRAMEWORK_NAMES = (

@@ -1,0 +1,41 @@
+"""The languages a task can be written in, one folder each (`cpp/`), each described to the
+rest of the harness by a `base.Layout` registered here. An exercise's language comes from
+its solution files; one of a language the harness does not have is refused in one line,
+never built as if it were C++."""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+
+from ..errors import BadInput
+from .base import Layout
+from .cpp.layout import LAYOUT as _CPP
+
+LAYOUTS: dict[str, Layout] = {layout.name: layout for layout in (_CPP,)}
+
+# Exercism's other tracks, by their solution files' suffix: named in the refusal, so that a
+# user who imports them learns what they hold and that it is not run yet.
+_OTHER_TRACKS = {".py": "Python", ".go": "Go", ".rs": "Rust", ".js": "JavaScript", ".mjs": "JavaScript",
+                 ".ts": "TypeScript", ".java": "Java", ".kt": "Kotlin", ".cs": "C#", ".rb": "Ruby",
+                 ".c": "C", ".zig": "Zig", ".swift": "Swift", ".ex": "Elixir", ".hs": "Haskell"}
+
+
+def _having() -> str:
+    return ", ".join(f"{layout.title} ({name})" for name, layout in LAYOUTS.items())
+
+
+def layout_named(name: str, where: str) -> Layout:
+    try:
+        return LAYOUTS[name]
+    except KeyError:
+        raise BadInput(f"{where}: language {name!r} is not one the harness has: {_having()}") from None
+
+
+def language_of(solution_files: tuple[str, ...], where: str) -> Layout:
+    """The language whose files an exercise's solution is, or bad input saying which it is."""
+    for layout in LAYOUTS.values():
+        if layout.owns(solution_files):
+            return layout
+    tracks = sorted({_OTHER_TRACKS[s] for f in solution_files if (s := PurePosixPath(f).suffix.lower()) in _OTHER_TRACKS})
+    what = f"a {' and '.join(tracks)} exercise" if tracks else f"an exercise of no language it knows ({', '.join(solution_files)})"
+    raise BadInput(f"{where}: {what}; the harness runs {_having()} exercises")

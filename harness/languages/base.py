@@ -1,0 +1,28 @@
+"""What every floor may know of a language without loading its toolchain: its name, which
+of an exercise's files are its own, and which files change how an exercise builds (no
+answer may write those). Each language's `layout.py` holds one `Layout`; how its tests
+build and run and its mutants (`language.Language`) live beside it in the same folder."""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+
+from pydantic import BaseModel, ConfigDict
+
+
+class Layout(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    name: str                          # as suites, tasks and records name it ("cpp")
+    title: str                         # as people do ("C++")
+    solution_suffixes: tuple[str, ...]  # a solution file with one of these is this language's
+    build_files: tuple[str, ...] = ()   # exact names that configure a build or a test run
+    build_suffixes: tuple[str, ...] = ()
+
+    def owns(self, solution_files: tuple[str, ...]) -> bool:
+        return any(PurePosixPath(f).suffix.lower() in self.solution_suffixes for f in solution_files)
+
+    def is_build_file(self, rel: str) -> bool:
+        name = PurePosixPath(rel).name
+        return name in self.build_files or name.endswith(self.build_suffixes)
+

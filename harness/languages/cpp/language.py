@@ -1,0 +1,30 @@
+"""C++ behind the language seam: CMake and Catch2 in the sandbox (testrun.py), test cases
+counted by the preprocessor conditions the build sets, mutants on the lexer's tokens."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Mapping
+
+from ...records import TestReport
+from ...sandbox.base import SandboxSession
+from ...task import Task
+from ...testrun import run_tests
+from ..language import Language
+from ..mutation import Mutant
+from .layout import LAYOUT
+from .mutants import count_test_cases, generate_mutants
+
+
+class Cpp(Language):
+    layout = LAYOUT
+
+    def run_tests(self, task: Task, workspace: Path | Mapping[str, bytes], session: SandboxSession, *,
+                  transcript: bool = False, time_limit_s: float | None = None) -> TestReport:
+        return run_tests(task, workspace, session, transcript=transcript, time_limit_s=time_limit_s)
+
+    def declared_test_cases(self, task: Task) -> int:
+        return sum(count_test_cases(task.read(f)) for f in task.test_files)
+
+    def mutants(self, files: Mapping[str, bytes], *, cap: int | None = None, seed: int = 0) -> list[Mutant]:
+        return generate_mutants(files, cap=cap, seed=seed)

@@ -1,0 +1,7 @@
+"""C++ as Exercism lays it out: CMake builds the exercise, so every CMake file is the task's."""
+
+from ..base import Layout
+from .files import HEADER_SUFFIXES, SOURCE_SUFFIXES
+
+LAYOUT = Layout(name="cpp", title="C++", solution_suffixes=SOURCE_SUFFIXES + HEADER_SUFFIXES,
+                build_files=("CMakeLists.txt",), build_suffixes=(".cmake",))

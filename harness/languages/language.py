@@ -1,0 +1,37 @@
+"""The interface a language implements to be judged: one subclass per language folder
+(`cpp/language.py`), found by `registry.language_for`. Above the layouts: it runs builds
+in the sandbox."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from pathlib import Path
+from typing import ClassVar, Mapping
+
+from ..records import TestReport
+from ..sandbox.base import SandboxSession
+from ..task import Task
+from .base import Layout
+from .mutation import Mutant
+
+
+class Language(ABC):
+    """How the harness judges a language's code: a task's tests built and run in a sandbox
+    session, its test cases counted from the task's own files, mutants of a solution."""
+
+    layout: ClassVar[Layout]
+
+    @abstractmethod
+    def run_tests(self, task: Task, workspace: Path | Mapping[str, bytes], session: SandboxSession, *,
+                  transcript: bool = False, time_limit_s: float | None = None) -> TestReport:
+        """Build and test a workspace (see testrun.run_tests for the options' meaning)."""
+
+    @abstractmethod
+    def declared_test_cases(self, task: Task) -> int:
+        """How many test cases the task's test files declare: read by the harness from the
+        task, never from what the candidate's process reports."""
+
+    @abstractmethod
+    def mutants(self, files: Mapping[str, bytes], *, cap: int | None = None, seed: int = 0) -> list[Mutant]:
+        """Mutants of the language's files among `files`, in a stable order; with `cap` a
+        seeded sample of at most that many."""

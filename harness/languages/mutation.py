@@ -1,0 +1,73 @@
+"""What a mutant is, in any language: one small change to one file of a correct solution,
+made by one of a few operators that each language's generator applies in its own way
+(`cpp/mutants.py` on C++ tokens). Suite validation counts the ones its tests kill, the
+repair curriculum starts from the ones that fail, test writing scores suites by them."""
+
+from __future__ import annotations
+
+import re
+from enum import Enum
+from typing import Mapping
+
+from pydantic import BaseModel, ConfigDict
+
+
+class Operator(str, Enum):
+    arithmetic = "arithmetic"    # + <-> -, * <-> /, and their compound assignments
+    relational = "relational"    # < <-> <=, > <-> >=, == <-> !=
+    logical = "logical"          # && <-> ||
+    boundary = "boundary"        # an integer or floating constant shifted by one
+    constant = "constant"        # a constant replaced by zero; true <-> false
+    negate = "negate"            # the condition of an if or while negated
+    delete = "delete"            # an expression statement removed
+
+
+class Mutant(BaseModel):
+    """One change to one file: replace `original` at [start, end) (character offsets in the
+    file's text) by `replacement`. Line and column are 1-based, for people."""
+
+    model_config = ConfigDict(frozen=True)
+
+    operator: Operator
+    file: str
+    line: int
+    column: int
+    start: int
+    end: int
+    original: str
+    replacement: str
+
+    @property
+    def label(self) -> str:
+        """A short name usable as a folder name."""
+        stem = re.sub(r"[^A-Za-z0-9_.-]", "_", self.file)
+        return f"{stem}-L{self.line}C{self.column}-{self.operator.value}"
+
+    def describe(self) -> str:
+        if self.operator is Operator.delete:
+            return f"{self.file}:{self.line}:{self.column} delete: {_squash(self.original)!r}"
+        return f"{self.file}:{self.line}:{self.column} {self.operator.value}: {self.original!r} -> {self.replacement!r}"
+
+    def mutate_text(self, text: str) -> str:
+        if text[self.start:self.end] != self.original:
+            raise ValueError(f"{self.file}: mutant {self.describe()} does not match this text")
+        return text[: self.start] + self.replacement + text[self.end:]
+
+    def apply(self, files: Mapping[str, bytes]) -> dict[str, bytes]:
+        """The given files with this mutant applied to its own file."""
+        out = dict(files)
+        out[self.file] = encode(self.mutate_text(decode(files[self.file])))
+        return out
+
+
+def _squash(text: str) -> str:
+    return " ".join(text.split())
+
+
+# Files are bytes; surrogateescape lets any byte survive a decode/encode round trip.
+def decode(data: bytes) -> str:
+    return data.decode("utf-8", errors="surrogateescape")
+
+
+def encode(text: str) -> bytes:
+    return text.encode("utf-8", errors="surrogateescape")

@@ -1,0 +1,14 @@
+"""Which `Language` judges a task. Above the layouts (harness/languages/__init__.py, which
+every floor may read) and beside the build: a language's judge imports the sandbox."""
+
+from __future__ import annotations
+
+from ..task import Task
+from .language import Language
+from .cpp.language import Cpp
+
+_LANGUAGES: dict[str, Language] = {lang.layout.name: lang for lang in (Cpp(),)}
+
+
+def language_for(task: Task) -> Language:
+    return _LANGUAGES[task.language]
