@@ -16,6 +16,7 @@ import types
 
 import pytest
 
+from harness.records import Status
 from harness.sandbox.pool import SessionPool
 from harness.task import load_task
 from harness.testrun import run_tests
@@ -186,8 +187,8 @@ def test_the_runner_cannot_read_the_sources_or_the_build_tree_and_still_runs_the
                            PERFECT.reference_files(), session)
     assert report.built and report.tests, _failures(report)
     by_name = {t.name: t for t in report.tests}
-    assert by_name["the runner reads nothing of the sources or the build tree"].status.value == "passed", _failures(report)
-    assert by_name["the solution is the reference, by its source"].status.value != "passed"
+    assert by_name["the runner reads nothing of the sources or the build tree"].status is Status.passed, _failures(report)
+    assert by_name["the solution is the reference, by its source"].status is not Status.passed
 
 
 @pytest.fixture(scope="module")
