@@ -81,10 +81,12 @@ def leave_nothing(session: SandboxSession) -> str:
         remove = "ipcrm -a 2>/dev/null; "
         check = ("awk -v u=\"$me\" 'FNR > 1 && (FILENAME ~ /sem$/ ? $5 == u || $7 == u : $8 == u || $10 == u) "
                  "{ left = 1 } END { exit left }' /proc/sysvipc/shm /proc/sysvipc/sem /proc/sysvipc/msg && ")
+    # The scratch itself may lie in another of them (the local backend's, in /tmp).
+    mine = f"-mindepth 1 -user \"$me\" ! -path {scratch}"
     return (
-        f"cd /; kill -9 -1 2>/dev/null; me=$(id -u); find {spaces} -mindepth 1 -user \"$me\" -delete 2>/dev/null; "
+        f"cd /; kill -9 -1 2>/dev/null; me=$(id -u); find {spaces} {mine} -delete 2>/dev/null; "
         f"{remove}[ -z \"$(find {scratch} -mindepth 1 -print -quit 2>/dev/null)\" ] && "
-        f"[ -z \"$(find {spaces} -mindepth 1 -user \"$me\" -print -quit 2>/dev/null)\" ] && {check}{session.runner_alone}"
+        f"[ -z \"$(find {spaces} {mine} -print -quit 2>/dev/null)\" ] && {check}{session.runner_alone}"
     )
 
 

@@ -276,7 +276,8 @@ class DockerSandbox(Sandbox):
     backend = "docker"
     isolation = (
         "docker: no network, read-only root, tmpfs build tree and scratch, memory/pids/CPU limits, "
-        "no capabilities, unprivileged builder and runner users"
+        "no capabilities, unprivileged builder and runner users, the runner's writable places emptied "
+        "after every run"
     )
 
     def __init__(self, limits: SandboxLimits | None = None, image: str | None = None):

@@ -5,6 +5,7 @@ both with rlimits and, as root, an unprivileged user. It says which in `isolatio
 
 from __future__ import annotations
 
+import ctypes
 import itertools
 import os
 import resource
@@ -81,10 +82,18 @@ def host_catch2_with_main() -> bool:
     return False
 
 
-def _limit(limits: SandboxLimits, drop_to: int | None, umask: int | None = None):
+_CLONE_NEWIPC = 0x08000000
+_libc = ctypes.CDLL(None, use_errno=True)  # loaded before any fork: preexec_fn only calls it
+
+
+def _limit(limits: SandboxLimits, drop_to: int | None, umask: int | None = None, own_ipc: bool = False):
     def apply() -> None:
         if umask is not None:
             os.umask(umask)
+        # An IPC namespace of the command's own (root only, before the uid is dropped):
+        # SysV objects and POSIX message queues it makes die with it.
+        if own_ipc and _libc.unshare(_CLONE_NEWIPC) != 0:
+            raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWIPC)")
         mem = limits.memory_mb * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
@@ -136,13 +145,13 @@ class LocalSession(SandboxSession):
         self.build_root = str(self._build)
         self.scratch_root = str(self._scratch)
         # Under bubblewrap each command has its own /tmp, /dev and IPC namespace, so only the
-        # scratch outlives it. Without it they are the host's: a runner of its own (root)
-        # removes what it made there; one that is the invoking user cannot tell its files
-        # from the user's, and leaves them.
+        # scratch outlives it. Without it /tmp and /dev/shm are the host's: a runner of its
+        # own (root) removes what it made there, and gets an IPC namespace per command; one
+        # that is the invoking user cannot tell its files from the user's, and leaves them.
         self.runner_spaces = (self.scratch_root,)
-        if not sandbox.bwrap and self.uids[Role.runner] is not None:
-            self.runner_spaces += tuple(p for p in ("/tmp", "/dev/shm", "/dev/mqueue") if os.path.isdir(p))
-            self.runner_ipc = True
+        self._own_ipc = not sandbox.bwrap and self.uids[Role.runner] is not None
+        if self._own_ipc:
+            self.runner_spaces += tuple(p for p in ("/tmp", "/dev/shm") if os.path.isdir(p))
         # The cache may sit under a home folder the unprivileged user cannot enter.
         main_copy = self.staging / ".harness" / "test_main.o"
         main_copy.parent.mkdir()
@@ -179,7 +188,8 @@ class LocalSession(SandboxSession):
                 self._argv(argv, role), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
                 env=env, cwd="/", start_new_session=True,
-                preexec_fn=_limit(self.limits, self.uids[role], BUILDER_UMASK if role is Role.builder else None),
+                preexec_fn=_limit(self.limits, self.uids[role], BUILDER_UMASK if role is Role.builder else None,
+                                  own_ipc=self._own_ipc and role is Role.runner),
             )
         except OSError as exc:
             raise SandboxUnavailable(f"cannot start {argv[0]}: {exc}") from None
@@ -270,7 +280,7 @@ class LocalSandbox(Sandbox):
             if shutil.which(tool) is None:
                 raise SandboxUnavailable(f"the local backend needs {tool} on PATH")
         self.bwrap = shutil.which("bwrap") is not None if use_bwrap is None else use_bwrap
-        who = "as a user of its own per session, " if os.geteuid() == 0 else ""
+        who = "as a builder and a runner of their own per session, " if os.geteuid() == 0 else ""
         if self.bwrap:
             self.isolation = f"local: bubblewrap (no network, read-only root, private /tmp), {who}rlimits"
         else:

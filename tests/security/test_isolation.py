@@ -16,7 +16,9 @@ import types
 
 import pytest
 
+from harness.errors import SandboxUnavailable
 from harness.records import Status
+from harness.sandbox.local import LocalSandbox
 from harness.sandbox.pool import SessionPool
 from harness.task import load_task
 from harness.testrun import run_tests
@@ -153,8 +155,15 @@ TEST_CASE("the runner reads nothing of the sources or the build tree") {{
 """.encode())
 
 
-@pytest.fixture(params=["docker", "local"])
+@pytest.fixture(params=["docker", "local", "local-plain"])
 def sandbox(request):
+    """Each backend, and the local one without bubblewrap, where /tmp, /dev/shm and SysV IPC
+    are the host's."""
+    if request.param == "local-plain":
+        try:
+            return LocalSandbox(use_bwrap=False)
+        except SandboxUnavailable as exc:
+            pytest.skip(f"local sandbox unavailable: {exc}")
     return request.getfixturevalue(f"{request.param}_sandbox")
 
 
