@@ -60,7 +60,7 @@ ATTACKS = {
     # and line splices: a screen of the raw text sees no `#include <catch...>` or `#define REQUIRE`.
     "macro-built-include": {
         "phone_number.h": header(b"#define STR(x) <x>\n#define PATH(a, b) STR(a/b.hpp)\n"
-                                 b"%:include PATH(catch2, catch)\n%:undef REQ\\\nUIRE\n"
+                                 b"%:include PATH(catch2,catch)\n%:undef REQ\\\nUIRE\n"
                                  b"%:def\\\nine REQ\\\nUIRE(...) (void)0\n"
                                  b"%:undef REQUIRE_THROWS_AS\n%:define REQUIRE_THROWS_AS(...) (void)0\n"),
         "phone_number.cpp": GARBAGE_CPP,
@@ -81,7 +81,7 @@ ATTACKS = {
         "phone_number.h": header(b""),
         "phone_number.cpp": GARBAGE_CPP + b"""
 #include <cstddef>
-extern "C" long write(int, const void*, std::size_t) { return 0; }
+extern "C" long write(int, const void*, std::size_t n) { return static_cast<long>(n); }
 """,
     },
     # _exit and atexit replaced, hidden from a raw-text screen by a macro-built name.
@@ -104,7 +104,7 @@ int replacement() { return 0; }
     },
     # A line marker that poses the header as a system header while it redefines REQUIRE.
     "line-marker": {
-        "phone_number.h": header(b"# 1 \"/usr/include/catch2/catch.hpp\" 1 3\n#include <catch2/catch.hpp>\n"
+        "phone_number.h": header(b"#pragma GCC system_header\n# 1 \"/usr/include/c++/12/string\" 1 3\n#include <catch2/catch.hpp>\n"
                                  + NO_OP_ASSERTIONS),
         "phone_number.cpp": GARBAGE_CPP,
     },
