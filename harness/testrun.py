@@ -370,8 +370,10 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
     forgery, screen_seconds = judge_build(task, files, session)
     if forgery:
         # The binary never runs: what it would report is what the candidate reached for.
+        why = "forged: " + "; ".join(forgery)
         return TestReport(status=Status.failed, built=True, build_seconds=round(build.seconds + screen_seconds, 3),
-                          message="forged: " + "; ".join(forgery), **common).overruled(forgery)
+                          message=why, transcript=None if console is None else f"{console}\n{why}\n",
+                          **common).overruled(forgery)
     run_limit = session.limits.timeout_s if time_limit_s is None else max(1.0, time_limit_s - build.seconds)
     run, got = _run_binary(task, session, run_limit)
     parsed = parse_catch2_xml(got.report)

@@ -141,3 +141,101 @@ def test_every_fixed26_reference_passes_the_screen_and_the_symbol_policy(docker_
             if not report.passed or report.forged:
                 failed[task.slug] = (report.status, report.forgery, (report.message or "")[:300])
     assert not failed, failed
+
+
+def test_a_forged_round_fails_the_trial_round_that_harness_run_judges(session, tmp_path):
+    from harness.task_kind import RepairKind
+
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    for rel in PHONE.shipped_files:
+        (workspace / rel).parent.mkdir(parents=True, exist_ok=True)
+        (workspace / rel).write_bytes(PHONE.read(rel))
+    for rel, data in ATTACKS["header-includes-catch"].items():
+        (workspace / rel).write_bytes(data)
+    judged = RepairKind().judge(PHONE, workspace, session, transcript=True, time_limit_s=None)
+    assert not judged.passed and judged.report.forged
+
+
+def test_curriculum_validation_takes_a_forged_reference_run_for_a_failing_one(session):
+    from harness.curriculum.candidate_validation import _Check, _Runs, _verdict
+    from harness.curriculum.records import DropReason
+
+    forged = run_tests(PHONE, ATTACKS["header-includes-catch"], session)
+    check = _Check(files=dict(ATTACKS["macro-built-include"]), expected=forged, controls=[])
+    got = _verdict(PHONE, forged, check, _Runs({}), session)
+    assert got is not None and got[0] is DropReason.reference_fails
+
+
+def test_the_grpo_repair_reward_of_a_forger_is_no_more_than_its_honest_twins():
+    from harness.editformat import render_whole
+    from harness.train.config import RuntimeSettings
+    from harness.train.rewards import RepairJudge, SandboxVerifier
+
+    judge = RepairJudge(SandboxVerifier(RuntimeSettings(sandbox="docker", verify_workers=1)))
+    twin = {"phone_number.h": header(b""), "phone_number.cpp": GARBAGE_CPP}
+    names = ["header-includes-catch", "macro-built-include", "extern-c-write", "interposed-exit"]
+    texts = [render_whole({k: v.decode() for k, v in files.items()}) for files in [twin, *(ATTACKS[n] for n in names)]]
+    try:
+        got = judge.judge(texts, [str(PHONE.path)] * len(texts))
+    finally:
+        judge.close()
+    assert all(j.reward <= got[0].reward for j in got[1:]), [(j.reward, j.status, j.reason) for j in got]
+
+
+# A written suite that copies the solution's source into its binary with the assembler and
+# compares a checksum with the reference's: it tells the reference from every broken copy
+# without testing any behaviour.
+def fnv(data: bytes) -> int:
+    h = 1469598103934665603
+    for b in data:
+        h = ((h ^ b) * 1099511628211) % (1 << 64)
+    return h
+
+
+PERFECT = load_task(FIXED26 / "perfect-numbers")
+INCBIN_SUITE = b"""#include "perfect_numbers.h"
+
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+
+__asm__(".section .rodata\\n.global copy_of_source\\ncopy_of_source:\\n"
+        ".incbin \\"/src/perfect-numbers/perfect_numbers.cpp\\"\\n.byte 0\\n.text\\n");
+extern "C" const unsigned char copy_of_source[];
+
+TEST_CASE("the solution is the reference, byte for byte") {
+    std::uint64_t h = 1469598103934665603ull;
+    for (const unsigned char* p = copy_of_source; *p; ++p) h = (h ^ *p) * 1099511628211ull;
+    REQUIRE(h == %dull);
+}
+""" % fnv(PERFECT.reference_files()["perfect_numbers.cpp"])
+
+
+def test_a_written_suite_that_embeds_the_sources_with_the_assembler_is_forged_and_earns_nothing(docker_sandbox,
+                                                                                                  monkeypatch):
+    import types
+
+    from harness.editformat import render_whole
+    from harness.records import TestWritingSettings
+    from harness.testwriting import score as scoring
+    from harness.testwriting.score import TargetPool, score_with_report
+    from harness.train.config import RuntimeSettings
+    from harness.train.rewards import TestsJudge, TestsTarget
+
+    perfect = PERFECT
+    pool = TargetPool(mutant_cap=3)
+    # The reference first, so the test unit embeds its source (make does not know that the
+    # unit reads it, and compiles the unit once for every target after it).
+    fake = types.SimpleNamespace(Random=lambda seed: types.SimpleNamespace(randrange=lambda n: 0))
+    monkeypatch.setattr(scoring, "random", fake, raising=False)
+    with docker_sandbox.session("incbin suite") as s:
+        scored, report = score_with_report(perfect, INCBIN_SUITE, s, lambda: pool.get(perfect, s))
+    assert report.forged and not scored.valid and not scored.kill_rate, (report.status, report.message)
+    judge = TestsJudge(RuntimeSettings(sandbox="docker", verify_workers=1))
+    target = TestsTarget(task_path=str(perfect.path), tests=TestWritingSettings(mutant_cap=3)).model_dump_json()
+    try:
+        got = judge.judge([render_whole({"perfect_numbers_test.cpp": INCBIN_SUITE.decode()})], [target])
+    finally:
+        judge.close()
+    assert got[0].reward <= 0 and got[0].status != "valid", (got[0].reward, got[0].status)

@@ -46,7 +46,7 @@ import posixpath
 import re
 import shlex
 import weakref
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Iterable, Mapping, Sequence
 
 from ...sandbox.base import Role, SandboxSession
@@ -115,7 +115,8 @@ def units_from_compile_commands(text: str, target_dir: str) -> list[Unit]:
 # The filter the preprocessed unit goes through in the sandbox. It keeps the identity of
 # each file on the include stack as the file was entered (flag 1) and left (flag 2), so a
 # marker that only renames (a line directive) changes nothing it attributes; it prints:
-#   I <parent> <child> <system|user>   a file the candidate's file includes, or one of its files included
+#   I <parent> <child> <system|user>   a file the candidate's file includes, one of its files
+#                                      included, or a header that may be the framework's
 #   L <file> <name>                    a line directive in the candidate's file naming another
 #   D|X <file> <macro>                 a macro the candidate's file defines or undefines
 #   C <file> <line>                    a line of the candidate's code, or a pragma
@@ -141,7 +142,7 @@ BEGIN { n = split(ENVIRON["HARNESS_CANDIDATES"], c, "\n"); for (i = 1; i <= n; i
     if (!have) { main = norm(path); id[0] = main; have = 1; next }
     if (flags ~ / 1 /) {
         parent = id[d]; id[++d] = norm(path)
-        if ((parent in cand) || (id[d] in cand)) print "I\t" parent "\t" id[d] "\t" (flags ~ / 3 / ? "system" : "user")
+        if ((parent in cand) || (id[d] in cand) || tolower(id[d]) ~ /(^|\/)catch/) print "I\t" parent "\t" id[d] "\t" (flags ~ / 3 / ? "system" : "user")
         next
     }
     if (flags ~ / 2 /) { if (d > 0) d--; next }
@@ -262,6 +263,7 @@ class Candidate:
     test_files: frozenset[str]   # absolute paths of the task's test files
     test_names: frozenset[str]   # identifiers the test files use
     namespaces: frozenset[str]   # the namespaces the task's stub and reference declare
+    framework_names: frozenset[str] = frozenset()  # every identifier of the framework's headers
     writes_tests: bool = False   # the candidate's file is the test file (test writing)
 
 
@@ -317,8 +319,8 @@ def findings(units: Sequence[UnitScreen], who: Candidate) -> list[str]:
             found.append(f"{rel(file)}: a line directive names it {name}")
         if not who.writes_tests:
             for file, name, defined in unit.macros:
-                if (name in unit.shared_macros or name in who.test_names or _RESERVED_MACROS.match(name)
-                        or name in CPP_KEYWORDS):
+                if (name in unit.shared_macros or name in who.test_names or name in who.framework_names
+                        or _RESERVED_MACROS.match(name) or name in CPP_KEYWORDS):
                     verb = "defines" if defined else "undefines"
                     found.append(f"{rel(file)} {verb} {name}, a macro the test framework, the test file or the harness uses")
         for file, lines in unit.code.items():
@@ -380,6 +382,8 @@ def _symbol_findings(unit: UnitScreen, who: Candidate, strict: bool) -> list[str
             if strict or kind in _CODE_TYPES:
                 what = "function" if kind in _CODE_TYPES else "variable"
                 found.append(f"defines {name}, a {what} with C linkage (it could replace a library's)")
+        elif shown == name:
+            found.append(f"defines {name}, a name nm cannot demangle (one an asm label or the assembler chose)")
         else:
             space = owner(shown)
             if space.startswith("harness_") or strict and space == "Catch":
@@ -417,10 +421,35 @@ def judge_build(task: Task, files: Mapping[str, bytes], session: SandboxSession)
         return [*found, "the screen of the preprocessed units timed out"], seconds
     if got.truncated:
         return [*found, "the screen of the preprocessed units printed more than 16 MiB"], seconds
-    return found + findings(parse_screen(got.output.decode(errors="replace")), who), seconds
+    screens = parse_screen(got.output.decode(errors="replace"))
+    headers = sorted({child for u in screens for _, child, _ in u.includes if _FRAMEWORK_HEADER.search(child)})
+    names, took = framework_names(session, headers)
+    who = replace(who, framework_names=names)
+    return found + findings(screens, who), seconds + took
+
+
+def framework_names(session: SandboxSession, headers: Sequence[str]) -> tuple[frozenset[str], float]:
+    """Every identifier the framework's headers spell (a macro of that name would rewrite
+    the framework's own code after the candidate's header), read once per session."""
+    known = _FRAMEWORK_NAMES.setdefault(session, {})
+    missing = [h for h in headers if h not in known]
+    seconds = 0.0
+    if missing:
+        script = "; ".join(f"echo {shlex.quote(_UNIT_LINE + h)}; tr -cs 'A-Za-z0-9_' '\\n' < {shlex.quote(h)} | sort -u"
+                           for h in missing)
+        got = session.exec(["sh", "-c", script], role=Role.builder, timeout_s=60, cap=16 << 20)
+        seconds = got.seconds
+        current = None
+        for line in got.output.decode(errors="replace").split("\n"):
+            if line.startswith(_UNIT_LINE):
+                current = known.setdefault(line[len(_UNIT_LINE):], set())
+            elif current is not None and re.fullmatch(r"[A-Za-z_]\w*", line):
+                current.add(line)
+    return frozenset().union(*(known.get(h, set()) for h in headers)), seconds
 
 
 # Each session's units per build tree, read once per configured content.
+_FRAMEWORK_NAMES: "weakref.WeakKeyDictionary[object, dict[str, set[str]]]" = weakref.WeakKeyDictionary()
 _UNITS: "weakref.WeakKeyDictionary[object, dict[str, tuple[str, list[Unit]]]]" = weakref.WeakKeyDictionary()
 
 
