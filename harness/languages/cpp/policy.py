@@ -51,6 +51,7 @@ from typing import Iterable, Mapping, Sequence
 
 from ...sandbox.base import Role, SandboxSession
 from ...task import Task
+from ...hashing import sha256_bytes
 from .lexer import CPP_KEYWORDS, strip_comments, tokenize
 
 # The framework's and the harness's namespaces and reserved macro spellings.
@@ -167,22 +168,36 @@ END { for (m in mine) if (m in other) print "O\t" m }
 _UNIT_LINE = "@@harness-unit "
 
 
-def screen_script(units: Sequence[Unit], candidates: Iterable[str]) -> str:
-    """The builder's shell command that screens every unit make rebuilt since it was last
-    screened, and prints every unit's findings, each after a line naming its source."""
+_NM_LINE = "@@harness-nm"
+
+
+def screen_script(units: Sequence[Unit], candidates: Iterable[str], known: Iterable[str] = ()) -> str:
+    """The builder's shell command that prints, for every unit after a line naming its
+    source, what the candidate contributes to it (unless its source is in `known`: the
+    harness has that from an earlier round with the same inputs), then the symbols its
+    object defines."""
     env = "HARNESS_CANDIDATES=" + shlex.quote("\n".join(sorted(candidates)))
     awk = shlex.quote(_AWK)
+    known = set(known)
     steps = []
     for unit in units:
         o = shlex.quote(unit.object)
-        pp = shlex.join(unit.preprocess)
-        steps.append(
-            f"if [ -f {o} ] && ! [ {o}.screen -nt {o} ]; then "
-            f"{{ {pp} 2>/dev/null || echo @@harness-pp-failed; }} | {env} awk {awk} > {o}.screen.tmp && "
-            f"{{ nm -P -g --defined-only --no-sort {o} | sed 's/^/N\t/'; "
-            f"nm -P -C -g --defined-only --no-sort {o} | sed 's/^/M\t/'; }} >> {o}.screen.tmp && mv {o}.screen.tmp {o}.screen; fi; "
-            f"echo {shlex.quote(_UNIT_LINE + unit.source)}; cat {o}.screen 2>/dev/null || echo F")
+        step = f"echo {shlex.quote(_UNIT_LINE + unit.source)}; "
+        if unit.source not in known:
+            step += f"{{ {shlex.join(unit.preprocess)} 2>/dev/null || echo @@harness-pp-failed; }} | {env} awk {awk}; "
+        steps.append(step + f"echo {_NM_LINE}; [ -f {o} ] || echo F; nm -P -g --defined-only --no-sort {o} | sed 's/^/N\t/'; "
+                            f"nm -P -C -g --defined-only --no-sort {o} | sed 's/^/M\t/'")
     return "; ".join(steps)
+
+
+def split_units(output: str) -> dict[str, tuple[str, str]]:
+    """A screen's output by unit source: (what the preprocessed unit showed, the symbols)."""
+    out: dict[str, tuple[str, str]] = {}
+    for part in output.split(_UNIT_LINE)[1:]:
+        source, _, rest = part.partition("\n")
+        pre, marker, nm = rest.partition(_NM_LINE + "\n")
+        out[source] = (pre, nm) if marker else (pre, "F\n")
+    return out
 
 
 @dataclass
@@ -287,13 +302,17 @@ def candidate(root: str, files: Mapping[str, bytes], candidate_files: Iterable[s
 
 def raw_findings(files: Mapping[str, bytes]) -> list[str]:
     """What only the raw text shows: line directives, which the preprocessor obeys before
-    any marker is written."""
+    any marker is written, and questions to the file system (`__has_include`)."""
     found = []
     for rel in sorted(files):
         text = strip_comments(files[rel].decode(errors="replace").replace("\r\n", "\n"))
         text = re.sub(r"\\\n", "", text)
         if _LINE_DIRECTIVE.search(text):
             found.append(f"{rel}: a line directive, which makes the compiler misname where code comes from")
+        if re.search(r"\b__has_include(?:_next)?\b", text):
+            # What it asks depends on files outside the candidate's: the screen of a unit
+            # with the same files as before would no longer be the same.
+            found.append(f"{rel}: __has_include, which asks the build machine rather than the sources")
     return found
 
 
@@ -414,14 +433,26 @@ def judge_build(task: Task, files: Mapping[str, bytes], session: SandboxSession)
         keep_units(session, task.slug, task.content_hash, units)
     who = candidate(root, files, mine, task.test_files, [*task.stub_files().values(), *task.reference_files().values()],
                     writes_tests=bool(written))
-    got = session.exec(["sh", "-c", screen_script(units, who.files)], role=Role.builder,
+    names = tuple(sorted(files))
+    key = lambda unit: (unit.source, unit.preprocess, task.content_hash, names)  # noqa: E731
+    hits = {u.source: pre for u in units if (pre := recall(session, key(u), files, root)) is not None}
+    got = session.exec(["sh", "-c", screen_script(units, who.files, hits)], role=Role.builder,
                        timeout_s=session.limits.build_timeout_s, cap=16 << 20)
     seconds += got.seconds
     if got.timed_out or got.exit_code is None:
         return [*found, "the screen of the preprocessed units timed out"], seconds
     if got.truncated:
         return [*found, "the screen of the preprocessed units printed more than 16 MiB"], seconds
-    screens = parse_screen(got.output.decode(errors="replace"))
+    parts = split_units(got.output.decode(errors="replace"))
+    text = []
+    for unit in units:
+        pre, nm = parts.get(unit.source, ("F\n", ""))
+        if unit.source in hits:
+            pre = hits[unit.source]
+        else:
+            remember(session, key(unit), _deps(pre, unit, who, files, root), pre)
+        text.append(f"{_UNIT_LINE}{unit.source}\n{pre}{nm}")
+    screens = parse_screen("".join(text))
     headers = sorted({child for u in screens for _, child, _ in u.includes if _FRAMEWORK_HEADER.search(child)})
     names, took = framework_names(session, headers)
     who = replace(who, framework_names=names)
@@ -446,6 +477,46 @@ def framework_names(session: SandboxSession, headers: Sequence[str]) -> tuple[fr
             elif current is not None and re.fullmatch(r"[A-Za-z_]\w*", line):
                 current.add(line)
     return frozenset().union(*(known.get(h, set()) for h in headers)), seconds
+
+
+def _deps(pre: str, unit: Unit, who: Candidate, files: Mapping[str, bytes], root: str) -> dict[str, str]:
+    """The candidate's files a unit read (its source, if the candidate's, and every one
+    it included), each with the hash of its content: what its screen depends on besides
+    the task, the file names and the command."""
+    read = {unit.source} & who.files
+    for line in pre.split("\n"):
+        kind, _, rest = line.partition("\t")
+        if kind == "I":
+            read |= set(rest.split("\t")[:2]) & who.files
+    rel = {posixpath.normpath(f"{root}/{r}"): r for r in files}
+    return {path: sha256_bytes(files[rel[path]]) for path in read if path in rel}
+
+
+# What a unit's preprocessed screen showed, by the sandbox it ran in, the unit, its command,
+# the task, the staged names, and the contents of the candidate's files it read: a round
+# whose unit reads the same bytes (a warm round that changed another unit, every gold round
+# after the first) is not preprocessed again. The image's system headers are the sandbox's.
+_SEEN: "weakref.WeakKeyDictionary[object, dict[tuple, list[tuple[dict[str, str], str]]]]" = weakref.WeakKeyDictionary()
+_SEEN_PER_KEY = 8
+_SEEN_KEYS = 512
+
+
+def recall(session: SandboxSession, key: tuple, files: Mapping[str, bytes], root: str) -> str | None:
+    for deps, pre in _SEEN.get(session.sandbox, {}).get(key, []):
+        rel = {posixpath.normpath(f"{root}/{r}"): r for r in files}
+        if all(p in rel and sha256_bytes(files[rel[p]]) == h for p, h in deps.items()):
+            return pre
+    return None
+
+
+def remember(session: SandboxSession, key: tuple, deps: dict[str, str], pre: str) -> None:
+    if "F" in pre.split("\n"):
+        return  # a unit that did not preprocess is tried again
+    seen = _SEEN.setdefault(session.sandbox, {})
+    entries = [e for e in seen.pop(key, []) if e[0] != deps]
+    seen[key] = [(deps, pre), *entries][:_SEEN_PER_KEY]
+    while len(seen) > _SEEN_KEYS:
+        seen.pop(next(iter(seen)))
 
 
 # Each session's units per build tree, read once per configured content.
