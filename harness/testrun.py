@@ -18,6 +18,7 @@ from typing import Callable, Iterable, Mapping
 
 from .languages.cpp.catch2 import parse_catch2_xml
 from .languages.cpp.catch_pch import precompiled_unit
+from .languages.cpp.policy import judge_build
 from .file_names import refusal
 from .fs import read_files
 from .records import Status, TestCaseResult, TestMain, TestReport
@@ -145,8 +146,9 @@ def configure_steps(task: Task, session: SandboxSession, tree: BuildTree | None 
     # Debug build type Exercism's CMakeLists set means -g, and nobody steps through a test
     # run: without debug information a test unit compiles in two thirds of the time, and
     # GCC's code (so every outcome and message) is the same with or without it.
+    # The compile commands are what the screen preprocesses each unit with (languages/cpp/policy.py).
     args = ["cmake", "-S", src, "-B", build, "-DEXERCISM_RUN_ALL_TESTS=ON", "-DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=gold",
-            "-DCMAKE_CXX_FLAGS_DEBUG="]
+            "-DCMAKE_CXX_FLAGS_DEBUG=", "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON"]
     if tree.test_main:  # a probe's driver in place of any test main
         args.append(f"-DHARNESS_TEST_MAIN={tree.test_main}")
     else:
@@ -365,6 +367,13 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
             **common,
         )
 
+    forgery, screen_seconds = judge_build(task, files, session)
+    if forgery:
+        # The binary never runs: what it would report is what the candidate reached for.
+        why = "forged: " + "; ".join(forgery)
+        return TestReport(status=Status.failed, built=True, build_seconds=round(build.seconds + screen_seconds, 3),
+                          message=why, transcript=None if console is None else f"{console}\n{why}\n",
+                          **common).overruled(forgery)
     run_limit = session.limits.timeout_s if time_limit_s is None else max(1.0, time_limit_s - build.seconds)
     run, got = _run_binary(task, session, run_limit)
     parsed = parse_catch2_xml(got.report)
