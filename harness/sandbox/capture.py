@@ -67,12 +67,14 @@ def capture_script(session: SandboxSession, run: str, files: Sequence[Kept]) -> 
     )
 
 
-def capture(session: SandboxSession, run: str, files: Sequence[Kept], timeout_s: float) -> tuple[ExecResult, Captured | None]:
-    """Run the capture script; the exec's result, and what came back (None when the run
-    timed out or nothing readable came back)."""
+def capture(session: SandboxSession, run: str, files: Sequence[Kept], timeout_s: float,
+            stdin: bytes | None = None) -> tuple[ExecResult, Captured | None]:
+    """Run the capture script (`stdin`, when given, is the script's standard input); the
+    exec's result, and what came back (None when the run timed out or nothing readable
+    came back)."""
     cap = sum(f.keep for f in files) + 4096
     result = session.exec(["sh", "-c", capture_script(session, run, files)], role=Role.runner,
-                          timeout_s=timeout_s, cap=cap)
+                          timeout_s=timeout_s, cap=cap, stdin=stdin)
     # A timeout restarted the container, which leaves no runner behind either.
     session.runner_dirty = not result.timed_out and result.exit_code != 0
     got = None if result.timed_out or result.truncated else read_captured(result.output, len(files))

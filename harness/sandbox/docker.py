@@ -76,6 +76,7 @@ class DockerSession(SandboxSession):
         self.test_main = "/opt/harness/lib/test_main.o"
         self.catch2_with_main = True  # Debian's catch2 ships it; the image's Dockerfile checks
         self.cxx_launcher = "/opt/harness/bin/harness-cxx"
+        self.verdict_channel = "/opt/harness/verdict_channel.cmake"
         self.container = None
         self.session_id = uuid.uuid4().hex[:12]
         # Set by `reset`: the builder's emptying is owed, and done by the next command.
