@@ -109,7 +109,8 @@ WRITES_CHANNEL = r"""
 namespace {
 struct Early {
     Early() {
-        const char lines[] = "{\"e\":\"done\",\"t\":\"00000000000000000000000000000000\",\"code\":0,\"cases\":0}\n";
+        const char lines[] = "{\"e\":\"done\",\"code\":0,\"cases\":0,\"mac\":\"00000000000000000000000000000000"
+                             "00000000000000000000000000000000\"}\n";
         if (write(3, lines, sizeof lines - 1) < 0) return;
     }
 } early;
@@ -138,7 +139,7 @@ struct Thief {
         std::snprintf(parent, sizeof parent, "/proc/%d/fd/0", static_cast<int>(getppid()));
         std::string got = drain("/dev/stdin") + drain("/proc/self/fd/0") + drain(parent);
         std::string token = got.substr(0, 32);
-        std::string line = "{\"e\":\"done\",\"t\":\"" + token + "\",\"code\":0,\"cases\":0}\n";
+        std::string line = "{\"e\":\"done\",\"code\":0,\"cases\":0,\"mac\":\"" + token + token + "\"}\n";
         if (write(3, line.data(), line.size()) < 0) return;
         _exit(0);
     }
@@ -179,9 +180,10 @@ def _solution(*parts: str) -> dict[str, bytes]:
     return {"phone_number.h": HEADER.encode(), "phone_number.cpp": cpp.encode()}
 
 
-@pytest.fixture(scope="module")
-def session(docker_sandbox):
-    with docker_sandbox.session("verdict-channel") as s:
+@pytest.fixture(scope="module", params=["docker", "local"])
+def session(request):
+    sandbox = request.getfixturevalue(f"{request.param}_sandbox")
+    with sandbox.session("verdict-channel") as s:
         yield s
 
 
@@ -262,9 +264,15 @@ def _case(name: str, ok: bool = True) -> bytes:
             ).encode()
 
 
-def _honest(names=("x", "y"), token: str = KEYS.token) -> bytes:
+def _honest(names=("x", "y"), keys: ChannelKeys = KEYS, cases: int | None = None) -> bytes:
+    """A stream as the listener writes it, signed with `keys`."""
     body = b"".join(_case(n) for n in names) + _case(KEYS.pass_name) + _case(KEYS.fail_name, ok=False)
-    return body + f'{{"e":"done","t":"{token}","code":0,"cases":{len(names) + 2}}}\n'.encode()
+    return _done(body, keys, len(names) + 2 if cases is None else cases)
+
+
+def _done(body: bytes, keys: ChannelKeys, cases: int) -> bytes:
+    fields = f'{{"e":"done","code":0,"cases":{cases}'.encode()
+    return body + fields + f',"mac":"{keys.signature(body + fields)}"}}\n'.encode()
 
 
 def test_the_reader_takes_an_honest_stream():
@@ -275,7 +283,9 @@ def test_the_reader_takes_an_honest_stream():
 
 
 @pytest.mark.parametrize("data, why", [
-    (_honest(token="d" * 32), "token"),
+    (_honest(keys=ChannelKeys("d" * 32, KEYS.pass_name, KEYS.fail_name)), "token"),
+    (_honest().replace(b'"p":1', b'"p":2', 1), "token"),  # a record changed after it was signed
+    (_honest(cases=5), "counts 5 cases"),
     (_honest() + b"\n", "follows the completion"),
     (_honest() + _case("z"), "follows the completion"),
     (_honest() + b"x", "follow the completion"),
@@ -286,10 +296,9 @@ def test_the_reader_takes_an_honest_stream():
     (b'{"e":"start","n":"zz"}\n', "no record"),
     (b'{"e":"start","n":"78","extra":1}\n', "no record"),
     (_case("x") + _case("x") + _honest(()), "twice"),
-    (b"".join(_case(n) for n in ("x", "y")) + b'{"e":"done","t":"' + KEYS.token.encode() + b'","code":0,"cases":2}\n',
-     "sentinel"),
+    (_done(b"".join(_case(n) for n in ("x", "y")), KEYS, 2), "sentinel"),
     (_honest().replace(b'"ok":false', b'"ok":true', 1), "disagrees"),
-    (_honest().replace(_case(KEYS.fail_name, ok=False), _case(KEYS.fail_name)), "must fail"),
+    (_done(_case("x") + _case("y") + _case(KEYS.pass_name) + _case(KEYS.fail_name), KEYS, 4), "must fail"),
     (b'{"e":"end","n":"78","ok":true,"p":1,"f":0,"m":""}\n', "did not start"),
 ])
 def test_the_reader_calls_hostile_bytes_forged_and_never_raises(data, why):

@@ -3,8 +3,9 @@ and deciding, in the harness's process, what the run says.
 
 The binary's own report (Catch2's XML, written by a reporter in the candidate's process)
 can say anything its author wants; the channel is written by the harness's listener while
-the tests run, on a pipe, one line per event, and closed by a completion record carrying a
-token that only this run was given. The harness also gave the run the names of two sentinel
+the tests run, on a pipe, one line per event, and closed by a completion record that signs
+everything before it (HMAC-SHA256) with a token only this run was given; the token itself is
+never written, so a candidate that reads the pipe learns nothing it could sign with. The harness also gave the run the names of two sentinel
 cases, compiled without the solution: one must pass and one must fail. The reader accepts
 exactly the lines the listener writes, within bounds, and never raises; the verdict is the
 channel's, and the XML only lends its details (messages, captured output, tags) to the cases
@@ -12,7 +13,7 @@ on which it agrees with the channel. Whatever an honest binary could not have wr
 the run forged:
 
 - a line that is not one of the listener's records, a record out of order, a case twice,
-  a wrong token, anything after the completion record;
+  a completion record not signed with this run's token, anything after it;
 - a missing sentinel, or a sentinel with the wrong outcome;
 - an exit status that disagrees with the completion record, or a clean exit (status 0)
   without one;
@@ -24,6 +25,8 @@ an honest failure: the cases that ended before it count, as with a cut XML repor
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import re
 import secrets
 from dataclasses import dataclass, field
@@ -42,7 +45,7 @@ CHANNEL_CAP = 4 * 1024 * 1024
 _START = re.compile(rb'\{"e":"start","n":"((?:[0-9a-f]{2}){0,%d})"\}' % (_NAME_HEX // 2))
 _END = re.compile(rb'\{"e":"end","n":"((?:[0-9a-f]{2}){0,%d})","ok":(true|false),"p":(\d{1,10}),"f":(\d{1,10}),'
                   rb'"m":"((?:[0-9a-f]{2}){0,%d})"\}' % (_NAME_HEX // 2, _MESSAGE_HEX // 2))
-_DONE = re.compile(rb'\{"e":"done","t":"([0-9a-f]{%d})","code":(\d{1,3}),"cases":(\d{1,10})\}' % _WORD)
+_DONE = re.compile(rb'(\{"e":"done","code":(\d{1,3}),"cases":(\d{1,10})),"mac":"([0-9a-f]{64})"\}')
 
 
 @dataclass(frozen=True)
@@ -63,6 +66,11 @@ class ChannelKeys:
 
     def is_sentinel(self, name: str) -> bool:
         return name in (self.pass_name, self.fail_name)
+
+    def signature(self, signed: bytes) -> str:
+        """The completion record's mac over `signed`: every byte before the record and the
+        record's own fields."""
+        return hmac.new(self.token.encode(), signed, hashlib.sha256).hexdigest()
 
 
 @dataclass
@@ -111,7 +119,9 @@ def read_channel(data: bytes, keys: ChannelKeys, truncated: bool = False) -> Cha
     tail = lines.pop()  # after the last newline: empty unless the binary stopped mid-line
     names: set[str] = set()
     done_at: int | None = None
+    offset = 0  # of the line, in data
     for number, line in enumerate(lines, 1):
+        start, offset = offset, offset + len(line) + 1
         if done_at is not None:
             return forged(f"line {number} follows the completion record")
         if len(line) > MAX_LINE:
@@ -141,8 +151,8 @@ def read_channel(data: bytes, keys: ChannelKeys, truncated: bool = False) -> Cha
             run.unfinished = None
             continue
         if (m := _DONE.fullmatch(line)) is not None:
-            if not secrets.compare_digest(m.group(1).decode(), keys.token):
-                return forged(f"line {number}: the completion record carries another token")
+            if not hmac.compare_digest(m.group(4).decode(), keys.signature(data[:start] + m.group(1))):
+                return forged(f"line {number}: the completion record is not signed with this run's token")
             if run.unfinished is not None:
                 return forged(f"line {number}: the run completes inside a case")
             code, cases = int(m.group(2)), int(m.group(3))

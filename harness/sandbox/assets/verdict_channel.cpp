@@ -5,14 +5,17 @@
 // the program runs, through raw system calls (a solution may define `read` or `write`);
 // events go out on fd 3, a pipe the harness reads while the program runs, so what was
 // written cannot be taken back; after Catch2 has finished, the completion record carries
-// the token and the process ends at once, so no static destructor of the candidate's runs
-// after the verdict. Without a well-formed line on stdin (a person running the binary, the
+// an HMAC-SHA256 of everything written, keyed by the token, and the process ends at once,
+// so no static destructor of the candidate's runs after the verdict. The token itself
+// never leaves the process, and is kept only as the HMAC's two hash states: a candidate
+// that reads the pipe (through /proc) learns no key, and one that writes it cannot sign. Without a well-formed line on stdin (a person running the binary, the
 // console run of a transcript) the channel is off and the program is the plain test binary.
 // The listener base classes are part of Catch2's reporter interface.
 #define CATCH_CONFIG_EXTERNAL_INTERFACES
 #include <catch2/catch.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -26,7 +29,6 @@ constexpr int kChannelFd = 3;
 constexpr std::size_t kWord = 32;  // hex digits of the token and of each sentinel name
 constexpr std::size_t kMessageCap = 256;
 
-char g_token[kWord + 1];
 char g_pass_name[kWord + 1];
 char g_fail_name[kWord + 1];
 bool g_on = false;
@@ -40,6 +42,92 @@ long raw(long n, long a = 0, long b = 0, long c = 0) {
 #else
     return ::syscall(n, a, b, c);
 #endif
+}
+
+// SHA-256 (FIPS 180-4), here because the C library's and OpenSSL's can be interposed by
+// the solution, and HMAC (RFC 2104) over it.
+struct Sha256 {
+    std::uint32_t h[8];
+    unsigned char block[64];
+    std::uint64_t length;  // bytes hashed
+    std::size_t used;      // bytes in block
+};
+
+constexpr std::uint32_t kK[64] = {
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
+
+std::uint32_t rotr(std::uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
+
+void sha_block(Sha256& s, const unsigned char* p) {
+    std::uint32_t w[64];
+    for (int i = 0; i < 16; ++i)
+        w[i] = (std::uint32_t(p[4 * i]) << 24) | (std::uint32_t(p[4 * i + 1]) << 16) | (std::uint32_t(p[4 * i + 2]) << 8) |
+               std::uint32_t(p[4 * i + 3]);
+    for (int i = 16; i < 64; ++i) {
+        std::uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
+        std::uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
+        w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+    }
+    std::uint32_t a = s.h[0], b = s.h[1], c = s.h[2], d = s.h[3], e = s.h[4], f = s.h[5], g = s.h[6], h = s.h[7];
+    for (int i = 0; i < 64; ++i) {
+        std::uint32_t t1 = h + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + kK[i] + w[i];
+        std::uint32_t t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
+        h = g; g = f; f = e; e = d + t1; d = c; c = b; b = a; a = t1 + t2;
+    }
+    s.h[0] += a; s.h[1] += b; s.h[2] += c; s.h[3] += d; s.h[4] += e; s.h[5] += f; s.h[6] += g; s.h[7] += h;
+}
+
+void sha_init(Sha256& s) {
+    const std::uint32_t iv[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+    for (int i = 0; i < 8; ++i) s.h[i] = iv[i];
+    s.length = 0;
+    s.used = 0;
+}
+
+void sha_add(Sha256& s, const unsigned char* p, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) {
+        s.block[s.used++] = p[i];
+        if (s.used == 64) {
+            sha_block(s, s.block);
+            s.used = 0;
+        }
+    }
+    s.length += n;
+}
+
+void sha_end(Sha256& s, unsigned char out[32]) {
+    std::uint64_t bits = s.length * 8;
+    unsigned char one = 0x80, zero = 0;
+    sha_add(s, &one, 1);
+    while (s.used != 56) sha_add(s, &zero, 1);
+    unsigned char len[8];
+    for (int i = 0; i < 8; ++i) len[i] = static_cast<unsigned char>(bits >> (56 - 8 * i));
+    sha_add(s, len, 8);
+    for (int i = 0; i < 8; ++i)
+        for (int j = 0; j < 4; ++j) out[4 * i + j] = static_cast<unsigned char>(s.h[i] >> (24 - 8 * j));
+}
+
+// The HMAC's inner hash, running over every byte sent, and its outer state after the key.
+Sha256 g_inner;
+Sha256 g_outer;
+
+void hmac_keys(const char* key, std::size_t n) {
+    unsigned char pad[64];
+    for (int round = 0; round < 2; ++round) {
+        for (std::size_t i = 0; i < 64; ++i)
+            pad[i] = static_cast<unsigned char>((i < n ? key[i] : 0) ^ (round == 0 ? 0x36 : 0x5c));
+        Sha256& s = round == 0 ? g_inner : g_outer;
+        sha_init(s);
+        sha_add(s, pad, 64);
+    }
+    for (std::size_t i = 0; i < 64; ++i) pad[i] = 0;
 }
 
 bool is_hex_word(const char* p) {
@@ -69,17 +157,18 @@ void read_line(int, char**, char**) {
     if (got != kLine || buf[kWord] != ' ' || buf[2 * kWord + 1] != ' ' || buf[kLine - 1] != '\n') return;
     if (!is_hex_word(buf) || !is_hex_word(buf + kWord + 1) || !is_hex_word(buf + 2 * kWord + 2)) return;
     if (raw(SYS_fcntl, kChannelFd, F_GETFD) < 0) return;
+    hmac_keys(buf, kWord);
     for (std::size_t i = 0; i < kWord; ++i) {
-        g_token[i] = buf[i];
         g_pass_name[i] = buf[kWord + 1 + i];
         g_fail_name[i] = buf[2 * kWord + 2 + i];
     }
+    for (std::size_t i = 0; i < kLine; ++i) static_cast<volatile char*>(buf)[i] = 0;
     g_on = true;
 }
 
 __attribute__((section(".preinit_array"), used)) void (*const g_preinit)(int, char**, char**) = read_line;
 
-void send(std::string const& line) {
+void write_all(std::string const& line) {
     const char* p = line.data();
     std::size_t left = line.size();
     while (left > 0) {
@@ -89,6 +178,12 @@ void send(std::string const& line) {
         p += n;
         left -= static_cast<std::size_t>(n);
     }
+}
+
+// Every line before the completion record is signed by it.
+void send(std::string const& line) {
+    sha_add(g_inner, reinterpret_cast<const unsigned char*>(line.data()), line.size());
+    write_all(line);
 }
 
 // Every string goes as hex: whatever bytes a name or a message holds, the line stays one
@@ -159,9 +254,16 @@ public:
     void testRunEnded(Catch::TestRunStats const& stats) override {
         if (!g_on || m_fatal) return;
         g_exit_code = static_cast<int>(m_failed < 255 ? m_failed : 255);
-        send("{\"e\":\"done\",\"t\":\"" + std::string(g_token, kWord) + "\",\"code\":" +
-             std::to_string(g_exit_code) + ",\"cases\":" +
-             std::to_string(stats.totals.testCases.total()) + "}\n");
+        // The record's own fields are signed with the stream before them.
+        std::string fields = "{\"e\":\"done\",\"code\":" + std::to_string(g_exit_code) +
+                             ",\"cases\":" + std::to_string(stats.totals.testCases.total());
+        sha_add(g_inner, reinterpret_cast<const unsigned char*>(fields.data()), fields.size());
+        unsigned char mac[32];
+        sha_end(g_inner, mac);
+        sha_add(g_outer, mac, 32);
+        sha_end(g_outer, mac);
+        std::string line = fields + ",\"mac\":\"" + hex(std::string(reinterpret_cast<char*>(mac), 32), 32) + "\"}\n";
+        write_all(line);
         std::atexit(finish);
     }
 
