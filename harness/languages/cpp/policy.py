@@ -45,11 +45,13 @@ import json
 import posixpath
 import re
 import shlex
+import time
 import weakref
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Mapping, Sequence
 
 from ...sandbox.base import Role, SandboxSession
+from .compared_types import operand_types, reference_types, unexpected
 from ...task import Task
 from ...hashing import sha256_bytes
 from .lexer import CPP_KEYWORDS, strip_comments, tokenize
@@ -456,7 +458,35 @@ def judge_build(task: Task, files: Mapping[str, bytes], session: SandboxSession)
     headers = sorted({child for u in screens for _, child, _ in u.includes if _FRAMEWORK_HEADER.search(child)})
     names, took = framework_names(session, headers)
     who = replace(who, framework_names=names)
-    return found + findings(screens, who), seconds + took
+    found += findings(screens, who)
+    if not written:
+        compared, spent = _compared_findings(task, files, session, units, screens)
+        found += compared
+        took += spent
+    return found, seconds + took
+
+
+def _compared_findings(task: Task, files: Mapping[str, bytes], session: SandboxSession, units: Sequence[Unit],
+                       screens: Sequence[UnitScreen]) -> tuple[list[str], float]:
+    """The comparisons of the task's own tests that the solution decides (compared_types.py)."""
+    root = f"{session.src_root}/{task.slug}"
+    tests = {f"{root}/{rel}" for rel in task.test_files}
+    found: list[str] = []
+    started = time.monotonic()
+    for unit, screen in zip(units, screens):
+        if unit.source not in tests:
+            continue
+        mine = operand_types("\n".join(demangled for _, _, demangled in screen.symbols))
+        compile_argv = [a for a in unit.preprocess if a not in ("-E", "-dD")]
+        reference = reference_types(task, session, compile_argv, unit.source, files, mine)
+        if isinstance(reference, str):
+            found.append(reference)
+            continue
+        for operand in unexpected(mine, set(reference)):
+            found.append(f"the tests compare a {operand} where the reference's build compares "
+                         f"{' or '.join(sorted(reference)) or 'nothing'}: a type of the solution's own decides "
+                         "what the assertion says, not the value the tests ask for")
+    return found, time.monotonic() - started
 
 
 def framework_names(session: SandboxSession, headers: Sequence[str]) -> tuple[frozenset[str], float]:
