@@ -366,7 +366,44 @@ def _code_findings(lines: list[str], writes_tests: bool) -> list[str]:
         elif tok.text == "extern" and i + 1 < len(tokens) and tokens[i + 1].kind == "string" \
                 and tokens[i + 1].text != '"C++"':
             found.append(f"declares {tokens[i + 1].text} linkage, which lets a definition replace a library's")
+        elif tok.text == "namespace" and i + 1 < len(tokens) and tokens[i + 1].text in _RUNTIME \
+                and not (i > 0 and tokens[i - 1].text == "using") and not _only_specialisations(tokens, i + 2):
+            found.append(f"declares something of its own in namespace {tokens[i + 1].text}, where a type of the "
+                         "solution's would pass for the library's; only specialisations (std::hash<T>) belong there")
     return list(dict.fromkeys(found))
+
+
+def _only_specialisations(tokens: list, start: int) -> bool:
+    """Whether the namespace body opened at or after `start` holds only explicit
+    specialisations (`template <> ...`), each declaration at its top level."""
+    i = start
+    while i < len(tokens) and tokens[i].text != "{":
+        if tokens[i].text in (";", "="):  # a namespace alias or a stray declaration
+            return True
+        i += 1
+    depth, expect = 0, True
+    for j in range(i + 1, len(tokens)):
+        text = tokens[j].text
+        if depth == 0 and expect:
+            if text == "}":
+                return True
+            if text == ";":  # the end of the declaration a class body closed
+                continue
+            if not (text == "template" and j + 2 < len(tokens) and tokens[j + 1].text == "<"
+                    and tokens[j + 2].text == ">"):
+                return False
+            expect = False
+        if text in "{([":
+            depth += 1
+        elif text in "})]":
+            depth -= 1
+            if depth < 0:
+                return True
+            if depth == 0 and text == "}":
+                expect = True
+        elif text == ";" and depth == 0:
+            expect = True
+    return True
 
 
 def owner(demangled: str) -> str:
