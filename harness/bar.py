@@ -11,6 +11,7 @@ from typing import Literal
 
 from . import stats
 from .errors import BadInput
+from .hold_out import HoldOut
 from .records import Record
 
 
@@ -40,8 +41,6 @@ class BarCheck(Record):
 def held_out_tasks(hold_out: list[str], tasks, infos) -> set[str]:
     """The tasks (slugs) among `tasks` that --hold-out names, by slug or as <suite>/<slug>
     of the suite the configs (outcomes.ConfigInfo) recorded."""
-    from .curriculum.candidates import HoldOut
-
     held = HoldOut(hold_out)
     suites = {(i.suite or "").split(" ")[0] for i in infos}
     return {t for t in tasks if any(f"{s}/{t}" in held for s in suites)}

@@ -56,7 +56,8 @@ from .sandbox.pool import SessionLease, SessionPool
 from .fs import check_writable, read_files, regular_files, write_record
 from .store import CONTRACT_FILE, HARNESS_ERROR_LOG, PROFILE_FILE, RESULT, RunFolder, config_contract_file, new_run_id, utc_now
 from .task import Task
-from .task_kind import KindName, RepairKind, TaskKind, make_kind
+from .kinds import make_kind
+from .task_kind import KindName, RepairKind, TaskKind
 from .testrun import created_files
 
 Log = Callable[[str], None]

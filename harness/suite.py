@@ -22,7 +22,7 @@ from .hashing import sha256_bytes, sha256_json
 from .languages import layout_named
 from .paths import bundled_dir, state_dir
 from .task import Task, load_task
-from .train.data import curriculum_roots
+from .training_files import curriculum_roots
 
 MANIFEST = "suite.toml"
 _NAME = re.compile(r"[a-z0-9][a-z0-9_.-]*")
@@ -191,7 +191,7 @@ def load_suite(path: Path | str, origin: str = "path") -> Suite:
         if not task_dir.is_dir():
             raise BadInput(f"{manifest_path}: lists task {slug!r} but {task_dir} does not exist")
         task = load_task(task_dir)
-        if task.language != layout.name:
+        if task.layout.name != layout.name:
             raise BadInput(f"{task_dir}: a {task.layout.title} exercise in a suite whose language is {layout.title}")
         tasks.append(task)
     if not tasks:
@@ -249,7 +249,7 @@ def import_suite(source: Path | str, name: str, replace: bool = False, unseen: b
         raise BadInput(f"{source}: holds no exercise folders")
     # Each broken exercise is refused with its file named, and so is one of a language the
     # harness does not have: built as C++, it would score 0 as the model's failure.
-    languages = {load_task(ex).language for ex in exercises}
+    languages = {load_task(ex).layout.name for ex in exercises}
     if len(languages) > 1:
         raise BadInput(f"{source}: holds exercises of several languages ({', '.join(sorted(languages))}); "
                        "import each language's as a suite of its own")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 from functools import cached_property
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict
@@ -21,7 +21,7 @@ from .errors import BadInput
 from .file_names import describe, refusal
 from .fs import regular_files
 from .hashing import hash_files
-from .languages import LAYOUTS, language_of, layout_named
+from .languages import LAYOUTS, language_of, layout_named, no_language
 from .languages.base import Layout
 
 # Folders of an exercise that never enter a build: documentation, metadata (the reference
@@ -42,15 +42,19 @@ class Task(BaseModel):
     example_files: tuple[str, ...]
     editor_files: tuple[str, ...] = ()
     kind: TaskKind = "repair"
-    language: str = "cpp"  # a name in harness.languages.LAYOUTS, from the solution files
+    # A name in harness.languages.LAYOUTS, from the solution files; None for a task judged
+    # by its answer's text alone, which nothing builds.
+    language: str | None = "cpp"
 
     @property
     def layout(self) -> Layout:
+        if self.language is None:
+            raise no_language(self.solution_files, str(self.path))
         return LAYOUTS[self.language]
 
     def is_build_file(self, rel: str) -> bool:
         """A file that changes how the exercise builds or its tests run: no answer may write one."""
-        return self.layout.is_build_file(rel)
+        return self.language is not None and self.layout.is_build_file(rel)
 
     @property
     def name(self) -> str:
@@ -221,7 +225,8 @@ def load_task(path: Path | str) -> Task:
     elif kind == "output-prediction":
         language = "cpp"  # built before prediction tasks named their language, all of C++
     else:
-        language = language_of(solution, str(path)).name
+        found = language_of(solution, str(path))
+        language = found.name if found is not None else None
     for role, names in (("solution", solution), ("test", test), ("example", example), ("editor", editor)):
         for name in names:
             problem = refusal(name, root=path)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol
 
-from .records import Record, TestReport, TestWritingSettings
+from .records import Record, TestReport
 from .sandbox.base import SandboxSession
 from .languages.cpp.screen import screen
 from .task import Task
@@ -78,11 +78,3 @@ class RepairKind:
 
     def gold_answer(self, task: Task) -> tuple[dict[str, bytes], dict[str, bytes]]:
         return task.stub_files(), task.reference_files()
-
-
-def make_kind(name: KindName, tests: TestWritingSettings | None = None) -> TaskKind:
-    if name == "tests":
-        from .testwriting.kind import TestWritingKind
-
-        return TestWritingKind(tests or TestWritingSettings())
-    return RepairKind()

@@ -20,7 +20,7 @@ from pathlib import Path
 from harness.contract import load_contract
 from harness.editformat import render_whole
 from harness.suite import load_suite
-from harness.train.data import ChatMessage, SftRow, write_jsonl
+from harness.training_files import ChatMessage, SftRow, write_jsonl
 
 from .train_support import CPU, harness
 

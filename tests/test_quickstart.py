@@ -32,7 +32,6 @@ from harness.cli import app
 from harness.gold import ChatServer, reference_answer
 from harness.models import PREFLIGHT_PROMPT
 from harness.mutant_model import plan_answers
-from harness.records import TrialResult
 from harness.store import RunFolder
 from harness.suite import find_suite
 

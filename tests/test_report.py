@@ -202,7 +202,7 @@ def test_markdown_report_with_plot_files(runs, tmp_path):
     # text columns left, number columns right
     assert "| config | tasks in | N | T |" in text and "|---|---|---:|---:|" in text
     for name in ("solved", "tasks"):
-        assert f"![" in text and f"(r-{name}.png)" in text
+        assert "![" in text and f"(r-{name}.png)" in text
         assert (out.parent / f"r-{name}.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
 
 

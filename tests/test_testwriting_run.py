@@ -24,7 +24,7 @@ from harness.store import RunFolder
 from harness.suite import find_suite
 from harness.testwriting.export import GRPO_FILE, PREFERENCE_FILE, export_suites
 from harness.train.config import RuntimeSettings
-from harness.train.data import SFT_FILE
+from harness.training_files import SFT_FILE
 from harness.train.environments import load_training_data, make_judges
 
 from .run_support import fast_profile

@@ -14,7 +14,8 @@ import pytest
 from harness.editformat import render_whole
 from harness.errors import BadInput
 from harness.train.config import RuntimeSettings, TrainConfig, load_config, parse_assignment, use_bf16
-from harness.train.data import GrpoRow, find_data_file, load_grpo, load_sft
+from harness.training_files import GrpoRow
+from harness.train.data import find_data_file, load_grpo, load_sft
 from harness.train.grpo import grpo_args
 from harness.train.rewards import ExactVerifier, GrpoReward, RepairJudge
 

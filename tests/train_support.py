@@ -19,7 +19,7 @@ from pathlib import Path
 
 from harness.editformat import render_whole
 from harness.task import load_task
-from harness.train.data import ChatMessage, GrpoRow, SftRow, write_jsonl
+from harness.training_files import ChatMessage, GrpoRow, SftRow, write_jsonl
 
 WORDS = ("red", "green", "blue", "gold")
 

@@ -147,7 +147,7 @@ def curriculum_synth(
 
 def find_curriculum(ref: str, root: Path | None) -> Path:
     """A curriculum folder by path, or by name under --root or the curriculum roots."""
-    from ..train.data import curriculum_roots
+    from ..training_files import curriculum_roots
 
     path = Path(ref)
     if (path / "manifest.json").is_file():

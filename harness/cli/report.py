@@ -83,7 +83,9 @@ def report_cmd(
         return
     request = ReportRequest(sources=_sources(sources, outcomes, aider), runs_dir=runs_dir,
                             options=_options(cohort, resamples, seed, round_no, interval=interval, accounting=accounting), format=fmt, out=out)
-    _finish(report(request, console)[1])
+    from ..view.static import attach_pages
+
+    _finish(report(request, console, attach_pages)[1])
 
 
 @app.command("compare")
@@ -116,7 +118,9 @@ def compare_cmd(
     request = CompareRequest(base=base, new=new, sources=_sources(from_, outcomes, aider), runs_dir=runs_dir,
                              options=_options(cohort, resamples, seed, round_no, bar, interval, accounting, metric),
                              format=fmt, out=out)
-    doc, path = compare(request, console)
+    from ..view.static import attach_pages
+
+    doc, path = compare(request, console, attach_pages)
     _finish(path)
     if doc.verdict == "FAIL":
         raise typer.Exit(1)

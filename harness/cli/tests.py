@@ -72,7 +72,7 @@ def tests_export(
     """Training data from written suites: SFT pairs of valid, high-kill suites, preference
     pairs of the same task (valid over invalid, high kill over low), GRPO prompts."""
     from ..testwriting.export import export_suites
-    from ..train.data import curriculum_roots
+    from ..training_files import curriculum_roots
 
     dest = Path(out) if "/" in out else curriculum_roots()[0] / out
     m = export_suites(list(runs), dest, min_kill=min_kill, margin=margin, pairs_per_task=pairs_per_task, replace=replace)

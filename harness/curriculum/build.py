@@ -20,7 +20,8 @@ from ..errors import BadInput
 from ..executor import make_executor
 from ..store import utc_now
 from ..suite import find_suite
-from .candidates import Candidate, HoldOut, from_mutant, from_run, open_run, select_kinds
+from ..hold_out import HoldOut
+from .candidates import Candidate, from_mutant, from_run, open_run, select_kinds
 from .config import BuildConfig, CommonOptions, SynthConfig
 from .exports import check_layout, control_names, repair_slug, write_curriculum
 from .records import (

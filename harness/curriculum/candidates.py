@@ -7,10 +7,10 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
 
 from ..file_names import refusal
 from ..hashing import sha256_json
+from ..hold_out import HoldOut
 from ..languages.mutation import Mutant
 from ..languages.registry import language_for
 from ..records import TestReport
@@ -58,21 +58,6 @@ class Candidate:
             source_task=self.source_task, kind=self.failure.kind if self.failure else None, origin=self.origin,
             normalized_hash=self.normalized_hash, kept_as=self.kept_as, dropped=self.dropped, why=self.why,
         )
-
-
-class HoldOut:
-    """Suite tasks kept out of a curriculum, named by slug or as <suite>/<slug>."""
-
-    def __init__(self, names: Iterable[str]):
-        self.names = {n.strip() for n in names if n.strip()}
-
-    def __contains__(self, task_id: str) -> bool:
-        return task_id in self.names or task_id.split("/", 1)[-1] in self.names
-
-    def unmatched(self, task_ids: Iterable[str]) -> list[str]:
-        """The names that hold out none of these tasks (a typo holds out nothing)."""
-        ids = list(task_ids)
-        return sorted(n for n in self.names if not any(t in HoldOut([n]) for t in ids))
 
 
 def report_hash(report: TestReport) -> str:

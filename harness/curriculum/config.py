@@ -17,7 +17,7 @@ DEFAULT_CONTRACT = "repair"
 def default_root() -> Path:
     """Where curricula go unless --root says otherwise: `curricula/` in the current folder
     (git-ignored), the first place training and suite lookup search."""
-    from ..train.data import curriculum_roots
+    from ..training_files import curriculum_roots
 
     return curriculum_roots()[0]
 

@@ -2,7 +2,7 @@
 runner, the sandbox and the verifier take as they take any task), the folder as a suite,
 and the training exports: `sft.jsonl` (the repair prompt, then the reference as whole
 files in the agent's edit format) and `grpo.jsonl` (the prompt and the repair task's
-folder, which the verifier builds), in harness.train.data's row models.
+folder, which the verifier builds), in harness.training_files' row models.
 
 A repair task is its suite task's folder with: the starting code as its solution files,
 instructions that add the failure and what to fix (the exercise's text in
@@ -27,7 +27,7 @@ from ..errors import BadInput
 from ..fs import read_files, written_folder
 from ..hashing import hash_files
 from ..task import Task, load_task
-from ..train.data import GRPO_FILE, SFT_FILE, ChatMessage, GrpoRow, SftRow, write_jsonl
+from ..training_files import GRPO_FILE, SFT_FILE, ChatMessage, GrpoRow, SftRow, write_jsonl
 from .candidates import Candidate
 from .records import CANDIDATES_FILE, MANIFEST_FILE, REPAIR_RECORD, CurriculumManifest, RepairRecord
 

@@ -2,8 +2,8 @@
 
     curricula/<name>/suite.toml          the curriculum is a suite: its repair tasks, by folder
     curricula/<name>/<repair-task>/      an Exercism-layout task; .meta/repair.json is its RepairRecord
-    curricula/<name>/sft.jsonl           harness.train.data.SftRow per line
-    curricula/<name>/grpo.jsonl          harness.train.data.GrpoRow per line
+    curricula/<name>/sft.jsonl           harness.training_files.SftRow per line
+    curricula/<name>/grpo.jsonl          harness.training_files.GrpoRow per line
     curricula/<name>/candidates.jsonl    CandidateRecord per line: every candidate and its fate
     curricula/<name>/manifest.json       CurriculumManifest, written last
 """

@@ -31,11 +31,20 @@ def layout_named(name: str, where: str) -> Layout:
         raise BadInput(f"{where}: language {name!r} is not one the harness has: {_having()}") from None
 
 
-def language_of(solution_files: tuple[str, ...], where: str) -> Layout:
-    """The language whose files an exercise's solution is, or bad input saying which it is."""
+def language_of(solution_files: tuple[str, ...], where: str) -> Layout | None:
+    """The language whose files an exercise's solution is; None for files of no language at
+    all (a task judged without a build, by its answer's text); bad input for an exercise of
+    a track the harness does not run."""
     for layout in LAYOUTS.values():
         if layout.owns(solution_files):
             return layout
     tracks = sorted({_OTHER_TRACKS[s] for f in solution_files if (s := PurePosixPath(f).suffix.lower()) in _OTHER_TRACKS})
-    what = f"a {' and '.join(tracks)} exercise" if tracks else f"an exercise of no language it knows ({', '.join(solution_files)})"
-    raise BadInput(f"{where}: {what}; the harness runs {_having()} exercises")
+    if tracks:
+        raise BadInput(f"{where}: a {' and '.join(tracks)} exercise; the harness runs {_having()} exercises")
+    return None
+
+
+def no_language(solution_files: tuple[str, ...], where: str) -> BadInput:
+    """Where a build is asked of an exercise whose files are of no language."""
+    return BadInput(f"{where}: an exercise of no language it knows ({', '.join(solution_files)}); "
+                    f"the harness runs {_having()} exercises")

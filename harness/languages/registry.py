@@ -11,4 +11,4 @@ _LANGUAGES: dict[str, Language] = {lang.layout.name: lang for lang in (Cpp(),)}
 
 
 def language_for(task: Task) -> Language:
-    return _LANGUAGES[task.language]
+    return _LANGUAGES[task.layout.name]

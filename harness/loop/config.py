@@ -95,7 +95,7 @@ def prepare(config: LoopConfig) -> LoopConfig:
     from ..adapter_card import find_card
     from ..agents.aider import load_profile
     from ..contract import load_contract
-    from ..curriculum.candidates import HoldOut
+    from ..hold_out import HoldOut
     from ..suite import find_suite
     from ..train.model import base_ref
 

@@ -164,7 +164,8 @@ class Loop:
         """One GRPO file over several curricula beside them: each row's task path made
         relative to their common folder. No manifest sits there, so training records the
         rows' own source tasks, the union of the curricula's."""
-        from ..train.data import load_grpo, write_jsonl
+        from ..training_files import write_jsonl
+        from ..train.data import load_grpo
 
         rows = []
         for ref in refs:

@@ -50,7 +50,7 @@ from ..store import utc_now
 from ..suite import MANIFEST as SUITE_MANIFEST, Suite, SuiteManifest, find_suite, read_manifest, render_manifest
 from ..suite_validation import faulty_controls
 from ..task import Task
-from ..train.data import MANIFEST_FILE, SFT_FILE, SftRow
+from ..training_files import MANIFEST_FILE, SFT_FILE, SftRow
 from ..verify import CheckSpec, load_spec
 from .config import DEFAULT_EVAL_SHARE, PredictBuildConfig
 from .items import (EVAL_GRPO_FILE, EVAL_SFT_FILE, GRPO_FILE, ITEMS_FILE, SOURCE_KINDS, PredictGrpoRow, PredictItem,

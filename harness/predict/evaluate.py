@@ -36,7 +36,7 @@ from ..store import RESULT, RunFolder, new_run_id, utc_now
 from .ask import Ask, asker
 from .build import read_items
 from .config import PredictEvalConfig
-from ..train.data import MANIFEST_FILE
+from ..training_files import MANIFEST_FILE
 from .items import SOURCE_KINDS, PredictItem, PredictManifest, SourceKind
 from .prompt import FORMAT_VERSION, prompt_hash, prompt_messages
 from .score import score

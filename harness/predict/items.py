@@ -15,7 +15,7 @@ from pydantic import Field
 from ..hashing import sha256_json
 from ..probe.compare import Comparison
 from ..records import Record
-from ..train.data import ChatMessage
+from ..training_files import ChatMessage
 
 ITEMS_FILE = "items.jsonl"
 GRPO_FILE = "grpo-predict.jsonl"          # not grpo.jsonl: the repair trainer reads that name

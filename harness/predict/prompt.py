@@ -23,7 +23,7 @@ from typing import Any, Mapping
 from ..hashing import sha256_json
 from ..probe import is_case, parse_call
 from ..probe.schema import Forged, bounded_json
-from ..train.data import ChatMessage
+from ..training_files import ChatMessage
 
 FORMAT_VERSION = 1
 # A test case that reaches more assertions than this (a loop of a thousand) asks for an

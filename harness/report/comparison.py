@@ -22,7 +22,7 @@ from .sections import (
     by_config, config_counts, headline_table, heatmap, name_the_view, scope_summaries, summary_data,
     summary_warnings, task_scopes, transitions_table, unfinished_notes,
 )
-from .writing import resolve_format, write
+from .writing import PageWriter, resolve_format, write
 
 
 def _power_line(changes: list[stats.TaskChange], round_no: int, alpha: float) -> tuple[stats.TaskPower | None, str | None]:
@@ -278,8 +278,8 @@ class CompareRequest(ReportRequest):
     new: str
 
 
-def compare(request: CompareRequest, console) -> tuple[Document, Path | None]:
+def compare(request: CompareRequest, console, pages: PageWriter | None = None) -> tuple[Document, Path | None]:
     fmt = resolve_format(request.format, request.out)
     outcomes, base, new = load_pair(request.base, request.new, request.sources, request.runs_dir)
     doc = build_comparison(outcomes, base, new, request.options)
-    return doc, write(doc, fmt, request.out, console, outcomes)
+    return doc, write(doc, fmt, request.out, console, outcomes, pages)

@@ -25,7 +25,7 @@ from .sections import (
     by_config, headline_table, heatmap, name_the_view, scope_summaries, summary_data, summary_warnings, task_scopes,
     prediction_table, transitions_table, unfinished_notes, with_transitions,
 )
-from .writing import resolve_format, write
+from .writing import PageWriter, resolve_format, write
 
 
 def _pass_at_k_table(summaries: list[stats.Summary], cohort: Cohort | None) -> Table:
@@ -173,8 +173,8 @@ class ReportRequest(BaseModel):
     out: Path | None = None
 
 
-def report(request: ReportRequest, console) -> tuple[Document, Path | None]:
+def report(request: ReportRequest, console, pages: PageWriter | None = None) -> tuple[Document, Path | None]:
     fmt = resolve_format(request.format, request.out)
     outcomes = load(request.sources, request.runs_dir)
     doc = build_report(outcomes, request.options)
-    return doc, write(doc, fmt, request.out, console, outcomes)
+    return doc, write(doc, fmt, request.out, console, outcomes, pages)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 from pathlib import Path
+from typing import Callable
 
 from ..errors import BadInput
 from ..fs import check_writable
@@ -77,21 +78,27 @@ def resolve_format(fmt: str | None, out: Path | None) -> str:
     return suffix
 
 
-def write(doc: Document, fmt: str, out: Path | None, console, outcomes: Outcomes | None = None) -> Path | None:
+# Writes the viewer's pages behind an HTML report of runs and links the report to them
+# (view/static.attach_pages): given by the command, since the viewer is above reports.
+PageWriter = Callable[[Document, Outcomes, Path], None]
+
+
+def write(doc: Document, fmt: str, out: Path | None, console, outcomes: Outcomes | None = None,
+          pages: PageWriter | None = None) -> Path | None:
     """Render the document; print it (terminal) or write it to a file and return its path.
     Markdown gets its plots as PNG files next to it; HTML embeds them, and over runs
-    (`outcomes` given) links to the viewer's pages of their trials, written beside it."""
+    (`outcomes` and `pages` given) links to the viewer's pages of their trials, written beside it."""
     if fmt == "terminal":
         render_terminal(doc, console)
         return None
     path = output_path(doc, fmt, out)
     try:
-        return _write_file(doc, fmt, path, outcomes)
+        return _write_file(doc, fmt, path, outcomes, pages)
     except OSError as exc:
         raise BadInput(f"cannot write {exc.filename or path}: {exc.strerror or exc}") from None
 
 
-def _write_file(doc: Document, fmt: str, path: Path, outcomes: Outcomes | None) -> Path:
+def _write_file(doc: Document, fmt: str, path: Path, outcomes: Outcomes | None, pages: PageWriter | None) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     if fmt == "md":
         images = {}
@@ -101,10 +108,8 @@ def _write_file(doc: Document, fmt: str, path: Path, outcomes: Outcomes | None) 
             images[plot.name] = image.name
         text = render_markdown(doc, images)
     elif fmt == "html":
-        if outcomes is not None:
-            from ..view.static import attach_pages
-
-            attach_pages(doc, outcomes, path)
+        if outcomes is not None and pages is not None:
+            pages(doc, outcomes, path)
         text = render_html(doc, {plot.name: render_png(plot) for plot in doc.plots})
     elif fmt == "json":
         text = render_json(doc)

@@ -38,7 +38,7 @@ from ..records import Record, RunManifest, TestWritingSettings
 from ..store import RunFolder
 from ..suite import suite_of_run
 from ..task import Task
-from ..train.data import MANIFEST_FILE, SFT_FILE, ChatMessage, SftRow, write_jsonl
+from ..training_files import MANIFEST_FILE, SFT_FILE, ChatMessage, SftRow, write_jsonl
 from .kind import TestWritingKind
 
 PREFERENCE_FILE = "preference.jsonl"

@@ -1,71 +1,20 @@
-"""The training data, as files: the rows of a curriculum's `sft.jsonl` and `grpo.jsonl`
-(the curriculum builder writes exactly these models), how a curriculum is found, and what
-an adapter trained on it records: the dataset hash and the suite task IDs it saw.
-
-sft.jsonl, one `SftRow` per line: a conversation whose last message is the assistant's
-answer (the reference as whole files in the agent's edit format); loss is taken on that
-message only, through the base model's chat template.
-
-grpo.jsonl, one `GrpoRow` per line: the conversation up to the model's turn, and the repair
-task (a folder, relative to the JSONL file) whose verifier scores the sampled answers.
-
-A curriculum folder holds both files and `manifest.json`, of which training reads
-`content_hash` and `source_tasks` (the suite task IDs, e.g. `fixed26/phone-number`)."""
+"""Training data as training reads it: a JSONL file or a curriculum folder found by name
+(the rows' models are harness/training_files.py), and what an adapter trained on it records:
+the dataset hash and the suite task IDs it saw."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ..errors import BadInput, invalid
 from ..hashing import sha256_bytes, sha256_json
-from ..paths import state_dir
 from ..records import Record
+from ..training_files import GRPO_FILE, MANIFEST_FILE, SFT_FILE, GrpoRow, SftRow, curriculum_roots
 from ..task import load_task
-
-SFT_FILE, GRPO_FILE, MANIFEST_FILE = "sft.jsonl", "grpo.jsonl", "manifest.json"
-ROW_SCHEMA_VERSION = 1
-
-
-class ChatMessage(Record):
-    role: Literal["system", "user", "assistant"]
-    content: str
-
-
-class SftRow(Record):
-    schema_version: Literal[1] = ROW_SCHEMA_VERSION
-    task_id: str = Field(description="the repair task, <curriculum>/<slug>")
-    source_task: str = Field(description="the suite task it was made from, <suite>/<slug>")
-    messages: list[ChatMessage] = Field(min_length=2)
-
-    @field_validator("messages")
-    @classmethod
-    def _ends_with_answer(cls, messages: list[ChatMessage]) -> list[ChatMessage]:
-        if messages[-1].role != "assistant":
-            raise ValueError("the last message must be the assistant's answer")
-        if not any(m.role == "user" for m in messages[:-1]):
-            raise ValueError("no user message before the answer")
-        return messages
-
-
-class GrpoRow(Record):
-    schema_version: Literal[1] = ROW_SCHEMA_VERSION
-    task_id: str
-    source_task: str
-    task_path: str = Field(description="the repair task's folder, relative to the JSONL file")
-    prompt: list[ChatMessage] = Field(min_length=1)
-
-    @field_validator("prompt")
-    @classmethod
-    def _ends_with_user(cls, prompt: list[ChatMessage]) -> list[ChatMessage]:
-        if prompt[-1].role != "user":
-            raise ValueError("the prompt must end with a user message (the model answers next)")
-        return prompt
-
 
 class CurriculumManifestView(BaseModel):
     """The fields of a curriculum's manifest.json that training reads; the curriculum
@@ -75,11 +24,6 @@ class CurriculumManifestView(BaseModel):
 
     content_hash: str
     source_tasks: list[str]
-
-
-# Searched in order for a curriculum given by name.
-def curriculum_roots() -> list[Path]:
-    return [Path.cwd() / "curricula", state_dir() / "curricula"]
 
 
 @dataclass(frozen=True)
@@ -190,11 +134,3 @@ def sft_records(rows: list[SftRow]) -> list[dict]:
         {"prompt": [m.model_dump() for m in r.messages[:-1]], "completion": [r.messages[-1].model_dump()]}
         for r in rows
     ]
-
-
-def write_jsonl(path: Path, rows: list[Record]) -> Path:
-    """Rows as the files above expect them, one JSON object per line."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(r.model_dump_json() + "\n" for r in rows))
-    return path

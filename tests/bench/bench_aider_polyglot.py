@@ -397,7 +397,7 @@ def main() -> None:
         print("\n".join(line for line in compare(server, slugs, failure_text, "aider", "aider-again")[0]
                         if not line.startswith("    ")))
     ours = next(r for r in report["data"]["aider_summary"] if r["trial"] in (1, None))
-    print(f"\nrequests: " + ", ".join(f"{route} {len(entries)}" for route, entries in server.log.items()))
+    print("\nrequests: " + ", ".join(f"{route} {len(entries)}" for route, entries in server.log.items()))
     for key in ("pass_num_1", "pass_num_2", "pass_rate_1", "pass_rate_2", "percent_cases_well_formed"):
         print(f"{key}: aider {_stat(printed, key)}, harness {ours[key]}")
     agree = all(_stat(printed, k) == str(ours[k]) for k in ("pass_num_1", "pass_num_2"))
