@@ -493,8 +493,8 @@ def judge_build(task: Task, files: Mapping[str, bytes], session: SandboxSession)
         text.append(f"{_UNIT_LINE}{unit.source}\n{pre}{nm}")
     screens = parse_screen("".join(text))
     headers = sorted({child for u in screens for _, child, _ in u.includes if _FRAMEWORK_HEADER.search(child)})
-    names, took = framework_names(session, headers)
-    who = replace(who, framework_names=names)
+    spelled, took = framework_names(session, headers, files, root)
+    who = replace(who, framework_names=spelled)
     found += findings(screens, who)
     if not written:
         compared, spent = _compared_findings(task, files, session, units, screens)
@@ -526,11 +526,24 @@ def _compared_findings(task: Task, files: Mapping[str, bytes], session: SandboxS
     return found, time.monotonic() - started
 
 
-def framework_names(session: SandboxSession, headers: Sequence[str]) -> tuple[frozenset[str], float]:
+def framework_names(session: SandboxSession, headers: Sequence[str], files: Mapping[str, bytes],
+                    root: str) -> tuple[frozenset[str], float]:
     """Every identifier the framework's headers spell (a macro of that name would rewrite
-    the framework's own code after the candidate's header), read once per session."""
-    known = _FRAMEWORK_NAMES.setdefault(session, {})
-    missing = [h for h in headers if h not in known]
+    the framework's own code after the candidate's header): a vendored header's read from
+    the task's bytes, an installed one's once per sandbox (its image's)."""
+    staged = {posixpath.normpath(f"{root}/{r}"): r for r in files}
+    names: set[str] = set()
+    for h in headers:
+        if h in staged:
+            data = files[staged[h]]
+            digest = sha256_bytes(data)
+            if digest not in _VENDORED_NAMES:
+                while len(_VENDORED_NAMES) >= 16:
+                    _VENDORED_NAMES.pop(next(iter(_VENDORED_NAMES)))
+                _VENDORED_NAMES[digest] = frozenset(re.findall(r"[A-Za-z_]\w*", data.decode(errors="replace")))
+            names |= _VENDORED_NAMES[digest]
+    known = _FRAMEWORK_NAMES.setdefault(session.sandbox, {})
+    missing = [h for h in headers if h not in staged and h not in known]
     seconds = 0.0
     if missing:
         script = "; ".join(f"echo {shlex.quote(_UNIT_LINE + h)}; tr -cs 'A-Za-z0-9_' '\\n' < {shlex.quote(h)} | sort -u"
@@ -543,7 +556,7 @@ def framework_names(session: SandboxSession, headers: Sequence[str]) -> tuple[fr
                 current = known.setdefault(line[len(_UNIT_LINE):], set())
             elif current is not None and re.fullmatch(r"[A-Za-z_]\w*", line):
                 current.add(line)
-    return frozenset().union(*(known.get(h, set()) for h in headers)), seconds
+    return frozenset(names.union(*(known.get(h, set()) for h in headers if h not in staged))), seconds
 
 
 def _deps(pre: str, unit: Unit, who: Candidate, files: Mapping[str, bytes], root: str) -> dict[str, str]:
@@ -586,16 +599,26 @@ def remember(session: SandboxSession, key: tuple, deps: dict[str, str], pre: str
         seen.pop(next(iter(seen)))
 
 
-# Each session's units per build tree, read once per configured content.
+# Each sandbox's units per build tree and content: CMake writes the same commands each time.
 _FRAMEWORK_NAMES: "weakref.WeakKeyDictionary[object, dict[str, set[str]]]" = weakref.WeakKeyDictionary()
-_UNITS: "weakref.WeakKeyDictionary[object, dict[str, tuple[str, list[Unit]]]]" = weakref.WeakKeyDictionary()
+_VENDORED_NAMES: dict[str, frozenset[str]] = {}
+_UNITS: "weakref.WeakKeyDictionary[object, dict[tuple, list[Unit]]]" = weakref.WeakKeyDictionary()
 
 
-def cached_units(session: object, tree: str, content: str) -> list[Unit] | None:
-    got = _UNITS.get(session, {}).get(tree)
-    return got[1] if got is not None and got[0] == content else None
+def _units_key(session: SandboxSession, tree: str, content: str) -> tuple:
+    # What CMake's compile commands depend on besides the task: where the session stages and
+    # builds, and which test main and launcher it configures with.
+    return (tree, content, session.src_root, session.build_root, session.test_main, session.catch2_with_main,
+            session.cxx_launcher)
 
 
-def keep_units(session: object, tree: str, content: str, units: list[Unit]) -> None:
-    _UNITS.setdefault(session, {})[tree] = (content, units)
+def cached_units(session: SandboxSession, tree: str, content: str) -> list[Unit] | None:
+    return _UNITS.get(session.sandbox, {}).get(_units_key(session, tree, content))
+
+
+def keep_units(session: SandboxSession, tree: str, content: str, units: list[Unit]) -> None:
+    known = _UNITS.setdefault(session.sandbox, {})
+    while len(known) >= _SEEN_KEYS:
+        known.pop(next(iter(known)))
+    known[_units_key(session, tree, content)] = units
 
