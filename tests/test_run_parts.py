@@ -9,10 +9,10 @@ import socket
 
 import pytest
 
-from harness.agents.aider import load_profile
+from harness.agents.registry import load_profile
 from harness.contract import load_contract, render_test_output
 from harness.errors import BadInput
-from harness.editformat import render_diff as diff_answer, render_whole as whole_answer
+from harness.agents.editformat import render_diff as diff_answer, render_whole as whole_answer
 from harness.fs import atomic_write
 from harness.gold import ChatServer, GoldModel, reference_answer
 from harness.models import PLACEHOLDER_KEY, check_keys, config_name, parse_model
@@ -290,7 +290,7 @@ def test_run_ids_are_unique_and_runs_are_not_overwritten(tmp_path):
 
 @pytest.mark.slow
 def test_an_aider_version_that_cannot_be_installed_is_an_infra_error(tmp_path, monkeypatch):
-    from harness.agents.env import env_root, ensure_aider_env, installed_python
+    from harness.agents.aider.env import env_root, ensure_aider_env, installed_python
     from harness.errors import InfraError, InfraKind
 
     monkeypatch.setenv("HARNESS_CACHE_DIR", str(tmp_path))
