@@ -78,3 +78,17 @@ def test_the_direct_agent_fixes_a_fixed26_task_from_the_feedback_and_refuses_an_
     manifest = RunManifest.model_validate_json((runs / "direct" / "manifest.json").read_bytes())
     assert {(c.agent_profile, c.aider_version, c.edit_format) for c in manifest.configs} == {("direct", "none", "whole")}
     assert json.loads((runs / "direct" / "agent_profile.json").read_text())["agent"] == "direct"
+
+
+def test_gold_passes_fixed26_tasks_in_round_1_through_the_direct_agent(tmp_path):
+    from harness.runner import RunConfig, run
+    from harness.store import RunFolder
+
+    sample = ["binary-search-tree", "clock", "meetup", "zebra-puzzle"]  # header-only, class, Boost, search
+    summary = run(RunConfig(suite="fixed26", models=["gold"], tasks=sample, trials=1, agent="direct", workers=2,
+                            sandbox="docker", runs_dir=tmp_path, run_id="gold"))
+    folder = RunFolder(summary.run_dir)
+    for slug in sample:
+        r = folder.read_result("gold", slug, 1)
+        assert (r.outcome, r.passed_round, r.tampered) == (TrialOutcome.passed, 1, []), (slug, r.infra_error)
+        assert r.rounds[0].counters.malformed_responses == 0

@@ -122,6 +122,28 @@ def test_bad_profiles_are_bad_input(tmp_path):
         load_profile(str(bad))
 
 
+def test_a_profile_is_read_by_the_agent_it_names(tmp_path):
+    from harness.agents.aider.profile import AiderProfile
+    from harness.agents.direct import DirectProfile
+
+    assert isinstance(load_profile("direct"), DirectProfile) and load_profile("direct").agent_version == "none"
+    unnamed = tmp_path / "unnamed.toml"  # written before there was a second agent: Aider's
+    unnamed.write_text('name = "unnamed"\nedit_format = "diff"\n')
+    assert isinstance(load_profile(str(unnamed)), AiderProfile)
+    other = tmp_path / "other.toml"
+    other.write_text('name = "other"\nagent = "nope"\n')
+    with pytest.raises(BadInput, match="unknown agent 'nope'; choose one of aider, direct"):
+        load_profile(str(other))
+    diff = tmp_path / "direct-diff.toml"
+    diff.write_text('name = "direct-diff"\nagent = "direct"\nedit_format = "diff"\n')
+    with pytest.raises(BadInput, match="not a valid agent profile: edit_format"):
+        load_profile(str(diff))
+    aider_only = tmp_path / "direct-coder.toml"
+    aider_only.write_text('name = "direct-coder"\nagent = "direct"\n[coder]\nauto_lint = true\n')
+    with pytest.raises(BadInput, match="coder"):
+        load_profile(str(aider_only))
+
+
 # --- models ------------------------------------------------------------------------------
 
 

@@ -52,6 +52,15 @@ def _read(workspace: Path, names: list[str]) -> dict[str, bytes]:
     return out
 
 
+def _cost(response: Any) -> float:
+    """What litellm's price table says the answer cost; 0 for a model it has no price for
+    (a local server)."""
+    try:
+        return float(litellm().completion_cost(completion_response=response) or 0.0)
+    except Exception:  # noqa: BLE001  litellm raises its own errors for models it does not price
+        return 0.0
+
+
 class DirectAgent(Agent):
     def __init__(self, profile: DirectProfile, limiter: Any = None):
         self.profile = profile
@@ -69,10 +78,10 @@ class DirectAgent(Agent):
         files, read_only = _read(chat.workspace, chat.files), _read(chat.workspace, chat.read_only)
         system = "\n\n".join(t for t in (chat.system_text, self.profile.answer_format) if t)
         messages = listing_prompt(system, message, files, read_only)
-        calls, provider_error = self._complete(chat, messages)
+        calls, cost, provider_error = self._complete(chat, messages)
         text = calls[-1].response if provider_error is None else None
         counters = AgentCounters(prompt_tokens=sum(c.prompt_tokens or 0 for c in calls),
-                                 completion_tokens=sum(c.completion_tokens or 0 for c in calls))
+                                 completion_tokens=sum(c.completion_tokens or 0 for c in calls), cost=cost)
         edited: list[str] = []
         notes: list[str] = []
         if text is not None:
@@ -92,25 +101,28 @@ class DirectAgent(Agent):
             chat=ChatState(done=[*messages, {"role": "assistant", "content": text or ""}]),
         )
 
-    def _complete(self, chat: AgentChat, messages: list[dict]) -> tuple[list[ModelCall], ProviderError | None]:
+    def _complete(self, chat: AgentChat, messages: list[dict]) -> tuple[list[ModelCall], float, ProviderError | None]:
         """The round's request, retried with doubling waits while the profile's provider
-        retry budget lasts: every failure of the call is the provider's."""
+        retry budget and the round's time last: every failure of the call is the
+        provider's. (Every call, the answer's cost, how the provider failed.)"""
         p, s = self.profile, chat.sampling
         params = {**p.extra_params, **{k: v for k, v in s.model_dump().items() if v is not None}}
         calls: list[ModelCall] = []
         wait, waited = _FIRST_WAIT_S, 0.0
+        deadline = time.monotonic() + p.timeouts.round_s
         while True:
             if self.limiter is not None:
                 self.limiter.wait()
             started, t = utc_now(), time.monotonic()
             try:
                 got = litellm().completion(model=chat.model, messages=messages, api_base=chat.api_base,
-                                           api_key=chat.api_key, timeout=p.timeouts.request_s, max_retries=0, **params)
+                                           api_key=chat.api_key, timeout=min(p.timeouts.request_s, max(1.0, deadline - t)),
+                                           max_retries=0, **params)
             except Exception as exc:  # litellm maps every provider fault to its own exception classes
                 calls.append(ModelCall(started_at=started, finished_at=utc_now(), seconds=round(time.monotonic() - t, 4),
                                        request=messages, error_type=type(exc).__name__, error=str(exc)[:2000]))
-                if waited + wait > p.timeouts.provider_retry_s:
-                    return calls, ProviderError(type=type(exc).__name__, message=str(exc)[:2000], failed_calls=len(calls))
+                if waited + wait > p.timeouts.provider_retry_s or time.monotonic() + wait >= deadline:
+                    return calls, 0.0, ProviderError(type=type(exc).__name__, message=str(exc)[:2000], failed_calls=len(calls))
                 time.sleep(wait)
                 waited, wait = waited + wait, wait * 2
                 continue
@@ -120,7 +132,7 @@ class DirectAgent(Agent):
                 response=choice.message.content or "", finish_reason=getattr(choice, "finish_reason", None),
                 prompt_tokens=getattr(usage, "prompt_tokens", None), completion_tokens=getattr(usage, "completion_tokens", None),
             ))
-            return calls, None
+            return calls, _cost(got), None
 
     def _apply(self, chat: AgentChat, text: str, shown: list[bytes]) -> tuple[str | None, list[str]]:
         """Write the answer's files; (why it was refused, the files written)."""
