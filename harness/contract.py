@@ -25,6 +25,7 @@ from typing import Literal, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from .agents.aider.checkout import CHECKOUT_ENV, checkout_path, read_prompts
 from .agents.editformat import render_whole
 from .errors import BadInput, invalid
 from .hashing import sha256_json
@@ -125,14 +126,13 @@ class PromptContract(BaseModel):
         """Its feedback shows the console output of a failed test run (TestReport.transcript)."""
         return self.rendering == "aider-benchmark"
 
-    def with_checkout_texts(self, checkout: Path | None) -> "PromptContract":
-        """This contract with its texts read from an Aider checkout, as Aider's benchmark
-        uses them: the task's instructions followed by `instructions_addendum`, the test
-        output followed by `test_failures`."""
-        from .agents.aider.checkout import CHECKOUT_ENV, read_prompts
-
+    def with_checkout_texts(self, given: Path | None) -> "PromptContract":
+        """This contract with its texts read from an Aider checkout (the one `given`, else
+        $HARNESS_AIDER_CHECKOUT's), as Aider's benchmark uses them: the task's instructions
+        followed by `instructions_addendum`, the test output followed by `test_failures`."""
         if not self.needs_checkout:
             return self
+        checkout = checkout_path(given)
         if checkout is None:
             raise BadInput(f"prompt contract {self.name} reads Aider's benchmark prompts from an Aider checkout: "
                            f"give --aider-checkout PATH or set {CHECKOUT_ENV}")

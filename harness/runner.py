@@ -27,7 +27,6 @@ from typing import Any, Callable
 from pydantic import BaseModel, ConfigDict, Field
 
 from . import __version__
-from .agents.aider.checkout import checkout_path
 from .agents.base import AgentChat, AgentHost, AgentProfile
 from .agents.registry import DEFAULT_PROFILE, agent_host, load_profile, prepare, read_profile
 from .contract import (DEFAULT_CONTRACT, TESTS_CONTRACT, TESTS_FILL_CONTRACT, PromptContract, load_contract,
@@ -305,7 +304,7 @@ def make_plan(config: RunConfig) -> RunPlan:
     if other is not None:
         raise BadInput(f"task {other.slug} is an {other.kind} task; `harness predict eval` evaluates those")
     profile = load_profile(config.agent)
-    checkout = checkout_path(config.aider_checkout)
+    checkout = config.aider_checkout
     if config.kind == "tests":
         default_contract = TESTS_FILL_CONTRACT if config.tests.fill else TESTS_CONTRACT
     else:
@@ -655,7 +654,7 @@ def run_job(job: TrialJob, slot: Slot) -> TrialResult | ShippedTrial:
     host = slot.host
     agents = host.keep(("agent", job.profile.content_hash, job.limiter_name),
                        lambda: agent_host(job.profile, job.drivers_log if host.in_driver else None, job.limiter),
-                       stop=AgentHost.kill_all)
+                       stop=lambda agents: agents.kill_all())  # the agent's own (AgentHost.kill_all is the base's)
     spec = job.spec
     if job.builtin is not None:
         spec = replace(spec, api_base=_builtin_base(host, job))
