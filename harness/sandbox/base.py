@@ -94,9 +94,19 @@ class SandboxSession(ABC):
     # The compiler launcher test builds go through (a test unit may take Catch2
     # precompiled there, harness/languages/cpp/catch_pch.py), or None for none.
     cxx_launcher: str | None = None
+    # The CMake file that links the harness's verdict channel into a test build
+    # (assets/verdict_channel.cmake, harness/languages/cpp/verdict_channel.py), or None
+    # where the backend has none: that backend's verdicts are the binary's own report.
+    verdict_channel: str | None = None
     # A shell condition, true when no process of the runner is left but the shell that
     # tests it (capture.py): a backend whose every command ends all it started says `true`.
     runner_alone: str = "true"
+    # Whether SysV IPC objects the runner makes outlive its command (no IPC namespace of
+    # its own per command), so that the runner must remove them (capture.py).
+    runner_ipc: bool = False
+    # The builder's uid, which owns the staged sources (folders 0700, files 0600) so that
+    # the runner cannot read them; None where the harness cannot give files away (not root).
+    source_owner: int | None = None
 
     def __init__(self, sandbox: "Sandbox"):
         self.sandbox = sandbox
@@ -124,7 +134,7 @@ class SandboxSession(ABC):
                 raise UnsafeName(f"refused to stage {describe(rel, problem)}")
         root.mkdir(parents=True, exist_ok=True)
         self._staged.add(subdir)
-        os.chmod(root, 0o755)
+        self._own(root, folder=True)
         wanted = set(files)
         for path in sorted(root.rglob("*"), reverse=True):
             rel = path.relative_to(root).as_posix()
@@ -141,9 +151,19 @@ class SandboxSession(ABC):
                 continue
             dest.parent.mkdir(parents=True, exist_ok=True)
             for parent in PurePosixPath(rel).parents:  # inside root: the name was checked
-                os.chmod(root / parent, 0o755)
+                self._own(root / parent, folder=True)
             dest.write_bytes(data)
-            os.chmod(dest, stat.S_IRUSR | stat.S_IWUSR | stat.S_IRGRP | stat.S_IROTH)
+            self._own(dest, folder=False)
+
+    def _own(self, path: Path, *, folder: bool) -> None:
+        """A staged folder or file as the builder may read it and, where the harness can
+        give it to the builder, the runner may not: a written suite that read the
+        solution's source beside its own told the reference from every broken copy."""
+        if self.source_owner is None:
+            os.chmod(path, 0o755 if folder else 0o644)
+            return
+        os.chown(path, self.source_owner, self.source_owner)
+        os.chmod(path, stat.S_IRWXU if folder else stat.S_IRUSR | stat.S_IWUSR)
 
     def catch_pch_facts(self) -> "PchFacts | None":
         """What the toolchain's image found about Catch2 and its standard headers, or

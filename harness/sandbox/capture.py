@@ -5,9 +5,10 @@ exited, every process of the runner is killed, so nothing it forked outlives the
 writes afterwards; only then does the script print the first bytes of each file and a
 closing line with the exit status and the sizes. The harness reads from the end, so
 whatever the program managed to write on the exec's own output before that comes first
-and is ignored. Last, the script empties the places the runner may write, and its own exit
-status says whether that worked and no process of the runner is left (not even a zombie
-holding a process slot): a session whose runner cleaned up after itself needs no second
+and is ignored. Last, the script empties every place the runner may write (its scratch,
+/tmp, /dev/shm, /dev/mqueue, SysV IPC: `leave_nothing`), so that each run of each target
+starts from nothing, and its own exit status says whether that worked and no process of
+the runner is left (not even a zombie holding a process slot): a session whose runner cleaned up after itself needs no second
 exec to be made fit for the next trial (`SandboxSession.runner_dirty`); one whose runner
 did not is made fit at once (`make_fit`), so that nothing one candidate leaves behind
 reaches the next candidate's build or run.
@@ -57,24 +58,50 @@ def capture_script(session: SandboxSession, run: str, files: Sequence[Kept]) -> 
         f"rm -rf {k}; head -c {f.keep} {shlex.quote(f.name)} >{k} 2>/dev/null; " for k, f in zip(kept, files))
     sizes = " ".join(f"\"$(wc -c <{k})\" \"$(stat -L -c %s {shlex.quote(f.name)} 2>/dev/null || echo 0)\""
                      for k, f in zip(kept, files))
-    spaces = " ".join(shlex.quote(p) for p in session.runner_spaces)
     return (
         f"cd {scratch} && find . -mindepth 1 -delete 2>/dev/null; code=; "
         f"{run}; kill -9 -1 2>/dev/null; {read_back}cat {' '.join(kept)}; "
         f"printf '\\n{_CLOSING} %s{' %s' * 2 * len(files)}\\n' \"${{code:-none}}\" {sizes}; "
-        f"cd /; find {spaces} -mindepth 1 -user \"$(id -u)\" -delete 2>/dev/null; "
-        f"[ -z \"$(find {scratch} -mindepth 1 -print -quit 2>/dev/null)\" ] && {session.runner_alone}"
+        f"{leave_nothing(session)}"
     )
 
 
-def capture(session: SandboxSession, run: str, files: Sequence[Kept], timeout_s: float) -> tuple[ExecResult, Captured | None]:
-    """Run the capture script; the exec's result, and what came back (None when the run
-    timed out or nothing readable came back)."""
+def leave_nothing(session: SandboxSession) -> str:
+    """Shell, run as the runner, that ends its processes and removes everything it made
+    that would outlive its command (files in its scratch, /tmp, /dev/shm and /dev/mqueue,
+    SysV IPC objects it owns or created), then exits 0 only if nothing of it is left: a
+    suite that found its own marker from an earlier run told a target from the reference.
+    `find -user` leaves the builder's files alone; a folder the runner made unreadable
+    stays, is found by the check, and makes the session new (`make_fit`)."""
+    scratch = shlex.quote(session.scratch_root)
+    spaces = " ".join(shlex.quote(p) for p in session.runner_spaces)
+    remove = check = ""
+    if session.runner_ipc:
+        # Owned or created by the runner: IPC_SET can give an object away, never its creator.
+        remove = "ipcrm -a 2>/dev/null; "
+        check = ("awk -v u=\"$me\" 'FNR > 1 && (FILENAME ~ /sem$/ ? $5 == u || $7 == u : $8 == u || $10 == u) "
+                 "{ left = 1 } END { exit left }' /proc/sysvipc/shm /proc/sysvipc/sem /proc/sysvipc/msg && ")
+    # The scratch itself may lie in another of them (the local backend's, in /tmp).
+    mine = f"-mindepth 1 -user \"$me\" ! -path {scratch}"
+    return (
+        f"cd /; kill -9 -1 2>/dev/null; me=$(id -u); find {spaces} {mine} -delete 2>/dev/null; "
+        f"{remove}[ -z \"$(find {scratch} -mindepth 1 -print -quit 2>/dev/null)\" ] && "
+        f"[ -z \"$(find {spaces} {mine} -print -quit 2>/dev/null)\" ] && {check}{session.runner_alone}"
+    )
+
+
+def capture(session: SandboxSession, run: str, files: Sequence[Kept], timeout_s: float,
+            stdin: bytes | None = None) -> tuple[ExecResult, Captured | None]:
+    """Run the capture script (`stdin`, when given, is the script's standard input); the
+    exec's result, and what came back (None when the run timed out or nothing readable
+    came back)."""
     cap = sum(f.keep for f in files) + 4096
     result = session.exec(["sh", "-c", capture_script(session, run, files)], role=Role.runner,
-                          timeout_s=timeout_s, cap=cap)
-    # A timeout restarted the container, which leaves no runner behind either.
-    session.runner_dirty = not result.timed_out and result.exit_code != 0
+                          timeout_s=timeout_s, cap=cap, stdin=stdin)
+    # After a timeout the session says: a restarted container left no runner behind, a
+    # local command killed before its clean-up did.
+    if not result.timed_out:
+        session.runner_dirty = result.exit_code != 0
     got = None if result.timed_out or result.truncated else read_captured(result.output, len(files))
     if session.runner_dirty:
         session.make_fit()

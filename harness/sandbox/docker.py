@@ -18,12 +18,18 @@ from typing import TYPE_CHECKING
 from ..errors import SandboxUnavailable
 from .engine import docker_client
 from .base import CappedBuffer, ExecResult, Role, Sandbox, SandboxLimits, SandboxSession
+from .capture import leave_nothing
 
 if TYPE_CHECKING:
     from ..languages.cpp.catch_pch import PchFacts
 
 LABEL = "harness.sandbox"
-_UIDS = {Role.builder: "1001:1001", Role.runner: "1002:1002"}
+_BUILDER_UID = 1001
+_UIDS = {Role.builder: f"{_BUILDER_UID}:{_BUILDER_UID}", Role.runner: "1002:1002"}
+# The builder's commands make folders 0711 and files 0600 (an executable 0711): the runner
+# can reach and run the test binary by its name, and read nothing the builder made, no
+# object, no CMake file, no listing of a folder.
+_BUILDER_UMASK = "umask 066"
 # What the builder does to make a used container as good as new: empty the build tree and
 # /tmp, and check that nothing is left, no file and no process but the container's init
 # and the shell itself. An orphan the candidate made stays a zombie (init is `sleep`, which
@@ -68,7 +74,9 @@ class DockerSession(SandboxSession):
     src_root = "/src"
     build_root = "/build"
     scratch_root = "/scratch"
-    runner_spaces = ("/scratch", "/tmp")
+    # Every place the runner can write (the root is read-only, /build and /pch the builder's).
+    runner_spaces = ("/scratch", "/tmp", "/dev/shm", "/dev/mqueue")
+    runner_ipc = True  # the container's IPC namespace outlives every exec
 
     def __init__(self, sandbox: "DockerSandbox", label: str):
         super().__init__(sandbox)
@@ -76,7 +84,11 @@ class DockerSession(SandboxSession):
         self.test_main = "/opt/harness/lib/test_main.o"
         self.catch2_with_main = True  # Debian's catch2 ships it; the image's Dockerfile checks
         self.cxx_launcher = "/opt/harness/bin/harness-cxx"
+        self.verdict_channel = "/opt/harness/verdict_channel.cmake"
         self.container = None
+        # The staged sources bind-mounted at /src are the builder's, the runner's to read
+        # nothing of, where the harness (root) can give them to the builder's uid.
+        self.source_owner = _BUILDER_UID if os.geteuid() == 0 else None
         self.session_id = uuid.uuid4().hex[:12]
         # Set by `reset`: the builder's emptying is owed, and done by the next command.
         self._builder_dirty = False
@@ -105,7 +117,7 @@ class DockerSession(SandboxSession):
                 network_mode="none",
                 read_only=True,
                 tmpfs={
-                    "/build": f"rw,exec,nosuid,nodev,size={mb}m,uid=1001,gid=1001,mode=0755",
+                    "/build": f"rw,exec,nosuid,nodev,size={mb}m,uid=1001,gid=1001,mode=0711",
                     "/scratch": f"rw,exec,nosuid,nodev,size={mb}m,uid=1002,gid=1002,mode=0700",
                     "/tmp": f"rw,nosuid,nodev,size={mb}m,mode=1777",
                     # Catch2 precompiled for the flags test units use: made by the builder
@@ -170,6 +182,8 @@ class DockerSession(SandboxSession):
         start = time.monotonic()
         if role is Role.runner:
             self.runner_dirty = True
+        else:
+            argv = ["sh", "-c", f'{_BUILDER_UMASK}; exec "$@"', "sh", *argv]
         try:
             ex = api.exec_create(self.container.id, argv, user=_UIDS[role], workdir="/", stdout=True, stderr=True,
                                  stdin=stdin is not None)
@@ -208,9 +222,7 @@ class DockerSession(SandboxSession):
         # process of the user but the shell that sends it. The builder's part is left to
         # the next command (`exec`), which the next trial's agent round comes before.
         if self.runner_dirty:
-            runner = self._exec(["sh", "-c", "kill -9 -1 2>/dev/null; find /scratch /tmp -mindepth 1 -user runner -delete 2>/dev/null; "
-                                             "[ -z \"$(find /scratch -mindepth 1 -print -quit)\" ]"],
-                                role=Role.runner, timeout_s=30)
+            runner = self._exec(["sh", "-c", leave_nothing(self)], role=Role.runner, timeout_s=30)
             if runner.exit_code != 0:
                 raise SandboxUnavailable("the sandbox container could not be emptied for reuse")
             self.runner_dirty = False
@@ -265,7 +277,8 @@ class DockerSandbox(Sandbox):
     backend = "docker"
     isolation = (
         "docker: no network, read-only root, tmpfs build tree and scratch, memory/pids/CPU limits, "
-        "no capabilities, unprivileged builder and runner users"
+        "no capabilities, unprivileged builder and runner users, the runner's writable places emptied "
+        "after every run"
     )
 
     def __init__(self, limits: SandboxLimits | None = None, image: str | None = None):

@@ -5,6 +5,7 @@ both with rlimits and, as root, an unprivileged user. It says which in `isolatio
 
 from __future__ import annotations
 
+import ctypes
 import itertools
 import os
 import resource
@@ -20,11 +21,15 @@ from ..errors import SandboxUnavailable
 from ..fs import empty_folder, written_atomically
 from ..paths import cache_dir, package_file
 from .base import CappedBuffer, ExecResult, Role, Sandbox, SandboxLimits, SandboxSession
+from .capture import leave_nothing
 
 _main_lock = threading.Lock()
 _sessions_made = itertools.count()
 # Far above any account a system hands out, and below 2**31 (some tools read uids as int).
 _SESSION_UID_BASE = 1 << 30
+# The builder's commands make folders 0711 and files 0600 (an executable 0711): the runner
+# runs the test binary by its name and reads nothing else the builder made.
+BUILDER_UMASK = 0o066
 
 
 def session_uid() -> int:
@@ -38,12 +43,22 @@ def session_uid() -> int:
 
 def host_test_main() -> str:
     """The harness test main compiled with the host's compiler, once per content."""
+    return _host_object("test_main")
+
+
+def host_verdict_channel() -> str:
+    """The verdict channel (assets/verdict_channel.cpp) compiled with the host's compiler."""
+    return _host_object("verdict_channel", strip=True)
+
+
+def _host_object(name: str, strip: bool = False) -> str:
+    """assets/<name>.cpp compiled as the image's Dockerfile compiles it, once per content."""
     from ..hashing import sha256_bytes
 
-    src = package_file("sandbox", "assets", "test_main.cpp")
-    flags = ["-std=c++17", "-O1"]  # as the image's Dockerfile compiles it
-    digest = sha256_bytes(src.read_bytes() + " ".join(flags).encode())[:12]
-    obj = cache_dir() / "test-main" / f"test_main-{digest}.o"
+    src = package_file("sandbox", "assets", f"{name}.cpp")
+    flags = ["-std=c++17", "-O1"]
+    digest = sha256_bytes(src.read_bytes() + " ".join(flags).encode() + (b" strip" if strip else b""))[:12]
+    obj = cache_dir() / "test-main" / f"{name}-{digest}.o"
     with _main_lock:
         if not obj.exists():
             obj.parent.mkdir(parents=True, exist_ok=True)
@@ -51,8 +66,10 @@ def host_test_main() -> str:
                 proc = subprocess.run(
                     ["g++", *flags, "-c", str(src), "-o", str(tmp)], capture_output=True, text=True
                 )
+                if proc.returncode == 0 and strip:
+                    proc = subprocess.run(["strip", "--discard-all", str(tmp)], capture_output=True, text=True)
                 if proc.returncode != 0:
-                    raise SandboxUnavailable(f"cannot compile the test main with the host g++: {proc.stderr.strip()[:300]}")
+                    raise SandboxUnavailable(f"cannot compile {src.name} with the host g++: {proc.stderr.strip()[:300]}")
             os.chmod(obj, 0o644)
             os.chmod(obj.parent, 0o755)
     return str(obj)
@@ -77,8 +94,18 @@ def host_catch2_with_main() -> bool:
     return False
 
 
-def _limit(limits: SandboxLimits, drop_to: int | None):
+_CLONE_NEWIPC = 0x08000000
+_libc = ctypes.CDLL(None, use_errno=True)  # loaded before any fork: preexec_fn only calls it
+
+
+def _limit(limits: SandboxLimits, drop_to: int | None, umask: int | None = None, own_ipc: bool = False):
     def apply() -> None:
+        if umask is not None:
+            os.umask(umask)
+        # An IPC namespace of the command's own (root only, before the uid is dropped):
+        # SysV objects and POSIX message queues it makes die with it.
+        if own_ipc and _libc.unshare(_CLONE_NEWIPC) != 0:
+            raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWIPC)")
         mem = limits.memory_mb * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
@@ -115,18 +142,28 @@ class LocalSession(SandboxSession):
 
     def __init__(self, sandbox: "LocalSandbox", label: str):
         super().__init__(sandbox)
-        self.drop_to = session_uid() if os.geteuid() == 0 else None
+        # As root, a user of its own for each role: the builder owns the staged sources and
+        # the build tree, the runner its scratch, and neither reads what the other made.
+        root = os.geteuid() == 0
+        self.uids = {role: session_uid() if root else None for role in Role}
+        self.source_owner = self.uids[Role.builder]
         self._build = Path(tempfile.mkdtemp(prefix="harness-build-"))
         self._scratch = Path(tempfile.mkdtemp(prefix="harness-scratch-"))
-        for d in (self._build, self._scratch):
+        for d, role in ((self._build, Role.builder), (self._scratch, Role.runner)):
             os.chmod(d, 0o755)
-            if self.drop_to is not None:
-                os.chown(d, self.drop_to, self.drop_to)
+            if self.uids[role] is not None:
+                os.chown(d, self.uids[role], self.uids[role])
         self.src_root = str(self.staging)
         self.build_root = str(self._build)
         self.scratch_root = str(self._scratch)
-        # /tmp is private to each command under bubblewrap, and the host's own without it.
+        # Under bubblewrap each command has its own /tmp, /dev and IPC namespace, so only the
+        # scratch outlives it. Without it /tmp and /dev/shm are the host's: a runner of its
+        # own (root) removes what it made there, and gets an IPC namespace per command; one
+        # that is the invoking user cannot tell its files from the user's, and leaves them.
         self.runner_spaces = (self.scratch_root,)
+        self._own_ipc = not sandbox.bwrap and self.uids[Role.runner] is not None
+        if self._own_ipc:
+            self.runner_spaces += tuple(p for p in ("/tmp", "/dev/shm") if os.path.isdir(p))
         # The cache may sit under a home folder the unprivileged user cannot enter.
         main_copy = self.staging / ".harness" / "test_main.o"
         main_copy.parent.mkdir()
@@ -134,17 +171,28 @@ class LocalSession(SandboxSession):
         shutil.copyfile(host_test_main(), main_copy)
         os.chmod(main_copy, 0o644)
         self.test_main = str(main_copy)
+        # The channel's CMake file names the object beside it, as in the image.
+        channel = self.staging / ".harness" / "lib" / "verdict_channel.o"
+        channel.parent.mkdir()
+        os.chmod(channel.parent, 0o755)
+        shutil.copyfile(host_verdict_channel(), channel)
+        shutil.copyfile(package_file("sandbox", "assets", "verdict_channel.cmake"), channel.parent.parent / "verdict_channel.cmake")
+        for f in (channel, channel.parent.parent / "verdict_channel.cmake"):
+            os.chmod(f, 0o644)
+        self.verdict_channel = str(channel.parent.parent / "verdict_channel.cmake")
         self.catch2_with_main = host_catch2_with_main()
 
     def _argv(self, argv: list[str], role: Role) -> list[str]:
         if not self.sandbox.bwrap:
             return argv
-        build_mode = "--bind" if role is Role.builder else "--ro-bind"
+        if role is Role.builder:
+            sources = ["--ro-bind", self.src_root, self.src_root, "--bind", self.build_root, self.build_root]
+        else:  # the sources hidden from candidate code, even where the runner is the builder's user
+            sources = ["--tmpfs", self.src_root, "--ro-bind", self.build_root, self.build_root]
         return [
             "bwrap", "--unshare-all", "--die-with-parent", "--new-session",
             "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-            "--ro-bind", self.src_root, self.src_root,
-            build_mode, self.build_root, self.build_root,
+            *sources,
             "--bind", self.scratch_root, self.scratch_root,
             "--chdir", "/",
             "--", *argv,
@@ -153,12 +201,16 @@ class LocalSession(SandboxSession):
     def exec(self, argv: list[str], *, role: Role, timeout_s: float, cap: int | None = None,
              stdin: bytes | None = None) -> ExecResult:
         start = time.monotonic()
+        if role is Role.runner:
+            self.runner_dirty = True
         env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp"}
         try:
             proc = subprocess.Popen(
                 self._argv(argv, role), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
-                env=env, cwd="/", start_new_session=True, preexec_fn=_limit(self.limits, self.drop_to),
+                env=env, cwd="/", start_new_session=True,
+                preexec_fn=_limit(self.limits, self.uids[role], BUILDER_UMASK if role is Role.builder else None,
+                                  own_ipc=self._own_ipc and role is Role.runner),
             )
         except OSError as exc:
             raise SandboxUnavailable(f"cannot start {argv[0]}: {exc}") from None
@@ -224,8 +276,12 @@ class LocalSession(SandboxSession):
 
     def _empty(self) -> None:
         # Every command's process group is killed when it ends; stragglers that escaped it
-        # are what is left to end. /tmp is private to each command under bubblewrap.
+        # are what is left to end, and what the runner made outside its scratch (capture.py).
         self._reap_stragglers(wait_s=1.0)
+        if self.runner_dirty:
+            if self.exec(["sh", "-c", leave_nothing(self)], role=Role.runner, timeout_s=30).exit_code != 0:
+                raise SandboxUnavailable("what the runner left could not be removed for reuse")
+            self.runner_dirty = False
         for path in (self._build, self._scratch):
             empty_folder(path)
             if any(path.iterdir()):
@@ -245,7 +301,7 @@ class LocalSandbox(Sandbox):
             if shutil.which(tool) is None:
                 raise SandboxUnavailable(f"the local backend needs {tool} on PATH")
         self.bwrap = shutil.which("bwrap") is not None if use_bwrap is None else use_bwrap
-        who = "as a user of its own per session, " if os.geteuid() == 0 else ""
+        who = "as a builder and a runner of their own per session, " if os.geteuid() == 0 else ""
         if self.bwrap:
             self.isolation = f"local: bubblewrap (no network, read-only root, private /tmp), {who}rlimits"
         else:
