@@ -25,7 +25,8 @@ from typing import Literal, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from .editformat import render_whole
+from .agents.aider.checkout import CHECKOUT_ENV, checkout_path, read_prompts
+from .agents.editformat import render_whole
 from .errors import BadInput, invalid
 from .hashing import sha256_json
 from .paths import load_bundled_toml
@@ -125,14 +126,13 @@ class PromptContract(BaseModel):
         """Its feedback shows the console output of a failed test run (TestReport.transcript)."""
         return self.rendering == "aider-benchmark"
 
-    def with_checkout_texts(self, checkout: Path | None) -> "PromptContract":
-        """This contract with its texts read from an Aider checkout, as Aider's benchmark
-        uses them: the task's instructions followed by `instructions_addendum`, the test
-        output followed by `test_failures`."""
-        from .aider_checkout import CHECKOUT_ENV, read_prompts
-
+    def with_checkout_texts(self, given: Path | None) -> "PromptContract":
+        """This contract with its texts read from an Aider checkout (the one `given`, else
+        $HARNESS_AIDER_CHECKOUT's), as Aider's benchmark uses them: the task's instructions
+        followed by `instructions_addendum`, the test output followed by `test_failures`."""
         if not self.needs_checkout:
             return self
+        checkout = checkout_path(given)
         if checkout is None:
             raise BadInput(f"prompt contract {self.name} reads Aider's benchmark prompts from an Aider checkout: "
                            f"give --aider-checkout PATH or set {CHECKOUT_ENV}")
@@ -205,21 +205,28 @@ class PromptContract(BaseModel):
         """The trial's first request as a plain completion (for training): the system text,
         then the first message with the files the agent would have shown, as whole-file
         listings: the read-only ones, then the ones to change as they start."""
-        messages = []
-        system = self.system_text(task)
-        if system:
-            messages.append({"role": "system", "content": system})
+        return listing_prompt(self.system_text(task), self.first_message(task), files, read_only)
 
-        def listing(given: Mapping[str, bytes]) -> str:
-            # A model's code may hold bytes that are not UTF-8; the prompt shows them replaced.
-            return render_whole({rel: data.decode(errors="replace") for rel, data in given.items()})
 
-        parts = [self.first_message(task).rstrip()]
-        if read_only:
-            parts += [READ_ONLY_FILES, listing(read_only)]
-        parts += [CURRENT_FILES, listing(files)]
-        messages.append({"role": "user", "content": "\n\n".join(parts)})
-        return messages
+def listing_prompt(system: str, message: str, files: Mapping[str, bytes],
+                   read_only: Mapping[str, bytes] | None = None) -> list[dict[str, str]]:
+    """A request that shows its files itself (a plain completion, the direct agent's round):
+    the system text, then the message followed by the read-only files and the files to
+    change, as whole-file listings."""
+    messages = []
+    if system:
+        messages.append({"role": "system", "content": system})
+
+    def listing(given: Mapping[str, bytes]) -> str:
+        # A model's code may hold bytes that are not UTF-8; the prompt shows them replaced.
+        return render_whole({rel: data.decode(errors="replace") for rel, data in given.items()})
+
+    parts = [message.rstrip()]
+    if read_only:
+        parts += [READ_ONLY_FILES, listing(read_only)]
+    parts += [CURRENT_FILES, listing(files)]
+    messages.append({"role": "user", "content": "\n\n".join(parts)})
+    return messages
 
 
 def load_contract(name_or_path: str) -> PromptContract:

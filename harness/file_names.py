@@ -14,7 +14,7 @@ a part before the last must be a folder and the last, where it exists, a regular
 a device, pipe or socket). Given what the task lets the model write, the name must be one
 of those.
 
-Standard library only, and no import of the harness: Aider's driver (agents/aider_driver.py)
+Standard library only, and no import of the harness: Aider's driver (agents/aider/driver.py)
 runs in Aider's own environment and loads this file by its path, so the edits Aider applies
 are held to the same rule as everything else."""
 

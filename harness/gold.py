@@ -17,7 +17,7 @@ import time
 import uuid
 from typing import Callable, Mapping
 
-from .editformat import render_diff, render_whole
+from .agents.editformat import render_diff, render_whole
 from .errors import BadInput
 from .task import Task, decode_text
 

@@ -31,6 +31,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .errors import BadInput, invalid
+from .llm import litellm as _litellm
 
 GOLD = "gold"
 MUTANT_PREFIX = "mutant:"
@@ -44,15 +45,6 @@ ENV_PREFIX = "os.environ/"
 _ENDPOINT = re.compile(r"^(?P<model>.+?)@(?P<url>https?://\S+)$")
 
 Kind = Literal["gold", "mutant", "local", "server", "hosted"]
-
-
-def _litellm():
-    # litellm would otherwise fetch its price table from GitHub at import.
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    import litellm
-
-    litellm.suppress_debug_info = True
-    return litellm
 
 
 class ModelSpec(BaseModel):

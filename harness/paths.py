@@ -56,6 +56,16 @@ def load_bundled_toml(kind: str, name_or_path: str, model: type[M], what: str) -
     """A bundled asset by name (`<kind>/<name>.toml`) or a TOML file by path, validated as
     `model`; its name defaults to the file's stem. Unknown names and invalid files are
     BadInput naming what the user can choose or the file at fault."""
+    path, data = read_bundled_toml(kind, name_or_path, what)
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise invalid(exc, f"{path}: not a valid {what}") from None
+
+
+def read_bundled_toml(kind: str, name_or_path: str, what: str) -> tuple[Path, dict]:
+    """The file `load_bundled_toml` reads and its data, not yet validated (for an asset
+    whose model depends on what it says: an agent profile's `agent`)."""
     path = Path(name_or_path)
     if not (path.suffix == ".toml" and path.is_file()):
         path = bundled_dir(kind) / f"{name_or_path}.toml"
@@ -64,7 +74,4 @@ def load_bundled_toml(kind: str, name_or_path: str, model: type[M], what: str) -
         raise BadInput(f"unknown {what} {name_or_path!r}: choose one of {', '.join(known) or 'none'} or give a .toml path")
     data = read_toml(path, what)
     data.setdefault("name", path.stem)
-    try:
-        return model.model_validate(data)
-    except ValidationError as exc:
-        raise invalid(exc, f"{path}: not a valid {what}") from None
+    return path, data

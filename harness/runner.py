@@ -27,9 +27,8 @@ from typing import Any, Callable
 from pydantic import BaseModel, ConfigDict, Field
 
 from . import __version__
-from .agents.aider import DEFAULT_PROFILE, AgentChat, AgentProfile, AiderAgent, DriverPool, load_profile
-from .agents.env import ensure_aider_env
-from .aider_checkout import checkout_path
+from .agents.base import AgentChat, AgentHost, AgentProfile
+from .agents.registry import DEFAULT_PROFILE, agent_host, load_profile, prepare, read_profile
 from .contract import (DEFAULT_CONTRACT, TESTS_CONTRACT, TESTS_FILL_CONTRACT, PromptContract, load_contract,
                        run_contract)
 from .errors import BadInput, InfraError, InfraKind, ProviderFailure
@@ -216,7 +215,7 @@ def _config_manifest(name: str, spec: ModelSpec, profile: AgentProfile, contract
                      sampling: Sampling, feedback: FeedbackMode) -> ConfigManifest:
     return ConfigManifest(
         name=name, model=spec.name, api_base=spec.api_base, api_key_env=spec.api_key_env, sampling=sampling,
-        agent_profile=profile.name, agent_hash=profile.content_hash, aider_version=profile.aider_version,
+        agent_profile=profile.name, agent_hash=profile.content_hash, aider_version=profile.agent_version,
         edit_format=profile.edit_format, contract=contract.name, contract_hash=contract.content_hash,
         contract_texts_file=contract.texts_file, contract_texts_sha256=contract.texts_sha256,
         feedback=feedback, feedback_hash=feedback_hash(contract) if feedback == "simulated" else None,
@@ -305,7 +304,7 @@ def make_plan(config: RunConfig) -> RunPlan:
     if other is not None:
         raise BadInput(f"task {other.slug} is an {other.kind} task; `harness predict eval` evaluates those")
     profile = load_profile(config.agent)
-    checkout = checkout_path(config.aider_checkout)
+    checkout = config.aider_checkout
     if config.kind == "tests":
         default_contract = TESTS_FILL_CONTRACT if config.tests.fill else TESTS_CONTRACT
     else:
@@ -367,7 +366,7 @@ def _resume_plan(config: RunConfig, find_suite) -> RunPlan:
             raise BadInput(f"task {task.slug} changed since run {m.run_id} started; its results would mix two versions")
     first = m.configs[0]
     # The run folder keeps the exact profile and contracts it ran with.
-    profile = folder.read_record(PROFILE_FILE, AgentProfile)
+    profile = read_profile(folder.root / PROFILE_FILE)
     contract = folder.read_record(CONTRACT_FILE, PromptContract)
     configs: list[PlannedConfig] = []
     for cfg in m.configs:
@@ -487,7 +486,7 @@ def _simulator(model: ModelSpec, plan: RunPlan) -> Callable:
                  backoff_s=min(2.0, timeouts.provider_retry_s / 7))
 
 
-def run_trial(spec: TrialSpec, trial_dir: Path, sessions: SessionPool, pool: DriverPool,
+def run_trial(spec: TrialSpec, trial_dir: Path, sessions: SessionPool, agents: AgentHost,
               cancel: threading.Event | None = None, resume: ResumePoint | None = None) -> TrialResult:
     """One task, one trial, all rounds, or with `resume` the rounds after those it keeps.
     Writes `trial_dir` (emptied first, but for the kept rounds) and returns the result it
@@ -506,7 +505,7 @@ def run_trial(spec: TrialSpec, trial_dir: Path, sessions: SessionPool, pool: Dri
     failure: InfraFailure | None = None
     workspace = Path(tempfile.mkdtemp(prefix=f"harness-ws-{task.slug}-"))
     sandboxing: SessionLease | None = None
-    agent = AiderAgent(pool)
+    agent = agents.agent()
     label = f"{spec.run_id} {spec.config} {task.slug} trial-{spec.trial}"
 
     def stopping() -> None:
@@ -616,7 +615,7 @@ class TrialJob:
     kept: dict[str, bytes]
     profile: AgentProfile
     builtin: ModelSpec | None         # gold or mutant: the slot's own host serves it
-    drivers_log: Path                 # the Aider drivers' own log, for a host in the driver
+    drivers_log: Path                 # the agent's own processes' log (Aider's drivers), for a host in the driver
     limiter: Any = None               # the provider's rate limit, shared by every slot
     limiter_name: str | None = None
 
@@ -629,16 +628,8 @@ class ShippedTrial:
     result: TrialResult
 
 
-def _aider_ready(host: Host, version: str) -> None:
-    ensure_aider_env(version)
-
-
-def _drivers(job: TrialJob, host: Host) -> DriverPool:
-    # Importing Aider takes seconds: started now, the drivers' imports overlap the first
-    # trials' set-up.
-    pool = DriverPool(job.profile, job.drivers_log if host.in_driver else None, limiter=job.limiter)
-    pool.prewarm()
-    return pool
+def _agent_ready(host: Host, profile: AgentProfile) -> None:
+    prepare(profile)
 
 
 def _builtin_base(host: Host, job: TrialJob) -> str:
@@ -657,23 +648,24 @@ def _builtin_base(host: Host, job: TrialJob) -> str:
 
 
 def run_job(job: TrialJob, slot: Slot) -> TrialResult | ShippedTrial:
-    """A trial in a slot, with its host's sessions, Aider drivers and gold server. A host
-    in the driver writes the trial's folder; one elsewhere writes a folder of its own and
-    sends its files back."""
+    """A trial in a slot, with its host's sessions, agents (Aider's warm drivers) and gold
+    server. A host in the driver writes the trial's folder; one elsewhere writes a folder of
+    its own and sends its files back."""
     host = slot.host
-    drivers = host.keep(("aider", job.profile.content_hash, job.limiter_name), lambda: _drivers(job, host),
-                        stop=DriverPool.kill_all)
+    agents = host.keep(("agent", job.profile.content_hash, job.limiter_name),
+                       lambda: agent_host(job.profile, job.drivers_log if host.in_driver else None, job.limiter),
+                       stop=lambda agents: agents.kill_all())  # the agent's own (AgentHost.kill_all is the base's)
     spec = job.spec
     if job.builtin is not None:
         spec = replace(spec, api_base=_builtin_base(host, job))
     if host.in_driver:
-        return run_trial(spec, job.trial_dir, host.sessions, drivers, host.cancel, job.resume)
+        return run_trial(spec, job.trial_dir, host.sessions, agents, host.cancel, job.resume)
     with tempfile.TemporaryDirectory(prefix="harness-trial-") as tmp:
         trial_dir, resume = Path(tmp) / "trial", job.resume
         if resume is not None:
             RunFolder.write_files(trial_dir, job.kept)
             resume = replace(resume, workspace=trial_dir / resume.workspace.relative_to(job.trial_dir))
-        result = run_trial(spec, trial_dir, host.sessions, drivers, host.cancel, resume)
+        result = run_trial(spec, trial_dir, host.sessions, agents, host.cancel, resume)
         return ShippedTrial(read_files(trial_dir), result)
 
 
@@ -846,9 +838,9 @@ def _run_trials(config: RunConfig, plan: RunPlan, folder: RunFolder, keys: list,
     lock = None
     try:
         if todo:
-            # The Aider environment on every host now (once per version), before any folder exists.
-            _step(progress, "getting Aider ready")
-            executor.each_host(_aider_ready, plan.profile.aider_version)
+            # The agent's environment on every host now (Aider's, once per version), before any folder exists.
+            _step(progress, f"getting the {plan.profile.agent} agent ready")
+            executor.each_host(_agent_ready, plan.profile)
         if plan.resume:
             manifest = folder.read_manifest()
         else:

@@ -18,7 +18,7 @@ import json
 from pathlib import Path
 
 from harness.contract import load_contract
-from harness.editformat import render_whole
+from harness.agents.editformat import render_whole
 from harness.suite import load_suite
 from harness.training_files import ChatMessage, SftRow, write_jsonl
 

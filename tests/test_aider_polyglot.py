@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.aider_checkout import read_prompts
+from harness.agents.aider.checkout import read_prompts
 from harness.contract import AIDER_TIMEOUT_TEXT, load_contract
 from harness.errors import BadInput
-from harness.editformat import render_whole as whole_answer
+from harness.agents.editformat import render_whole as whole_answer
 from harness.records import ModelCall, RoundTrajectory, RunManifest, Status, TestReport, TrialOutcome, TrialResult
 from harness.runner import RunConfig, run
 from harness.task import load_task

@@ -18,7 +18,7 @@ import pytest
 from harness.curriculum import BuildConfig, FailureKind, SynthConfig, build_from_runs, synthesize
 from harness.curriculum.candidates import report_hash
 from harness.curriculum.records import RepairRecord
-from harness.editformat import render_whole as whole_answer
+from harness.agents.editformat import render_whole as whole_answer
 from harness.gold import ChatServer
 from harness.records import Sampling, Status, TestCaseResult, TrialResult
 from harness.runner import RunConfig, run

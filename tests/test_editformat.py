@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.agents.aider import driver_env
-from harness.agents.env import ensure_aider_env
-from harness.editformat import choose_fence, parse_whole, render_whole
+from harness.agents.aider.drivers import driver_env
+from harness.agents.aider.env import ensure_aider_env
+from harness.agents.editformat import choose_fence, parse_whole, render_whole
 
 CHAT = ["phone_number.h", "phone_number.cpp"]
 TWO = {"phone_number.h": "#pragma once\n", "phone_number.cpp": "#include \"phone_number.h\"\n"}

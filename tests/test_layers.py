@@ -13,12 +13,12 @@ ROOT = Path(__file__).resolve().parent.parent / "harness"
 # Floor by longest matching prefix, bottom first. On the floors marked apart, each prefix is a
 # wing that does not import another wing of its floor; below them, modules share their floor.
 FLOORS: tuple[tuple[bool, tuple[str, ...]], ...] = (
-    (False, ("records", "errors", "fs", "store", "hashing", "paths", "file_names", "adapter_card",
+    (False, ("records", "errors", "fs", "store", "hashing", "paths", "file_names", "adapter_card", "llm",
              "hold_out", "training_files", "languages", "languages.base", "languages.mutation",
              "languages.cpp.layout", "languages.cpp.files", "languages.cpp.lexer", "languages.cpp.catch2",
              "languages.cpp.catch_pch", "languages.cpp.mutants", "languages.cpp.screen")),
     (False, ("stats", "bar", "outcomes", "result_facts", "accounting")),
-    (False, ("sandbox", "suite", "task", "contract", "editformat", "aider_checkout")),
+    (False, ("sandbox", "suite", "task", "contract", "agents.editformat", "agents.aider.checkout")),
     (False, ("executor",)),
     (False, ("agents", "languages.registry", "languages.language", "languages.cpp.language",
              "languages.cpp.policy", "languages.cpp.verdict_channel", "languages.cpp.compared_types", "testrun",

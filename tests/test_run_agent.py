@@ -11,9 +11,12 @@ import time
 
 import pytest
 
-from harness.agents.aider import AgentChat, AiderAgent, DriverPool, load_profile
+from harness.agents.aider.agent import AiderAgent
+from harness.agents.aider.drivers import DriverPool
+from harness.agents.base import AgentChat
+from harness.agents.registry import load_profile
 from harness.errors import InfraError, InfraKind
-from harness.editformat import render_whole as whole_answer
+from harness.agents.editformat import render_whole as whole_answer
 from harness.task import load_task
 
 from .conftest import GOLDEN

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.editformat import render_whole as whole_answer
+from harness.agents.editformat import render_whole as whole_answer
 from harness.outcomes import load
 from harness.records import RoundTrajectory, Sampling, Status, TestReport, TrialOutcome
 from harness.runner import RunConfig, run

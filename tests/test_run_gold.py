@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.agents.aider import load_profile
+from harness.agents.registry import load_profile
 from harness.contract import load_contract
 from harness.records import TestMain, TrialOutcome
 from harness.executor.local import NAME as EXECUTOR

@@ -9,10 +9,10 @@ import socket
 
 import pytest
 
-from harness.agents.aider import load_profile
+from harness.agents.registry import load_profile
 from harness.contract import load_contract, render_test_output
 from harness.errors import BadInput
-from harness.editformat import render_diff as diff_answer, render_whole as whole_answer
+from harness.agents.editformat import render_diff as diff_answer, render_whole as whole_answer
 from harness.fs import atomic_write
 from harness.gold import ChatServer, GoldModel, reference_answer
 from harness.models import PLACEHOLDER_KEY, check_keys, config_name, parse_model
@@ -120,6 +120,28 @@ def test_bad_profiles_are_bad_input(tmp_path):
     bad.write_text('name = "bad"\nedit_format = "udiff-simple"\n')
     with pytest.raises(BadInput, match="not a valid agent profile"):
         load_profile(str(bad))
+
+
+def test_a_profile_is_read_by_the_agent_it_names(tmp_path):
+    from harness.agents.aider.profile import AiderProfile
+    from harness.agents.direct import DirectProfile
+
+    assert isinstance(load_profile("direct"), DirectProfile) and load_profile("direct").agent_version == "none"
+    unnamed = tmp_path / "unnamed.toml"  # written before there was a second agent: Aider's
+    unnamed.write_text('name = "unnamed"\nedit_format = "diff"\n')
+    assert isinstance(load_profile(str(unnamed)), AiderProfile)
+    other = tmp_path / "other.toml"
+    other.write_text('name = "other"\nagent = "nope"\n')
+    with pytest.raises(BadInput, match="unknown agent 'nope'; choose one of aider, direct"):
+        load_profile(str(other))
+    diff = tmp_path / "direct-diff.toml"
+    diff.write_text('name = "direct-diff"\nagent = "direct"\nedit_format = "diff"\n')
+    with pytest.raises(BadInput, match="not a valid agent profile: edit_format"):
+        load_profile(str(diff))
+    aider_only = tmp_path / "direct-coder.toml"
+    aider_only.write_text('name = "direct-coder"\nagent = "direct"\n[coder]\nauto_lint = true\n')
+    with pytest.raises(BadInput, match="coder"):
+        load_profile(str(aider_only))
 
 
 # --- models ------------------------------------------------------------------------------
@@ -290,7 +312,7 @@ def test_run_ids_are_unique_and_runs_are_not_overwritten(tmp_path):
 
 @pytest.mark.slow
 def test_an_aider_version_that_cannot_be_installed_is_an_infra_error(tmp_path, monkeypatch):
-    from harness.agents.env import env_root, ensure_aider_env, installed_python
+    from harness.agents.aider.env import env_root, ensure_aider_env, installed_python
     from harness.errors import InfraError, InfraKind
 
     monkeypatch.setenv("HARNESS_CACHE_DIR", str(tmp_path))

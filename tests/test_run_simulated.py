@@ -21,7 +21,7 @@ import json
 
 import pytest
 
-from harness.editformat import render_whole as whole_answer
+from harness.agents.editformat import render_whole as whole_answer
 from harness.outcomes import load
 from harness.predict.prompt import SYSTEM
 from harness.records import RoundTrajectory, TrialOutcome

@@ -15,7 +15,7 @@ import json
 
 import pytest
 
-from harness.editformat import render_whole
+from harness.agents.editformat import render_whole
 from harness.outcomes import load, load_pair
 from harness.records import TestWritingSettings, TrialOutcome
 from harness.report import ReportOptions, build_comparison, build_report

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.editformat import render_whole
+from harness.agents.editformat import render_whole
 from harness.errors import BadInput
 from harness.train.config import RuntimeSettings, TrainConfig, load_config, parse_assignment, use_bf16
 from harness.training_files import GrpoRow

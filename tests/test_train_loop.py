@@ -19,7 +19,7 @@ import httpx
 import pytest
 
 from harness.adapter_card import load_card, verify_card
-from harness.editformat import parse_whole
+from harness.agents.editformat import parse_whole
 from harness.hashing import sha256_bytes
 
 from .train_support import (HARNESS, ask, free_port, grpo_toy_args, harness, private_state, sft_toy, steps_of,

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.editformat import render_whole
+from harness.agents.editformat import render_whole
 from harness.errors import BadInput
 from harness.predict.items import GRPO_FILE, PredictGrpoRow
 from harness.predict.prompt import prompt_messages

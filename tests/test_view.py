@@ -16,7 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from harness.editformat import render_whole as whole_answer
+from harness.agents.editformat import render_whole as whole_answer
 from harness.records import RoundTrajectory, Sampling, TestReport
 from harness.runner import RunConfig, run
 from harness.task import load_task

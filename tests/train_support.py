@@ -17,7 +17,7 @@ import sys
 from contextlib import contextmanager
 from pathlib import Path
 
-from harness.editformat import render_whole
+from harness.agents.editformat import render_whole
 from harness.task import load_task
 from harness.training_files import ChatMessage, GrpoRow, SftRow, write_jsonl
 

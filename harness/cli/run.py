@@ -222,8 +222,8 @@ def run_cmd(
                                                         "limit, one pace for every worker and node (gold has none)"),
     as_json: bool = typer.Option(False, "--json", help="print the run summary as JSON"),
 ):
-    """Evaluate models on a suite: Aider answers each task, the tests run in the sandbox, a
-    failed round gets the test output back; each task once per trial."""
+    """Evaluate models on a suite: the agent (Aider by default) answers each task, the tests
+    run in the sandbox, a failed round gets the test output back; each task once per trial."""
     from ..runner import run
 
     # Only the options given go into the config, its own defaults stand for the rest: a

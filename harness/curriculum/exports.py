@@ -22,7 +22,7 @@ from typing import Sequence
 import tomli_w
 
 from ..contract import PromptContract
-from ..editformat import render_whole
+from ..agents.editformat import render_whole
 from ..errors import BadInput
 from ..fs import read_files, written_folder
 from ..hashing import hash_files

@@ -93,7 +93,7 @@ def _resolved(ref: str) -> str:
 def prepare(config: LoopConfig) -> LoopConfig:
     """Check everything that can be checked before any work, and pin local paths."""
     from ..adapter_card import find_card
-    from ..agents.aider import load_profile
+    from ..agents.registry import load_profile
     from ..contract import load_contract
     from ..hold_out import HoldOut
     from ..suite import find_suite

@@ -30,7 +30,7 @@ from typing import Literal
 from pydantic import Field
 
 from ..contract import PromptContract, run_contract
-from ..editformat import render_whole
+from ..agents.editformat import render_whole
 from ..errors import BadInput
 from ..fs import written_folder
 from ..hashing import hash_files

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Protocol, Sequence
 
-from ..editformat import choose_fence, parse_whole
+from ..agents.editformat import choose_fence, parse_whole
 from ..executor.base import UnitFailure
 from ..errors import BadInput
 from ..predict.score import score

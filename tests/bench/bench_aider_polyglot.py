@@ -53,8 +53,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from harness.aider_checkout import read_prompts  # noqa: E402
-from harness.editformat import render_whole as whole_answer  # noqa: E402
+from harness.agents.aider.checkout import read_prompts  # noqa: E402
+from harness.agents.editformat import render_whole as whole_answer  # noqa: E402
 from harness.gold import ChatServer  # noqa: E402
 from harness.task import load_task  # noqa: E402
 from tests.scripted_model import is_preflight  # noqa: E402

@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 from harness.curriculum import BuildConfig, SynthConfig, build_from_runs, synthesize  # noqa: E402
 from harness.curriculum.candidates import screening_order  # noqa: E402
 from harness.curriculum.records import DropReason  # noqa: E402
-from harness.editformat import render_whole as whole_answer  # noqa: E402
+from harness.agents.editformat import render_whole as whole_answer  # noqa: E402
 from harness.gold import ChatServer  # noqa: E402
 from harness.runner import RunConfig, run  # noqa: E402
 from harness.suite import find_suite  # noqa: E402

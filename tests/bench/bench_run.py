@@ -84,7 +84,10 @@ def describe(values: list[float]) -> dict[str, float]:
 
 def time_steps() -> dict[str, list[float]]:
     """Wrap the steps of a trial with timers (this process only); returns where they land."""
-    import harness.agents.aider as agent
+    try:
+        import harness.agents.aider.agent as agent
+    except ImportError:  # a harness from before agents/aider/
+        import harness.agents.aider as agent  # type: ignore[no-redef]
     import harness.runner as runner
     import harness.sandbox.docker as docker
     import harness.sandbox.pool as pool

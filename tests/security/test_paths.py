@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.editformat import parse_whole, render_whole
+from harness.agents.editformat import parse_whole, render_whole
 from harness.errors import BadInput
 from harness.sandbox.base import Sandbox, SandboxSession
 from harness.store import RunFolder

@@ -215,7 +215,7 @@ def test_curriculum_validation_takes_a_forged_reference_run_for_a_failing_one(se
 
 
 def test_the_grpo_repair_reward_of_a_forger_is_no_more_than_its_honest_twins():
-    from harness.editformat import render_whole
+    from harness.agents.editformat import render_whole
     from harness.train.config import RuntimeSettings
     from harness.train.rewards import RepairJudge, SandboxVerifier
 
@@ -263,7 +263,7 @@ def test_a_written_suite_that_embeds_the_sources_with_the_assembler_is_forged_an
                                                                                                   monkeypatch):
     import types
 
-    from harness.editformat import render_whole
+    from harness.agents.editformat import render_whole
     from harness.records import TestWritingSettings
     from harness.testwriting import score as scoring
     from harness.testwriting.score import TargetPool, score_with_report

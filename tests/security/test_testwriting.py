@@ -10,7 +10,7 @@ import types
 
 import pytest
 
-from harness.editformat import render_whole
+from harness.agents.editformat import render_whole
 from harness.records import TestWritingSettings
 from harness.task import load_task
 from harness.testwriting import score as scoring

@@ -17,9 +17,9 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from ..errors import InfraError, InfraKind
-from ..fs import atomic_write
-from ..paths import cache_dir
+from ...errors import InfraError, InfraKind
+from ...fs import atomic_write
+from ...paths import cache_dir
 
 DEFAULT_AIDER_VERSION = "0.86.2"
 _MARKER = "ready.json"

@@ -11,8 +11,8 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from .errors import BadInput
-from .hashing import sha256_bytes
+from ...errors import BadInput
+from ...hashing import sha256_bytes
 
 CHECKOUT_ENV = "HARNESS_AIDER_CHECKOUT"
 PROMPTS_FILE = Path("benchmark") / "prompts.py"

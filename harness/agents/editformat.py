@@ -13,8 +13,8 @@ from typing import Iterable, Mapping
 
 from pydantic import BaseModel, ConfigDict
 
-from .languages.cpp.files import is_cpp_file
-from .file_names import Allowed, describe, refusal
+from ..languages.cpp.files import is_cpp_file
+from ..file_names import Allowed, describe, refusal
 
 
 # Aider's fences in the order it tries them; it uses the first that no line of the chat

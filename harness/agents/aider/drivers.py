@@ -1,12 +1,10 @@
-"""The Aider agent as the harness sees it: an agent profile (which Aider, which edit format,
-model settings, timeouts), a pool of warm driver processes running in Aider's own
-environment, and `AiderAgent`, one chat per task-trial: start, send a message per round,
-close.
+"""Aider's driver processes as the harness sees them: a pool of warm processes for one
+profile, running `driver.py` in Aider's own environment, and each process's end of the
+JSON-lines protocol, every wait with a timeout.
 
-The harness never imports aider. It speaks JSON lines with `aider_driver.py`, run by the
-Aider environment's Python. One driver process imports Aider; the others are forked from
-it, and each serves one session after another, each in a forked child, so a trial pays for
-a fork, not for an import."""
+One driver process imports Aider; the others are forked from it, and each serves one
+session after another, each in a forked child, so a trial pays for a fork, not for an
+import."""
 
 from __future__ import annotations
 
@@ -19,100 +17,11 @@ import subprocess
 import tempfile
 import threading
 from pathlib import Path
-from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
-
-from ..errors import InfraError, InfraKind
-from ..hashing import sha256_json
-from ..paths import load_bundled_toml, package_file
-from ..records import AgentCounters, ChatState, ModelCall, ProviderError, Sampling
-from .env import DEFAULT_AIDER_VERSION, ensure_aider_env
-
-DEFAULT_PROFILE = "aider-whole"
-
-
-class ProfileModelSettings(BaseModel):
-    """Metadata for models litellm does not know (local servers, `gold`): without a context
-    window Aider would summarize the chat after 1k tokens. Hosted models keep litellm's."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    # False leaves unknown models with Aider's defaults, as Aider's benchmark does.
-    for_unknown_models: bool = True
-
-    context_window: int = Field(32768, gt=0)
-    max_output_tokens: int = Field(4096, gt=0)
-    input_cost_per_token: float = Field(0.0, ge=0)
-    output_cost_per_token: float = Field(0.0, ge=0)
-    extra_params: dict[str, Any] = Field(default_factory=dict)  # passed to every completion call
-
-
-class ProfileTimeouts(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    request_s: float = Field(600.0, gt=0, description="one model request")
-    provider_retry_s: float = Field(60.0, ge=0, description="Aider's backoff budget for provider errors")
-    round_s: float = Field(1800.0, gt=0, description="one round of the agent, all its requests")
-    start_s: float = Field(300.0, gt=0, description="a driver process importing Aider")
-
-
-class ProfileCoder(BaseModel):
-    """Coder settings that differ between profiles; the rest is as Aider's benchmark has it."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    auto_lint: bool = Field(False, description="lint every edited file with Aider's linter and send its complaints back")
-
-
-class ProfileTests(BaseModel):
-    """How a trial's tests run, where a profile reproduces another harness's way."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    time_limit_s: float | None = Field(None, gt=0, description="one limit for configure, build and tests "
-                                                                "together; none: the sandbox's build and run limits")
-
-
-class AgentProfile(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    schema_version: Literal[1] = 1
-    name: str
-    description: str = ""
-    agent: Literal["aider"] = "aider"
-    aider_version: str = DEFAULT_AIDER_VERSION
-    edit_format: Literal["whole", "diff"] = "whole"
-    contract: str | None = None  # the prompt contract a run uses when --contract is not given
-    coder: ProfileCoder = Field(default_factory=ProfileCoder)
-    model: ProfileModelSettings = Field(default_factory=ProfileModelSettings)
-    timeouts: ProfileTimeouts = Field(default_factory=ProfileTimeouts)
-    tests: ProfileTests = Field(default_factory=ProfileTests)
-
-    @property
-    def content_hash(self) -> str:
-        """Everything that can change a result; the description cannot. Settings added
-        after the first profiles count only when they differ from their defaults, so an
-        unchanged profile keeps the hash its earlier runs recorded."""
-        data = self.model_dump(mode="json", exclude={"description"})
-        for key, default in _LATER_SETTINGS.items():
-            if data[key] == default:
-                del data[key]
-        if data["model"]["for_unknown_models"]:
-            del data["model"]["for_unknown_models"]
-        return sha256_json(data)
-
-
-_LATER_SETTINGS = {"contract": None, "coder": ProfileCoder().model_dump(mode="json"),
-                   "tests": ProfileTests().model_dump(mode="json")}
-
-
-def load_profile(name_or_path: str) -> AgentProfile:
-    """A bundled profile by name (`agents/<name>.toml`) or a profile file by path."""
-    return load_bundled_toml("agents", name_or_path, AgentProfile, "agent profile")
-
-
-# --- driver processes ------------------------------------------------------------------
+from ...errors import InfraError, InfraKind
+from ...paths import package_file
+from .env import ensure_aider_env
+from .profile import AiderProfile
 
 
 def driver_env() -> dict[str, str]:
@@ -216,7 +125,7 @@ class DriverProcess(_Driver):
     def __init__(self, python: Path, log_path: Path | None = None):
         log = open(log_path, "ab") if log_path else subprocess.DEVNULL
         self.proc = subprocess.Popen(
-            [str(python), "-I", str(package_file("agents", "aider_driver.py"))],
+            [str(python), "-I", str(package_file("agents", "aider", "driver.py"))],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
             env=driver_env(), cwd="/", start_new_session=True,  # Ctrl-C is the harness's to handle
         )
@@ -275,7 +184,7 @@ class DriverPool:
     `limiter` (anything with `wait()`), every model request of its sessions waits for it
     first."""
 
-    def __init__(self, profile: AgentProfile, log_path: Path | None = None, limiter=None):
+    def __init__(self, profile: AiderProfile, log_path: Path | None = None, limiter=None):
         self.profile = profile
         self.log_path = log_path
         self.limiter = limiter
@@ -368,117 +277,3 @@ class DriverPool:
     def close(self) -> None:
         for driver in self._take_all():
             driver.close()
-
-
-# --- one chat per task-trial -------------------------------------------------------------
-
-
-class AgentRound(BaseModel):
-    """One round as the driver reports it."""
-
-    sent_at: str
-    response: str | None = None
-    edited_files: list[str] = Field(default_factory=list)
-    calls: list[ModelCall] = Field(default_factory=list)
-    counters: AgentCounters = Field(default_factory=AgentCounters)
-    model_seconds: float = 0.0
-    agent_seconds: float = 0.0
-    provider_error: ProviderError | None = None
-    notes: list[str] = Field(default_factory=list)
-    chat: ChatState | None = None   # the conversation after the round
-
-
-class AgentChat(BaseModel):
-    """What a chat needs: the workspace and its files, and the model endpoint."""
-
-    workspace: Path
-    files: list[str]            # the files the model edits (a repair task's solution files)
-    # Files the model sees in the chat and may not edit (a test-writing task's solution).
-    read_only: list[str] = Field(default_factory=list)
-    ignore: list[str] = Field(default_factory=list)  # every other file: never offered to the chat
-    model: str                  # the litellm model string
-    api_base: str | None = None
-    api_key: str | None = None
-    sampling: Sampling = Field(default_factory=Sampling)
-    system_text: str = ""
-    log_file: Path | None = None
-    chat_file: Path | None = None
-    history: ChatState | None = None   # a conversation to continue (a resumed trial's earlier rounds)
-
-
-class AiderAgent:
-    def __init__(self, pool: DriverPool):
-        self.pool = pool
-        self.profile = pool.profile
-        self._proc: _Driver | None = None
-        self._healthy = True
-        self.session_pid: int | None = None  # the forked process holding this chat's Coder
-
-    def start(self, chat: AgentChat) -> None:
-        p = self.profile
-        extra = dict(p.model.extra_params)
-        if chat.api_base:
-            extra["api_base"] = chat.api_base
-        if chat.api_key:
-            extra["api_key"] = chat.api_key
-        s = chat.sampling
-        for key in ("top_p", "max_tokens", "seed"):
-            if getattr(s, key) is not None:
-                extra[key] = getattr(s, key)
-        request = {
-            "op": "start",
-            "workspace": str(chat.workspace),
-            "files": chat.files,
-            "read_only": chat.read_only,
-            "ignore_mentions": chat.ignore,
-            "model": chat.model,
-            "edit_format": p.edit_format,
-            "extra_params": extra,
-            "temperature": s.temperature,
-            "model_info": {
-                "max_input_tokens": p.model.context_window,
-                "max_tokens": p.model.max_output_tokens,
-                "max_output_tokens": p.model.max_output_tokens,
-                "input_cost_per_token": p.model.input_cost_per_token,
-                "output_cost_per_token": p.model.output_cost_per_token,
-                "litellm_provider": chat.model.split("/", 1)[0] if "/" in chat.model else "openai",
-                "mode": "chat",
-            } if p.model.for_unknown_models else None,
-            "auto_lint": p.coder.auto_lint,
-            "request_timeout_s": p.timeouts.request_s,
-            "provider_retry_s": p.timeouts.provider_retry_s,
-            "system_text": chat.system_text,
-            "log_file": str(chat.log_file) if chat.log_file else None,
-            "chat_history_file": str(chat.chat_file) if chat.chat_file else None,
-            "history": chat.history.model_dump() if chat.history else None,
-            "paced": self.pool.limiter is not None,
-        }
-        self._proc = self.pool.acquire()
-        try:
-            self.session_pid = self._proc.request(request, p.timeouts.start_s).get("pid")
-        except InfraError:
-            self._healthy = False
-            raise
-
-    def send(self, message: str) -> AgentRound:
-        if self._proc is None:
-            raise RuntimeError("send before start")
-        try:
-            reply = self._proc.request({"op": "send", "message": message}, self.profile.timeouts.round_s)
-        except InfraError:
-            self._healthy = False
-            raise
-        return AgentRound.model_validate(reply["round"])
-
-    def close(self) -> None:
-        proc, self._proc = self._proc, None
-        if proc is None:
-            return
-        healthy = self._healthy
-        if healthy and proc.alive:
-            try:
-                proc.request({"op": "end"}, 30)
-            except InfraError:
-                healthy = False
-        self.pool.release(proc, healthy)
-

@@ -59,7 +59,8 @@ def _load_file_names():
     its path: this script never imports the harness."""
     import importlib.util
 
-    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "file_names.py")
+    harness = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    path = os.path.join(harness, "file_names.py")
     spec = importlib.util.spec_from_file_location("harness_file_names", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
