@@ -59,7 +59,7 @@ namespace phone_number {
 class phone_number {
    public:
     explicit phone_number(const std::string& text);
-    %s::anything number() const { return {}; }
+    ::%s::anything number() const { return {}; }
    private:
     std::string digits_;
 };
