@@ -102,6 +102,12 @@ class Task(BaseModel):
         solution = set(self.solution_files)
         return tuple(f for f in self.shipped_files if f not in solution)
 
+    @property
+    def written_tests(self) -> tuple[str, ...]:
+        """Test files the model wrote (a test-writing suite's), judged as the candidate's
+        own files (languages/cpp/policy.py); none in a task as shipped."""
+        return ()
+
     def may_write(self, rel: str) -> bool:
         """Whether a repair answer may write `rel`: a solution file, or a file of its own
         that the task does not ship, outside the exercise's metadata and not a build file.

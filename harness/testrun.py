@@ -16,8 +16,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Callable, Iterable, Mapping
 
-from .languages.cpp.catch2 import parse_catch2_xml
+from .languages.cpp.catch2 import CatchRun, parse_catch2_xml
 from .languages.cpp.catch_pch import precompiled_unit
+from .languages.cpp.policy import judge_build
+from .languages.cpp.verdict_channel import CHANNEL_CAP, ChannelKeys, judged, read_channel
+from .languages.cpp.mutants import count_test_cases
 from .file_names import refusal
 from .fs import read_files
 from .records import Status, TestCaseResult, TestMain, TestReport
@@ -117,6 +120,15 @@ def linked_test_main(task: Task, session: SandboxSession) -> TestMain:
     return TestMain.task
 
 
+def uses_verdict_channel(task: Task, session: SandboxSession) -> bool:
+    """Whether the task's test binary links the harness's verdict channel, which then
+    decides its runs (languages/cpp/verdict_channel.py): where it links a main made from
+    the image's own Catch2 (ours, or the toolchain's Catch2WithMain), so the channel's
+    object, compiled against that Catch2, fits it. A task that builds its own main may
+    bring another Catch2; its runs are judged by their report, as before."""
+    return session.verdict_channel is not None and linked_test_main(task, session) is not TestMain.task
+
+
 @dataclass(frozen=True)
 class BuildTree:
     """Where a session stages and builds a task: the test run's own tree (the task's slug,
@@ -145,8 +157,9 @@ def configure_steps(task: Task, session: SandboxSession, tree: BuildTree | None 
     # Debug build type Exercism's CMakeLists set means -g, and nobody steps through a test
     # run: without debug information a test unit compiles in two thirds of the time, and
     # GCC's code (so every outcome and message) is the same with or without it.
+    # The compile commands are what the screen preprocesses each unit with (languages/cpp/policy.py).
     args = ["cmake", "-S", src, "-B", build, "-DEXERCISM_RUN_ALL_TESTS=ON", "-DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=gold",
-            "-DCMAKE_CXX_FLAGS_DEBUG="]
+            "-DCMAKE_CXX_FLAGS_DEBUG=", "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON"]
     if tree.test_main:  # a probe's driver in place of any test main
         args.append(f"-DHARNESS_TEST_MAIN={tree.test_main}")
     else:
@@ -157,6 +170,8 @@ def configure_steps(task: Task, session: SandboxSession, tree: BuildTree | None 
             args.append(f"-DHARNESS_TEST_MAIN={session.test_main}")
         elif main is TestMain.catch2:
             args.append("-DEXERCISM_TEST_SUITE=ON")
+        if uses_verdict_channel(task, session):
+            args.append(f"-DCMAKE_PROJECT_INCLUDE={session.verdict_channel}")
     args += tree.cmake_args
     return [f"rm -rf {shlex.quote(build)}", shlex.join(args)]
 
@@ -291,22 +306,40 @@ def _no_target_line(task: Task, build_log: str) -> str | None:
     return None
 
 
-def _run_binary(task: Task, session: SandboxSession, timeout_s: float) -> tuple[ExecResult, "_Collected"]:
+def _run_binary(task: Task, session: SandboxSession, timeout_s: float,
+                keys: ChannelKeys | None = None) -> tuple[ExecResult, "_Collected"]:
     binary = shlex.quote(f"{session.build_root}/{task.slug}/{task.slug}")
     reporter = "harness-xml" if linked_test_main(task, session) is TestMain.harness else "xml"
     # The report is not the program's output: it gets room for every test's capped output.
-    files = (Kept(".report", 4 * session.limits.output_cap_bytes), Kept(".names", session.limits.output_cap_bytes),
-             Kept(".out", max(4096, session.limits.output_cap_bytes - 65536)))
-    run, got = capture(session, f"{binary} --list-test-names-only >.names 2>/dev/null; "
-                                f"{binary} --reporter {reporter} --out .report >.out 2>&1; code=$?",
-                       files, timeout_s)
+    files = [Kept(".report", 4 * session.limits.output_cap_bytes), Kept(".names", session.limits.output_cap_bytes),
+             Kept(".out", max(4096, session.limits.output_cap_bytes - 65536))]
+    # The names are listed after the run, on no input: by then the run has read its keys,
+    # and a listing that reads its parent's stdin finds it drained.
+    names = f"{binary} --list-test-names-only >.names 2>/dev/null </dev/null"
+    run = f"{binary} --reporter {reporter} --out .report >.out 2>&1; code=$?"
+    if keys is not None:
+        files.append(Kept(".channel", CHANNEL_CAP))
+        run = _channel_run(run)
+    ran, got = capture(session, f"{run}; {names}", files, timeout_s, stdin=keys.stdin() if keys else None)
     if got is None:
-        return run, _Collected(report_truncated=run.truncated)
-    return run, _Collected(
+        return ran, _Collected(report_truncated=ran.truncated)
+    return ran, _Collected(
         exit_code=got.exit_code, report=got.contents[0], report_truncated=got.truncated(0),
         names=[n for n in got.contents[1].decode(errors="replace").splitlines() if n.strip()],
         output=got.contents[2].decode(errors="replace"), truncated=got.truncated(2),
+        channel=got.contents[3] if keys is not None else None,
+        channel_truncated=keys is not None and got.truncated(3),
     )
+
+
+def _channel_run(run: str) -> str:
+    """`run` with the binary's fd 3 on a pipe that a reader outside it copies to .channel
+    while it runs, so that nothing the binary wrote there can be taken back. The pipe's
+    name is gone before the binary starts; the reader's end closes when every writer has,
+    and the shell waits for it (a candidate's child that keeps the pipe open runs into
+    the time limit). The exit status stays in the shell."""
+    return (f"mkfifo .channel-pipe && {{ head -c {CHANNEL_CAP} <.channel-pipe >.channel & }} && "
+            f"exec 3>.channel-pipe && rm -f .channel-pipe && {{ {run}; }}; exec 3>&-; wait")
 
 
 @dataclass
@@ -320,6 +353,8 @@ class _Collected:
     names: list[str] = field(default_factory=list)
     output: str = ""
     truncated: bool = False
+    channel: bytes | None = None  # the verdict channel's bytes, where the binary has one
+    channel_truncated: bool = False
 
 
 def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: SandboxSession, *,
@@ -365,9 +400,20 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
             **common,
         )
 
+    forgery, screen_seconds = judge_build(task, files, session)
+    if forgery:
+        # The binary never runs: what it would report is what the candidate reached for.
+        why = "forged: " + "; ".join(forgery)
+        return TestReport(status=Status.failed, built=True, build_seconds=round(build.seconds + screen_seconds, 3),
+                          message=why, transcript=None if console is None else f"{console}\n{why}\n",
+                          **common).overruled(forgery)
     run_limit = session.limits.timeout_s if time_limit_s is None else max(1.0, time_limit_s - build.seconds)
-    run, got = _run_binary(task, session, run_limit)
+    keys = ChannelKeys.fresh() if uses_verdict_channel(task, session) else None
+    run, got = _run_binary(task, session, run_limit, keys)
     parsed = parse_catch2_xml(got.report)
+    channel_forgery: list[str] = []
+    if keys is not None:
+        parsed, channel_forgery = _channel_verdict(task, parsed, keys, got, run)
     names, output, exit_code = got.names, got.output, got.exit_code
     truncated = got.report_truncated or got.truncated
 
@@ -403,11 +449,26 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
     else:
         passed = all(t.status is Status.passed for t in tests)
         report = TestReport(status=Status.passed if passed else Status.failed, tests=tests, **found)
+    report = report.overruled(channel_forgery)
     if console is not None and not report.passed:
         if not run.timed_out:
             console += exercise_paths(_console_run(task, session, run_limit), session, task.slug)
         report.transcript = console
     return report
+
+
+def declared_test_cases(task: Task) -> int:
+    """How many test cases the task's test files compile to in the harness's build."""
+    return sum(count_test_cases(task.read(f)) for f in task.test_files)
+
+
+def _channel_verdict(task: Task, xml: CatchRun, keys: ChannelKeys, got: "_Collected",
+                     run: ExecResult) -> tuple[CatchRun, list[str]]:
+    """The run as its verdict channel tells it, and why it is forged, if it is."""
+    if got.channel is None:  # nothing came back: the run timed out or its output was cut
+        return CatchRun(unreadable="the test run left no readable verdict channel"), []
+    channel = read_channel(got.channel, keys, got.channel_truncated)
+    return judged(xml, channel, got.exit_code, run.timed_out, declared_test_cases(task))
 
 
 def _catch_pch_unit(task: Task, files: Mapping[str, bytes], session: SandboxSession,

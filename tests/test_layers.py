@@ -20,7 +20,8 @@ FLOORS: tuple[tuple[bool, tuple[str, ...]], ...] = (
     (False, ("stats", "bar", "outcomes", "result_facts", "accounting")),
     (False, ("sandbox", "suite", "task", "contract", "editformat", "aider_checkout")),
     (False, ("executor",)),
-    (False, ("agents", "languages.registry", "languages.language", "languages.cpp.language", "testrun",
+    (False, ("agents", "languages.registry", "languages.language", "languages.cpp.language",
+             "languages.cpp.policy", "languages.cpp.verdict_channel", "languages.cpp.compared_types", "testrun",
              "suite_validation", "verify", "probe", "gold", "mutant_model", "task_kind", "exercism_results",
              "schemas")),     # schemas: the records on disk and Exercism's results.json
     (True, ("curriculum", "testwriting", "serve")),

@@ -30,6 +30,7 @@ class FailureKind(str, Enum):
     wrong_value = "wrong-value"
     timeout = "timeout"                          # the build or the tests ran out of time
     crash = "crash"                              # killed by a signal, or stopped before every test ran
+    forged = "forged"                            # the judge overruled it (TestReport.forgery): never run
 
 
 COMPILE_KINDS = frozenset({
@@ -103,6 +104,8 @@ def classify(report: TestReport) -> Failure:
     """The kind of failure a report shows. Call it only on a report that did not pass."""
     if report.passed:
         raise ValueError("a report that passed shows no failure")
+    if report.forged:
+        return Failure(kind=FailureKind.forged, detail=report.forgery[0] if report.forgery else "forged")
     if report.timeout:
         first = (report.message or "timed out").strip().splitlines()[0]
         return Failure(kind=FailureKind.timeout, detail=first)
@@ -134,6 +137,8 @@ def describe(report: TestReport) -> str:
         return f"compile error ({failure.kind.value}: {failure.detail})"
     if failure.kind is FailureKind.timeout:
         return "a timeout"
+    if failure.kind is FailureKind.forged:
+        return f"forged ({failure.detail})"
     names = sorted(t.name for t in report.failing())
     return f"{failure.kind.value} in {len(names)} test(s): " + ", ".join(names[:4]) + (" ..." if len(names) > 4 else "")
 

@@ -94,6 +94,10 @@ class SandboxSession(ABC):
     # The compiler launcher test builds go through (a test unit may take Catch2
     # precompiled there, harness/languages/cpp/catch_pch.py), or None for none.
     cxx_launcher: str | None = None
+    # The CMake file that links the harness's verdict channel into a test build
+    # (assets/verdict_channel.cmake, harness/languages/cpp/verdict_channel.py), or None
+    # where the backend has none: that backend's verdicts are the binary's own report.
+    verdict_channel: str | None = None
     # A shell condition, true when no process of the runner is left but the shell that
     # tests it (capture.py): a backend whose every command ends all it started says `true`.
     runner_alone: str = "true"

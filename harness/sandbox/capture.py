@@ -90,12 +90,14 @@ def leave_nothing(session: SandboxSession) -> str:
     )
 
 
-def capture(session: SandboxSession, run: str, files: Sequence[Kept], timeout_s: float) -> tuple[ExecResult, Captured | None]:
-    """Run the capture script; the exec's result, and what came back (None when the run
-    timed out or nothing readable came back)."""
+def capture(session: SandboxSession, run: str, files: Sequence[Kept], timeout_s: float,
+            stdin: bytes | None = None) -> tuple[ExecResult, Captured | None]:
+    """Run the capture script (`stdin`, when given, is the script's standard input); the
+    exec's result, and what came back (None when the run timed out or nothing readable
+    came back)."""
     cap = sum(f.keep for f in files) + 4096
     result = session.exec(["sh", "-c", capture_script(session, run, files)], role=Role.runner,
-                          timeout_s=timeout_s, cap=cap)
+                          timeout_s=timeout_s, cap=cap, stdin=stdin)
     # After a timeout the session says: a restarted container left no runner behind, a
     # local command killed before its clean-up did.
     if not result.timed_out:

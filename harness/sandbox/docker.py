@@ -84,6 +84,7 @@ class DockerSession(SandboxSession):
         self.test_main = "/opt/harness/lib/test_main.o"
         self.catch2_with_main = True  # Debian's catch2 ships it; the image's Dockerfile checks
         self.cxx_launcher = "/opt/harness/bin/harness-cxx"
+        self.verdict_channel = "/opt/harness/verdict_channel.cmake"
         self.container = None
         # The staged sources bind-mounted at /src are the builder's, the runner's to read
         # nothing of, where the harness (root) can give them to the builder's uid.

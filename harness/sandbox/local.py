@@ -43,12 +43,22 @@ def session_uid() -> int:
 
 def host_test_main() -> str:
     """The harness test main compiled with the host's compiler, once per content."""
+    return _host_object("test_main")
+
+
+def host_verdict_channel() -> str:
+    """The verdict channel (assets/verdict_channel.cpp) compiled with the host's compiler."""
+    return _host_object("verdict_channel", strip=True)
+
+
+def _host_object(name: str, strip: bool = False) -> str:
+    """assets/<name>.cpp compiled as the image's Dockerfile compiles it, once per content."""
     from ..hashing import sha256_bytes
 
-    src = package_file("sandbox", "assets", "test_main.cpp")
-    flags = ["-std=c++17", "-O1"]  # as the image's Dockerfile compiles it
-    digest = sha256_bytes(src.read_bytes() + " ".join(flags).encode())[:12]
-    obj = cache_dir() / "test-main" / f"test_main-{digest}.o"
+    src = package_file("sandbox", "assets", f"{name}.cpp")
+    flags = ["-std=c++17", "-O1"]
+    digest = sha256_bytes(src.read_bytes() + " ".join(flags).encode() + (b" strip" if strip else b""))[:12]
+    obj = cache_dir() / "test-main" / f"{name}-{digest}.o"
     with _main_lock:
         if not obj.exists():
             obj.parent.mkdir(parents=True, exist_ok=True)
@@ -56,8 +66,10 @@ def host_test_main() -> str:
                 proc = subprocess.run(
                     ["g++", *flags, "-c", str(src), "-o", str(tmp)], capture_output=True, text=True
                 )
+                if proc.returncode == 0 and strip:
+                    proc = subprocess.run(["strip", "--discard-all", str(tmp)], capture_output=True, text=True)
                 if proc.returncode != 0:
-                    raise SandboxUnavailable(f"cannot compile the test main with the host g++: {proc.stderr.strip()[:300]}")
+                    raise SandboxUnavailable(f"cannot compile {src.name} with the host g++: {proc.stderr.strip()[:300]}")
             os.chmod(obj, 0o644)
             os.chmod(obj.parent, 0o755)
     return str(obj)
@@ -159,6 +171,15 @@ class LocalSession(SandboxSession):
         shutil.copyfile(host_test_main(), main_copy)
         os.chmod(main_copy, 0o644)
         self.test_main = str(main_copy)
+        # The channel's CMake file names the object beside it, as in the image.
+        channel = self.staging / ".harness" / "lib" / "verdict_channel.o"
+        channel.parent.mkdir()
+        os.chmod(channel.parent, 0o755)
+        shutil.copyfile(host_verdict_channel(), channel)
+        shutil.copyfile(package_file("sandbox", "assets", "verdict_channel.cmake"), channel.parent.parent / "verdict_channel.cmake")
+        for f in (channel, channel.parent.parent / "verdict_channel.cmake"):
+            os.chmod(f, 0o644)
+        self.verdict_channel = str(channel.parent.parent / "verdict_channel.cmake")
         self.catch2_with_main = host_catch2_with_main()
 
     def _argv(self, argv: list[str], role: Role) -> list[str]:

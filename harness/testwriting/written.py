@@ -28,6 +28,10 @@ class WrittenSuiteTask(Task):
     def test_file(self) -> str:
         return self.test_files[0]
 
+    @property
+    def written_tests(self) -> tuple[str, ...]:
+        return (self.test_file,)
+
     def read(self, rel: str) -> bytes:
         return self.written if rel == self.test_file else super().read(rel)
 

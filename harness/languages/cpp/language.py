@@ -9,11 +9,11 @@ from typing import Mapping
 from ...records import TestReport
 from ...sandbox.base import SandboxSession
 from ...task import Task
-from ...testrun import run_tests
+from ...testrun import declared_test_cases, run_tests
 from ..language import Language
 from ..mutation import Mutant
 from .layout import LAYOUT
-from .mutants import count_test_cases, generate_mutants
+from .mutants import generate_mutants
 
 
 class Cpp(Language):
@@ -24,7 +24,7 @@ class Cpp(Language):
         return run_tests(task, workspace, session, transcript=transcript, time_limit_s=time_limit_s)
 
     def declared_test_cases(self, task: Task) -> int:
-        return sum(count_test_cases(task.read(f)) for f in task.test_files)
+        return declared_test_cases(task)
 
     def mutants(self, files: Mapping[str, bytes], *, cap: int | None = None, seed: int = 0) -> list[Mutant]:
         return generate_mutants(files, cap=cap, seed=seed)

@@ -1,11 +1,12 @@
-"""A static screen of a candidate's source files, run before they are built: it flags what
-no honest solution of an exercise needs and what a program gaming its tests would reach
-for (redefining test-framework names or `main`, including test files, pragmas that
-silence `-Werror`, reading the environment or `/proc`, code that runs before `main`,
-process control, raw file descriptors). A flag changes no verdict: flagged candidates still
-run, and the flags travel with the verdict so a trainer or a reviewer can act on them. What
-keeps a candidate from earning reward it did not is that the verifier judges values in the
-harness's own process (harness/verify.py), not anything this screen finds."""
+"""A static screen of a candidate's raw source files: it flags what no honest solution of an
+exercise needs and what a program gaming its tests would reach for (redefining
+test-framework names or `main`, including test files, pragmas that silence `-Werror`,
+reading the environment or `/proc`, code that runs before `main`, process control, raw
+file descriptors). A flag changes no verdict: it is a note for a reader of the trial or a
+trainer, not a defence (a macro or a digraph hides anything from a regex). What decides is
+elsewhere: in `harness test`, the screen of the preprocessed units and the symbol policy
+on their objects (policy.py) make a round `forged`; in the verifier, the values are judged
+in the harness's own process (harness/verify.py)."""
 
 from __future__ import annotations
 

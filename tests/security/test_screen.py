@@ -1,0 +1,241 @@
+"""`harness test` judged outside the candidate: the screen of the preprocessed units and the
+symbol policy on the candidate's objects decide (languages/cpp/policy.py). Each attack is a
+small hand-written candidate for `suites/fixed26/phone-number` that reaches for the verdict
+instead of earning it; built and run in the real sandbox, each is `forged`, never a pass.
+The honest references of every fixed26 task pass both."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness.records import Status
+from harness.task import load_task
+from harness.testrun import run_tests
+
+from ..conftest import ROOT
+
+pytestmark = [pytest.mark.slow, pytest.mark.docker]
+
+FIXED26 = ROOT / "suites" / "fixed26"
+PHONE = load_task(FIXED26 / "phone-number")
+# A solution that answers nothing right: every test fails unless the verdict is forged.
+GARBAGE_CPP = b"""#include "phone_number.h"
+
+namespace phone_number {
+phone_number::phone_number(const std::string&) {}
+std::string phone_number::number() const { return "0"; }
+}  // namespace phone_number
+"""
+HEADER = b"""#pragma once
+#include <string>
+%s
+namespace phone_number {
+class phone_number {
+   public:
+    explicit phone_number(const std::string& text);
+    std::string number() const;
+};
+}  // namespace phone_number
+"""
+NO_OP_ASSERTIONS = b"""#undef REQUIRE
+#undef CHECK
+#undef REQUIRE_THROWS_AS
+#define REQUIRE(...) (void)0
+#define CHECK(...) (void)0
+#define REQUIRE_THROWS_AS(...) (void)0
+"""
+
+
+def header(extra: bytes) -> bytes:
+    return HEADER % extra
+
+
+ATTACKS = {
+    # Issue 28's: the header includes Catch2 itself and turns the assertions into nothing.
+    "header-includes-catch": {
+        "phone_number.h": header(b"#include <catch2/catch.hpp>\n" + NO_OP_ASSERTIONS),
+        "phone_number.cpp": GARBAGE_CPP,
+    },
+    # The same, with the include built by a macro and the directives spelled with digraphs
+    # and line splices: a screen of the raw text sees no `#include <catch...>` or `#define REQUIRE`.
+    "macro-built-include": {
+        "phone_number.h": header(b"#define STR(x) <x>\n#define PATH(a, b) STR(a/b.hpp)\n"
+                                 b"%:include PATH(catch2,catch)\n%:undef REQ\\\nUIRE\n"
+                                 b"%:def\\\nine REQ\\\nUIRE(...) (void)0\n"
+                                 b"%:undef REQUIRE_THROWS_AS\n%:define REQUIRE_THROWS_AS(...) (void)0\n"),
+        "phone_number.cpp": GARBAGE_CPP,
+    },
+    # The framework's macros redefined before Catch2 is read, without including it.
+    "disable-catch-before-it-is-read": {
+        "phone_number.h": header(b"#define CATCH_CONFIG_DISABLE\n"),
+        "phone_number.cpp": GARBAGE_CPP,
+    },
+    # A definition inside the framework's namespace: Catch2's result handler replaced by a
+    # more specialised overload would be one; any declaration there is refused.
+    "namespace-catch": {
+        "phone_number.h": header(b"namespace Catch { inline int harness_was_here() { return 1; } }\n"),
+        "phone_number.cpp": GARBAGE_CPP,
+    },
+    # The C library's write() interposed: every byte the reporter writes passes through it.
+    "extern-c-write": {
+        "phone_number.h": header(b""),
+        "phone_number.cpp": GARBAGE_CPP + b"""
+#include <cstddef>
+extern "C" long write(int, const void*, std::size_t n) { return static_cast<long>(n); }
+""",
+    },
+    # _exit and atexit replaced, hidden from a raw-text screen by a macro-built name.
+    "interposed-exit": {
+        "phone_number.h": header(b""),
+        "phone_number.cpp": GARBAGE_CPP + b"""
+#define CAT(a, b) a##b
+#define LINKAGE extern "C"
+LINKAGE void CAT(_, exit)(int) { for (;;) {} }
+LINKAGE int CAT(at, exit)(void (*)()) { return 0; }
+""",
+    },
+    # A strong definition in Catch's namespace in the solution unit, with an asm label.
+    "asm-label": {
+        "phone_number.h": header(b""),
+        "phone_number.cpp": GARBAGE_CPP + b"""
+int replacement() __asm__("_ZN5Catch14isDebuggerActiveEv");
+int replacement() { return 0; }
+""",
+    },
+    # A line marker that poses the header as a system header while it redefines REQUIRE.
+    "line-marker": {
+        "phone_number.h": header(b"#pragma GCC system_header\n# 1 \"/usr/include/c++/12/string\" 1 3\n#include <catch2/catch.hpp>\n"
+                                 + NO_OP_ASSERTIONS),
+        "phone_number.cpp": GARBAGE_CPP,
+    },
+}
+
+
+@pytest.fixture(scope="module")
+def session(docker_sandbox):
+    with docker_sandbox.session("screen") as s:
+        yield s
+
+
+@pytest.mark.parametrize("name", sorted(ATTACKS))
+def test_a_candidate_that_reaches_for_the_verdict_is_forged_not_passed(session, name):
+    report = run_tests(PHONE, ATTACKS[name], session)
+    assert not report.passed, f"{name}: {report.status} {report.message}"
+    assert report.forged and report.forgery, f"{name}: not forged: {report.status} {report.message}"
+    assert report.status is Status.failed
+
+
+def test_the_honest_phone_number_passes_after_the_attacks_in_the_same_session(session):
+    report = run_tests(PHONE, PHONE.reference_files(), session)
+    assert report.passed and not report.forged, report.forgery
+
+
+def test_every_fixed26_reference_passes_the_screen_and_the_symbol_policy(docker_sandbox):
+    tasks = sorted(p for p in FIXED26.iterdir() if (p / ".meta").is_dir())
+    assert len(tasks) == 26
+    failed = {}
+    with docker_sandbox.session("screen fixed26") as s:
+        for path in tasks:
+            task = load_task(path)
+            report = run_tests(task, task.reference_files(), s)
+            if not report.passed or report.forged:
+                failed[task.slug] = (report.status, report.forgery, (report.message or "")[:300])
+    assert not failed, failed
+
+
+def test_a_forged_round_fails_the_trial_round_that_harness_run_judges(session, tmp_path):
+    from harness.task_kind import RepairKind
+
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    for rel in PHONE.shipped_files:
+        (workspace / rel).parent.mkdir(parents=True, exist_ok=True)
+        (workspace / rel).write_bytes(PHONE.read(rel))
+    for rel, data in ATTACKS["header-includes-catch"].items():
+        (workspace / rel).write_bytes(data)
+    judged = RepairKind().judge(PHONE, workspace, session, transcript=True, time_limit_s=None)
+    assert not judged.passed and judged.report.forged
+
+
+def test_curriculum_validation_takes_a_forged_reference_run_for_a_failing_one(session):
+    from harness.curriculum.candidate_validation import _Check, _Runs, _verdict
+    from harness.curriculum.records import DropReason
+
+    forged = run_tests(PHONE, ATTACKS["header-includes-catch"], session)
+    check = _Check(files=dict(ATTACKS["macro-built-include"]), expected=forged, controls=[])
+    got = _verdict(PHONE, forged, check, _Runs({}), session)
+    assert got is not None and got[0] is DropReason.reference_fails
+
+
+def test_the_grpo_repair_reward_of_a_forger_is_no_more_than_its_honest_twins():
+    from harness.editformat import render_whole
+    from harness.train.config import RuntimeSettings
+    from harness.train.rewards import RepairJudge, SandboxVerifier
+
+    judge = RepairJudge(SandboxVerifier(RuntimeSettings(sandbox="docker", verify_workers=1)))
+    twin = {"phone_number.h": header(b""), "phone_number.cpp": GARBAGE_CPP}
+    names = ["header-includes-catch", "macro-built-include", "extern-c-write", "interposed-exit"]
+    texts = [render_whole({k: v.decode() for k, v in files.items()}) for files in [twin, *(ATTACKS[n] for n in names)]]
+    try:
+        got = judge.judge(texts, [str(PHONE.path)] * len(texts))
+    finally:
+        judge.close()
+    assert all(j.reward <= got[0].reward for j in got[1:]), [(j.reward, j.status, j.reason) for j in got]
+
+
+# A written suite that copies the solution's source into its binary with the assembler and
+# compares a checksum with the reference's: it tells the reference from every broken copy
+# without testing any behaviour.
+def fnv(data: bytes) -> int:
+    h = 1469598103934665603
+    for b in data:
+        h = ((h ^ b) * 1099511628211) % (1 << 64)
+    return h
+
+
+PERFECT = load_task(FIXED26 / "perfect-numbers")
+INCBIN_SUITE = b"""#include "perfect_numbers.h"
+
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+
+__asm__(".section .rodata\\n.global copy_of_source\\ncopy_of_source:\\n"
+        ".incbin \\"/src/perfect-numbers/perfect_numbers.cpp\\"\\n.byte 0\\n.text\\n");
+extern "C" const unsigned char copy_of_source[];
+
+TEST_CASE("the solution is the reference, byte for byte") {
+    std::uint64_t h = 1469598103934665603ull;
+    for (const unsigned char* p = copy_of_source; *p; ++p) h = (h ^ *p) * 1099511628211ull;
+    REQUIRE(h == %dull);
+}
+""" % fnv(PERFECT.reference_files()["perfect_numbers.cpp"])
+
+
+def test_a_written_suite_that_embeds_the_sources_with_the_assembler_is_forged_and_earns_nothing(docker_sandbox,
+                                                                                                  monkeypatch):
+    import types
+
+    from harness.editformat import render_whole
+    from harness.records import TestWritingSettings
+    from harness.testwriting import score as scoring
+    from harness.testwriting.score import TargetPool, score_with_report
+    from harness.train.config import RuntimeSettings
+    from harness.train.rewards import TestsJudge, TestsTarget
+
+    perfect = PERFECT
+    pool = TargetPool(mutant_cap=3)
+    # The reference first, so the test unit embeds its source (make does not know that the
+    # unit reads it, and compiles the unit once for every target after it).
+    fake = types.SimpleNamespace(Random=lambda seed: types.SimpleNamespace(randrange=lambda n: 0))
+    monkeypatch.setattr(scoring, "random", fake, raising=False)
+    with docker_sandbox.session("incbin suite") as s:
+        scored, report = score_with_report(perfect, INCBIN_SUITE, s, lambda: pool.get(perfect, s))
+    assert report.forged and not scored.valid and not scored.kill_rate, (report.status, report.message)
+    judge = TestsJudge(RuntimeSettings(sandbox="docker", verify_workers=1))
+    target = TestsTarget(task_path=str(perfect.path), tests=TestWritingSettings(mutant_cap=3)).model_dump_json()
+    try:
+        got = judge.judge([render_whole({"perfect_numbers_test.cpp": INCBIN_SUITE.decode()})], [target])
+    finally:
+        judge.close()
+    assert got[0].reward <= 0 and got[0].status != "valid", (got[0].reward, got[0].status)
