@@ -297,7 +297,7 @@ def candidate(root: str, files: Mapping[str, bytes], candidate_files: Iterable[s
                    if t.text == "namespace" and toks[i + 1].kind == "ident"}
     at = lambda rel: posixpath.normpath(f"{root}/{rel}")  # noqa: E731
     return Candidate(root, frozenset(at(r) for r in candidate_files), frozenset(at(r) for r in files),
-                     frozenset(at(r) for r in tests), frozenset(names), frozenset(spaces), writes_tests)
+                     frozenset(at(r) for r in tests), frozenset(names), frozenset(spaces), writes_tests=writes_tests)
 
 
 def raw_findings(files: Mapping[str, bytes]) -> list[str]:
