@@ -14,7 +14,10 @@ from ..errors import BadInput
 from .app import app, err, handled
 from .options import EXECUTOR, RAY_ADDRESS
 
-train_app = typer.Typer(no_args_is_help=True, add_completion=False, help="Fine-tune LoRA adapters: whole-file SFT and GRPO rewarded by the verifiers.")
+train_app = typer.Typer(
+    no_args_is_help=True, add_completion=False,
+    help="Fine-tune LoRA adapters: whole-file SFT and GRPO rewarded by the verifiers.",
+)
 app.add_typer(train_app, name="train")
 
 _CONFIG = typer.Option(None, "--config", help="TOML file of settings (tables lora, sft, grpo, runtime)")
