@@ -42,6 +42,7 @@ whatever the number of tasks. Per task, Fisher's exact test with Holm's correcti
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from statistics import NormalDist
 from functools import lru_cache
@@ -456,7 +457,7 @@ class TaskPower:
                 f"{alpha / tasks:.3g} or less; {self.trials_needed} trials per configuration would be needed.")
 
 
-def task_power(n_base: np.ndarray, n_new: np.ndarray, alpha: float = ALPHA) -> TaskPower:
+def task_power(n_base: Sequence[int] | np.ndarray, n_new: Sequence[int] | np.ndarray, alpha: float = ALPHA) -> TaskPower:
     lowest = min(smallest_p(int(a), int(b)) for a, b in zip(n_base, n_new))
     tasks = len(n_base)
     return TaskPower(lowest, lowest * tasks <= alpha, trials_for_significance(tasks, alpha))

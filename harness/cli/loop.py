@@ -76,7 +76,7 @@ def loop_cmd(
     from ..loop.config import load_loop_config
     from ..loop.orchestrator import resume_loop, start_loop
 
-    given = dict(suite=suite, base=base, init_adapter=init_adapter, iterations=iterations, trials=trials,
+    given: dict[str, object] = dict(suite=suite, base=base, init_adapter=init_adapter, iterations=iterations, trials=trials,
                  tasks=comma_list(tasks), hold_out=comma_list(hold_out), bar=bar)
     given = {k: v for k, v in given.items() if v is not None}
     serve = {k: v for k, v in dict(backend=backend, port=port, device=device).items() if v is not None}

@@ -79,10 +79,10 @@ def report_cmd(
             from ..errors import BadInput
 
             raise BadInput("--lineage reports one loop's own runs; drop the other sources")
-        request = LineageRequest(loop=lineage, runs_dir=runs_dir,
-                                 options=_options(cohort, resamples, seed, round_no, interval=interval, accounting=accounting),
-                                 format=fmt, out=out)
-        _finish(lineage_report(request, console)[1])
+        lineage_request = LineageRequest(loop=lineage, runs_dir=runs_dir,
+                                         options=_options(cohort, resamples, seed, round_no, interval=interval, accounting=accounting),
+                                         format=fmt, out=out)
+        _finish(lineage_report(lineage_request, console)[1])
         return
     request = ReportRequest(sources=_sources(sources, outcomes, aider), runs_dir=runs_dir,
                             options=_options(cohort, resamples, seed, round_no, interval=interval, accounting=accounting),

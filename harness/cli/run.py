@@ -11,7 +11,7 @@ from typing import Optional
 
 import typer
 from rich.console import Console
-from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn,
+from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn,
                            TimeRemainingColumn)
 from rich.table import Table
 
@@ -35,7 +35,7 @@ class RunProgress:
         self.out = out
         self.every_s = every_s
         self.bar: Progress | None = None
-        self.task = None
+        self.task = TaskID(0)  # the bar's one task; read only while self.bar is set
         self.r1 = self.r2 = self.errors = self.tokens = 0
         self.cost = 0.0
         self.total = self.done = self.ran = 0
@@ -233,7 +233,7 @@ def run_cmd(
 
     # Only the options given go into the config, its own defaults stand for the rest: a
     # resumed run takes them from its manifest, and refuses those that change what it computes.
-    given = dict(
+    given: dict[str, object] = dict(
         suite=suite, models_file=models_file, api_base=api_base, trials=trials, rounds=rounds, feedback=feedback, workers=workers,
         agent=agent, contract=contract, aider_checkout=aider_checkout, sandbox=sandbox, runs_dir=runs_dir, run_id=run_id,
         resume=resume, retry_harness_errors=retry_harness_errors or None, tasks=comma_list(tasks),
