@@ -250,7 +250,8 @@ def _recovered(row) -> str:
 
 def _bar_verdict(paired: dict[str, list[stats.PairedDifference]], opts: ReportOptions, bar: float) -> tuple[list[str], str]:
     """The pre-registered bar of `bar` (opts.bar), stated before any number: NEW passes when
-    the lower bound of the interval of its gain over BASE (all shared tasks, the chosen round) is at least DELTA."""
+    the lower bound of the interval of its gain over BASE (all shared tasks, the chosen
+    round) is at least DELTA."""
     what = "in round 1" if opts.judged_round == 1 else "within two rounds"
     rule = (f"Pre-registered bar: NEW must gain at least {bar:g} tasks {what}: the lower bound of the "
             f"{opts.confidence:.0%} interval (for {stats.TARGETS[opts.interval]}) must be at least {bar:g}.")

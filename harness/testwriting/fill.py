@@ -205,8 +205,8 @@ def cpp_value(value: Any, type_text: str) -> str | None:
         return f"{type_text}{{}}"
     if isinstance(value, list):
         parts = [cpp_value(v, f"::harness_fill::element_t<{type_text}, {i}>") for i, v in enumerate(value)]
-        written = [p for p in parts if p is not None]
-        return None if len(written) < len(parts) else f"{type_text}{{{', '.join(written)}}}"
+        elements = [p for p in parts if p is not None]
+        return None if len(elements) < len(parts) else f"{type_text}{{{', '.join(elements)}}}"
     if isinstance(value, dict) and value.get("float") in ("inf", "-inf"):
         sign = "-" if value["float"] == "-inf" else ""
         return f"::harness_fill::number<{type_text}>({sign}std::numeric_limits<double>::infinity())"

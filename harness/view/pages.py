@@ -204,7 +204,8 @@ def grid_page(links: Links) -> str:
         cells = []
         for config in site.configs:
             n = counts.get((config, task))
-            cells.append(GridCell(config, (int(n[0]), int(n[1]), int(n[2]), int(n[3])) if n else None, by_cell.get((config, task), [])))
+            counted = (int(n[0]), int(n[1]), int(n[2]), int(n[3])) if n else None  # n1, c1, n2, c2
+            cells.append(GridCell(config, counted, by_cell.get((config, task), [])))
         rows.append((task, cells))
     errors = _errors(links, by_cell)
     return _render("grid.html", links, doc=site.report, rows=rows, kinds=kinds, total=len(site.trials),
