@@ -76,8 +76,8 @@ class InfraError(HarnessError):
         return _restore, (type(self), self.args, self.kind, self.attempts)
 
 
-def _restore(cls: type, args: tuple, kind: InfraKind, attempts: int) -> InfraError:
-    exc = Exception.__new__(cls)
+def _restore(cls: type[InfraError], args: tuple, kind: InfraKind, attempts: int) -> InfraError:
+    exc: InfraError = Exception.__new__(cls)
     exc.args, exc.kind, exc.attempts = args, kind, attempts
     return exc
 

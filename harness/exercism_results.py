@@ -15,14 +15,14 @@ from __future__ import annotations
 
 import re
 import textwrap
-from typing import Literal
+from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict
 
 from .records import Status, TestCaseResult, TestReport
 from .task import Task
 
-VERSION = 3
+VERSION: Final = 3
 OUTPUT_LIMIT = 500            # characters of a test's output
 OUTPUT_TRUNCATED = "Output was truncated. Please limit to 500 chars"
 MESSAGE_LIMIT = 65_535        # bytes of the top-level message

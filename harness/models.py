@@ -25,6 +25,7 @@ from __future__ import annotations
 import os
 import re
 import time
+from collections.abc import Set
 from pathlib import Path
 from typing import Literal
 
@@ -87,10 +88,11 @@ def split_endpoint(text: str) -> tuple[str, str | None]:
 
 def _mutant(name: str) -> ModelSpec:
     share, _, seed = name[len(MUTANT_PREFIX):].partition(":")
+    value: float | None
     try:
         value, number = float(share), int(seed or 0)
     except ValueError:
-        value = number = None
+        value = None
     if value is None or not 0 < value <= 1:
         raise BadInput(f"{name}: write mutant:SHARE[:SEED], SHARE the share of task-trials answered wrongly "
                        "(above 0, at most 1), SEED a whole number (for example mutant:0.3)")
@@ -265,7 +267,7 @@ def _first_line(text: str, limit: int = 200) -> str:
     return line if len(line) <= limit else line[:limit - 1] + "…"
 
 
-def _transport_error(exc: BaseException) -> BaseException | None:
+def _transport_error(exc: BaseException | None) -> BaseException | None:
     """The network failure under a provider error (no answer at all: a name that does not
     resolve, a refused connection), which litellm reports as a server error."""
     import httpx
@@ -319,7 +321,7 @@ def check_access(spec: ModelSpec) -> None:
     preflight(spec)
 
 
-def config_name(spec: ModelSpec, taken: set[str] = frozenset(), contract: str = "") -> str:
+def config_name(spec: ModelSpec, taken: Set[str] = frozenset(), contract: str = "") -> str:
     """A folder name for the model's configuration, unique among `taken`; a configuration
     with a prompt contract of its own has the contract's name after the model's."""
     own = spec.label or spec.name

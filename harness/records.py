@@ -3,8 +3,9 @@ a reader can refuse what it does not understand instead of misreading it."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import Enum
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -13,6 +14,27 @@ from .errors import InfraKind
 
 class Record(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+class _Passes(Protocol):
+    @property
+    def passed(self) -> bool: ...
+
+
+class _Tested(Protocol):
+    @property
+    def test_report(self) -> _Passes | None: ...
+
+
+def passes_after(rounds: Sequence[_Tested], round_no: int) -> bool:
+    """The answer a trial stands by after `round_no` of its rounds passes: the last round up
+    to then was tested and passed. Under real feedback a trial stops at its first pass, so
+    this is success within `round_no` rounds; under simulated feedback a later round can
+    break a pass. A trial's record and the facts a report reads of it (result_facts.py)
+    answer alike."""
+    last = rounds[:round_no][-1:]
+    report = last[0].test_report if last else None
+    return report is not None and report.passed
 
 
 class Status(str, Enum):
@@ -386,12 +408,7 @@ class TrialResult(Record):
     finished_at: str
 
     def passes_after(self, round_no: int) -> bool:
-        """The answer the trial stands by after `round_no` rounds passes: the last round up
-        to then was tested and passed. Under real feedback a trial stops at its first pass,
-        so this is success within `round_no` rounds; under simulated feedback a later round
-        can break a pass."""
-        last = self.rounds[:round_no][-1:]
-        return bool(last) and last[0].test_report is not None and last[0].test_report.passed
+        return passes_after(self.rounds, round_no)
 
     @property
     def done(self) -> bool:

@@ -19,7 +19,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from .errors import invalid
-from .records import AgentCounters, Status, TrialOutcome, TrialResult
+from .records import AgentCounters, Status, TrialOutcome, passes_after
 
 # Below this many files a worker process costs more to start than it saves.
 PARALLEL_FROM = 4000
@@ -66,7 +66,8 @@ class TrialFacts(_Facts):
     rounds: list[_RoundFacts] = []
     infra_error: _InfraFacts | None = None
 
-    passes_after = TrialResult.passes_after
+    def passes_after(self, round_no: int) -> bool:
+        return passes_after(self.rounds, round_no)
 
 
 def rounds_recorded(result: TrialFacts) -> int:

@@ -42,6 +42,7 @@ whatever the number of tasks. Per task, Fisher's exact test with Holm's correcti
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from statistics import NormalDist
 from functools import lru_cache
@@ -153,10 +154,10 @@ def _outcome_groups(columns: list[tuple[np.ndarray, np.ndarray, float]], target:
     """Tasks grouped by their counts in every column: (task count, per column (n, q, weight)).
     Each column's trials are redrawn at `rates`, by default redraw_rates for the target."""
     keys = np.column_stack([np.column_stack([n, c]) for n, c, _ in columns]).astype(np.int64)
-    rates = np.column_stack(rates if rates is not None else [redraw_rates(n, c, target) for n, c, _ in columns])
+    redrawn = np.column_stack(rates if rates is not None else [redraw_rates(n, c, target) for n, c, _ in columns])
     _, first, sizes = np.unique(keys, axis=0, return_index=True, return_counts=True)
     for i, size in zip(first, sizes):
-        yield int(size), [(int(keys[i, 2 * j]), float(rates[i, j]), w) for j, (_, _, w) in enumerate(columns)]
+        yield int(size), [(int(keys[i, 2 * j]), float(redrawn[i, j]), w) for j, (_, _, w) in enumerate(columns)]
 
 
 def resampled_totals(columns: list[tuple[np.ndarray, np.ndarray, float]], target: Target = "tasks",
@@ -186,10 +187,9 @@ def resampled_totals(columns: list[tuple[np.ndarray, np.ndarray, float]], target
             p = (p[:, None] * _binomial_pmf(n, q)).ravel()
         values.append(v)
         probs.append(p * size / n_tasks)
-    v, p = np.concatenate(values), np.concatenate(probs)
-    v, where = np.unique(np.round(v, 12), return_inverse=True)
-    p = np.bincount(where, weights=p, minlength=v.size)
-    return rng.multinomial(n_tasks, p / p.sum(), size=resamples) @ v
+    support, where = np.unique(np.round(np.concatenate(values), 12), return_inverse=True)
+    mass = np.bincount(where, weights=np.concatenate(probs), minlength=support.size)
+    return rng.multinomial(n_tasks, mass / mass.sum(), size=resamples) @ support
 
 
 # Lattices of up to this many points are convolved exactly; larger ones (tasks whose trial
@@ -456,7 +456,7 @@ class TaskPower:
                 f"{alpha / tasks:.3g} or less; {self.trials_needed} trials per configuration would be needed.")
 
 
-def task_power(n_base: np.ndarray, n_new: np.ndarray, alpha: float = ALPHA) -> TaskPower:
+def task_power(n_base: Sequence[int] | np.ndarray, n_new: Sequence[int] | np.ndarray, alpha: float = ALPHA) -> TaskPower:
     lowest = min(smallest_p(int(a), int(b)) for a, b in zip(n_base, n_new))
     tasks = len(n_base)
     return TaskPower(lowest, lowest * tasks <= alpha, trials_for_significance(tasks, alpha))
@@ -781,6 +781,12 @@ def clears_bar(difference: PairedDifference, delta: float) -> bool:
     return difference.interval[0] >= delta
 
 
+def _counts(frame: pd.DataFrame, i: int) -> tuple[int, int, int, int]:
+    """Row i's n1, c1, n2, c2."""
+    n1, c1, n2, c2 = (int(frame[c].iat[i]) for c in ("n1", "c1", "n2", "c2"))
+    return n1, c1, n2, c2
+
+
 @dataclass
 class TaskChange:
     task: str
@@ -815,8 +821,7 @@ def task_changes(base: pd.DataFrame, new: pd.DataFrame, round_no: int, alpha: fl
                 label += " (n.s.)"
         out.append(TaskChange(
             task=str(task),
-            base=tuple(int(base[c].iat[i]) for c in ("n1", "c1", "n2", "c2")),
-            new=tuple(int(new[c].iat[i]) for c in ("n1", "c1", "n2", "c2")),
+            base=_counts(base, i), new=_counts(new, i),
             change=float(change[i]), p_value=float(p[i]), p_holm=float(adjusted[i]), label=label,
         ))
     out.sort(key=lambda t: (t.change, t.task))

@@ -450,7 +450,7 @@ def validate_suite(
     mutant_results: dict[str, list[MutantResult]] = {t.slug: [] for t in selected}
 
     def done(unit: _Unit, got: TaskValidation | list[MutantResult]) -> None:
-        if unit.mutants:
+        if isinstance(got, list):  # a unit of mutants
             mutant_results[unit.task.slug].extend(got)
             step(f"{unit.task.slug}: {len(got)} mutants", len(got))
         else:

@@ -220,6 +220,7 @@ def load_task(path: Path | str) -> Task:
         raise BadInput(f"{config_path}: files.solution is empty")
     if kind not in get_args(TaskKind):
         raise BadInput(f"{config_path}: kind {kind!r} is not one of {', '.join(get_args(TaskKind))}")
+    language: str | None
     if named is not None:  # the code an output-prediction task asks about: its files do not say
         language = layout_named(str(named), str(config_path)).name
     elif kind == "output-prediction":

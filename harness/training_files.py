@@ -15,8 +15,9 @@ A curriculum folder holds both files and `manifest.json`, of which training read
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal
+from typing import Final, Literal
 
 from pydantic import Field, field_validator
 
@@ -24,7 +25,7 @@ from .paths import state_dir
 from .records import Record
 
 SFT_FILE, GRPO_FILE, MANIFEST_FILE = "sft.jsonl", "grpo.jsonl", "manifest.json"
-ROW_SCHEMA_VERSION = 1
+ROW_SCHEMA_VERSION: Final = 1
 
 
 class ChatMessage(Record):
@@ -69,7 +70,7 @@ def curriculum_roots() -> list[Path]:
 
 
 
-def write_jsonl(path: Path, rows: list[Record]) -> Path:
+def write_jsonl(path: Path, rows: Sequence[Record]) -> Path:
     """Rows as the files above expect them, one JSON object per line."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

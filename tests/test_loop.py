@@ -222,7 +222,7 @@ def test_a_killed_loop_resumes_where_it_stopped(world):
     try:
         # Killed right after the curriculum stage is recorded: the training stage has begun.
         _wait_for("a recorded curriculum", lambda: _lineage_has(
-            world, "crash", lambda l: len(l.iterations) > 1 and "curriculum" in l.iterations[1].done), first, log)
+            world, "crash", lambda lineage: len(lineage.iterations) > 1 and "curriculum" in lineage.iterations[1].done), first, log)
     finally:
         _kill(first)
     before = read_lineage("crash", world.runs)
@@ -238,7 +238,7 @@ def test_a_killed_loop_resumes_where_it_stopped(world):
     try:
         # Killed in the middle of the new checkpoint's evaluation, its server up.
         _wait_for("an evaluation under way", lambda: (world.runs / "crash-eval1" / "manifest.json").is_file()
-                  and _lineage_has(world, "crash", lambda l: l.server is not None and l.server.pid is not None),
+                  and _lineage_has(world, "crash", lambda lineage: lineage.server is not None and lineage.server.pid is not None),
                   second, log)
     finally:
         _kill(second)

@@ -62,7 +62,8 @@ def runs(docker_sandbox, tmp_path_factory):
                              workers=2, agent=str(fast_profile(tmp)), tests=tests, runs_dir=runs_dir, run_id="gold",
                              sandbox="docker"))
         written = run(RunConfig(kind="tests", tasks=["perfect-numbers"],
-                                models=[f"openai/writer@{model.api_base}", f"openai/writer@{model.api_base}::tests-style"], trials=1, rounds=2, workers=2,
+                                models=[f"openai/writer@{model.api_base}", f"openai/writer@{model.api_base}::tests-style"],
+                                trials=1, rounds=2, workers=2,
                                 agent=str(fast_profile(tmp)), tests=tests, runs_dir=runs_dir, run_id="writer",
                                 sandbox="docker"))
         filled = run(RunConfig(kind="tests", tasks=["perfect-numbers"], api_base=model.api_base,

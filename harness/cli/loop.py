@@ -44,14 +44,19 @@ def print_lineage(lineage) -> None:
 def loop_cmd(
     suite: Optional[str] = typer.Option(None, help="suite name or folder"),
     base: Optional[str] = typer.Option(None, help="base model: hub id or local folder"),
-    init_adapter: Optional[str] = typer.Option(None, "--init-adapter", help="start from this adapter (a card name) instead of the base model"),
+    init_adapter: Optional[str] = typer.Option(None, "--init-adapter",
+        help="start from this adapter (a card name) instead of the base model"),
     iterations: Optional[int] = typer.Option(None, help="train-and-evaluate iterations after the first evaluation"),
     trials: Optional[int] = typer.Option(None, help="trials per task in every evaluation"),
     tasks: Optional[str] = typer.Option(None, help="comma-separated task slugs to evaluate (default: the whole suite)"),
     hold_out: Optional[str] = typer.Option(None, "--hold-out", help="comma-separated suite tasks kept out of every curriculum"),
-    bar: Optional[float] = typer.Option(None, help="pre-registered minimum gain in tasks over the previous iteration, on held-in and held-out tasks separately; the loop stops when it fails twice in a row"),
-    synth: Optional[bool] = typer.Option(None, "--synth/--no-synth", help="add repair tasks made from mutants of the references in the first iteration"),
-    config: Optional[Path] = typer.Option(None, "--config", help="TOML: any option above, and tables eval, curriculum, serve, train (lora, grpo, runtime)"),
+    bar: Optional[float] = typer.Option(None,
+        help="pre-registered minimum gain in tasks over the previous iteration, on held-in and held-out tasks separately; the loop "
+             "stops when it fails twice in a row"),
+    synth: Optional[bool] = typer.Option(None, "--synth/--no-synth",
+        help="add repair tasks made from mutants of the references in the first iteration"),
+    config: Optional[Path] = typer.Option(None, "--config",
+        help="TOML: any option above, and tables eval, curriculum, serve, train (lora, grpo, runtime)"),
     backend: Optional[str] = typer.Option(None, help="serving backend for evaluations: vllm or local "
                                           f"(default: {default(ServeSettings, 'backend')})"),
     port: Optional[int] = typer.Option(None, help="port of the server each evaluation starts "
@@ -71,7 +76,7 @@ def loop_cmd(
     from ..loop.config import load_loop_config
     from ..loop.orchestrator import resume_loop, start_loop
 
-    given = dict(suite=suite, base=base, init_adapter=init_adapter, iterations=iterations, trials=trials,
+    given: dict[str, object] = dict(suite=suite, base=base, init_adapter=init_adapter, iterations=iterations, trials=trials,
                  tasks=comma_list(tasks), hold_out=comma_list(hold_out), bar=bar)
     given = {k: v for k, v in given.items() if v is not None}
     serve = {k: v for k, v in dict(backend=backend, port=port, device=device).items() if v is not None}

@@ -12,7 +12,10 @@ from ..predict.config import PredictBuildConfig, PredictEvalConfig
 from .app import app, console, err, handled
 from .options import comma_list, default, from_options
 
-predict_app = typer.Typer(no_args_is_help=True, help="Output prediction: items of (code, call) -> observed value (build), a model scored on them (eval).")
+predict_app = typer.Typer(
+    no_args_is_help=True,
+    help="Output prediction: items of (code, call) -> observed value (build), a model scored on them (eval).",
+)
 app.add_typer(predict_app, name="predict")
 
 
@@ -21,7 +24,8 @@ app.add_typer(predict_app, name="predict")
 def build_cmd(
     suite: str = typer.Option(..., help="the suite whose tasks' checks give the calls"),
     out: str = typer.Option(..., help="the set's name (a folder under the root)"),
-    from_runs: Optional[list[str]] = typer.Option(None, "--from", help="a run (id or folder) whose recorded answers are code too; repeatable"),
+    from_runs: Optional[list[str]] = typer.Option(None, "--from",
+        help="a run (id or folder) whose recorded answers are code too; repeatable"),
     runs_dir: Path = typer.Option(Path("runs"), help="where runs named by id are"),
     tasks: Optional[str] = typer.Option(None, help="comma-separated task slugs (default: all)"),
     eval_tasks: Optional[str] = typer.Option(None, "--eval-tasks", help="comma-separated tasks whose items are eval only"),
@@ -94,7 +98,8 @@ def eval_cmd(
     runs_dir: Path = typer.Option(Path("runs"), help="where the run folder is written"),
     run_id: Optional[str] = typer.Option(None, "--run-id", help="the run's id (default: the time and a random tag)"),
     retries: int = typer.Option(default(PredictEvalConfig, "retries"), help="tries of one model call before the provider counts as failed"),
-    resume: Optional[str] = typer.Option(None, help="continue RUN_ID: rerun only its trials without an outcome (model, set, split and trials are the run's)"),
+    resume: Optional[str] = typer.Option(None,
+        help="continue RUN_ID: rerun only its trials without an outcome (model, set, split and trials are the run's)"),
 ):
     """The model predicts each item's value; +1 when its answer matches the observed value
     (exact after normalisation, floats within 1e-5), -1 when wrong or not in the format. The

@@ -48,17 +48,20 @@ def _finish(path: Path | None) -> None:
 @handled
 def report_cmd(
     sources: Optional[list[str]] = typer.Argument(None, help=_SOURCES_HELP),
-    outcomes: Optional[list[Path]] = typer.Option(None, "--outcomes", help="CSV or Parquet: config, task, trial, round1, round2 [, contract, suite, agent]"),
+    outcomes: Optional[list[Path]] = typer.Option(None, "--outcomes",
+        help="CSV or Parquet: config, task, trial, round1, round2 [, contract, suite, agent]"),
     aider: Optional[list[Path]] = typer.Option(None, "--aider", help="a folder of Aider benchmark .aider.results.json files"),
     runs_dir: Path = typer.Option(Path("runs"), help="where run ids are looked up"),
     interval: str = typer.Option("tasks", "--interval", help=_INTERVAL_HELP),
     cohort: Optional[str] = typer.Option(None, help="best:K keeps, per config, the K trials that solved the most tasks in --round"),
-    round_no: Optional[int] = typer.Option(None, "--round", min=1, max=2, help="the round a --cohort is ranked by: 1, or 2 (within two rounds, the default)"),
+    round_no: Optional[int] = typer.Option(None, "--round", min=1, max=2,
+        help="the round a --cohort is ranked by: 1, or 2 (within two rounds, the default)"),
     resamples: int = typer.Option(10_000, help="bootstrap resamples"),
     seed: int = typer.Option(0, help="bootstrap seed"),
     fmt: Optional[str] = typer.Option(None, "--format", help="terminal (default), md, html, json or csv"),
     out: Optional[Path] = typer.Option(None, help="output file (default: reports/report-<time>.<format>)"),
-    lineage: Optional[str] = typer.Option(None, "--lineage", help="LOOP_ID (or its folder): per task, every checkpoint of a `harness loop` in order"),
+    lineage: Optional[str] = typer.Option(None, "--lineage",
+        help="LOOP_ID (or its folder): per task, every checkpoint of a `harness loop` in order"),
     accounting: str = typer.Option("harness", "--accounting", help=_ACCOUNTING_HELP),
 ):
     """Numbers per configuration: tasks solved, intervals, recovery, pass@k, states, health.
@@ -76,13 +79,14 @@ def report_cmd(
             from ..errors import BadInput
 
             raise BadInput("--lineage reports one loop's own runs; drop the other sources")
-        request = LineageRequest(loop=lineage, runs_dir=runs_dir,
-                                 options=_options(cohort, resamples, seed, round_no, interval=interval, accounting=accounting),
-                                 format=fmt, out=out)
-        _finish(lineage_report(request, console)[1])
+        lineage_request = LineageRequest(loop=lineage, runs_dir=runs_dir,
+                                         options=_options(cohort, resamples, seed, round_no, interval=interval, accounting=accounting),
+                                         format=fmt, out=out)
+        _finish(lineage_report(lineage_request, console)[1])
         return
     request = ReportRequest(sources=_sources(sources, outcomes, aider), runs_dir=runs_dir,
-                            options=_options(cohort, resamples, seed, round_no, interval=interval, accounting=accounting), format=fmt, out=out)
+                            options=_options(cohort, resamples, seed, round_no, interval=interval, accounting=accounting),
+                            format=fmt, out=out)
     from ..view.static import attach_pages
 
     _finish(report(request, console, attach_pages)[1])
@@ -96,9 +100,14 @@ def compare_cmd(
     from_: Optional[list[str]] = typer.Option(None, "--from", help=_SOURCES_HELP + " holding BASE and NEW by name"),
     outcomes: Optional[list[Path]] = typer.Option(None, "--outcomes", help="an outcomes file holding BASE and NEW"),
     aider: Optional[list[Path]] = typer.Option(None, "--aider", help="an Aider results folder holding BASE and NEW"),
-    round_no: Optional[int] = typer.Option(None, "--round", min=1, max=2, help="the round of the per-task tests, labels and heatmap: 1, or 2 (within two rounds); default: both shown (a bar is judged within two rounds)"),
-    bar: Optional[float] = typer.Option(None, "--pre-registered-bar", help="PASS only if NEW gains at least DELTA tasks (with --metric: DELTA of that share): its interval's lower bound at least DELTA; exit 1 on FAIL"),
-    metric: Optional[str] = typer.Option(None, "--metric", help="written suites: valid, kill_rate or assertion_accuracy, the share the bar judges (default: tasks solved)"),
+    round_no: Optional[int] = typer.Option(None, "--round", min=1, max=2,
+        help="the round of the per-task tests, labels and heatmap: 1, or 2 (within two rounds); default: both shown (a bar is judged "
+             "within two rounds)"),
+    bar: Optional[float] = typer.Option(None, "--pre-registered-bar",
+        help="PASS only if NEW gains at least DELTA tasks (with --metric: DELTA of that share): its interval's lower bound at least "
+             "DELTA; exit 1 on FAIL"),
+    metric: Optional[str] = typer.Option(None, "--metric",
+        help="written suites: valid, kill_rate or assertion_accuracy, the share the bar judges (default: tasks solved)"),
     runs_dir: Path = typer.Option(Path("runs"), help="where run ids are looked up"),
     interval: str = typer.Option("tasks", "--interval", help=_INTERVAL_HELP),
     cohort: Optional[str] = typer.Option(None, help="best:K keeps, per config, the K trials that solved the most tasks in --round"),
@@ -129,7 +138,8 @@ def compare_cmd(
 @app.command("plan-trials")
 @handled
 def plan_trials_cmd(
-    baseline: str = typer.Option(..., "--baseline", help="the baseline: a run, run id, outcomes file or Aider folder with one config, or SOURCE:CONFIG"),
+    baseline: str = typer.Option(..., "--baseline",
+        help="the baseline: a run, run id, outcomes file or Aider folder with one config, or SOURCE:CONFIG"),
     effect: float = typer.Option(..., "--effect", help="the change to detect, in tasks solved (negative: a loss)"),
     round_no: int = typer.Option(2, "--round", min=1, max=2, help="the round the change is in: 1, or 2 (within two rounds)"),
     alpha: float = typer.Option(0.05, help="the test's level"),

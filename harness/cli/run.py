@@ -11,7 +11,7 @@ from typing import Optional
 
 import typer
 from rich.console import Console
-from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn,
+from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn,
                            TimeRemainingColumn)
 from rich.table import Table
 
@@ -35,7 +35,7 @@ class RunProgress:
         self.out = out
         self.every_s = every_s
         self.bar: Progress | None = None
-        self.task = None
+        self.task = TaskID(0)  # the bar's one task; read only while self.bar is set
         self.r1 = self.r2 = self.errors = self.tokens = 0
         self.cost = 0.0
         self.total = self.done = self.ran = 0
@@ -201,11 +201,15 @@ def run_cmd(
     tasks: Optional[str] = typer.Option(None, help="comma-separated task slugs (default: the whole suite)"),
     trials: Optional[int] = typer.Option(None, help=f"trials per task {_default('trials')}"),
     rounds: Optional[int] = typer.Option(None, help=f"rounds per trial: 1 + feedback rounds {_default('rounds')}"),
-    feedback: Optional[str] = typer.Option(None, help="what follows a round: real (the tests' output) or simulated (the failures the model predicts its own code has on the public tests; every round is still scored by the real tests) (default: real)"),
+    feedback: Optional[str] = typer.Option(None,
+        help="what follows a round: real (the tests' output) or simulated (the failures the model predicts its own code has on the "
+             "public tests; every round is still scored by the real tests) (default: real)"),
     workers: Optional[int] = typer.Option(None, help="trials run at once (default: number of cores)"),
     agent: Optional[str] = typer.Option(None, help=f"agent profile name (agents/*.toml) or path {_default('agent')}"),
-    contract: Optional[str] = typer.Option(None, help="prompt contract name (prompt_contracts/*.toml) or path (default: the profile's, else original)"),
-    aider_checkout: Optional[Path] = typer.Option(None, "--aider-checkout", help="your Aider checkout, for contracts that take Aider's benchmark prompts from it (default: $HARNESS_AIDER_CHECKOUT)"),
+    contract: Optional[str] = typer.Option(None,
+        help="prompt contract name (prompt_contracts/*.toml) or path (default: the profile's, else original)"),
+    aider_checkout: Optional[Path] = typer.Option(None, "--aider-checkout",
+        help="your Aider checkout, for contracts that take Aider's benchmark prompts from it (default: $HARNESS_AIDER_CHECKOUT)"),
     temperature: Optional[float] = typer.Option(None, help="sampling temperature (Aider's default: 0)"),
     top_p: Optional[float] = typer.Option(None, "--top-p"),
     max_tokens: Optional[int] = typer.Option(None, "--max-tokens"),
@@ -214,7 +218,8 @@ def run_cmd(
     runs_dir: Optional[Path] = typer.Option(None, "--runs-dir", help=f"where runs go {_default('runs_dir')}"),
     run_id: Optional[str] = typer.Option(None, "--run-id", help="name the run (default: timestamp and random suffix)"),
     resume: Optional[str] = typer.Option(None, help="continue RUN_ID: rerun only trials without a finished result"),
-    retry_harness_errors: bool = typer.Option(False, "--retry-harness-errors", help="with --resume: rerun trials a bug of the harness ended too (once it is fixed)"),
+    retry_harness_errors: bool = typer.Option(False, "--retry-harness-errors",
+        help="with --resume: rerun trials a bug of the harness ended too (once it is fixed)"),
     dry_run: bool = typer.Option(False, "--dry-run", help="print what would run, run nothing"),
     executor: Optional[str] = EXECUTOR,
     ray_address: Optional[str] = RAY_ADDRESS,
@@ -228,9 +233,9 @@ def run_cmd(
 
     # Only the options given go into the config, its own defaults stand for the rest: a
     # resumed run takes them from its manifest, and refuses those that change what it computes.
-    given = dict(
-        suite=suite, models_file=models_file, api_base=api_base, trials=trials, rounds=rounds, feedback=feedback, workers=workers, agent=agent,
-        contract=contract, aider_checkout=aider_checkout, sandbox=sandbox, runs_dir=runs_dir, run_id=run_id,
+    given: dict[str, object] = dict(
+        suite=suite, models_file=models_file, api_base=api_base, trials=trials, rounds=rounds, feedback=feedback, workers=workers,
+        agent=agent, contract=contract, aider_checkout=aider_checkout, sandbox=sandbox, runs_dir=runs_dir, run_id=run_id,
         resume=resume, retry_harness_errors=retry_harness_errors or None, tasks=comma_list(tasks),
         models=model or None, kind=kind, executor=executor_settings(executor, ray_address),
         requests_per_minute=requests_per_minute,

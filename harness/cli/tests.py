@@ -36,6 +36,7 @@ def tests_score(
     source = read_test_file(test_file)
     box = make_sandbox(sandbox, notice=lambda m: err.print(m, markup=False, highlight=False))
     scored = score_suites(box, [SuiteToScore(t, source, fill=fill)], mutant_cap=mutant_cap, mutant_seed=seed)[0]
+    assert scored is not None  # without on_failure a suite whose scoring failed raised instead
     if as_json:
         sys.stdout.write(scored.model_dump_json(indent=2) + "\n")
         return

@@ -5,6 +5,7 @@ harness.train grpo ...` runs the same commands in every process."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import List, Optional
 
@@ -14,7 +15,10 @@ from ..errors import BadInput
 from .app import app, err, handled
 from .options import EXECUTOR, RAY_ADDRESS
 
-train_app = typer.Typer(no_args_is_help=True, add_completion=False, help="Fine-tune LoRA adapters: whole-file SFT and GRPO rewarded by the verifiers.")
+train_app = typer.Typer(
+    no_args_is_help=True, add_completion=False,
+    help="Fine-tune LoRA adapters: whole-file SFT and GRPO rewarded by the verifiers.",
+)
 app.add_typer(train_app, name="train")
 
 _CONFIG = typer.Option(None, "--config", help="TOML file of settings (tables lora, sft, grpo, runtime)")
@@ -23,7 +27,7 @@ _RUNS = typer.Option(Path("runs"), "--runs-dir", help="training runs go to RUNS_
 _BASE_HELP = "base model: hub id or local folder"
 
 
-def _overrides(sets: list[str], flags: dict[str, object]) -> list[dict]:
+def _overrides(sets: list[str], flags: Mapping[str, object]) -> list[dict]:
     from ..train.config import parse_assignment
 
     out = [parse_assignment(s) for s in sets]

@@ -56,7 +56,7 @@ def _dedupe(candidates: list[Candidate], seed: int) -> None:
     """Keep one candidate per suite task and normal form, drawn with the seed."""
     live = sorted((c for c in candidates if c.dropped is None), key=lambda c: c.key)
     random.Random(seed).shuffle(live)
-    first: dict[tuple[str, str], Candidate] = {}
+    first: dict[tuple[str, str | None], Candidate] = {}
     for c in live:
         kept = first.setdefault((c.source_task, c.normalized_hash), c)
         if kept is not c:
@@ -67,7 +67,7 @@ def _cap(candidates: list[Candidate], k: int, seed: int) -> None:
     """At most k valid candidates per suite task and failure kind, drawn with the seed."""
     groups: dict[tuple[str, FailureKind], list[Candidate]] = {}
     for c in sorted((c for c in candidates if c.dropped is None), key=lambda c: c.key):
-        groups.setdefault((c.source_task, c.failure.kind), []).append(c)
+        groups.setdefault((c.source_task, c.kind), []).append(c)
     rng = random.Random(seed)
     for (tid, kind), group in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1].value)):
         if len(group) > k:
@@ -108,7 +108,7 @@ def _summary(candidates: list[Candidate], validator: Validator) -> CurriculumSum
     )
 
 
-def _finish(config: CommonOptions, made_from: str, candidates: list[Candidate], validator: Validator, image: str,
+def _finish(config: BuildConfig | SynthConfig, made_from: str, candidates: list[Candidate], validator: Validator, image: str,
             runs: list[RunSource], suite: str | None) -> Built:
     """Cap, name, write; the curriculum and its manifest."""
     contract = load_contract(config.contract)
@@ -117,6 +117,7 @@ def _finish(config: CommonOptions, made_from: str, candidates: list[Candidate], 
     taken: set[str] = set()
     records = []
     for c in kept:
+        assert c.task is not None and c.failure is not None and c.expected is not None  # a kept candidate was described
         slug = repair_slug(c)
         while slug in taken:  # the same code from two suites' tasks of one name
             slug += "x"
@@ -192,7 +193,7 @@ def build_from_runs(config: BuildConfig, progress: ProgressFn | None = None,
     select_kinds(candidates, config.failure_kinds)
     _dedupe(candidates, config.seed)
     live = [c for c in candidates if c.dropped is None]
-    tasks = {c.source_task: c.task for c in live}
+    tasks = {c.source_task: c.live_task for c in live}
     for task in tasks.values():
         check_layout(task)
     with _validator(config, progress, notice) as validator:

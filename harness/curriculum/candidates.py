@@ -50,6 +50,18 @@ class Candidate:
             return (self.source_task, 0, o.run_id, o.config, o.trial, o.round, "", 0)
         return (self.source_task, 1, "", "", 0, 0, o.file, o.start, o.operator, o.replacement)
 
+    @property
+    def live_task(self) -> Task:
+        """The suite task; asked only of a live candidate: one whose task is gone was dropped."""
+        assert self.task is not None, f"{self.source_task}: a candidate without its task"
+        return self.task
+
+    @property
+    def kind(self) -> FailureKind:
+        """The failure's kind; asked only of a live candidate, which describe_failure classified."""
+        assert self.failure is not None, f"{self.source_task}: a candidate not described"
+        return self.failure.kind
+
     def drop(self, reason: DropReason, why: str | None = None) -> None:
         self.dropped, self.why = reason, why
 
@@ -71,8 +83,9 @@ def interface(task: Task) -> set[str]:
 
 def describe_failure(c: Candidate) -> None:
     """Classify the recorded failure and hash the starting code's normal form."""
+    assert c.expected is not None  # a candidate is described once found with its report
     c.failure = classify(c.expected)
-    c.normalized_hash = normalized_hash(c.files, interface(c.task))
+    c.normalized_hash = normalized_hash(c.files, interface(c.live_task))
 
 
 # --- from runs -----------------------------------------------------------------------------
@@ -174,5 +187,5 @@ def select_kinds(candidates: list[Candidate], kinds: list[FailureKind] | None) -
         return
     wanted = set(kinds)
     for c in candidates:
-        if c.dropped is None and c.failure.kind not in wanted:
-            c.drop(DropReason.kind_not_selected, c.failure.kind.value)
+        if c.dropped is None and c.kind not in wanted:
+            c.drop(DropReason.kind_not_selected, c.kind.value)

@@ -37,6 +37,7 @@ _NOT_COPIED = (".docs", ".git", ".exercism")
 
 
 def repair_slug(c: Candidate) -> str:
+    assert c.normalized_hash is not None  # a kept candidate was described
     return f"{c.slug}-{c.normalized_hash[:8]}"
 
 
@@ -74,7 +75,8 @@ def control_names(c: Candidate) -> list[str]:
 
 
 def write_repair_task(dest: Path, c: Candidate, record: RepairRecord, contract: PromptContract) -> Task:
-    source = c.task
+    source = c.live_task
+    assert c.expected is not None  # a kept candidate was described
     shutil.copytree(source.path, dest, symlinks=True,  # a link is never read (fs.py): nor copied as a file
                     ignore=lambda d, names: [n for n in names if n in _NOT_COPIED or
                                              (Path(d) == source.path / ".meta" and n == "faulty")])
@@ -117,6 +119,7 @@ def write_curriculum(root: Path, name: str, image: str, kept: Sequence[Candidate
     with written_folder(dest) as staging:
         sft, grpo = [], []
         for c, record in zip(kept, records):
+            assert c.kept_as is not None  # named when it was kept
             task = write_repair_task(staging / c.kept_as, c, record, contract)
             prompt = training_prompt(task, contract)
             answer = render_whole({rel: data.decode() for rel, data in task.reference_files().items()})

@@ -55,7 +55,7 @@ def normal_form(text: str, keep: set[str]) -> str:
 
 def interface_names(files: Iterable[bytes]) -> set[str]:
     """Every name in the given files (a task's stub and tests)."""
-    out = set()
+    out: set[str] = set()
     for data in files:
         out.update(t.text for t in tokenize(data.decode("utf-8", errors="replace")) if t.kind == "ident")
     return out

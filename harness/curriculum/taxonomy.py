@@ -107,8 +107,7 @@ def classify(report: TestReport) -> Failure:
     if report.forged:
         return Failure(kind=FailureKind.forged, detail=report.forgery[0] if report.forgery else "forged")
     if report.timeout:
-        first = (report.message or "timed out").strip().splitlines()[0]
-        return Failure(kind=FailureKind.timeout, detail=first)
+        return Failure(kind=FailureKind.timeout, detail=(report.message or "timed out").strip().splitlines()[0])
     if not report.built:
         return _compile_failure(report.message or "")
     failing = report.failing()
@@ -153,8 +152,8 @@ def same_failure(expected: TestReport, got: TestReport) -> str | None:
     if not expected.built:
         if got.built:
             return f"recorded a compile error, but it builds: {describe(got)}"
-        want, have = classify(expected).kind, classify(got).kind
-        return None if want is have else f"recorded a {want.value} compile error, got {have.value}"
+        want_kind, have_kind = classify(expected).kind, classify(got).kind
+        return None if want_kind is have_kind else f"recorded a {want_kind.value} compile error, got {have_kind.value}"
     if got.timeout or not got.built:
         return f"recorded failing tests, got {describe(got)}"
     want = sorted(t.name for t in expected.failing())

@@ -167,7 +167,11 @@ class Executor(ABC):
     kind: str
     name: str             # as the run manifest records it
     slots: int            # units at once
-    facts: SandboxFacts   # the sandbox every slot runs
+
+    @property
+    @abstractmethod
+    def facts(self) -> SandboxFacts:
+        """The sandbox every slot runs."""
 
     @abstractmethod
     def run(self, units: Sequence[U], work: Work, *, label: str, on_result: Callable[[U, R], None] | None = None,

@@ -57,7 +57,7 @@ def _ship_tasks() -> None:
     ray.util.register_serializer(Task, serializer=task_payload, deserializer=landed_task)
 
 
-@ray.remote(concurrency_groups={"control": 1})
+@ray.remote(concurrency_groups={"control": 1})  # type: ignore[call-overload]  # ray takes it on an actor class; its overloads omit it
 class _SlotActor:
     """One slot on its node; `stop` and `close` run beside the work (their own thread)."""
 
@@ -79,6 +79,7 @@ class _SlotActor:
                 "node": ray.get_runtime_context().get_node_id(), "facts": SandboxFacts.of(box)}
 
     def work(self, fn: Work, unit: Any, label: str) -> Any:
+        assert self.slot is not None  # the driver has every slot describe() itself before any work
         self.slot.label = label
         return fn(unit, self.slot)
 
@@ -92,14 +93,16 @@ class _SlotActor:
 
     @ray.method(concurrency_group="control")
     def close(self) -> None:
-        if self.host is None:
+        if self.host is None or self.slot is None:  # describe() sets both or neither
             return
         self.slot.close()
         self.host.close()
-        if self.host.box.backend == "docker":
-            from ..sandbox.docker import reap_orphans
+        box = self.host.box
+        if box.backend == "docker":
+            from ..sandbox.docker import DockerSandbox, reap_orphans
 
-            reap_orphans(self.host.box.client)  # those of slots that died on this machine
+            assert isinstance(box, DockerSandbox)
+            reap_orphans(box.client)  # those of slots that died on this machine
 
 
 @ray.remote(num_cpus=0)
@@ -141,7 +144,8 @@ def _connect(address: str | None) -> bool:
         _reachable(address)
     polite = signal.getsignal(signal.SIGTERM)
     try:
-        ray.init(address=address, logging_level="ERROR", log_to_driver=False, configure_logging=False)
+        # ray.init reads a level name as logging does, its own default is one; its annotation says int only
+        ray.init(address=address, logging_level="ERROR", log_to_driver=False, configure_logging=False)  # type: ignore[arg-type]
     except Exception as exc:  # noqa: BLE001  Ray refuses in many ways (no cluster, no client package)
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise BadInput(f"cannot join the Ray cluster ({address}): {first}") from None
@@ -175,6 +179,10 @@ class RayExecutor(Executor):
             self.close()
             raise
 
+    @property
+    def facts(self) -> SandboxFacts:
+        return self._facts
+
     def _start(self, settings, sandbox, limits, workers, share) -> None:
         _ship_tasks()
         self._limiters: list = []
@@ -185,8 +193,9 @@ class RayExecutor(Executor):
                            "(start nodes with --resources '{\"sandbox\": N}')")
         count = max(1, min(workers or room, room // max(1, share) or 1))
         env = {k: v for k, v in os.environ.items() if _CREDENTIALS.search(k)}
-        actors = [_SlotActor.options(num_cpus=settings.slot_cpus, resources={"sandbox": 1}, max_restarts=0,
-                                     max_task_retries=0).remote(sandbox, limits, env) for _ in range(count)]
+        # @ray.remote made these classes ActorClasses; ray's annotations keep them plain classes
+        actors = [_SlotActor.options(num_cpus=settings.slot_cpus, resources={"sandbox": 1},  # type: ignore[attr-defined]
+                                     max_restarts=0, max_task_retries=0).remote(sandbox, limits, env) for _ in range(count)]
         refs = {a.describe.remote(): a for a in actors}
         ready, late = ray.wait(list(refs), num_returns=len(refs), timeout=STARTUP_S)
         described = []
@@ -215,7 +224,7 @@ class RayExecutor(Executor):
                         f"running on {len(described)}")
         self._live = [a for a, _ in described]
         self._last: dict[Any, Hashable] = {}  # each slot's last affinity key, from run to run
-        self.facts = described[0][1]["facts"]
+        self._facts: SandboxFacts = described[0][1]["facts"]
         self.slots = len(self._live)
         nodes = len({d["node"] for _, d in described})
         self.name = f"ray cluster ({nodes} node{'s' if nodes > 1 else ''}, {settings.slot_cpus:g} CPU per slot)"
@@ -333,8 +342,8 @@ class RayExecutor(Executor):
     def limiter(self, name: str, per_minute: float) -> ClusterLimiter:
         # On the driver's node: the pace lives as long as the run does.
         here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=True)
-        actor = _PaceActor.options(name=f"pace-{sha256_bytes(name.encode())[:16]}", namespace=self._namespace,
-                                   get_if_exists=True, scheduling_strategy=here).remote(per_minute)
+        actor = _PaceActor.options(name=f"pace-{sha256_bytes(name.encode())[:16]}",  # type: ignore[attr-defined]  # an ActorClass: see _start
+                                   namespace=self._namespace, get_if_exists=True, scheduling_strategy=here).remote(per_minute)
         self._limiters.append(actor)
         return ClusterLimiter(actor)
 

@@ -5,9 +5,9 @@ against the suite, profiles and cards before any work, and stored in the lineage
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
-from pydantic import Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from ..curriculum.config import BuildConfig, SynthConfig
 from ..curriculum.config import CurriculumSettings as CurriculumBuildSettings
@@ -18,30 +18,33 @@ from ..serve.launch import ServeSettings
 from ..train.config import TrainConfig
 from ..fs import read_toml
 
-SCHEMA_VERSION = 1  # of lineage.json, which holds the config
+SCHEMA_VERSION: Final = 1  # of lineage.json, which holds the config
 
 
-_RUN = RunConfig.model_fields
+def _same_field(model: type[BaseModel], name: str) -> Any:
+    """`model`'s field `name` (its default and description) to declare again. Typed Any as
+    pydantic's Field() is, so that it stands as the default of the field's own type."""
+    return model.model_fields[name]
 
 
 class EvalSettings(Record):
     """How every checkpoint is evaluated: `harness run`'s options, with its defaults (but the
     contract, which a loop pins so that every iteration is asked the same way)."""
 
-    rounds: int = _RUN["rounds"]
-    workers: int | None = _RUN["workers"]
-    agent: str = _RUN["agent"]
+    rounds: int = _same_field(RunConfig, "rounds")
+    workers: int | None = _same_field(RunConfig, "workers")
+    agent: str = _same_field(RunConfig, "agent")
     contract: str = "original"
-    sampling: Sampling = _RUN["sampling"]
-    sandbox: str = _RUN["sandbox"]
+    sampling: Sampling = _same_field(RunConfig, "sampling")
+    sandbox: str = _same_field(RunConfig, "sandbox")
 
 
 class CurriculumSettings(CurriculumBuildSettings):
     """`harness curriculum build`'s settings, and synth's for the first iteration."""
 
     synth_first: bool = Field(False, description="add repair tasks made from mutants of the references in iteration 1")
-    mutants_per_task: int = BuildConfig.model_fields["mutants_per_task"]
-    synth_mutants_per_task: int = SynthConfig.model_fields["mutants_per_task"]
+    mutants_per_task: int = _same_field(BuildConfig, "mutants_per_task")
+    synth_mutants_per_task: int = _same_field(SynthConfig, "mutants_per_task")
 
 
 class LoopConfig(Record):

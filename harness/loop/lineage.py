@@ -89,8 +89,8 @@ class Lineage(Record):
 def failures_in_a_row(iterations: list[Iteration]) -> int:
     """Bar failures at the end of the lineage, counted back to the last pass."""
     n = 0
-    for it in reversed([it for it in iterations if it.bar is not None]):
-        if it.bar.passed:
+    for bar in reversed([it.bar for it in iterations if it.bar is not None]):
+        if bar.passed:
             break
         n += 1
     return n

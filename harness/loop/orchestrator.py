@@ -125,6 +125,7 @@ class Loop:
 
         c, cfg = self.config.curriculum, self.config
         source = self.lineage.iterations[it.index - 1]
+        assert source.eval_run is not None  # an iteration's curriculum is made after the previous one's evaluation
         root = self.folder / "curricula"
         common = dict(root=root, max_per_task=c.max_per_task, failure_kinds=c.failure_kinds, seed=c.seed,
                       hold_out=cfg.hold_out, controls=c.controls, contract=c.contract, sandbox=c.sandbox,
@@ -186,6 +187,7 @@ class Loop:
                 train_grpo(out=out, runs_dir=self.runs_dir, resume=True, console=self.console)
             else:
                 self.say(it, f"training {out} with GRPO from {it.parent or 'a new adapter on ' + self.config.base}")
+                assert it.train_data is not None  # the curriculum stage, done first, set it
                 train_grpo(out=out, data=[it.train_data], base=self.config.base, config=self.config.train,
                            init_adapter=it.parent, runs_dir=self.runs_dir, console=self.console)
         run = TrainRun.open(self.runs_dir, out)
@@ -251,6 +253,7 @@ class Loop:
         if cfg.bar is None:
             return
         prev = self.lineage.iterations[it.index - 1]
+        assert prev.eval_run is not None and it.eval_run is not None  # the bar follows both evaluations
         it.bar = bar_check(load_run(self.runs_dir / prev.eval_run), load_run(self.runs_dir / it.eval_run),
                            cfg.hold_out, cfg.bar, cfg.bar_round, prev.index)
         for sc in it.bar.scopes:

@@ -39,7 +39,7 @@ from ..curriculum.normalize import normalized_hash
 from ..errors import BadInput
 from ..fs import atomic_write, write_record, written_folder
 from ..hashing import sha256_bytes
-from ..languages import language_of
+from ..languages import language_of, no_language
 from ..probe import observe
 from ..probe.cases import case_context, task_cases
 from ..probe.compare import Comparison, call_matches
@@ -348,7 +348,10 @@ ITEM_FILE = ".meta/item.json"
 
 def write_task(folder: Path, item: PredictItem) -> None:
     """One item as an output-prediction task folder."""
-    config = {"kind": "output-prediction", "language": language_of(tuple(item.files), item.id).name,
+    layout = language_of(tuple(item.files), item.id)
+    if layout is None:  # an item's code is always of a language it was built from
+        raise no_language(tuple(item.files), item.id)
+    config = {"kind": "output-prediction", "language": layout.name,
               "files": {"solution": [ANSWER_FILE], "test": [], "example": [".meta/example.txt"]}}
     prompt = prompt_messages(item.files, item.call, prelude=item.prelude)
     for sub in (".meta", ".docs"):

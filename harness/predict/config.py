@@ -83,6 +83,7 @@ class PredictEvalConfig(Record):
 
 
 Strategy = Literal["exec", "simulate", "shortest", "random"]
+DEFAULT_STRATEGIES: tuple[Strategy, ...] = ("exec", "shortest", "random")
 STRATEGIES: tuple[Strategy, ...] = ("exec", "simulate", "shortest", "random")
 
 
@@ -92,7 +93,7 @@ class SelectConfig(Record):
     run: str
     runs_dir: Path = Path("runs")
     k: int = Field(ge=1)
-    by: list[Strategy] = Field(default_factory=lambda: ["exec", "shortest", "random"], min_length=1)
+    by: list[Strategy] = Field(default_factory=lambda: list(DEFAULT_STRATEGIES), min_length=1)
     judge_model: str | None = Field(None, description="simulate: the judge (default: each configuration's own model)")
     api_base: str | None = Field(None, description="simulate: the judge's endpoint (default: the configuration's)")
     seed: int = 0

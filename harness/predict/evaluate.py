@@ -130,6 +130,7 @@ class Evaluated:
 
 
 def _start(config: PredictEvalConfig, command_line: list[str]) -> tuple[RunFolder, RunManifest, list[PredictItem]]:
+    assert config.model is not None and config.items is not None  # the config asks for both without --resume
     spec = parse_model(config.model, config.api_base)
     if spec.builtin:
         raise BadInput(f"--model {spec.name} answers with code, not predictions; name a model that predicts")
@@ -155,9 +156,10 @@ def _start(config: PredictEvalConfig, command_line: list[str]) -> tuple[RunFolde
     return folder, manifest, items
 
 
-def _resumed(config: PredictEvalConfig) -> tuple[RunFolder, RunManifest, list[PredictItem]]:
-    """The run to continue, and its items from the set it read, which must not have changed."""
-    folder = RunFolder.open(config.runs_dir, config.resume)
+def _resumed(config: PredictEvalConfig, resume: str) -> tuple[RunFolder, RunManifest, list[PredictItem]]:
+    """The run to continue (`resume`, config.resume), and its items from the set it read,
+    which must not have changed."""
+    folder = RunFolder.open(config.runs_dir, resume)
     facts = read_predict_run(folder.root)
     if facts is None:
         raise BadInput(f"--resume {config.resume}: not a prediction run (no {PREDICT_FILE})")
@@ -174,7 +176,7 @@ def evaluate(config: PredictEvalConfig, *, command_line: list[str] | None = None
              progress: Callable[[TrialResult], None] | None = None) -> Evaluated:
     """A new prediction run, or with `resume` the trials of one that have no outcome (the
     provider failed them, or the run was stopped)."""
-    folder, manifest, items = _resumed(config) if config.resume else _start(config, command_line or [])
+    folder, manifest, items = _resumed(config, config.resume) if config.resume else _start(config, command_line or [])
     cfg = manifest.configs[0]
     jobs = [(item, k) for item in items for k in range(1, manifest.trials + 1)
             if not folder.is_done(cfg.name, item.id, k)]

@@ -19,7 +19,7 @@ expected values of tests from the reference)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Literal, Mapping, Sequence
 
 from ..errors import BadInput
 from ..sandbox import Sandbox, SandboxSession, make_sandbox
@@ -79,7 +79,7 @@ def observe(task: Task, files: Mapping[str, bytes], calls: Sequence[str], *, ses
     if any(cases) and not all(cases):
         raise BadInput(f"{task.slug}: one probe runs either the task's test cases or driver calls, not both")
     unit = None if all(cases) else (test_unit(task), driver_source(task, calls, includes=includes, prelude=prelude))
-    kind = "assertion" if unit is None else "call"
+    kind: Literal["assertion", "call"] = "assertion" if unit is None else "call"
     if session is None:
         with make_sandbox(sandbox).session(f"probe {task.slug}") as own:
             run = run_probe(task, files, own, test_unit=unit, records=kind, runs=runs)

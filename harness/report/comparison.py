@@ -69,10 +69,11 @@ def build_comparison(outcomes: Outcomes, base: str, new: str, opts: ReportOption
     round_name = " and ".join(ROUND_NAMES[r] for r in shown)
 
     doc = Document("compare", f"{new} against {base}")
-    if opts.bar is not None and opts.metric is not None:
-        doc.lead, doc.verdict = metric_bar_verdict(suite_diffs, opts)
+    # suite_diffs is None only without writers, and --metric without them raised above
+    if opts.bar is not None and opts.metric is not None and suite_diffs is not None:
+        doc.lead, doc.verdict = metric_bar_verdict(suite_diffs, opts, opts.metric, opts.bar)
     elif opts.bar is not None:
-        doc.lead, doc.verdict = _bar_verdict(paired, opts)
+        doc.lead, doc.verdict = _bar_verdict(paired, opts, opts.bar)
     doc.warnings = summary_warnings(summaries, cohort)
     doc.notes += [cohort.note] if cohort else []
     doc.notes.append(describe(opts.accounting))
@@ -247,23 +248,24 @@ def _recovered(row) -> str:
     return f"{row['r2']}/{row['f2']}" if row["n2"] else "n/a"
 
 
-def _bar_verdict(paired: dict[str, list[stats.PairedDifference]], opts: ReportOptions) -> tuple[list[str], str]:
-    """The pre-registered bar, stated before any number: NEW passes when the lower bound of
-    the interval of its gain over BASE (all shared tasks, the chosen round) is at least DELTA."""
+def _bar_verdict(paired: dict[str, list[stats.PairedDifference]], opts: ReportOptions, bar: float) -> tuple[list[str], str]:
+    """The pre-registered bar of `bar` (opts.bar), stated before any number: NEW passes when
+    the lower bound of the interval of its gain over BASE (all shared tasks, the chosen
+    round) is at least DELTA."""
     what = "in round 1" if opts.judged_round == 1 else "within two rounds"
-    rule = (f"Pre-registered bar: NEW must gain at least {opts.bar:g} tasks {what}: the lower bound of the "
-            f"{opts.confidence:.0%} interval (for {stats.TARGETS[opts.interval]}) must be at least {opts.bar:g}.")
+    rule = (f"Pre-registered bar: NEW must gain at least {bar:g} tasks {what}: the lower bound of the "
+            f"{opts.confidence:.0%} interval (for {stats.TARGETS[opts.interval]}) must be at least {bar:g}.")
     found = [d for d in paired["all tasks"] if d.round == opts.judged_round]
     if not found:
         return [rule, f"FAIL: no shared task has a counted outcome {what}."], "FAIL"
     d = found[0]
     low = d.interval[0]
-    verdict = "PASS" if stats.clears_bar(d, opts.bar) else "FAIL"
+    verdict = "PASS" if stats.clears_bar(d, bar) else "FAIL"
     lead = [
         rule,
         f"{verdict}: gain {fmt_signed(d.difference)} tasks, {opts.confidence:.0%} interval "
         f"{fmt_interval(*d.interval)}; the lower bound {low:.2f} is {'at least' if verdict == 'PASS' else 'below'} "
-        f"{opts.bar:g}.",
+        f"{bar:g}.",
     ]
     for scope, tasks in UNSEEN_SCOPES.items():
         u = [x for x in paired.get(scope, []) if x.round == opts.judged_round]

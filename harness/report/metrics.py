@@ -115,7 +115,8 @@ def per_task_table(frame: pd.DataFrame, base: str, new: str, tasks: list[str], r
     """Per task: each metric's mean for BASE and NEW in the round, kill rate's change
     first (its largest losses first)."""
     means = {(c, m): stats.task_means(frame, c, m, round_no) for c in (base, new) for m in stats.METRICS}
-    rows, data = [], []
+    rows: list[list[str]] = []
+    data: list[dict] = []
     for task in tasks:
         got = {f"{side}_{m}": means[(name, m)].get(task) for side, name in (("base", base), ("new", new))
                for m in stats.METRICS}
@@ -135,22 +136,24 @@ def per_task_table(frame: pd.DataFrame, base: str, new: str, tasks: list[str], r
                  columns, rows, "n/a: no trial with a value (a kill rate needs a valid suite)"), data
 
 
-def metric_bar_verdict(diffs: dict[str, list[stats.MetricDifference]], opts: ReportOptions) -> tuple[list[str], str]:
-    """The pre-registered bar on one metric (opts.metric), stated before any number: NEW
-    passes when the lower bound of the interval of its gain in that share is at least DELTA."""
-    what = NAMES[opts.metric] + (" in round 1" if opts.judged_round == 1 else " within two rounds")
-    rule = (f"Pre-registered bar: NEW must gain at least {opts.bar:g} in {what} (a share, mean over tasks): the "
+def metric_bar_verdict(diffs: dict[str, list[stats.MetricDifference]], opts: ReportOptions, metric: str,
+                       bar: float) -> tuple[list[str], str]:
+    """The pre-registered bar of `bar` on `metric` (opts.bar, opts.metric), stated before any
+    number: NEW passes when the lower bound of the interval of its gain in that share is at
+    least DELTA."""
+    what = NAMES[metric] + (" in round 1" if opts.judged_round == 1 else " within two rounds")
+    rule = (f"Pre-registered bar: NEW must gain at least {bar:g} in {what} (a share, mean over tasks): the "
             f"lower bound of the {opts.confidence:.0%} interval (for {stats.TARGETS[opts.interval]}) must be at least "
-            f"{opts.bar:g}.")
-    found = [d for d in diffs.get("all tasks", []) if d.metric == opts.metric and d.round == opts.judged_round]
+            f"{bar:g}.")
+    found = [d for d in diffs.get("all tasks", []) if d.metric == metric and d.round == opts.judged_round]
     if not found:
         return [rule, f"FAIL: no shared task has a value of {what}."], "FAIL"
     d = found[0]
-    verdict = "PASS" if stats.clears_bar(d, opts.bar) else "FAIL"
+    verdict = "PASS" if stats.clears_bar(d, bar) else "FAIL"
     lead = [rule, f"{verdict}: gain {d.difference:+.3f} over {d.tasks} tasks, interval {fmt_interval(*d.interval)}; "
-                  f"the lower bound {d.interval[0]:.3f} is {'at least' if verdict == 'PASS' else 'below'} {opts.bar:g}."]
+                  f"the lower bound {d.interval[0]:.3f} is {'at least' if verdict == 'PASS' else 'below'} {bar:g}."]
     for scope, tasks in UNSEEN_SCOPES.items():
-        other = [x for x in diffs.get(scope, []) if x.metric == opts.metric and x.round == opts.judged_round]
+        other = [x for x in diffs.get(scope, []) if x.metric == metric and x.round == opts.judged_round]
         if other:
             lead.append(f"On {tasks}: gain {other[0].difference:+.3f}, interval {fmt_interval(*other[0].interval)} "
                         "(the verdict above is on all shared tasks).")

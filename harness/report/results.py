@@ -111,8 +111,8 @@ def build_report(outcomes: Outcomes, opts: ReportOptions = ReportOptions()) -> D
 
     doc.tables.append(headline_table(summaries, configs, opts.confidence, cohort))
     suites = None
-    if suite_kind(infos):
-        doc.notes.append(suite_kind(infos))
+    if kind_note := suite_kind(infos):
+        doc.notes.append(kind_note)
         table, suites = metrics_table(frame, configs, scopes, opts, cohort)
         doc.tables.append(table)
     main = [s for scope, s in summaries if scope == "all tasks"]

@@ -44,7 +44,7 @@ def _setting_values(frame: pd.DataFrame, name_col: str, hash_col: str | None) ->
         key = digest if _known(digest) else name
         values = out.setdefault(str(config), {})
         if _known(key):
-            values[key] = f"{name}{_short(digest)}" if _known(name) else f"hash {digest[:12]}"
+            values[key] = f"{name}{_short(digest)}" if _known(name) else f"hash {str(key)[:12]}"
     return out
 
 

@@ -145,7 +145,8 @@ def summary_warnings(summaries: list[tuple[str, stats.Summary]], cohort: Cohort 
     small = {scope: n for scope, n in fewest.items() if n < stats.MIN_TASKS}
     if small:
         here = None if list(small) == ["all tasks"] else ", ".join(f"{n} {scope}" for scope, n in small.items())
-        warnings.append(stats.small_suite_warning(min(small.values()), here))
+        if warning := stats.small_suite_warning(min(small.values()), here):  # never None below MIN_TASKS
+            warnings.append(warning)
     if cohort:
         warnings.append("Warning: a selected cohort: intervals and p-values are not valid (marked *).")
     return warnings

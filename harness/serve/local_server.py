@@ -217,7 +217,8 @@ class Engine:
         if self.tokenizer.chat_template is None:
             raise SystemExit(f"{base}: the tokenizer has no chat template; /v1/chat/completions needs one")
         torch_dtype = "auto" if dtype == "auto" else getattr(torch, dtype)
-        self.model = AutoModelForCausalLM.from_pretrained(base, dtype=torch_dtype).to(device).eval()
+        # transformers' decorator on .to() hides that it is bound: mypy takes `device` for self
+        self.model = AutoModelForCausalLM.from_pretrained(base, dtype=torch_dtype).to(device).eval()  # type: ignore[arg-type]
         self.max_model_len = int(getattr(self.model.config, "max_position_embeddings", 2048))
         self.defaults = self._generation_defaults(base)
         self.adapters: dict[str, _Adapter] = {}
@@ -349,7 +350,7 @@ class Engine:
     def _finish(self, job: _Job, text: _Detokenizer, started: float) -> Completion:
         n = len(text.ids)
         ended_on_eos = n > 0 and text.ids[-1] == self.tokenizer.eos_token_id
-        finish = "stop" if text.stopped or ended_on_eos or n < job.max_new else "length"
+        finish: Literal["stop", "length"] = "stop" if text.stopped or ended_on_eos or n < job.max_new else "length"
         log.info("completion model=%s prompt_tokens=%d completion_tokens=%d finish=%s seconds=%.3f",
                  job.model, len(job.prompt), n, finish, time.monotonic() - started)
         return Completion(text.text, len(job.prompt), n, finish)
@@ -484,7 +485,7 @@ def create_app(engine: Engine) -> FastAPI:
 # ---- command line (a subset of `vllm serve`'s) ----------------------------------------------
 
 
-def parse_lora_module(text: str) -> dict[str, str]:
+def parse_lora_module(text: str) -> dict[str, str | None]:
     """`name=path` or vLLM's JSON form `{"name": ..., "path": ..., "base_model_name": ...}`."""
     if text.lstrip().startswith("{"):
         data = json.loads(text)

@@ -205,7 +205,8 @@ def cpp_value(value: Any, type_text: str) -> str | None:
         return f"{type_text}{{}}"
     if isinstance(value, list):
         parts = [cpp_value(v, f"::harness_fill::element_t<{type_text}, {i}>") for i, v in enumerate(value)]
-        return None if any(p is None for p in parts) else f"{type_text}{{{', '.join(parts)}}}"
+        elements = [p for p in parts if p is not None]
+        return None if len(elements) < len(parts) else f"{type_text}{{{', '.join(elements)}}}"
     if isinstance(value, dict) and value.get("float") in ("inf", "-inf"):
         sign = "-" if value["float"] == "-inf" else ""
         return f"::harness_fill::number<{type_text}>({sign}std::numeric_limits<double>::infinity())"
@@ -266,10 +267,12 @@ def fill_placeholders(task: Task, source: bytes, session: SandboxSession) -> Fil
             why = f"more than one {PLACEHOLDER} in one assertion"
         else:
             found = [r for r in records if site.first_line <= int(r.get("line", 0)) <= site.last_line]
-            filled, why = _fill_one(site, found)
+            filled, reason = _fill_one(site, found)
             if filled is not None:
                 replace.append((site.token, filled))
                 continue
+            assert reason is not None  # _fill_one says why whenever it fills nothing
+            why = reason
             if run.status != "ok" and not found:
                 why = f"the probe run on the correct solution ended early ({run.reason})"
         report.unfilled.append(Unfilled(line=line, why=why))

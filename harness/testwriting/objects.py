@@ -161,14 +161,15 @@ class SolutionObjects:
             return
         self.session.configured[self._noted(key)] = self.store
         if self.host is not None and result.output and not result.truncated:
-            self._keep_on_host(key, result.output)
+            self._keep_on_host(self.host, key, result.output)
 
-    def _keep_on_host(self, key: str, archive: bytes) -> None:
+    def _keep_on_host(self, host: Path, key: str, archive: bytes) -> None:
         try:
             with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-                found = {m.name.split("/")[-1]: tar.extractfile(m).read() for m in tar.getmembers() if m.isfile()}
+                found = {m.name.split("/")[-1]: f.read() for m in tar.getmembers()
+                         if m.isfile() and (f := tar.extractfile(m)) is not None}
         except (tarfile.TarError, AttributeError):
             return  # an unreadable archive: this session compiled them, the next will again
-        self.host.mkdir(parents=True, exist_ok=True)
+        host.mkdir(parents=True, exist_ok=True)
         for name, data in found.items():
-            atomic_write(self.host / name, data)
+            atomic_write(host / name, data)

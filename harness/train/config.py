@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import tomllib
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import Field, ValidationError, model_validator
 
@@ -19,7 +19,7 @@ from ..executor import ExecutorSettings
 from ..records import Record
 from ..fs import read_toml
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION: Final = 1
 
 
 class LoraSettings(Record):

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from ..errors import BadInput
 from ..hashing import sha256_json
@@ -121,7 +121,7 @@ def load_training_data(refs: Sequence[str]) -> TrainingData:
     )
 
 
-def schedule(data: TrainingData, weights: dict[str, float], prompts: int, seed: int) -> list[dict]:
+def schedule(data: TrainingData, weights: Mapping[str, float], prompts: int, seed: int) -> list[dict]:
     """The rows the run trains on, in order: `prompts` drawn across the environments."""
     sizes = data.sizes()
     return [data.environments[env].records[i] for env, i in draw(sizes, resolve_weights(sizes, weights), prompts, seed)]

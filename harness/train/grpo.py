@@ -48,7 +48,9 @@ def _verifying_grpo_trainer():
 
     class VerifyingGRPOTrainer(GRPOTrainer):
         def __init__(self, *args, reward: GrpoReward, timers: StepTimers, **kwargs):
-            super().__init__(*args, reward_funcs=[reward], **kwargs)
+            # args never hold reward_funcs (the one caller passes keywords only), and trl's
+            # annotation asks for list[float | None] where list[float] is one at runtime
+            super().__init__(*args, reward_funcs=[reward], **kwargs)  # type: ignore[misc, list-item]
             self._reward = reward
             self._timers = timers
             self._batch_inputs = None
@@ -182,7 +184,9 @@ def train_grpo(
     bf16 = use_bf16(config.runtime, device)
     args = grpo_args(config, run.trainer_dir, device, bf16)
     g = config.grpo
-    rows = schedule(source, g.environments, g.updates * g.prompts_per_step, config.runtime.seed)
+    # schedule takes weights by any environment's name (str): to mypy a dict keyed by the Literal is not one
+    weights: dict[str, float] = dict(g.environments.items())
+    rows = schedule(source, weights, g.updates * g.prompts_per_step, config.runtime.seed)
     reward = GrpoReward(make_judges(source, config.runtime))
     main = quiet_and_synchronised(args)
     if main:

@@ -50,7 +50,7 @@ def lora_config(settings: LoraSettings):
 
     return LoraConfig(
         r=settings.rank,
-        lora_alpha=settings.alpha,
+        lora_alpha=settings.alpha,  # type: ignore[arg-type]  # peft annotates int but only divides it by r
         lora_dropout=settings.dropout,
         target_modules=settings.target_modules,
         task_type="CAUSAL_LM",

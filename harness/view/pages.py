@@ -111,7 +111,7 @@ class Links:
         return self.to(f"assets/{name}")
 
     def raw(self, run_dir: Path, rel: str) -> str:
-        if self.served:
+        if self.static_dir is None:  # served
             return self.to(f"raw/{Path(run_dir).name}/{rel}")
         page_dir = (self.static_dir / self.path).parent
         return quote(Path(os.path.relpath(Path(run_dir).absolute() / rel, page_dir.absolute())).as_posix(),
@@ -204,7 +204,8 @@ def grid_page(links: Links) -> str:
         cells = []
         for config in site.configs:
             n = counts.get((config, task))
-            cells.append(GridCell(config, tuple(int(x) for x in n) if n else None, by_cell.get((config, task), [])))
+            counted = (int(n[0]), int(n[1]), int(n[2]), int(n[3])) if n else None  # n1, c1, n2, c2
+            cells.append(GridCell(config, counted, by_cell.get((config, task), [])))
         rows.append((task, cells))
     errors = _errors(links, by_cell)
     return _render("grid.html", links, doc=site.report, rows=rows, kinds=kinds, total=len(site.trials),
@@ -229,8 +230,9 @@ def _trial_view(site: Site, config: str, task: str, trial: int) -> TrialView:
     trial_dir = site.trial_dir(config, task, trial)
     if trial_dir is None:
         raise NotFound(f"no trial folder for {config} {task} trial {trial}")
-    info = site.outcomes.configs[config]
-    return read_trial(config, task, trial, trial_dir, Path(info.run_dir))
+    run_dir = site.outcomes.configs[config].run_dir
+    assert run_dir is not None  # trial_dir found the trial in it
+    return read_trial(config, task, trial, trial_dir, Path(run_dir))
 
 
 def _repair_link(links: Links, record) -> tuple[str, str | None] | None:

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -22,10 +23,14 @@ from ..outcomes import FRAME_COLUMNS, Outcomes, combine, load_run, load_source
 from ..records import RunManifest
 from ..report import Document, ReportOptions, build_report
 
+if TYPE_CHECKING:  # annotations only: the loaders below import them when a source is a loop or a curriculum
+    from ..curriculum.records import CurriculumManifest, RepairRecord
+    from ..loop.lineage import Lineage
+
 
 @dataclass
 class LoopSource:
-    lineage: object        # loop.Lineage
+    lineage: Lineage
     runs_dir: Path         # where its evaluation runs are
     names: dict[str, str] = field(default_factory=dict)  # checkpoint label -> the site's config name
 
@@ -33,8 +38,8 @@ class LoopSource:
 @dataclass
 class CurriculumSource:
     path: Path
-    manifest: object       # curriculum.records.CurriculumManifest
-    records: list          # curriculum.records.RepairRecord, one per repair task
+    manifest: CurriculumManifest
+    records: list[RepairRecord]  # one per repair task
 
 
 def slugify(name: str, taken: set[str]) -> str:
@@ -53,7 +58,8 @@ class Site:
     options: ReportOptions = field(default_factory=ReportOptions)
     loops: list[LoopSource] = field(default_factory=list)
     curricula: list[CurriculumSource] = field(default_factory=list)
-    comparisons: dict[tuple[str, str], Document] = field(default_factory=dict)  # built once each
+    # (base, new) or (base, new, round) -> its comparison, built once each
+    comparisons: dict[tuple[str, str] | tuple[str, str, int], Document] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         taken: set[str] = set()

@@ -12,8 +12,8 @@ from urllib.parse import quote, urlencode
 from ..outcomes import Outcomes
 from ..report import Document
 from .pages import (
-    ASSET_FILES, ASSETS, ROUND_PAGES, Links, NotFound, changed_tasks, comparison, compare_page, compare_path, compare_task_page, compare_task_path,
-    curriculum_page, curriculum_path, grid_page, lineage_page, lineage_path, trial_page, trial_path,
+    ASSET_FILES, ASSETS, ROUND_PAGES, Links, NotFound, changed_tasks, comparison, compare_page, compare_path, compare_task_page,
+    compare_task_path, curriculum_page, curriculum_path, grid_page, lineage_page, lineage_path, trial_page, trial_path,
 )
 from .site import Site
 

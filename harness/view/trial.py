@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from types import SimpleNamespace
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ValidationError
 
@@ -20,6 +21,9 @@ from ..errors import HarnessError
 from ..fs import regular_files
 from ..records import RoundRecord, RoundTrajectory, RunManifest, TestReport, TrialResult
 from ..store import HARNESS_ERROR_LOG, RESULT
+
+if TYPE_CHECKING:  # annotations only: the suite is loaded in _suite_task, when a trial page asks
+    from ..task import Task
 
 
 @dataclass
@@ -157,12 +161,12 @@ def _calls(trajectory: RoundTrajectory, shown: list[tuple[str, str]]) -> list[Ca
     return views
 
 
-def _task_facts(manifest: RunManifest, slug: str) -> tuple[object | None, str | None]:
+def _task_facts(manifest: RunManifest, slug: str) -> tuple[Task | None, str | None]:
     return _suite_task(manifest.suite, manifest.suite_path, slug, manifest.task_hashes.get(slug))
 
 
 @lru_cache(maxsize=4096)
-def _suite_task(suite: str, suite_path: str | None, slug: str, recorded: str | None) -> tuple[object | None, str | None]:
+def _suite_task(suite: str, suite_path: str | None, slug: str, recorded: str | None) -> tuple[Task | None, str | None]:
     """The suite task a trial ran, if it is still what the run recorded; else a note. Kept
     once looked up: a suite is loaded whole, and every trial page of its tasks asks."""
     from ..suite import suite_of_run

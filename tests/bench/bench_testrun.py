@@ -176,8 +176,8 @@ def main() -> None:
             raw = bench_tasks(sandbox, [task for _, task in suites], answer, args.repeats, baseline=not args.no_baseline)
             for (suite, _), r in zip(suites, raw):
                 measured = [k for k in PARTS if r[k]]
-                row = {"suite": suite, "task": slug, "test_main": r["test_main"], "catch_pch": r["catch_pch"], "raw": {k: r[k] for k in measured},
-                       **{k: summary(r[k]) for k in measured}}
+                row = {"suite": suite, "task": slug, "test_main": r["test_main"], "catch_pch": r["catch_pch"],
+                       "raw": {k: r[k] for k in measured}, **{k: summary(r[k]) for k in measured}}
                 if "baseline" in row:
                     row["warm_speedup_vs_baseline"] = round(row["baseline"]["median"] / row["warm"]["median"], 2)
                 row["warm_over_floor"] = round(row["warm"]["median"] / row["floor"]["median"], 2)
@@ -185,13 +185,14 @@ def main() -> None:
                 print(json.dumps({k: v for k, v in row.items() if k != "raw"}), flush=True)
     print(f"\nload average {load:.1f} -> {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores, "
           f"{args.repeats} repeats, 1 CPU per container")
-    print("\n| suite | task | main | Catch2 precompiled | cold | warm | cold, container CPU | warm, container CPU | baseline | floor | warm vs baseline | warm / floor |")
+    print("\n| suite | task | main | Catch2 precompiled | cold | warm | cold, container CPU | warm, container CPU | baseline | floor "
+          "| warm vs baseline | warm / floor |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         cell = lambda k: f"{r[k]['median']:.2f} s (IQR {r[k]['iqr']:.2f})" if k in r else "-"  # noqa: E731
         speedup = f"{r['warm_speedup_vs_baseline']:.1f}x faster" if "baseline" in r else "-"
-        print(f"| {r['suite']} | {r['task']} | {r['test_main']} | {r['catch_pch']} | {cell('cold')} | {cell('warm')} | {cell('cold_cpu')} | "
-              f"{cell('warm_cpu')} | {cell('baseline')} | "
+        print(f"| {r['suite']} | {r['task']} | {r['test_main']} | {r['catch_pch']} | {cell('cold')} | {cell('warm')} | "
+              f"{cell('cold_cpu')} | {cell('warm_cpu')} | {cell('baseline')} | "
               f"{cell('floor')} | {speedup} | {r['warm_over_floor']:.2f}x |")
     by = {(r["suite"], r["task"]): r for r in rows}
     for slug in args.tasks.split(","):

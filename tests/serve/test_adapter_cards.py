@@ -90,7 +90,7 @@ def test_adapter_made_for_another_base_is_refused(tmp_path, tiny):
     "edit, message",
     [
         (lambda t: t.replace('sha256 = "', 'checksum = "'), "sha256: missing"),
-        (lambda t: "\n".join(l for l in t.splitlines() if not l.startswith("base_model")), "base_model: missing"),
+        (lambda t: "\n".join(line for line in t.splitlines() if not line.startswith("base_model")), "base_model: missing"),
         (lambda t: t.replace("rank = 8", "rank = 0"), "rank: input should be greater than 0"),
         (lambda t: t.replace('name = "alpha"', 'name = "other"'), "the file must be other.toml"),
         (lambda t: t + "\n[[[", "not valid TOML"),
@@ -128,7 +128,7 @@ def test_cli_add_list_show_verify(state_dir, tiny):
     assert bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr
 
     # A card missing a field: listing shows the error line and exits 2.
-    path.write_text("\n".join(l for l in path.read_text().splitlines() if not l.startswith("rank")))
+    path.write_text("\n".join(line for line in path.read_text().splitlines() if not line.startswith("rank")))
     broken = harness("adapters", "list")
     assert broken.returncode == 2 and "rank: missing" in broken.stderr and "Traceback" not in broken.stderr
 

@@ -135,7 +135,9 @@ def fake_vllm(folder: Path, body: str) -> Path:
     was called (argv and the variables that matter) and then runs `body`."""
     seen = folder / "seen.json"
     script = f"""#!/bin/bash
-"{sys.executable}" -c 'import json, os, sys; json.dump({{"argv": sys.argv[1:], "runtime_lora": os.environ.get("VLLM_ALLOW_RUNTIME_LORA_UPDATING"), "virtual_env": os.environ.get("VIRTUAL_ENV")}}, open("{seen}", "w"))' "$@"
+"{sys.executable}" -c 'import json, os, sys
+json.dump({{"argv": sys.argv[1:], "runtime_lora": os.environ.get("VLLM_ALLOW_RUNTIME_LORA_UPDATING"),
+           "virtual_env": os.environ.get("VIRTUAL_ENV")}}, open("{seen}", "w"))' "$@"
 {body}
 """
     return _executable(folder / "bin" / "vllm", script)

@@ -39,7 +39,9 @@ _LIBRARY = ("std::", "__gnu_cxx::", "Catch::")
 
 def _arguments(text: str, start: int) -> tuple[list[str], int]:
     """The top-level template arguments from `text[start]` (just after a `<`) to its `>`."""
-    depth, args, current, i = 0, [], [], start
+    depth, i = 0, start
+    args: list[str] = []
+    current: list[str] = []
     while i < len(text):
         c = text[i]
         if c in "<([":

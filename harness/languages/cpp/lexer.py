@@ -51,6 +51,7 @@ def tokenize(text: str, directives: bool = True) -> list[Token]:
     while i < n:
         if directives and line_start and text[i] == "#":
             m = _DIRECTIVE.match(text, i)
+            assert m is not None  # it matches any '#'
             tokens.append(Token("pp", m.group(), i))
             i = m.end()
             continue
@@ -62,6 +63,7 @@ def tokenize(text: str, directives: bool = True) -> list[Token]:
             # A stray character (a backtick, '@', a non-ASCII byte): keep it as itself.
             m = _STRAY.match(text, i)
             kind = "punct"
+        assert m is not None  # _STRAY matches any character
         piece = m.group()
         if kind == "space":
             if "\n" in piece:

@@ -237,13 +237,13 @@ def _constant_sites(toks: list[Token]) -> Iterable[tuple[Token, str, Operator]]:
         m = _FLOAT.fullmatch(tok.text)
         if m and any(c in tok.text for c in ".eE") and not tok.text.lower().startswith("0x"):
             try:
-                value = float(m.group(1).replace("'", ""))
+                real = float(m.group(1).replace("'", ""))
             except ValueError:
                 continue
             suffix = m.group(2)
-            yield tok, _fmt_float(value + 1, suffix), Operator.boundary
-            yield tok, _fmt_float(value - 1, suffix), Operator.boundary
-            if value != 0:
+            yield tok, _fmt_float(real + 1, suffix), Operator.boundary
+            yield tok, _fmt_float(real - 1, suffix), Operator.boundary
+            if real != 0:
                 yield tok, "0.0" + suffix, Operator.constant
 
 
@@ -427,10 +427,10 @@ def mutants_of_source(text: str, file: str, operators: Iterable[Operator] | None
     for first, last in _condition_sites(toks):
         cond = text[first.start:last.end]
         add(Operator.negate, first.start, last.end, f"!({cond})")
-    for first, last in _statement_spans(toks):
-        begin = _deletable(toks, first, last)
+    for first_i, last_i in _statement_spans(toks):
+        begin = _deletable(toks, first_i, last_i)
         if begin is not None:
-            start, end = _deletion_span(text, toks[begin].start, toks[last].end)
+            start, end = _deletion_span(text, toks[begin].start, toks[last_i].end)
             add(Operator.delete, start, end, "", at=toks[begin].start)
 
     order = list(Operator)
