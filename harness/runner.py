@@ -10,8 +10,9 @@ last. `run` plans (everything checkable is checked before any work), writes the 
 hands the trials that are not done to an executor (harness/executor: worker threads here,
 or slots on a Ray cluster's nodes, whose trial folders come back to be written here), shows
 progress and prints the summary. A trial that ends in an infrastructure error is not done:
-`--resume` reruns it, and only it (one a bug of the harness ended only with --retry-harness-errors); when the error came after round k was tested, only rounds k + 1 on,
-from round k's workspace and conversation, so no recorded outcome is lost."""
+`--resume` reruns it, and only it (one a bug of the harness ended only with
+--retry-harness-errors); when the error came after round k was tested, only rounds k + 1
+on, from round k's workspace and conversation, so no recorded outcome is lost."""
 
 from __future__ import annotations
 

@@ -310,7 +310,8 @@ def _verify_in(plan: _Plan, candidate: Mapping[str, bytes], session: SandboxSess
     names = [c.name for c in stream.cases]
     if names != plan.reference.cases:
         extra = sorted(set(names) - set(plan.reference.cases))
-        why = f"cases the task does not have: {extra[:3]}" if extra else f"{len(names)} cases where the task has {len(plan.reference.cases)}"
+        why = (f"cases the task does not have: {extra[:3]}" if extra
+               else f"{len(names)} cases where the task has {len(plan.reference.cases)}")
         return _verdict(plan, candidate_hash, VerdictStatus.forged, reason=f"the program ran {why}", **common)
     cases = [c.records for c in stream.cases]
     forgery = plan.forgery(cases)

@@ -27,7 +27,8 @@ from ..paths import package_file
 IMAGE_REPO = "harness-cpp"
 OFFICIAL_BASE = "debian:bookworm-slim"
 OFFLINE_BASE = "harness-bookworm-base:minbase"
-CONTEXT_FILES = ("Dockerfile", "test_main.cpp", "verdict_channel.cpp", "verdict_channel.cmake", "harness-cxx", "catch-pch-facts.sh", "std-headers.txt", "catch-pch-flags.txt")
+CONTEXT_FILES = ("Dockerfile", "test_main.cpp", "verdict_channel.cpp", "verdict_channel.cmake", "harness-cxx",
+                 "catch-pch-facts.sh", "std-headers.txt", "catch-pch-flags.txt")
 
 
 class ImageInfo(BaseModel):

@@ -84,7 +84,9 @@ struct Fake : Catch::StreamingReporterBase<Fake> {
     static std::string getDescription() { return "all pass"; }
     void assertionStarting(Catch::AssertionInfo const&) override {}
     bool assertionEnded(Catch::AssertionStats const&) override { return true; }
-    void testRunStarting(Catch::TestRunInfo const&) override { stream << "<?xml version=\"1.0\"?>\n<Catch name=\"x\">\n<Group name=\"x\">\n"; }
+    void testRunStarting(Catch::TestRunInfo const&) override {
+        stream << "<?xml version=\"1.0\"?>\n<Catch name=\"x\">\n<Group name=\"x\">\n";
+    }
     void testCaseEnded(Catch::TestCaseStats const& s) override {
         stream << "<TestCase name=\"" << escaped(s.testInfo.name) << "\"><OverallResult success=\"true\"/></TestCase>\n";
         ++cases;

@@ -145,7 +145,8 @@ BEGIN { n = split(ENVIRON["HARNESS_CANDIDATES"], c, "\n"); for (i = 1; i <= n; i
     if (!have) { main = norm(path); id[0] = main; have = 1; next }
     if (flags ~ / 1 /) {
         parent = id[d]; id[++d] = norm(path)
-        if ((parent in cand) || (id[d] in cand) || tolower(id[d]) ~ /(^|\/)catch/) print "I\t" parent "\t" id[d] "\t" (flags ~ / 3 / ? "system" : "user")
+        if ((parent in cand) || (id[d] in cand) || tolower(id[d]) ~ /(^|\/)catch/)
+            print "I\t" parent "\t" id[d] "\t" (flags ~ / 3 / ? "system" : "user")
         next
     }
     if (flags ~ / 2 /) { if (d > 0) d--; next }
