@@ -18,7 +18,8 @@ GOLDEN = ROOT / "tests" / "golden"
 # The slowest files first. The test command gives each worker a file at a time, so the suite
 # ends when its last file does; a long file collected last (they sort by name) left one core
 # idle for minutes at the end of CI's run.
-LONGEST_FIRST = ("test_suite_validate.py", "test_verdict_channel.py", "test_executor_ray.py", "test_screen.py", "test_loop.py", "test_testwriting.py",
+LONGEST_FIRST = ("test_suite_validate.py", "test_verdict_channel.py", "test_executor_ray.py", "test_screen.py",
+                 "test_loop.py", "test_testwriting.py",
                  "test_testwriting_run.py", "test_train_loop.py", "test_verify_sandbox.py", "test_curriculum.py",
                  "test_predict_eval.py", "test_run_resume.py", "test_verifier_candidates.py", "test_run_e2e.py",
                  "test_run_simulated.py", "test_quickstart.py", "test_run_gold.py", "test_train_cpp.py",
