@@ -60,6 +60,9 @@ from .lexer import CPP_KEYWORDS, strip_comments, tokenize
 _RESERVED_NAMESPACES = re.compile(r"^(?:Catch|harness_\w*)$")
 _RESERVED_MACROS = re.compile(r"^(?:CATCH_\w*|INTERNAL_CATCH_\w*|HARNESS_\w*|harness_\w*)$")
 _ASM = frozenset({"asm", "__asm__", "__asm"})
+# What a written suite may name of those: the framework it is written in, and the values
+# filling by execution writes into it (testwriting/fill.py's prelude, `harness_fill::number`).
+_WRITTEN_SUITE_NAMES = frozenset({"Catch", "harness_fill"})
 # Pragmas that rename a symbol or bring back a macro as it was before the candidate's code.
 _PRAGMA = re.compile(r"^#\s*pragma\s+(?:redefine_extname|push_macro|pop_macro)\b")
 # A header of a test framework, wherever it lives (the image's, a vendored copy).
@@ -67,6 +70,7 @@ _FRAMEWORK_HEADER = re.compile(r"(?:^|/)(?:catch2?|doctest|gtest|boost/test)(?:/
 # A line directive or a GNU line marker in source, after comments are gone and lines spliced:
 # `#line`, `# 12 "file" 1`, spelled with `#`, the `%:` digraph or the `??=` trigraph.
 _LINE_DIRECTIVE = re.compile(r"^\s*(?:#|%:|\?\?=)\s*(?:line\b|\d)", re.M)
+_LINE_NUMBER_ONLY = re.compile(r"^\s*#\s*line\s+\d+\s*$")
 # C++'s runtime namespaces: a definition there replaces part of the runtime.
 _RUNTIME = frozenset({"std", "__gnu_cxx", "__cxxabiv1", "abi", "__gnu_debug", "__pstl"})
 # Operator names, whose spelling holds brackets and spaces that are not the name's structure.
@@ -310,7 +314,10 @@ def raw_findings(files: Mapping[str, bytes]) -> list[str]:
     for rel in sorted(files):
         text = strip_comments(files[rel].decode(errors="replace").replace("\r\n", "\n"))
         text = re.sub(r"\\\n", "", text)
-        if _LINE_DIRECTIVE.search(text):
+        # A line number alone (`#line 1`, what filling by execution writes after its prelude)
+        # renames no file, so it can attribute no code to another.
+        if any(not _LINE_NUMBER_ONLY.match(m.group(0) + text[m.end():].split("\n", 1)[0])
+               for m in _LINE_DIRECTIVE.finditer(text)):
             found.append(f"{rel}: a line directive, which makes the compiler misname where code comes from")
         if re.search(r"\b__has_include(?:_next)?\b", text):
             # What it asks depends on files outside the candidate's: the screen of a unit
@@ -362,7 +369,7 @@ def _code_findings(lines: list[str], writes_tests: bool) -> list[str]:
             continue
         elif tok.text in _ASM:
             found.append("assembly, which can define any symbol or embed any file")
-        elif _RESERVED_NAMESPACES.match(tok.text) and not (writes_tests and tok.text == "Catch"):
+        elif _RESERVED_NAMESPACES.match(tok.text) and not (writes_tests and tok.text in _WRITTEN_SUITE_NAMES):
             found.append(f"uses the name {tok.text}, which belongs to the test framework or the harness")
         elif tok.text == "extern" and i + 1 < len(tokens) and tokens[i + 1].kind == "string" \
                 and tokens[i + 1].text != '"C++"':
@@ -445,7 +452,8 @@ def _symbol_findings(unit: UnitScreen, who: Candidate, strict: bool) -> list[str
             found.append(f"defines {name}, a name nm cannot demangle (one an asm label or the assembler chose)")
         else:
             space = owner(shown)
-            if space.startswith("harness_") or strict and space == "Catch":
+            if space.startswith("harness_") and not (who.writes_tests and space in _WRITTEN_SUITE_NAMES) \
+                    or strict and space == "Catch":
                 found.append(f"defines {shown} in the test framework's or the harness's namespace")
             elif strict and not weak and space in _RUNTIME and not any(f"{ns}::" in shown for ns in who.namespaces):
                 found.append(f"defines {shown} in the C++ runtime's namespace")
