@@ -177,17 +177,8 @@ def test_the_honest_phone_number_passes_after_the_attacks_in_the_same_session(se
     assert report.passed and not report.forged, report.forgery
 
 
-def test_every_fixed26_reference_passes_the_screen_and_the_symbol_policy(docker_sandbox):
-    tasks = sorted(p for p in FIXED26.iterdir() if (p / ".meta").is_dir())
-    assert len(tasks) == 26
-    failed = {}
-    with docker_sandbox.session("screen fixed26") as s:
-        for path in tasks:
-            task = load_task(path)
-            report = run_tests(task, task.reference_files(), s)
-            if not report.passed or report.forged:
-                failed[task.slug] = (report.status, report.forgery, (report.message or "")[:300])
-    assert not failed, failed
+# Every fixed26 reference passing the screen, the symbol policy and what its tests compare:
+# tests/test_executor_ray.py's gold fixed26 run (26 of 26 in round 1, through run_tests).
 
 
 def test_a_forged_round_fails_the_trial_round_that_harness_run_judges(session, tmp_path):
