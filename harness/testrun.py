@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import secrets
 import shlex
 import signal
 from dataclasses import dataclass, field, replace
@@ -18,7 +19,7 @@ from typing import Callable, Iterable, Mapping
 
 from .languages.cpp.catch2 import CatchRun, parse_catch2_xml
 from .languages.cpp.catch_pch import precompiled_unit
-from .languages.cpp.policy import judge_build
+from .languages.cpp.policy import judge_build, plan_screen
 from .languages.cpp.verdict_channel import CHANNEL_CAP, ChannelKeys, judged, read_channel
 from .languages.cpp.mutants import count_test_cases
 from .file_names import refusal
@@ -240,6 +241,7 @@ class _Build:
     build_log: str      # make's output for the exercise's target
     catch_precompiled: bool = False  # the test unit linked took Catch2 precompiled
     precompiled_now: bool = False    # ... and this build compiled it so
+    after: ExecResult | None = None  # what `after_build` printed, when the build succeeded and it ran
 
     @property
     def configure_failed(self) -> bool:
@@ -253,8 +255,10 @@ def configure_and_build(task: Task, session: SandboxSession, tree: BuildTree | N
 
 
 def _configure_and_build(task: Task, session: SandboxSession, timeout_s: float, tree: BuildTree | None = None,
-                         catch_pch: tuple[str, str] | None = None, build_script: str | None = None) -> _Build:
-    built = _configure_and_build_once(task, session, timeout_s, tree, catch_pch, build_script=build_script)
+                         catch_pch: tuple[str, str] | None = None, build_script: str | None = None,
+                         after_build: str | None = None) -> _Build:
+    built = _configure_and_build_once(task, session, timeout_s, tree, catch_pch, build_script=build_script,
+                                      after_build=after_build)
     if not built.precompiled_now or built.result.timed_out:
         return built
     if built.result.exit_code == 0 and not clean_log(built.build_log, session, task.slug):
@@ -263,7 +267,7 @@ def _configure_and_build(task: Task, session: SandboxSession, timeout_s: float, 
     # precompiled: what a person reads must be what the Exercism build prints, so what
     # this build compiled is compiled again, the unit as it is.
     again = _configure_and_build_once(task, session, max(1.0, timeout_s - built.result.seconds), tree, None,
-                                      prelude=_undo_build(task, session))
+                                      prelude=_undo_build(task, session), after_build=after_build)
     again.result = replace(again.result, seconds=built.result.seconds + again.result.seconds)
     again.configure_log = built.configure_log + again.configure_log
     return again
@@ -271,15 +275,27 @@ def _configure_and_build(task: Task, session: SandboxSession, timeout_s: float, 
 
 def _configure_and_build_once(task: Task, session: SandboxSession, timeout_s: float, tree: BuildTree | None,
                               catch_pch: tuple[str, str] | None, prelude: str | None = None,
-                              build_script: str | None = None) -> _Build:
+                              build_script: str | None = None, after_build: str | None = None) -> _Build:
     configure = configure_steps(task, session, tree)
     # A caller's own build step stands in for make only in a tree configured for this content.
     script = build_script if build_script and not configure else build_step(task, session, tree, catch_pch)
     if prelude:
         script = f"{prelude}; {script}"
+    # What runs after a build that succeeded shares its exec (one exec less per round); its
+    # output follows a line no compiler message of the candidate's can know to print.
+    mark = f"@@harness: after the build {secrets.token_hex(16)}@@"
+    if after_build:
+        script = f"( {script} ); code=$?; [ $code -ne 0 ] || {{ echo '{mark}'; {after_build}; }}; exit $code"
     if configure:
         script = f"{' && '.join(configure)} || exit {_CONFIGURE_FAILED}; echo '{_BUILD_STARTS}'; {script}"
     result = session.exec(["sh", "-c", script], role=Role.builder, timeout_s=timeout_s)
+    after = None
+    if after_build:
+        # The build's output ends in a newline, or is empty, where the mark follows it.
+        head, found, tail = (b"\n" + result.output).partition(f"\n{mark}\n".encode())
+        if found:
+            after = replace(result, output=tail, seconds=0.0)
+            result = replace(result, output=head[1:] + b"\n" if head[1:] else b"", truncated=False)
     # A solution that does not compile leaves the configured tree (and the compiled test
     # unit) good for the next round; only a failed configure or a lost tree starts over.
     note_configured(task, session, result.exit_code is not None and result.exit_code != _CONFIGURE_FAILED, tree)
@@ -290,7 +306,7 @@ def _configure_and_build_once(task: Task, session: SandboxSession, timeout_s: fl
             if text.endswith(line + "\n"):
                 text = text[:-len(line) - 1]
                 flags.add(line)
-    found = dict(catch_precompiled=_PRECOMPILED in flags, precompiled_now=_PRECOMPILED_NOW in flags)
+    found = dict(catch_precompiled=_PRECOMPILED in flags, precompiled_now=_PRECOMPILED_NOW in flags, after=after)
     if not configure:
         return _Build(result, "", text, **found)
     before, marker, after = text.partition(_BUILD_STARTS + "\n")
@@ -376,8 +392,9 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
     common = dict(tampered=tampered, backend=session.backend, test_main=main)
 
     build_limit = session.limits.build_timeout_s if time_limit_s is None else time_limit_s
+    screen = plan_screen(task, files, session)
     built = _configure_and_build(task, session, build_limit, catch_pch=_catch_pch_unit(task, files, session, main),
-                                 build_script=build_script)
+                                 build_script=build_script, after_build=screen.script)
     common["catch_precompiled"] = built.catch_precompiled
     build = built.result
     console = exercise_paths(built.configure_log + built.build_log, session, task.slug) if transcript else None
@@ -400,7 +417,7 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
             **common,
         )
 
-    forgery, screen_seconds = judge_build(task, files, session)
+    forgery, screen_seconds = judge_build(task, files, session, screen, built.after)
     if forgery:
         # The binary never runs: what it would report is what the candidate reached for.
         why = "forged: " + "; ".join(forgery)

@@ -155,6 +155,14 @@ int replacement() { return 0; }
         "phone_number.h": PROXY_HEADER % (b"std", b"std"),
         "phone_number.cpp": PROXY_CPP,
     },
+    # No-op assertions behind a build log longer than the build's captured output (notes,
+    # which -Werror lets through): the screen that shares the build's exec is cut off, and
+    # runs again in an exec of its own.
+    "no-op-assertions-after-a-flood": {
+        "phone_number.h": header(b"#include <catch2/catch.hpp>\n" + NO_OP_ASSERTIONS
+                                 + (b'#pragma message("' + b"x" * 400 + b'")\n') * 3000),
+        "phone_number.cpp": GARBAGE_CPP,
+    },
 }
 
 

@@ -50,7 +50,7 @@ import weakref
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Mapping, Sequence
 
-from ...sandbox.base import Role, SandboxSession
+from ...sandbox.base import ExecResult, Role, SandboxSession
 from .compared_types import operand_types, reference_types, unexpected
 from ...task import Task
 from ...hashing import sha256_bytes
@@ -460,53 +460,101 @@ def _symbol_findings(unit: UnitScreen, who: Candidate, strict: bool) -> list[str
     return found
 
 
-def judge_build(task: Task, files: Mapping[str, bytes], session: SandboxSession) -> tuple[list[str], float]:
+@dataclass(frozen=True)
+class ScreenPlan:
+    """A round's screen, made before its build, and the builder's shell command that
+    starts it in the build's own exec, right after make (testrun.py): one exec less per
+    round. With the units known from an earlier build of the same task content, the
+    command prints the screen of every unit the harness does not have yet (`hits`);
+    without them, it prints the tree's compile commands, and the screen follows in an
+    exec of its own."""
+
+    script: str
+    units: tuple[Unit, ...] = ()
+    who: Candidate | None = None
+    hits: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def reads_units(self) -> bool:
+        return self.who is None
+
+
+def _mine(task: Task, files: Mapping[str, bytes]) -> list[str]:
+    written = tuple(task.written_tests)
+    return [rel for rel in files if rel not in task.protected_files or rel in written]
+
+
+def _unit_key(task: Task, files: Mapping[str, bytes], unit: Unit) -> tuple:
+    return (unit.source, unit.preprocess, task.content_hash, tuple(sorted(files)))
+
+
+def plan_screen(task: Task, files: Mapping[str, bytes], session: SandboxSession) -> ScreenPlan:
+    """The screen of the round about to be built from its staged `files`."""
+    units = cached_units(session, task.slug, task.content_hash)
+    if units is None:
+        return ScreenPlan(shlex.join(["cat", f"{session.build_root}/{task.slug}/compile_commands.json"]))
+    return _plan(task, files, session, units)
+
+
+def _plan(task: Task, files: Mapping[str, bytes], session: SandboxSession, units: Sequence[Unit]) -> ScreenPlan:
+    root = f"{session.src_root}/{task.slug}"
+    who = candidate(root, files, _mine(task, files), task.test_files,
+                    [*task.stub_files().values(), *task.reference_files().values()],
+                    writes_tests=bool(task.written_tests))
+    hits = {u.source: pre for u in units if (pre := recall(session, _unit_key(task, files, u), files, root)) is not None}
+    return ScreenPlan(screen_script(units, who.files, hits), tuple(units), who, hits)
+
+
+def judge_build(task: Task, files: Mapping[str, bytes], session: SandboxSession, plan: ScreenPlan | None = None,
+                started: ExecResult | None = None) -> tuple[list[str], float]:
     """Why the round just built (its staged `files`) is forged, empty when nothing is
     found, and the seconds it took; run after a build that succeeded, before the binary
     runs. The candidate's files are those the task does not protect, and a written test
-    file (test writing)."""
-    written = tuple(task.written_tests)
-    mine = [rel for rel in files if rel not in task.protected_files or rel in written]
-    found = raw_findings({rel: files[rel] for rel in mine})
-    root = f"{session.src_root}/{task.slug}"
-    build = f"{session.build_root}/{task.slug}"
+    file (test writing). `started` is what `plan`'s command printed in the build's exec;
+    what is missing of it (a build log that filled the exec's output) runs in an exec of
+    its own."""
+    found = raw_findings({rel: files[rel] for rel in _mine(task, files)})
+    plan = plan or plan_screen(task, files, session)
     seconds = 0.0
-    units = cached_units(session, task.slug, task.content_hash)
-    if units is None:
-        got = session.exec(["cat", f"{build}/compile_commands.json"], role=Role.builder, timeout_s=30, cap=4 << 20)
+    if plan.reads_units:
+        got = started if started is not None and not started.truncated else session.exec(
+            ["sh", "-c", plan.script], role=Role.builder, timeout_s=30, cap=4 << 20)
         seconds += got.seconds
-        if got.exit_code != 0 or got.truncated:
+        try:
+            # In the build's exec the status is make's: what cat could not read is no JSON.
+            units = units_from_compile_commands(got.output.decode(errors="replace"), f"CMakeFiles/{task.slug}.dir")
+        except (ValueError, KeyError, TypeError, IndexError):
+            units = None
+        if got.exit_code != 0 or got.truncated or units is None:
             return [*found, "the build's compile commands could not be read, so nothing of it could be screened"], seconds
-        units = units_from_compile_commands(got.output.decode(errors="replace"), f"CMakeFiles/{task.slug}.dir")
         keep_units(session, task.slug, task.content_hash, units)
-    who = candidate(root, files, mine, task.test_files, [*task.stub_files().values(), *task.reference_files().values()],
-                    writes_tests=bool(written))
-    names = tuple(sorted(files))
-    key = lambda unit: (unit.source, unit.preprocess, task.content_hash, names)  # noqa: E731
-    hits = {u.source: pre for u in units if (pre := recall(session, key(u), files, root)) is not None}
-    got = session.exec(["sh", "-c", screen_script(units, who.files, hits)], role=Role.builder,
-                       timeout_s=session.limits.build_timeout_s, cap=16 << 20)
-    seconds += got.seconds
-    if got.timed_out or got.exit_code is None:
+        plan, started = _plan(task, files, session, units), None
+    assert plan.who is not None
+    screened = started
+    if screened is None or screened.truncated:
+        screened = session.exec(["sh", "-c", plan.script], role=Role.builder, timeout_s=session.limits.build_timeout_s,
+                                cap=16 << 20)
+        seconds += screened.seconds
+    if screened.timed_out or screened.exit_code is None:
         return [*found, "the screen of the preprocessed units timed out"], seconds
-    if got.truncated:
+    if screened.truncated:
         return [*found, "the screen of the preprocessed units printed more than 16 MiB"], seconds
-    parts = split_units(got.output.decode(errors="replace"))
+    root = f"{session.src_root}/{task.slug}"
+    parts = split_units(screened.output.decode(errors="replace"))
     text = []
-    for unit in units:
+    for unit in plan.units:
         pre, nm = parts.get(unit.source, ("F\n", ""))
-        if unit.source in hits:
-            pre = hits[unit.source]
+        if unit.source in plan.hits:
+            pre = plan.hits[unit.source]
         else:
-            remember(session, key(unit), _deps(pre, unit, who, files, root), pre)
+            remember(session, _unit_key(task, files, unit), _deps(pre, unit, plan.who, files, root), pre)
         text.append(f"{_UNIT_LINE}{unit.source}\n{pre}{nm}")
     screens = parse_screen("".join(text))
     headers = sorted({child for u in screens for _, child, _ in u.includes if _FRAMEWORK_HEADER.search(child)})
     spelled, took = framework_names(session, headers, files, root)
-    who = replace(who, framework_names=spelled)
-    found += findings(screens, who)
-    if not written:
-        compared, spent = _compared_findings(task, files, session, units, screens)
+    found += findings(screens, replace(plan.who, framework_names=spelled))
+    if not task.written_tests:
+        compared, spent = _compared_findings(task, files, session, plan.units, screens)
         found += compared
         took += spent
     return found, seconds + took
