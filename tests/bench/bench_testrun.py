@@ -19,6 +19,12 @@ only the solution: its header is unchanged, as in most second rounds).
 
     .venv/bin/python tests/bench/bench_testrun.py [--tasks a,b,c] [--repeats N]
         [--upstream /path/to/polyglot-benchmark/cpp/exercises/practice]
+    .venv/bin/python tests/bench/bench_testrun.py --baseline-rev REV [--rounds N] [--tasks a,b,c] [--repeats N]
+
+With --baseline-rev, this tree and REV (from a git worktree, with the sandbox image of that
+revision, built when missing) each run the fixed26 rounds without the baseline and the
+floor, in turn, --rounds times (A/B/A/B, so a machine that gets busier weighs on both):
+what this tree's round costs against REV's, in wall and container CPU seconds.
 
 Goal: a round of an upstream task costs at most 1.3x the same task in fixed26, cold and
 warm (the `upstream / fixed26` lines).
@@ -31,6 +37,7 @@ import json
 import os
 import shlex
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -153,13 +160,61 @@ def upstream_suite(path: str, state: str):
     return import_suite(path, "upstream-bench")
 
 
+# Builds the image of the revision whose harness package is first on the path, when missing.
+_IMAGE = ("import sys\nfrom harness.sandbox.image import build_image, find_image\n"
+          "find_image() or build_image(log=lambda m: print(m, file=sys.stderr))")
+
+
+def rows_of(tree: Path, tasks: str, repeats: int) -> dict[str, dict]:
+    """One run of `tree`'s own copy of this script (fixed26, no baseline), its rows by task."""
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    got = subprocess.run([sys.executable, str(tree / "tests" / "bench" / "bench_testrun.py"), "--tasks", tasks,
+                          "--repeats", str(repeats), "--no-baseline"], cwd=tree, env=env, capture_output=True, text=True)
+    if got.returncode != 0:
+        sys.exit(f"{tree}: exit {got.returncode}: {got.stderr.strip()[-2000:]}")
+    rows = [json.loads(line) for line in got.stdout.splitlines() if line.startswith("{")]
+    return {r["task"]: r for r in rows if r["suite"] == "fixed26"}
+
+
+def versus(rev: str, tasks: str, rounds: int, repeats: int) -> None:
+    parts = ("cold", "warm", "cold_cpu", "warm_cpu")
+    with tempfile.TemporaryDirectory(prefix="bench-testrun-baseline-") as tmp:
+        tree = Path(tmp) / "tree"
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(tree), rev], check=True,
+                       capture_output=True)
+        try:
+            subprocess.run([sys.executable, "-c", _IMAGE], cwd=tree, env={**os.environ, "PYTHONPATH": str(tree)},
+                           check=True)
+            ours: list[dict[str, dict]] = []
+            theirs: list[dict[str, dict]] = []
+            for _ in range(rounds):
+                ours.append(rows_of(ROOT, tasks, repeats))
+                theirs.append(rows_of(tree, tasks, repeats))
+        finally:
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], capture_output=True)
+    print(f"{rounds} rounds of {repeats} repeats each, alternating; medians of the rounds' medians\n")
+    print(f"| task | part | this tree | {rev} | this / {rev} (median of per-round ratios) |")
+    print("|---|---|---|---|---|")
+    for slug in tasks.split(","):
+        for part in parts:
+            a = [r[slug][part]["median"] for r in ours]
+            b = [r[slug][part]["median"] for r in theirs]
+            ratio = statistics.median(x / y for x, y in zip(a, b))
+            print(f"| {slug} | {part} | {statistics.median(a):.3f} s | {statistics.median(b):.3f} s | {ratio:.2f}x |")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--tasks", default="phone-number,clock,gigasecond")
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--upstream", default=None, help="folder of upstream Exercism C++ exercises (practice/)")
     ap.add_argument("--no-baseline", action="store_true", help="skip the baseline (it compiles Catch2's main each time)")
+    ap.add_argument("--baseline-rev", default=None, help="a git revision to measure this tree's rounds against")
+    ap.add_argument("--rounds", type=int, default=3, help="with --baseline-rev: alternating runs of each tree")
     args = ap.parse_args()
+    if args.baseline_rev:
+        versus(args.baseline_rev, args.tasks, args.rounds, args.repeats)
+        return
     if args.upstream is None:
         print("no --upstream PATH: benchmarking fixed26 only (give the upstream exercises' folder to compare)")
     sandbox = DockerSandbox()

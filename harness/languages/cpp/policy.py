@@ -192,8 +192,11 @@ def screen_script(units: Sequence[Unit], candidates: Iterable[str], known: Itera
         step = f"echo {shlex.quote(_UNIT_LINE + unit.source)}; "
         if unit.source not in known:
             step += f"{{ {shlex.join(unit.preprocess)} 2>/dev/null || echo @@harness-pp-failed; }} | {env} awk {awk}; "
-        steps.append(step + f"echo {_NM_LINE}; [ -f {o} ] || echo F; nm -P -g --defined-only --no-sort {o} | sed 's/^/N\t/'; "
-                            f"nm -P -C -g --defined-only --no-sort {o} | sed 's/^/M\t/'")
+        # The symbols are kept beside the object (the builder's, like it) until make rebuilds it.
+        nm = shlex.quote(unit.object + ".harness-nm")
+        steps.append(step + f"echo {_NM_LINE}; if [ ! -f {o} ]; then echo F; else [ {nm} -nt {o} ] || "
+                            f"{{ nm -P -g --defined-only --no-sort {o} | sed 's/^/N\t/'; "
+                            f"nm -P -C -g --defined-only --no-sort {o} | sed 's/^/M\t/'; }} >{nm}; cat {nm}; fi")
     return "; ".join(steps)
 
 
