@@ -29,8 +29,9 @@ class Data(BaseModel):
 class Row(Data):
     """A flat row (CSV and JSON): the fields its builder did not give are left out."""
 
+    # No return annotation: pydantic then keeps the model's own schema for what is written.
     @model_serializer(mode="wrap")
-    def _given(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+    def _given(self, handler: SerializerFunctionWrapHandler):
         return {k: v for k, v in handler(self).items() if k in self.model_fields_set}
 
 
@@ -350,3 +351,13 @@ class PlanResult(Data):
     power: float
     trials_needed: int | None
     points: list[PowerPoint]
+
+
+# name -> (the file whose `data` it describes, its model): the JSON Schemas `harness schema`
+# prints beside the records of runs.
+REPORT_DATA: dict[str, tuple[str, type[BaseModel]]] = {
+    "report-data": ("`data` of `harness report --format json` (reports/report-*.json)", ReportResult),
+    "compare-data": ("`data` of `harness compare --format json` (reports/compare-*.json)", ComparisonResult),
+    "lineage-data": ("`data` of `harness report --lineage --format json` (reports/lineage-*.json)", LineageResult),
+    "plan-data": ("`data` of `harness plan-trials --format json` (reports/plan-*.json)", PlanResult),
+}
