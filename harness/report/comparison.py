@@ -239,10 +239,8 @@ def _task_order(changes: dict[int, list[stats.TaskChange]]) -> list[str]:
 
 def _task_records(changes: dict[int, list[stats.TaskChange]], order: list[str], trained: set[str],
                   asked: int | None) -> list[TaskChangeRow]:
-    """One flat record per task (CSV, JSON, the viewer): its counts, and per round shown the
-    change, p-values and label as `round<r>_<field>`; the plain fields are the asked round's
-    (without --round, the last shown: within two rounds where there is one); `changed`: in
-    any round shown."""
+    """One row per task in `order` (CSV, JSON, the viewer; data.TaskChangeRow says what it
+    holds): the plain fields are the last round shown's, within two rounds where there is one."""
     by_round = {r: {c.task: c for c in found} for r, found in changes.items()}
     primary = max(changes)
     records = []
