@@ -24,12 +24,13 @@ RECORDS: dict[str, tuple[str, type[BaseModel]]] = {
 }
 
 
-def schema(name: str) -> dict:
+def schema(name: str, records: dict[str, tuple[str, type[BaseModel]]] = RECORDS) -> dict:
     """The JSON Schema of one record, as written (serialization mode), with the file it
-    describes as its description."""
-    if name not in RECORDS:
-        raise BadInput(f"no schema {name!r}: choose one of {', '.join(RECORDS)}")
-    where, model = RECORDS[name]
+    describes as its description; `records`: those to choose from (the CLI adds the
+    reports' data, which live above this floor)."""
+    if name not in records:
+        raise BadInput(f"no schema {name!r}: choose one of {', '.join(records)}")
+    where, model = records[name]
     found = model.model_json_schema(mode="serialization")
     found["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     found["description"] = where + (f". {found['description']}" if found.get("description") else "")

@@ -8,6 +8,7 @@ import json
 import re
 from pathlib import Path
 
+import jsonschema
 import pandas as pd
 import pytest
 from typer.testing import CliRunner
@@ -15,6 +16,7 @@ from typer.testing import CliRunner
 from harness.cli import app
 from harness.outcomes import load, load_pair
 from harness.report import ReportOptions, build_comparison, build_report
+from harness.report.data import REPORT_DATA
 from harness.report.writing import output_path, reports_dir
 from tests.report_support import marginal_table, outcomes_table, write_run
 
@@ -238,6 +240,24 @@ def test_json_report(runs, tmp_path):
     assert body["data"]["warnings"] == [] and base["round1_low"] < 11.25 < base["round1_high"]
     assert body["data"]["training_overlap"] == ["never-00", "never-01"]
     assert body["tables"][0]["rows"][0][4] == "11.25 (43.3%)"
+
+
+@pytest.mark.parametrize("command, name", [
+    (["report", "r1"], "report-data"),
+    (["compare", "r1:base", "r1:lora", "--pre-registered-bar", "1"], "compare-data"),
+    (["compare", "r1:base", "r1:lora", "--cohort", "best:2", "--round", "1"], "compare-data"),
+    (["plan-trials", "--baseline", "r1:base", "--effect", "4", "--simulations", "100"], "plan-data"),
+])
+def test_a_written_json_report_reads_back_as_its_result_model_and_its_schema(runs, tmp_path, command, name):
+    """`data` is the dump of the report's typed result: it validates against the model it
+    came from (NaN, written as null, reads back) and the schema `harness schema` prints."""
+    out = tmp_path / "r.json"
+    result = runner.invoke(app, [*command, "--runs-dir", str(runs), "--out", str(out)]
+                           + (["--resamples", "200"] if command[0] != "plan-trials" else []))
+    assert result.exit_code == 0, result.output
+    data = json.loads(out.read_text())["data"]
+    assert REPORT_DATA[name][1].model_validate(data).model_dump(mode="json").keys() == data.keys()
+    jsonschema.validate(data, json.loads(runner.invoke(app, ["schema", name]).stdout))
 
 
 def test_csv_compare(runs, tmp_path):

@@ -18,7 +18,8 @@ from harness.cli import app
 from harness.loop.config import LoopConfig
 from harness.loop.lineage import Iteration, Lineage
 from harness.outcomes import load, load_pair
-from harness.report import ReportOptions, build_comparison, build_lineage, build_report
+from harness.report import ReportOptions, build_comparison, build_lineage, build_report, render_json
+from harness.report.data import LineageResult
 from tests.report_support import STAMP, marginal_table, outcomes_table, write_run
 
 runner = CliRunner()
@@ -195,6 +196,9 @@ def test_a_lineage_from_an_adapter_with_an_unknown_training_set(tmp_path):
     per_task = {r[0]: r for r in doc.tables[0].rows}
     assert per_task["a"][1] == "at least" and per_task["b"][1] == "unknown"
     assert doc.data["training_unknown"] == ["start", "it1"]
+    # The data written is the lineage's typed result, the first checkpoint against the last included.
+    back = LineageResult.model_validate(json.loads(render_json(doc))["data"])
+    assert back.first_to_last is not None and back.first_to_last.base == "start" and back.training_unknown == ["start", "it1"]
 
 
 def test_interval_targets_are_named_and_differ(tmp_path):

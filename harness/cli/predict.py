@@ -77,11 +77,11 @@ def print_breakdown(run_dir: Path) -> None:
     from ..outcomes import load_run
     from ..predict.breakdown import ITEMS_NOTE, outcomes_breakdown
     from ..report.document import Document
-    from ..report.sections import prediction_table
+    from ..report.sections import prediction_rows, prediction_table
     from ..report.to_terminal import render_terminal
 
     outcomes = load_run(run_dir)
-    table, _ = prediction_table(outcomes_breakdown(outcomes, outcomes.frame))
+    table = prediction_table(prediction_rows(outcomes_breakdown(outcomes, outcomes.frame)))
     render_terminal(Document("report", f"prediction run {run_dir.name}", notes=[ITEMS_NOTE], tables=[table]), console)
 
 

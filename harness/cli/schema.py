@@ -15,7 +15,8 @@ from .app import app, console, err, handled
 @app.command("schema")
 @handled
 def schema_cmd(
-    name: Optional[str] = typer.Argument(None, help="result, manifest, test-report, trajectory or exercism-results "
+    name: Optional[str] = typer.Argument(None, help="result, manifest, test-report, trajectory, exercism-results, "
+                                                    "report-data, compare-data, lineage-data or plan-data "
                                                     "(default: list them)"),
     out: Optional[Path] = typer.Option(None, "--out", help="write every schema as <name>.schema.json into this folder"),
 ):
@@ -23,19 +24,22 @@ def schema_cmd(
     no name, list the records and the files they describe."""
     from ..errors import BadInput
     from ..fs import atomic_write, check_writable
+    from ..report.data import REPORT_DATA
     from ..schemas import RECORDS, schema
+
+    every = RECORDS | REPORT_DATA
 
     if out is not None:
         if name is not None:
             raise BadInput("--out writes every schema; drop the name, or print one without --out")
         check_writable(out, "--out")
         out.mkdir(parents=True, exist_ok=True)
-        for record in RECORDS:
-            atomic_write(out / f"{record}.schema.json", (json.dumps(schema(record), indent=2) + "\n").encode())
-        err.print(f"wrote {len(RECORDS)} schemas under {out}", markup=False, highlight=False)
+        for record in every:
+            atomic_write(out / f"{record}.schema.json", (json.dumps(schema(record, every), indent=2) + "\n").encode())
+        err.print(f"wrote {len(every)} schemas under {out}", markup=False, highlight=False)
         return
     if name is not None:
-        sys.stdout.write(json.dumps(schema(name), indent=2) + "\n")
+        sys.stdout.write(json.dumps(schema(name, every), indent=2) + "\n")
         return
-    for record, (where, _) in RECORDS.items():
+    for record, (where, _) in every.items():
         console.print(f"{record:17} {where}", markup=False, highlight=False, soft_wrap=True)

@@ -3,11 +3,14 @@ two configurations (`harness compare`), a loop's checkpoints in order (`harness 
 --lineage`) and trial planning (`harness plan-trials`), rendered as rich terminal tables,
 Markdown, one self-contained HTML file, JSON or CSV.
 
-A report is built once as a Document (lead lines, notes, formatted tables, plot data, raw
-numbers) and then rendered; every number in it comes from harness.stats. Notes that a
+A report computes a typed result first (data.py; `compute_*`), renders it as a Document
+(lead lines, notes, formatted tables, plot data, and the result's dump as its data;
+`render_*`), and the Document is then written in a format; every number in it comes from
+harness.stats. Notes that a
 comparison is not like for like are computed from what the sources recorded, never typed.
 
     options.py       ReportOptions: accounting view, intervals, cohort, round, bar
+    data.py          each report's typed result (a document's data) and their schemas
     document.py      the Document and its tables and plots
     formatting.py    how numbers are written
     scope.py         scope notes and training overlap
@@ -19,8 +22,8 @@ comparison is not like for like are computed from what the sources recorded, nev
     to_terminal.py, to_markdown.py, to_html.py, to_json.py, to_csv.py: one renderer each
     writing.py       the output format and file, and writing a document there
 
-Each command module holds its builder (build_*) and the entry point its CLI command calls
-with a request model."""
+Each command module holds its compute_* and render_* steps, its builder (build_*: the
+two), and the entry point its CLI command calls with a request model."""
 
 from .comparison import CompareRequest, build_comparison, compare
 from .document import Document

@@ -3,49 +3,95 @@ shared tasks, recovery side by side, and the verdict of a pre-registered bar."""
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
+
+import pandas as pd
 
 from .. import stats
 from ..accounting import describe, in_view
 from ..errors import BadInput
 from ..outcomes import Outcomes, load_pair
 from .cohort import Cohort, cohort_caption, select_cohort, starred
-from .document import Bars, Document, Table
+from .data import ComparisonResult, MetricDifferenceRow, PairedRow, TaskChangeRow, TaskPowerData
+from .document import Bars, Document, Heatmap, Lines, Table
 from .formatting import fmt_interval, fmt_p, fmt_ratio, fmt_signed
 from .options import ReportOptions
 from .results import ReportRequest
 from .metrics import (UNSEEN_SCOPES, differences_table, metric_bar_verdict, metric_differences, per_task_table,
                       suite_kind)
-from .scope import held_out_pool, scope_notes, training_overlap
+from .scope import Overlap, Pool, held_out_pool, scope_notes, training_overlap
 from .sections import (
-    by_config, config_counts, headline_table, heatmap, name_the_view, scope_summaries, summary_data,
-    summary_warnings, task_scopes, transitions_table, unfinished_notes,
+    by_config, cohort_data, config_counts, headline_table, heatmap, name_the_view, scope_summaries, summary_data,
+    summary_warnings, task_scopes, transitions, transitions_table, unfinished_notes,
 )
 from .writing import PageWriter, resolve_format, write
 
 
-def _power_line(changes: list[stats.TaskChange], round_no: int, alpha: float) -> tuple[stats.TaskPower | None, str | None]:
+@dataclass
+class Comparison:
+    """What compare computed: its typed result (the document's data) and the counts and
+    statistics its tables and plots are drawn from."""
+
+    result: ComparisonResult
+    opts: ReportOptions
+    outcomes: Outcomes
+    frame: pd.DataFrame                 # the rows in view (and in the cohort)
+    counts: pd.DataFrame                # stats.task_counts of frame
+    sides: tuple[pd.DataFrame, pd.DataFrame]   # BASE's and NEW's counts per task
+    shared: list[str]
+    scopes: list[tuple[str, set[str] | None]]
+    summaries: list[tuple[str, stats.Summary]]
+    changes: dict[int, list[stats.TaskChange]]   # per round shown
+    suite_diffs: dict[str, list[stats.MetricDifference]] | None
+    overlap: Overlap
+    pool: Pool
+    cohort: Cohort | None
+    writers: str | None                 # what written suites' numbers mean, when some config writes them
+    two_rounds: bool                    # both configs have a two-round outcome somewhere
+    suite_task_table: Table | None      # written suites per task: report/metrics.py draws it with their rows
+
+
+def _power(changes: list[stats.TaskChange], round_no: int, alpha: float) -> stats.TaskPower | None:
     if not changes:
-        return None, None
+        return None
     i = round_no - 1
-    power = stats.task_power([c.base[2 * i] for c in changes], [c.new[2 * i] for c in changes], alpha)
-    return power, power.sentence(len(changes), alpha)
+    return stats.task_power([c.base[2 * i] for c in changes], [c.new[2 * i] for c in changes], alpha)
 
 
-def build_comparison(outcomes: Outcomes, base: str, new: str, opts: ReportOptions = ReportOptions()) -> Document:
-    """Per-task changes from BASE to NEW, paired statistics over their shared tasks,
-    recovery side by side, and the verdict of a pre-registered bar."""
+def _paired(scopes: list[tuple[str, set[str] | None]], sides: tuple[pd.DataFrame, pd.DataFrame],
+            opts: ReportOptions) -> dict[str, list[stats.PairedDifference]]:
+    base_all, new_all = sides
+    return {scope: stats.paired_differences(base_all.loc[sorted(tasks)], new_all.loc[sorted(tasks)], opts.interval,
+                                            opts.resamples, opts.seed, opts.confidence)
+            for scope, tasks in scopes if tasks}
+
+
+def _rounds_shown(sides: tuple[pd.DataFrame, pd.DataFrame], opts: ReportOptions) -> tuple[list[int], bool]:
+    """The rounds labelled, and whether both configs have a two-round outcome somewhere."""
+    base_all, new_all = sides
+    two_rounds = bool(((base_all["n2"] > 0) & (new_all["n2"] > 0)).any())
+    return [r for r in opts.shown_rounds(2 if two_rounds else 1) if r == 1 or two_rounds] or [1], two_rounds
+
+
+def _shared(counts: pd.DataFrame, base: str, new: str) -> tuple[tuple[pd.DataFrame, pd.DataFrame], list[str]]:
+    sides = config_counts(counts, base), config_counts(counts, new)
+    shared = sorted(set(sides[0].index) & set(sides[1].index))
+    if not shared:
+        raise BadInput(f"{base} and {new} share no tasks with counted trials "
+                       f"({base}: {len(sides[0])} tasks, {new}: {len(sides[1])} tasks)")
+    return sides, shared
+
+
+def compute_comparison(outcomes: Outcomes, base: str, new: str, opts: ReportOptions = ReportOptions()) -> Comparison:
+    """Per-task changes from BASE to NEW, paired statistics over their shared tasks and the
+    verdict of a pre-registered bar, as numbers."""
     if opts.bar is not None and opts.cohort is not None:
         raise BadInput("--pre-registered-bar cannot be judged on a selected cohort (--cohort): its intervals "
                        "are not valid; drop one of them")
     frame, cohort = select_cohort(in_view(outcomes.frame, opts.accounting), opts)
     counts = stats.task_counts(frame)
-    base_all, new_all = config_counts(counts, base), config_counts(counts, new)
-    shared = sorted(set(base_all.index) & set(new_all.index))
-    if not shared:
-        raise BadInput(f"{base} and {new} share no tasks with counted trials "
-                       f"({base}: {len(base_all)} tasks, {new}: {len(new_all)} tasks)")
+    sides, shared = _shared(counts, base, new)
     infos = [outcomes.configs[base], outcomes.configs[new]]
     overlap = training_overlap(infos, set(shared))
     pool = held_out_pool(infos, set(shared))
@@ -55,113 +101,127 @@ def build_comparison(outcomes: Outcomes, base: str, new: str, opts: ReportOption
         raise BadInput(f"--metric {opts.metric}: neither {base} nor {new} writes test suites (harness run --kind tests)")
     suite_diffs = metric_differences(frame, base, new, scopes, opts) if writers else None
     summaries = scope_summaries(counts, [base, new], scopes, opts)
-    paired = {}
-    for scope, tasks in scopes:
-        if tasks:
-            ordered = sorted(tasks)
-            paired[scope] = stats.paired_differences(
-                base_all.loc[ordered], new_all.loc[ordered], opts.interval, opts.resamples, opts.seed, opts.confidence)
-    two_rounds = bool(((base_all["n2"] > 0) & (new_all["n2"] > 0)).any())
-    shown = [r for r in opts.shown_rounds(2 if two_rounds else 1) if r == 1 or two_rounds] or [1]
-    changes = {r: stats.task_changes(base_all.loc[shared], new_all.loc[shared], r, opts.alpha) for r in shown}
-    primary = shown[-1]  # the round the records' plain fields and the power line are about
-    power, power_sentence = _power_line(changes[primary], primary, opts.alpha)
-    round_name = " and ".join(ROUND_NAMES[r] for r in shown)
+    paired = _paired(scopes, sides, opts)
+    shown, two_rounds = _rounds_shown(sides, opts)
+    changes = {r: stats.task_changes(sides[0].loc[shared], sides[1].loc[shared], r, opts.alpha) for r in shown}
+    power = _power(changes[shown[-1]], shown[-1], opts.alpha)  # the round the plain fields are about
+    lead, verdict = _verdict(paired, suite_diffs, opts)
+    warnings = summary_warnings(summaries, cohort)
+    if power is not None and (sentence := power.sentence(len(changes[shown[-1]]), opts.alpha)):
+        warnings.append(sentence)
+    moves = transitions(by_config(frame[frame["task"].isin(shared)], [base, new]),
+                        {c: outcomes.configs[c].feedback for c in (base, new)})
+    suite_table, suite_tasks = per_task_table(frame, base, new, shared, opts.judged_round) if writers else (None, None)
+    valid = cohort is None
+    result = ComparisonResult(
+        base=base, new=new, round=opts.round, rounds_shown=shown, interval=opts.interval_data(valid=valid),
+        warnings=warnings, cohort=cohort_data(cohort, opts), verdict=verdict, lead=lead,
+        summaries=[summary_data(scope, s, opts, valid) for scope, s in summaries],
+        paired={scope: [PairedRow(**asdict(d), p_value_valid=valid) for d in diffs] for scope, diffs in paired.items()},
+        task_power=None if power is None else TaskPowerData(**asdict(power)),
+        tasks=_task_records(changes, _task_order(changes), overlap.trained, opts.round),
+        configs={c: outcomes.configs[c] for c in (base, new)},
+        training_overlap=sorted(overlap.trained) if overlap.trained else None, training_unknown=overlap.unknown,
+        transitions=moves, unseen_pool=sorted(pool.unseen) if pool.unseen else None,
+        suite_metrics=None if suite_diffs is None else {
+            scope: [MetricDifferenceRow(**asdict(d), p_value_valid=valid) for d in diffs]
+            for scope, diffs in suite_diffs.items()},
+        suite_tasks=suite_tasks,
+        accounting=opts.accounting)
+    return Comparison(result, opts, outcomes, frame, counts, sides, shared, scopes, summaries, changes, suite_diffs,
+                      overlap, pool, cohort, writers, two_rounds, suite_table)
 
-    doc = Document("compare", f"{new} against {base}")
-    # suite_diffs is None only without writers, and --metric without them raised above
-    if opts.bar is not None and opts.metric is not None and suite_diffs is not None:
-        doc.lead, doc.verdict = metric_bar_verdict(suite_diffs, opts, opts.metric, opts.bar)
-    elif opts.bar is not None:
-        doc.lead, doc.verdict = _bar_verdict(paired, opts, opts.bar)
-    doc.warnings = summary_warnings(summaries, cohort)
-    doc.notes += [cohort.note] if cohort else []
-    doc.notes.append(describe(opts.accounting))
-    doc.notes.append(opts.method())
-    doc.notes.append(
+
+def _verdict(paired: dict[str, list[stats.PairedDifference]], suite_diffs: dict[str, list[stats.MetricDifference]] | None,
+             opts: ReportOptions) -> tuple[list[str], str | None]:
+    """The pre-registered bar's rule and verdict, on a metric of written suites when one is
+    asked (suite_diffs is None only without writers, and --metric without them is refused)."""
+    if opts.bar is None:
+        return [], None
+    if opts.metric is not None and suite_diffs is not None:
+        return metric_bar_verdict(suite_diffs, opts, opts.metric, opts.bar)
+    return _bar_verdict(paired, opts, opts.bar)
+
+
+def build_comparison(outcomes: Outcomes, base: str, new: str, opts: ReportOptions = ReportOptions()) -> Document:
+    """Per-task changes from BASE to NEW, paired statistics over their shared tasks,
+    recovery side by side, and the verdict of a pre-registered bar."""
+    return render_comparison(compute_comparison(outcomes, base, new, opts))
+
+
+def render_comparison(c: Comparison) -> Document:
+    r = c.result
+    doc = Document("compare", f"{r.new} against {r.base}", lead=list(r.lead), warnings=list(r.warnings),
+                   verdict=r.verdict)
+    doc.notes = _notes(c)
+    doc.tables = _tables(c)
+    doc.plots = _plots(c)
+    doc.records = [t.model_dump(mode="json") for t in r.tasks]
+    doc.data = r.model_dump(mode="json")
+    return name_the_view(doc, c.opts.accounting)
+
+
+def _notes(c: Comparison) -> list[str]:
+    r, opts = c.result, c.opts
+    shown, primary = r.rounds_shown, r.rounds_shown[-1]
+    round_name = " and ".join(ROUND_NAMES[x] for x in shown)
+    notes = [c.cohort.note] if c.cohort else []
+    notes += [describe(opts.accounting), opts.method()]
+    notes.append(
         f"Suite-level test over the shared tasks: the stratified exact test of \"no change on any task\" (NEW's "
         "successes summed over tasks against their exact null distribution, the convolution of each task's "
         "hypergeometric split of its successes between the two configs; two-sided, twice the smaller tail). "
         f"Per task: Fisher's exact test of the two success counts ({round_name}), Holm-corrected across the "
-        f"{len(changes[primary])} tasks{' of each round' if len(shown) > 1 else ''}; a gain or regression without "
+        f"{len(c.changes[primary])} tasks{' of each round' if len(shown) > 1 else ''}; a gain or regression without "
         f"\"(n.s.)\" survives the correction at {opts.alpha:g}; \"min p\" is the smallest p-value the task's trial "
-        "counts allow." + ("" if len(shown) > 1 or not two_rounds else
+        "counts allow." + ("" if len(shown) > 1 or not c.two_rounds else
                            f" Only {ROUND_NAMES[primary]} is labelled (--round); without --round both are."))
-    if power_sentence:
-        doc.warnings.append(power_sentence)
-    only_base, only_new = sorted(set(base_all.index) - set(shared)), sorted(set(new_all.index) - set(shared))
-    for name, only in ((base, only_base), (new, only_new)):
-        if only:
-            doc.notes.append(f"Left out, only {name} has counted trials of: {', '.join(only)}")
-    doc.notes += scope_notes(outcomes.frame[outcomes.frame["task"].isin(shared)], [base, new], infos, set(shared))
-    doc.notes += overlap.notes + pool.notes
-    if writers:
-        doc.notes.append(writers)
-    doc.notes += unfinished_notes(by_config(frame, [base, new]), counts)
+    for name, side in ((r.base, c.sides[0]), (r.new, c.sides[1])):
+        if only := sorted(set(side.index) - set(c.shared)):
+            notes.append(f"Left out, only {name} has counted trials of: {', '.join(only)}")
+    frame = c.outcomes.frame
+    notes += scope_notes(frame[frame["task"].isin(c.shared)], [r.base, r.new], list(r.configs.values()),
+                         set(c.shared))
+    notes += c.overlap.notes + c.pool.notes
+    notes += [c.writers] if c.writers else []
+    return notes + unfinished_notes(by_config(c.frame, [r.base, r.new]), c.counts)
 
-    doc.tables.append(headline_table(summaries, [base, new], opts.confidence, cohort))
-    ci = f"{opts.confidence:.0%} CI"
-    rows = []
-    for scope, diffs in paired.items():
-        for d in diffs:
-            rows.append([scope, "round 1" if d.round == 1 else "two rounds", str(d.tasks), f"{d.base:.2f}",
-                         f"{d.new:.2f}", fmt_signed(d.difference), starred(fmt_interval(*d.interval), cohort),
-                         starred(fmt_p(d.p_value), cohort)])
-    doc.tables.append(Table(f"Difference in mean tasks solved ({new} minus {base})",
-                            ["tasks in", "success in", "N", base, new, "difference", ci, "p (exact)"], rows,
-                            cohort_caption(cohort)))
-    suite_tasks = None
-    if suite_diffs is not None:
-        doc.tables.append(differences_table(suite_diffs, base, new, opts, cohort, frame))
-        table, suite_tasks = per_task_table(frame, base, new, shared, opts.judged_round)
-        doc.tables.append(table)
-    doc.tables.append(_task_table(changes, base_all, new_all, base, new, overlap.trained, cohort))
-    rec_rows = []
-    for scope, tasks in scopes:
-        if tasks:
-            rec_rows.append([scope] + ["n/a" if r is None else fmt_ratio(r.k, r.n) for r in (
-                stats.recovery(base_all.loc[sorted(tasks)]), stats.recovery(new_all.loc[sorted(tasks)]))])
-    doc.tables.append(Table("Recovery: first-round failures solved in round 2", ["tasks in", base, new], rec_rows,
-                            "selected cohort" if cohort else None))
-    moves, moves_data = transitions_table(by_config(frame[frame["task"].isin(shared)], [base, new]),
-                                          {c: outcomes.configs[c].feedback for c in (base, new)}, cohort)
-    doc.tables += [moves] if moves else []
 
-    main = [s for scope, s in summaries if scope == "all tasks"]
-    suffix = " (selected cohort)" if cohort else ""
-    doc.plots.append(Bars(f"Mean tasks solved on the {len(shared)} shared tasks, "
-                          f"{opts.confidence:.0%} intervals for {stats.TARGETS[opts.interval]}{suffix}",
-                          [s.config for s in main], [s.tasks for s in main], [s.mean for s in main],
-                          [s.interval for s in main]))
-    order = _task_order(changes)
-    for r in shown:
-        plot = heatmap(counts, [base, new], order, r, suffix)
-        plot.name = f"tasks-r{r}" if len(shown) > 1 else plot.name
-        doc.plots.append(plot)
+def _tables(c: Comparison) -> list[Table]:
+    r, opts, cohort = c.result, c.opts, c.cohort
+    tables = [headline_table(c.summaries, [r.base, r.new], opts.confidence, cohort)]
+    rows = [[scope, "round 1" if d.round == 1 else "two rounds", str(d.tasks), f"{d.base:.2f}", f"{d.new:.2f}",
+             fmt_signed(d.difference), starred(fmt_interval(*d.interval), cohort), starred(fmt_p(d.p_value), cohort)]
+            for scope, diffs in r.paired.items() for d in diffs]
+    tables.append(Table(f"Difference in mean tasks solved ({r.new} minus {r.base})",
+                        ["tasks in", "success in", "N", r.base, r.new, "difference", f"{opts.confidence:.0%} CI",
+                         "p (exact)"], rows, cohort_caption(cohort)))
+    if c.suite_diffs is not None and c.suite_task_table is not None:
+        tables += [differences_table(c.suite_diffs, r.base, r.new, opts, cohort, c.frame), c.suite_task_table]
+    tables.append(_task_table(c.changes, *c.sides, r.base, r.new, c.overlap.trained, cohort))
+    rec_rows = [[scope] + ["n/a" if x is None else fmt_ratio(x.k, x.n) for x in (
+        stats.recovery(c.sides[0].loc[sorted(tasks)]), stats.recovery(c.sides[1].loc[sorted(tasks)]))]
+        for scope, tasks in c.scopes if tasks]
+    tables.append(Table("Recovery: first-round failures solved in round 2", ["tasks in", r.base, r.new], rec_rows,
+                        "selected cohort" if cohort else None))
+    moves = transitions_table(r.transitions, cohort)
+    return tables + ([moves] if moves else [])
 
-    doc.records = _task_records(changes, order, overlap.trained, opts.round)
-    doc.data = {
-        "base": base, "new": new, "round": opts.round, "rounds_shown": shown,
-        "interval": opts.interval_data(valid=cohort is None),
-        "warnings": doc.warnings,
-        "cohort": None if cohort is None else {"note": cohort.note, "ranked_by_round": opts.judged_round,
-                                               "inflation": cohort.inflation},
-        "verdict": doc.verdict, "lead": doc.lead,
-        "summaries": [summary_data(scope, s, opts, cohort is None) for scope, s in summaries],
-        "paired": {scope: [dict(asdict(d), p_value_valid=cohort is None) for d in diffs]
-                   for scope, diffs in paired.items()},
-        "task_power": None if power is None else asdict(power),
-        "tasks": doc.records,
-        "configs": {c: outcomes.configs[c].model_dump() for c in (base, new)},
-        "training_overlap": sorted(overlap.trained) if overlap.trained else None,
-        "training_unknown": overlap.unknown,
-        "transitions": moves_data,
-        "unseen_pool": sorted(pool.unseen) if pool.unseen else None,
-        "suite_metrics": None if suite_diffs is None else {
-            scope: [dict(asdict(d), p_value_valid=cohort is None) for d in diffs] for scope, diffs in suite_diffs.items()},
-        "suite_tasks": suite_tasks,
-    }
-    return name_the_view(doc, opts.accounting)
+
+def _plots(c: Comparison) -> list[Bars | Heatmap | Lines]:
+    r, opts = c.result, c.opts
+    main = [s for scope, s in c.summaries if scope == "all tasks"]
+    suffix = " (selected cohort)" if c.cohort else ""
+    plots: list[Bars | Heatmap | Lines] = [Bars(
+        f"Mean tasks solved on the {len(c.shared)} shared tasks, "
+        f"{opts.confidence:.0%} intervals for {stats.TARGETS[opts.interval]}{suffix}",
+        [s.config for s in main], [s.tasks for s in main], [s.mean for s in main], [s.interval for s in main])]
+    order = _task_order(c.changes)
+    for round_no in r.rounds_shown:
+        plot = heatmap(c.counts, [r.base, r.new], order, round_no, suffix)
+        plot.name = f"tasks-r{round_no}" if len(r.rounds_shown) > 1 else plot.name
+        plots.append(plot)
+    return plots
 
 
 ROUND_NAMES = {1: "round 1", 2: "within two rounds"}
@@ -178,11 +238,9 @@ def _task_order(changes: dict[int, list[stats.TaskChange]]) -> list[str]:
 
 
 def _task_records(changes: dict[int, list[stats.TaskChange]], order: list[str], trained: set[str],
-                  asked: int | None) -> list[dict]:
-    """One flat record per task (CSV, JSON, the viewer): its counts, and per round shown the
-    change, p-values and label as `round<r>_<field>`; the plain fields are the asked round's
-    (without --round, the last shown: within two rounds where there is one); `changed`: in
-    any round shown."""
+                  asked: int | None) -> list[TaskChangeRow]:
+    """One row per task in `order` (CSV, JSON, the viewer; data.TaskChangeRow says what it
+    holds): the plain fields are the last round shown's, within two rounds where there is one."""
     by_round = {r: {c.task: c for c in found} for r, found in changes.items()}
     primary = max(changes)
     records = []
@@ -204,7 +262,7 @@ def _task_records(changes: dict[int, list[stats.TaskChange]], order: list[str], 
             if r == primary:
                 record.update(fields)
         record["changed"] = any(found[task].change != 0 for found in by_round.values() if task in found)
-        records.append(record)
+        records.append(TaskChangeRow(**record))
     return records
 
 

@@ -73,7 +73,7 @@ class Document:
     notes: list[str] = field(default_factory=list)
     tables: list[Table] = field(default_factory=list)
     plots: list[Bars | Heatmap | Lines] = field(default_factory=list)
-    data: dict = field(default_factory=dict)          # raw numbers, for JSON
+    data: dict = field(default_factory=dict)          # for JSON: the report's result dumped (data.py)
     records: list[dict] = field(default_factory=list)  # one flat row each, for CSV
     verdict: str | None = None                        # PASS or FAIL of a pre-registered bar
     pages: str | None = None                          # HTML: the viewer's pages behind it (view/static.py)

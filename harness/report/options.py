@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 
 from .. import stats
 from ..accounting import Accounting
+from .data import IntervalData
 
 
 class ReportOptions(BaseModel):
@@ -39,8 +40,8 @@ class ReportOptions(BaseModel):
     def method(self) -> str:
         return stats.interval_method(self.interval, self.resamples, self.seed, self.confidence)
 
-    def interval_data(self, valid: bool) -> dict:
+    def interval_data(self, valid: bool) -> IntervalData:
         """What a JSON reader needs to use the intervals: their target, in words, and
         whether they are valid (not for a selected cohort)."""
-        return {"target": self.interval, "about": stats.TARGETS[self.interval], "method": self.method(),
-                "confidence": self.confidence, "resamples": self.resamples, "seed": self.seed, "valid": valid}
+        return IntervalData(target=self.interval, about=stats.TARGETS[self.interval], method=self.method(),
+                            confidence=self.confidence, resamples=self.resamples, seed=self.seed, valid=valid)

@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 from .. import stats
 from ..errors import BadInput
 from ..outcomes import Outcomes, pick_one
+from .data import PlanResult, PowerPoint
 from .document import Document, Table
 from .sections import config_counts
 from .writing import resolve_format, write
@@ -31,7 +32,7 @@ class PlanRequest(BaseModel):
     out: Path | None = None
 
 
-def build_plan(outcomes: Outcomes, config: str, request: PlanRequest) -> Document:
+def compute_plan(outcomes: Outcomes, config: str, request: PlanRequest) -> PlanResult:
     """How many trials per task detect a change of `effect` tasks with the asked power."""
     counts = stats.round_counts(config_counts(stats.task_counts(outcomes.frame), config), request.round)
     if counts.empty:
@@ -41,26 +42,36 @@ def build_plan(outcomes: Outcomes, config: str, request: PlanRequest) -> Documen
     rates = (counts["c"] / counts["n"]).to_numpy()
     needed, points = stats.plan_trials(rates, request.effect, request.alpha, request.power, request.simulations,
                                        request.seed, request.max_trials)
-    what = "in round 1" if request.round == 1 else "within two rounds"
-    change = f"{'a gain' if request.effect > 0 else 'a loss'} of {abs(request.effect):g} tasks {what}"
+    return PlanResult(baseline=config, tasks=len(rates), effect=request.effect, round=request.round,
+                      alpha=request.alpha, power=request.power, trials_needed=needed,
+                      points=[PowerPoint(**asdict(p)) for p in points])
+
+
+def build_plan(outcomes: Outcomes, config: str, request: PlanRequest) -> Document:
+    return render_plan(compute_plan(outcomes, config, request), request)
+
+
+def render_plan(r: PlanResult, request: PlanRequest) -> Document:
+    what = "in round 1" if r.round == 1 else "within two rounds"
+    change = f"{'a gain' if r.effect > 0 else 'a loss'} of {abs(r.effect):g} tasks {what}"
     doc = Document("plan", f"Trials needed to detect {change}")
-    if needed is None:
+    if r.trials_needed is None:
         doc.lead.append(f"Even {request.max_trials} trials per task do not detect {change} over these "
-                        f"{len(rates)} tasks with {request.power:.0%} power.")
+                        f"{r.tasks} tasks with {r.power:.0%} power.")
     else:
-        doc.lead.append(f"{needed} trials per task (both configurations) detect {change} over these {len(rates)} "
-                        f"tasks with {request.power:.0%} power at alpha {request.alpha:g}.")
-    doc.warnings = [w for w in [stats.small_suite_warning(len(rates))] if w]
+        doc.lead.append(f"{r.trials_needed} trials per task (both configurations) detect {change} over these "
+                        f"{r.tasks} tasks with {r.power:.0%} power at alpha {r.alpha:g}.")
+    doc.warnings = [w for w in [stats.small_suite_warning(r.tasks)] if w]
     doc.notes.append(
-        f"By simulation from {config}'s per-task success rates {what} ({request.simulations:,} simulated comparisons "
-        f"per trial count, seed {request.seed}): both configurations run again with T trials per task, NEW's rates "
-        "moved by the effect (a gain shared in proportion to each task's failure rate, a loss to its success rate); "
-        "detected when the suite-level stratified exact test finds the change in its direction at alpha.")
+        f"By simulation from {r.baseline}'s per-task success rates {what} ({request.simulations:,} simulated "
+        f"comparisons per trial count, seed {request.seed}): both configurations run again with T trials per task, "
+        "NEW's rates moved by the effect (a gain shared in proportion to each task's failure rate, a loss to its "
+        "success rate); detected when the suite-level stratified exact test finds the change in its direction at "
+        "alpha.")
     doc.tables.append(Table("Power by trials per task", ["trials per task", "power"],
-                            [[str(p.trials), f"{100 * p.power:.1f}%"] for p in points]))
-    doc.records = [asdict(p) for p in points]
-    doc.data = {"baseline": config, "tasks": len(rates), "effect": request.effect, "round": request.round,
-                "alpha": request.alpha, "power": request.power, "trials_needed": needed, "points": doc.records}
+                            [[str(p.trials), f"{100 * p.power:.1f}%"] for p in r.points]))
+    doc.records = [p.model_dump(mode="json") for p in r.points]
+    doc.data = r.model_dump(mode="json")
     return doc
 
 

@@ -4,7 +4,7 @@ prints."""
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -16,14 +16,16 @@ from ..accounting import aider_summary, describe, in_view
 from ..outcomes import Outcomes, load
 from ..predict.breakdown import ITEMS_NOTE, outcomes_breakdown
 from .cohort import Cohort, select_cohort
+from .data import AiderSummaryRow, Health, PassAtKData, ReportResult
 from .document import Bars, Document, Table
 from .formatting import fmt_percent
 from .options import ReportOptions
 from .metrics import metrics_table, suite_kind
-from .scope import held_out_pool, scope_notes, training_overlap
+from .scope import Overlap, Pool, held_out_pool, scope_notes, training_overlap
 from .sections import (
-    by_config, headline_table, heatmap, name_the_view, scope_summaries, summary_data, summary_warnings, task_scopes,
-    prediction_table, transitions_table, unfinished_notes, with_transitions,
+    by_config, cohort_data, headline_table, heatmap, name_the_view, prediction_rows, prediction_table,
+    scope_summaries, summary_data, summary_warnings, task_scopes, transitions, transitions_table, unfinished_notes,
+    with_transitions,
 )
 from .writing import PageWriter, resolve_format, write
 
@@ -45,124 +47,136 @@ def _pass_at_k_table(summaries: list[stats.Summary], cohort: Cohort | None) -> T
                  rows, caption)
 
 
-def _states_table(groups: dict[str, pd.DataFrame], cohort: Cohort | None) -> tuple[Table, dict]:
-    rows, data = [], {}
-    for name, config_rows in groups.items():
-        count = stats.states(config_rows)
-        data[name] = count
-        rows.append([name, str(len(config_rows))] + [str(count[s]) for s in stats.STATES])
+def _states_table(states: dict[str, dict[str, int]], groups: dict[str, pd.DataFrame], cohort: Cohort | None) -> Table:
+    rows = [[name, str(len(groups[name]))] + [str(count[s]) for s in stats.STATES] for name, count in states.items()]
     return Table("Task-trials by state", ["config", "task-trials", *stats.STATES.values()], rows,
-                 "selected cohort" if cohort else None), data
+                 "selected cohort" if cohort else None)
 
 
-def _health_table(groups: dict[str, pd.DataFrame], cohort: Cohort | None) -> tuple[Table, dict]:
-    rows, data = [], {}
-    for name, config_rows in groups.items():
-        h = stats.health(config_rows)
-        data[name] = asdict(h)
-        rows.append([
-            name, str(h.trials), str(h.malformed_responses),
-            str(h.exhausted_context_windows), str(h.timeouts),
-            "n/a" if h.tokens_per_trial is None else f"{h.tokens_per_trial:,.0f}",
-            "n/a" if h.cost_per_trial is None else f"${h.cost_per_trial:.4f}",
-        ])
+def _health_table(health: dict[str, Health], cohort: Cohort | None) -> Table:
+    rows = [[name, str(h.trials), str(h.malformed_responses), str(h.exhausted_context_windows), str(h.timeouts),
+             "n/a" if h.tokens_per_trial is None else f"{h.tokens_per_trial:,.0f}",
+             "n/a" if h.cost_per_trial is None else f"${h.cost_per_trial:.4f}"] for name, h in health.items()]
     return Table("Agent health", ["config", "task-trials", "malformed responses",
                                   "exhausted context", "test timeouts", "tokens/trial", "cost/trial"],
-                 rows, "selected cohort" if cohort else None), data
+                 rows, "selected cohort" if cohort else None)
 
 
-def _aider_summary_table(frame: pd.DataFrame, configs: list[str], cohort: Cohort | None) -> tuple[Table, list[dict]]:
-    found = [s.as_dict() for s in aider_summary(frame, configs)]
-    columns = ["config", "trial", "test_cases", "pass_rate_1", "pass_rate_2", "pass_num_1", "pass_num_2",
-               "percent_cases_well_formed", "error_outputs", "num_malformed_responses",
-               "num_with_malformed_responses", "user_asks", "lazy_comments", "exhausted_context_windows",
-               "prompt_tokens", "completion_tokens", "test_timeouts", "seconds_per_case", "total_cost"]
-    rows = [[str(d[c]) if not (c == "trial" and d[c] is None) else "all" for c in columns] for d in found]
+def _aider_summary_table(found: list[AiderSummaryRow], cohort: Cohort | None) -> Table:
+    columns = list(AiderSummaryRow.model_fields)
+    rows = [[str(d[c]) if not (c == "trial" and d[c] is None) else "all" for c in columns]
+            for d in (row.model_dump() for row in found)]
     return Table("Aider's benchmark summary, per trial (Aider's definitions and rounding)", columns, rows,
-                 "selected cohort" if cohort else None), found
+                 "selected cohort" if cohort else None)
 
 
-def build_report(outcomes: Outcomes, opts: ReportOptions = ReportOptions()) -> Document:
-    """Headline numbers, pass@k, states and agent health per configuration; in the aider
-    accounting view also the numbers Aider's benchmark summary prints."""
+@dataclass
+class Results:
+    """What `harness report` computed: its typed result (the document's data) and the
+    counts and statistics its tables and plots are drawn from."""
+
+    result: ReportResult
+    opts: ReportOptions
+    outcomes: Outcomes
+    counts: pd.DataFrame                # stats.task_counts of the rows in view (and in the cohort)
+    groups: dict[str, pd.DataFrame]     # those rows per config
+    summaries: list[tuple[str, stats.Summary]]
+    overlap: Overlap
+    pool: Pool
+    cohort: Cohort | None
+    writers: str | None                 # what written suites' numbers mean, when some config writes them
+    suite_table: Table | None           # written suites' metrics: report/metrics.py draws it with their rows
+
+
+def compute_report(outcomes: Outcomes, opts: ReportOptions = ReportOptions()) -> Results:
+    """Headline numbers, pass@k, states and agent health per configuration, as numbers."""
     configs = list(outcomes.configs)
     frame, cohort = select_cohort(in_view(outcomes.frame, opts.accounting), opts)
     counts = stats.task_counts(frame)
     tasks = set(counts.index.get_level_values("task"))
     infos = [outcomes.configs[c] for c in configs]
-    overlap = training_overlap(infos, tasks)
-    pool = held_out_pool(infos, tasks)
+    overlap, pool = training_overlap(infos, tasks), held_out_pool(infos, tasks)
     scopes = task_scopes(overlap, tasks, pool=pool)
     summaries = scope_summaries(counts, configs, scopes, opts)
-
-    doc = Document("report", "Results by configuration")
-    doc.warnings = summary_warnings(summaries, cohort)
-    doc.notes += [cohort.note] if cohort else []
-    doc.notes.append(describe(opts.accounting))
-    doc.notes.append(opts.method())
-    doc.notes.append("Mean tasks solved: each task's success rate over its counted trials, summed over "
-                     "tasks (with every trial counted, the mean over trials of the tasks solved). "
-                     "Recovery: first-round failures over the task-trials with a two-round outcome, and how "
-                     "many round 2 solved.")
-    doc.notes += scope_notes(outcomes.frame, configs, infos)
-    doc.notes += overlap.notes + pool.notes
     groups = by_config(frame, configs)
-    doc.notes += unfinished_notes(groups, counts)
-
-    doc.tables.append(headline_table(summaries, configs, opts.confidence, cohort))
-    suites = None
-    if kind_note := suite_kind(infos):
-        doc.notes.append(kind_note)
-        table, suites = metrics_table(frame, configs, scopes, opts, cohort)
-        doc.tables.append(table)
+    writers = suite_kind(infos)
+    moves = transitions(groups, {c: outcomes.configs[c].feedback for c in configs})
+    predicted = prediction_rows(outcomes_breakdown(outcomes, frame))
     main = [s for scope, s in summaries if scope == "all tasks"]
-    doc.tables.append(_pass_at_k_table(main, cohort))
-    states_table, states_data = _states_table(groups, cohort)
-    doc.tables.append(states_table)
-    health_table, health_data = _health_table(groups, cohort)
-    doc.tables.append(health_table)
-    aider_rows = None
-    if opts.accounting == "aider":
-        table, aider_rows = _aider_summary_table(frame, configs, cohort)
-        doc.tables.append(table)
-    moves, moves_data = transitions_table(groups, {c: outcomes.configs[c].feedback for c in configs}, cohort)
-    doc.tables += [moves] if moves else []
-    predicted = outcomes_breakdown(outcomes, frame)
-    prediction_rows: list[dict] = []
-    if predicted:
-        table, prediction_rows = prediction_table(predicted)
-        doc.tables.append(table)
-        doc.notes.append(ITEMS_NOTE)
+    suite_table, suite_rows = metrics_table(frame, configs, scopes, opts, cohort) if writers else (None, None)
+    valid = cohort is None
+    result = ReportResult(
+        interval=opts.interval_data(valid=valid), warnings=summary_warnings(summaries, cohort),
+        cohort=cohort_data(cohort, opts), method=opts.method(),
+        summaries=[*with_transitions([summary_data(scope, s, opts, valid) for scope, s in summaries], moves),
+                   *predicted],
+        pass_at_k={s.config: {key: {k: PassAtKData(**asdict(v)) for k, v in per.items()}
+                              for key, per in s.pass_at_k.items()} for s in main},
+        transitions=moves, prediction_accuracy=predicted,
+        states={name: stats.states(rows) for name, rows in groups.items()},
+        health={name: Health(**asdict(stats.health(rows))) for name, rows in groups.items()},
+        configs=outcomes.configs, training_overlap=sorted(overlap.trained) if overlap.trained else None,
+        training_unknown=overlap.unknown, unseen_pool=sorted(pool.unseen) if pool.unseen else None,
+        suite_metrics=suite_rows,
+        aider_summary=[AiderSummaryRow(**a.as_dict()) for a in aider_summary(frame, configs)]
+        if opts.accounting == "aider" else None,
+        accounting=opts.accounting)
+    return Results(result, opts, outcomes, counts, groups, summaries, overlap, pool, cohort, writers,
+                   suite_table)
 
-    suffix = " (selected cohort)" if cohort else ""
-    doc.plots.append(Bars(f"Mean tasks solved, {opts.confidence:.0%} intervals for {stats.TARGETS[opts.interval]}{suffix}",
-                          [s.config for s in main], [s.tasks for s in main], [s.mean for s in main],
-                          [s.interval for s in main]))
-    doc.plots.append(heatmap(counts, [s.config for s in main], sorted(tasks), 2, suffix))
 
-    doc.records = with_transitions([summary_data(scope, s, opts, cohort is None) for scope, s in summaries],
-                                   moves_data) + prediction_rows
-    doc.data = {
-        "interval": opts.interval_data(valid=cohort is None),
-        "warnings": doc.warnings,
-        "cohort": None if cohort is None else {"note": cohort.note, "ranked_by_round": opts.judged_round,
-                                               "inflation": cohort.inflation},
-        "method": opts.method(),
-        "summaries": doc.records,
-        "pass_at_k": {s.config: {key: {k: asdict(v) for k, v in per.items()} for key, per in s.pass_at_k.items()}
-                      for s in main},
-        "transitions": moves_data,
-        "prediction_accuracy": prediction_rows,
-        "states": states_data,
-        "health": health_data,
-        "configs": {c: outcomes.configs[c].model_dump() for c in configs},
-        "training_overlap": sorted(overlap.trained) if overlap.trained else None,
-        "training_unknown": overlap.unknown,
-        "unseen_pool": sorted(pool.unseen) if pool.unseen else None,
-        "suite_metrics": suites,
-        "aider_summary": aider_rows,
-    }
-    return name_the_view(doc, opts.accounting)
+def build_report(outcomes: Outcomes, opts: ReportOptions = ReportOptions()) -> Document:
+    """Headline numbers, pass@k, states and agent health per configuration; in the aider
+    accounting view also the numbers Aider's benchmark summary prints."""
+    return render_report(compute_report(outcomes, opts))
+
+
+def render_report(w: Results) -> Document:
+    r = w.result
+    doc = Document("report", "Results by configuration", warnings=list(r.warnings))
+    doc.notes = _notes(w)
+    doc.tables = _tables(w)
+    main = [s for scope, s in w.summaries if scope == "all tasks"]
+    suffix = " (selected cohort)" if w.cohort else ""
+    doc.plots.append(Bars(f"Mean tasks solved, {w.opts.confidence:.0%} intervals for "
+                          f"{stats.TARGETS[w.opts.interval]}{suffix}", [s.config for s in main],
+                          [s.tasks for s in main], [s.mean for s in main], [s.interval for s in main]))
+    doc.plots.append(heatmap(w.counts, [s.config for s in main], sorted(set(w.counts.index.get_level_values("task"))),
+                             2, suffix))
+    doc.records = [row.model_dump(mode="json") for row in r.summaries]
+    doc.data = r.model_dump(mode="json")
+    return name_the_view(doc, w.opts.accounting)
+
+
+def _notes(w: Results) -> list[str]:
+    configs = list(w.result.configs)
+    notes = [w.cohort.note] if w.cohort else []
+    notes += [describe(w.opts.accounting), w.opts.method()]
+    notes.append("Mean tasks solved: each task's success rate over its counted trials, summed over "
+                 "tasks (with every trial counted, the mean over trials of the tasks solved). "
+                 "Recovery: first-round failures over the task-trials with a two-round outcome, and how "
+                 "many round 2 solved.")
+    notes += scope_notes(w.outcomes.frame, configs, list(w.result.configs.values()))
+    notes += w.overlap.notes + w.pool.notes
+    notes += unfinished_notes(w.groups, w.counts)
+    notes += [w.writers] if w.writers else []
+    return notes + ([ITEMS_NOTE] if w.result.prediction_accuracy else [])
+
+
+def _tables(w: Results) -> list[Table]:
+    r, opts, cohort = w.result, w.opts, w.cohort
+    configs = list(r.configs)
+    tables = [headline_table(w.summaries, configs, opts.confidence, cohort)]
+    tables += [w.suite_table] if w.suite_table else []
+    tables.append(_pass_at_k_table([s for scope, s in w.summaries if scope == "all tasks"], cohort))
+    tables += [_states_table(r.states, w.groups, cohort), _health_table(r.health, cohort)]
+    if r.aider_summary is not None:
+        tables.append(_aider_summary_table(r.aider_summary, cohort))
+    moves = transitions_table(r.transitions, cohort)
+    tables += [moves] if moves else []
+    if r.prediction_accuracy:
+        tables.append(prediction_table(r.prediction_accuracy))
+    return tables
 
 
 class ReportRequest(BaseModel):

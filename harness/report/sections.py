@@ -12,6 +12,7 @@ import pandas as pd
 from .. import stats
 from ..accounting import Accounting
 from .cohort import Cohort, cohort_caption, starred
+from .data import CohortData, PredictionRow, SummaryRow, Transition
 from .document import Document, Heatmap, Table
 from .formatting import fmt_interval, fmt_mean, fmt_ratio
 from .options import ReportOptions
@@ -80,46 +81,55 @@ def headline_table(summaries: list[tuple[str, stats.Summary]], configs: list[str
     return Table("Tasks solved (mean over trials, of N tasks)", columns, rows, cohort_caption(cohort))
 
 
-def transitions_table(groups: dict[str, pd.DataFrame], feedback: dict[str, str],
-                      cohort: Cohort | None) -> tuple[Table | None, dict[str, dict]]:
+def transitions(groups: dict[str, pd.DataFrame], feedback: dict[str, str]) -> dict[str, Transition]:
     """Per config, its finished trials by round 1 against the round submitted, and the
-    recovery that follows (round-1 failures the submitted round passes): under real and
-    simulated feedback side by side when the configs differ in it. None for one-round runs."""
+    recovery that follows (round-1 failures the submitted round passes). Empty for
+    one-round runs."""
     if not any((rows["rounds"].isna() | (rows["rounds"] >= 2)).any() for rows in groups.values() if len(rows)):
-        return None, {}
-    rows, data = [], {}
+        return {}
+    found = {}
     for name, config_rows in groups.items():
         t = stats.transitions(config_rows)
         rec = t.recovery
-        data[name] = {"feedback": feedback[name], "finished_trials": t.trials, "both_pass": t.both_pass, "fixed": t.fixed,
-                      "broken": t.broken, "both_fail": t.both_fail, "recovered": rec.k, "round1_failures": rec.n}
-        rows.append([name, feedback[name], str(t.trials), str(t.both_pass), str(t.fixed), str(t.broken),
-                     str(t.both_fail), fmt_ratio(rec.k, rec.n), f"{t.fixed - t.broken:+d}"])
+        found[name] = Transition(feedback=feedback[name], finished_trials=t.trials, both_pass=t.both_pass,
+                                 fixed=t.fixed, broken=t.broken, both_fail=t.both_fail, recovered=rec.k,
+                                 round1_failures=rec.n)
+    return found
+
+
+def transitions_table(found: dict[str, Transition], cohort: Cohort | None) -> Table | None:
+    """The transitions under real and simulated feedback side by side when the configs
+    differ in it. None for one-round runs."""
+    if not found:
+        return None
+    rows = [[name, t.feedback, str(t.finished_trials), str(t.both_pass), str(t.fixed), str(t.broken),
+             str(t.both_fail), fmt_ratio(t.recovered, t.round1_failures), f"{t.fixed - t.broken:+d}"]
+            for name, t in found.items()]
     caption = ("finished trials; the submitted round is a trial's last: real feedback stops at the first pass, "
                "simulated feedback goes on while the model predicts a failure, so it can break a pass")
     return Table("Round 1 against the submitted round",
                  ["config", "feedback", "trials", "both pass", "fixed (fail→pass)", "broken (pass→fail)", "both fail",
-                  "recovery", "net"], rows, ("selected cohort; " if cohort else "") + caption), data
+                  "recovery", "net"], rows, ("selected cohort; " if cohort else "") + caption)
 
 
-def prediction_table(found: dict) -> tuple[Table, list[dict]]:
-    """Prediction runs' accuracy by source kind and task (predict/breakdown.py), as a table
-    and as flat rows."""
-    rows, records = [], []
-    for config, groups in found.items():
-        for a in groups:
-            rows.append([config, a.group, str(a.items), str(a.trials), str(a.correct), f"{a.accuracy:.1%}",
-                         f"[{a.low:.1%}, {a.high:.1%}]"])
-            records.append({"config": config, "group": a.group, "items": a.items, "trials": a.trials,
-                            "correct": a.correct, "accuracy": a.accuracy, "accuracy_low": a.low,
-                            "accuracy_high": a.high})
+def prediction_rows(found: dict) -> list[PredictionRow]:
+    """Prediction runs' accuracy by source kind and task (predict/breakdown.py), as flat rows."""
+    return [PredictionRow(config=config, group=a.group, items=a.items, trials=a.trials, correct=a.correct,
+                          accuracy=a.accuracy, accuracy_low=a.low, accuracy_high=a.high)
+            for config, groups in found.items() for a in groups]
+
+
+def prediction_table(rows: list[PredictionRow]) -> Table:
     return Table("Prediction accuracy by source and task (95% intervals)",
-                 ["config", "group", "items", "trials", "correct", "accuracy", "interval"], rows), records
+                 ["config", "group", "items", "trials", "correct", "accuracy", "interval"],
+                 [[r.config, r.group, str(r.items), str(r.trials), str(r.correct), f"{r.accuracy:.1%}",
+                   f"[{r.accuracy_low:.1%}, {r.accuracy_high:.1%}]"] for r in rows])
 
 
-def with_transitions(records: list[dict], data: dict[str, dict]) -> list[dict]:
+def with_transitions(rows: list[SummaryRow], found: dict[str, Transition]) -> list[SummaryRow]:
     """Summary rows (CSV) with their config's transitions on its all-tasks row."""
-    return [{**r, **(data.get(r["config"], {}) if r["tasks_in"] == "all tasks" else {})} for r in records]
+    return [SummaryRow(**{**r.model_dump(), **found[r.config].model_dump()})
+            if r.tasks_in == "all tasks" and r.config in found else r for r in rows]
 
 
 def scope_summaries(
@@ -162,17 +172,22 @@ def heatmap(counts: pd.DataFrame, configs: list[str], tasks: list[str], round_no
     return Heatmap(f"Successes {what}, out of counted trials{suffix}", tasks, configs, successes, trials)
 
 
-def summary_data(scope: str, s: stats.Summary, opts: ReportOptions, valid: bool) -> dict:
+def summary_data(scope: str, s: stats.Summary, opts: ReportOptions, valid: bool) -> SummaryRow:
     (l1, h1), (l2, h2) = s.interval
-    return {
-        "config": s.config, "tasks_in": scope, "tasks": s.tasks, "trials": s.trials,
-        "round1_mean": s.mean[0], "round1_percent": s.percent(1), "round1_low": l1, "round1_high": h1,
-        "round2_tasks": s.tasks2,
-        "round2_mean": s.mean[1], "round2_percent": s.percent(2), "round2_low": l2, "round2_high": h2,
-        "recovered": None if s.recovery is None else s.recovery.k,
-        "first_round_failures": None if s.recovery is None else s.recovery.n,
-        "interval_target": opts.interval, "interval_valid": valid,
-    }
+    return SummaryRow(
+        config=s.config, tasks_in=scope, tasks=s.tasks, trials=s.trials,
+        round1_mean=s.mean[0], round1_percent=s.percent(1), round1_low=l1, round1_high=h1,
+        round2_tasks=s.tasks2,
+        round2_mean=s.mean[1], round2_percent=s.percent(2), round2_low=l2, round2_high=h2,
+        recovered=None if s.recovery is None else s.recovery.k,
+        first_round_failures=None if s.recovery is None else s.recovery.n,
+        interval_target=opts.interval, interval_valid=valid,
+    )
+
+
+def cohort_data(cohort: Cohort | None, opts: ReportOptions) -> CohortData | None:
+    return None if cohort is None else CohortData(note=cohort.note, ranked_by_round=opts.judged_round,
+                                                  inflation=cohort.inflation)
 
 
 def task_scopes(overlap: Overlap, tasks: set[str], all_tasks: set[str] | None = None,
@@ -194,5 +209,4 @@ def name_the_view(doc: Document, view: Accounting) -> Document:
     for item in (*doc.tables, *doc.plots):
         if not item.title.endswith(label):
             item.title = f"{item.title} {label}"
-    doc.data["accounting"] = view
     return doc
