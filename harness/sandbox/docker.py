@@ -21,6 +21,8 @@ from .base import CappedBuffer, ExecResult, Role, Sandbox, SandboxLimits, Sandbo
 from .capture import leave_nothing
 
 if TYPE_CHECKING:
+    from docker.models.containers import Container
+
     from ..languages.cpp.catch_pch import PchFacts
 
 LABEL = "harness.sandbox"
@@ -85,7 +87,7 @@ class DockerSession(SandboxSession):
         self.catch2_with_main = True  # Debian's catch2 ships it; the image's Dockerfile checks
         self.cxx_launcher = "/opt/harness/bin/harness-cxx"
         self.verdict_channel = "/opt/harness/verdict_channel.cmake"
-        self.container = None
+        self.container: Container | None = None
         # The staged sources bind-mounted at /src are the builder's, the runner's to read
         # nothing of, where the harness (root) can give them to the builder's uid.
         self.source_owner = _BUILDER_UID if os.geteuid() == 0 else None
@@ -184,8 +186,10 @@ class DockerSession(SandboxSession):
             self.runner_dirty = True
         else:
             argv = ["sh", "-c", f'{_BUILDER_UMASK}; exec "$@"', "sh", *argv]
+        container = self.container
+        assert container is not None  # started when the session was made, and not used once closed
         try:
-            ex = api.exec_create(self.container.id, argv, user=_UIDS[role], workdir="/", stdout=True, stderr=True,
+            ex = api.exec_create(container.id, argv, user=_UIDS[role], workdir="/", stdout=True, stderr=True,
                                  stdin=stdin is not None)
             if stdin is None:
                 stream = api.exec_start(ex["Id"], stream=True, demux=False)
@@ -267,6 +271,7 @@ class DockerSession(SandboxSession):
                 pass
 
     def catch_pch_facts(self) -> "PchFacts | None":
+        assert self.container is not None  # asked by a build, in a session not yet closed
         return self.sandbox.catch_pch_facts(self.container)
 
     def _close(self) -> None:
@@ -287,7 +292,7 @@ class DockerSandbox(Sandbox):
 
         self.client = docker_client()
         self.image = image or image_tag()
-        self._facts = None
+        self._facts: PchFacts | None = None
         self._facts_lock = threading.Lock()
         if image is None and find_image(self.client) is None:
             raise SandboxUnavailable(f"sandbox image {self.image} is missing: run `harness image build`")
@@ -296,17 +301,21 @@ class DockerSandbox(Sandbox):
     def session(self, label: str = "") -> DockerSession:
         return DockerSession(self, label)
 
-    def catch_pch_facts(self, container) -> "PchFacts | None":
+    def catch_pch_facts(self, container: Container) -> "PchFacts | None":
         """The image's facts for precompiled Catch2, read once from a container of it (an
         archive read, no exec); None when the image has none."""
         with self._facts_lock:
             if self._facts is None:
                 from ..languages.cpp.catch_pch import FACTS_DIR, PchFacts
 
+                files: dict[str, bytes] = {}
                 try:
                     stream, _ = container.get_archive(FACTS_DIR)
                     with tarfile.open(fileobj=io.BytesIO(b"".join(stream))) as tar:
-                        files = {PurePosixPath(m.name).name: tar.extractfile(m).read() for m in tar if m.isfile()}
+                        for m in tar:
+                            content = tar.extractfile(m) if m.isfile() else None
+                            if content is not None:
+                                files[PurePosixPath(m.name).name] = content.read()
                 except Exception:  # an image without them (or the engine gone): plain builds
                     files = {}
                 self._facts = PchFacts.parse(files)

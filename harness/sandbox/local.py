@@ -151,8 +151,9 @@ class LocalSession(SandboxSession):
         self._scratch = Path(tempfile.mkdtemp(prefix="harness-scratch-"))
         for d, role in ((self._build, Role.builder), (self._scratch, Role.runner)):
             os.chmod(d, 0o755)
-            if self.uids[role] is not None:
-                os.chown(d, self.uids[role], self.uids[role])
+            uid = self.uids[role]
+            if uid is not None:
+                os.chown(d, uid, uid)
         self.src_root = str(self.staging)
         self.build_root = str(self._build)
         self.scratch_root = str(self._scratch)
@@ -217,9 +218,11 @@ class LocalSession(SandboxSession):
         if stdin is not None:
             threading.Thread(target=_feed, args=(proc.stdin, stdin), daemon=True).start()
         buf = CappedBuffer(cap or self.limits.output_cap_bytes)
+        stdout = proc.stdout
+        assert stdout is not None  # opened with stdout=PIPE
 
         def pump() -> None:
-            for chunk in iter(lambda: proc.stdout.read(65536), b""):
+            for chunk in iter(lambda: stdout.read(65536), b""):
                 buf.write(chunk)
 
         reader = threading.Thread(target=pump, daemon=True)
@@ -233,7 +236,7 @@ class LocalSession(SandboxSession):
             self._kill_group(proc.pid)
             proc.wait()
         reader.join(5)
-        proc.stdout.close()
+        stdout.close()
         if timed_out:
             self.build_tree_lost()
             empty_folder(self._build)

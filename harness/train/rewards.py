@@ -42,6 +42,7 @@ from ..errors import BadInput
 from ..predict.score import score
 from ..probe.compare import Comparison
 from ..records import Record, TestWritingSettings
+from ..sandbox.base import Sandbox
 from ..task import Task, load_task
 from .config import RuntimeSettings
 
@@ -250,10 +251,17 @@ class TestsJudge:
         self.runtime = runtime
         self.workers = _sandbox_workers(runtime)
         self.tasks = _TaskCache()
-        self._box = None
+        self._box: Sandbox | None = None
+
+    def _sandbox(self) -> Sandbox:
+        """Made for the first suite to score, then kept."""
+        from ..sandbox import make_sandbox
+
+        if self._box is None:
+            self._box = make_sandbox(self.runtime.sandbox)
+        return self._box
 
     def judge(self, texts: list[str], targets: list[str]) -> list[Judgement]:
-        from ..sandbox import make_sandbox
         from ..testwriting.score import SuiteToScore, score_suites
         from ..testwriting.written import skeleton, with_written_tests
 
@@ -272,12 +280,10 @@ class TestsJudge:
                 continue
             unit = SuiteToScore(task, parsed.files[test_file].encode(), fill=target.tests.fill)
             todo.setdefault(target.tests.model_dump_json(), []).append((i, unit))
-        if todo and self._box is None:
-            self._box = make_sandbox(self.runtime.sandbox)
         for settings, group in todo.items():
             tests = TestWritingSettings.model_validate_json(settings)
             failures: dict[int, str] = {}
-            scored = score_suites(self._box, [u for _, u in group], workers=self.workers,
+            scored = score_suites(self._sandbox(), [u for _, u in group], workers=self.workers,
                                   mutant_cap=tests.mutant_cap, mutant_seed=tests.mutant_seed,
                                   on_failure=lambda n, failure: failures.__setitem__(n, failure.record.message))
             for n, ((i, _), s) in enumerate(zip(group, scored, strict=True)):

@@ -46,6 +46,10 @@ import threading
 import time
 import traceback
 from datetime import datetime, timezone
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
 
 # Aider's benchmark counts lines like "# ... rest of the code ..." in the final reply of
 # each try, with this pattern; ours also counts the C++ spelling, //, in every reply.
@@ -428,9 +432,11 @@ def _warm_up() -> None:
         litellm.in_memory_llm_clients_cache.flush_cache()
         # A fork keeps the pool's bookkeeping but not its thread: a child would queue work
         # for a worker it does not have. Joined and made new, the pool starts its own.
-        pool = thread_pool_executor.executor
+        # Aider's pinned litellm keeps a plain ThreadPoolExecutor here (the harness's own
+        # litellm, which mypy reads, a subclass of it with other arguments).
+        pool: ThreadPoolExecutor = thread_pool_executor.executor
         pool.shutdown(wait=True)
-        pool.__init__(max_workers=thread_pool_executor.MAX_THREADS)
+        type(pool).__init__(pool, max_workers=thread_pool_executor.MAX_THREADS)
     others = [t.name for t in threading.enumerate() if t is not threading.main_thread()]
     if others:
         print(f"aider driver: threads still running before sessions fork: {', '.join(others)}", file=sys.stderr)
