@@ -9,6 +9,9 @@ from typing import Optional
 
 import typer
 
+from ..errors import BadInput
+from ..fs import atomic_write, check_writable
+from ..schemas import RECORDS, schema
 from .app import app, console, err, handled
 
 
@@ -21,10 +24,6 @@ def schema_cmd(
 ):
     """Print the JSON Schema of a record on disk, made from the model that writes it; with
     no name, list the records and the files they describe."""
-    from ..errors import BadInput
-    from ..fs import atomic_write, check_writable
-    from ..schemas import RECORDS, schema
-
     if out is not None:
         if name is not None:
             raise BadInput("--out writes every schema; drop the name, or print one without --out")

@@ -16,14 +16,14 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
 from ..errors import SandboxUnavailable
-from .engine import docker_client
+from ..languages.cpp.catch_pch import FACTS_DIR, PchFacts
 from .base import CappedBuffer, ExecResult, Role, Sandbox, SandboxLimits, SandboxSession
 from .capture import leave_nothing
+from .engine import docker_client
+from .image import find_image, image_tag
 
 if TYPE_CHECKING:
     from docker.models.containers import Container
-
-    from ..languages.cpp.catch_pch import PchFacts
 
 LABEL = "harness.sandbox"
 _BUILDER_UID = 1001
@@ -103,6 +103,7 @@ class DockerSession(SandboxSession):
             raise
 
     def _start(self) -> None:
+        # The docker package takes 0.1 s to import: only where the engine is used, not for every command that names a sandbox.
         import docker
 
         lim = self.limits
@@ -178,6 +179,7 @@ class DockerSession(SandboxSession):
 
     def _exec(self, argv: list[str], *, role: Role, timeout_s: float, cap: int | None = None,
               stdin: bytes | None = None) -> ExecResult:
+        # docker: imported where the engine is used (see _start)
         import docker
 
         api = self.sandbox.client.api
@@ -237,6 +239,7 @@ class DockerSession(SandboxSession):
         """Send `data` as the command's stdin, close it (so the command sees end of
         input), and yield the command's output. Only the low-level attach socket can carry
         stdin; its output comes in Docker's multiplexed frames."""
+        # docker: imported where the engine is used (see _start)
         from docker.utils.socket import frames_iter
 
         raw = getattr(sock, "_sock", sock)
@@ -270,7 +273,7 @@ class DockerSession(SandboxSession):
             except Exception:
                 pass
 
-    def catch_pch_facts(self) -> "PchFacts | None":
+    def catch_pch_facts(self) -> PchFacts | None:
         assert self.container is not None  # asked by a build, in a session not yet closed
         return self.sandbox.catch_pch_facts(self.container)
 
@@ -288,8 +291,6 @@ class DockerSandbox(Sandbox):
 
     def __init__(self, limits: SandboxLimits | None = None, image: str | None = None):
         super().__init__(limits)
-        from .image import find_image, image_tag
-
         self.client = docker_client()
         self.image = image or image_tag()
         self._facts: PchFacts | None = None
@@ -301,13 +302,11 @@ class DockerSandbox(Sandbox):
     def session(self, label: str = "") -> DockerSession:
         return DockerSession(self, label)
 
-    def catch_pch_facts(self, container: Container) -> "PchFacts | None":
+    def catch_pch_facts(self, container: Container) -> PchFacts | None:
         """The image's facts for precompiled Catch2, read once from a container of it (an
         archive read, no exec); None when the image has none."""
         with self._facts_lock:
             if self._facts is None:
-                from ..languages.cpp.catch_pch import FACTS_DIR, PchFacts
-
                 files: dict[str, bytes] = {}
                 try:
                     stream, _ = container.get_archive(FACTS_DIR)
@@ -322,6 +321,7 @@ class DockerSandbox(Sandbox):
             return self._facts if self._facts.usable else None
 
     def image_facts(self) -> tuple[str | None, str | None]:
+        # docker and requests: imported where the engine is used (see _start)
         import docker
         import requests
 

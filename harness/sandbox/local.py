@@ -6,6 +6,7 @@ both with rlimits and, as root, an unprivileged user. It says which in `isolatio
 from __future__ import annotations
 
 import ctypes
+import glob
 import itertools
 import os
 import resource
@@ -19,6 +20,7 @@ from pathlib import Path
 
 from ..errors import SandboxUnavailable
 from ..fs import empty_folder, written_atomically
+from ..hashing import sha256_bytes
 from ..paths import cache_dir, package_file
 from .base import CappedBuffer, ExecResult, Role, Sandbox, SandboxLimits, SandboxSession
 from .capture import leave_nothing
@@ -53,8 +55,6 @@ def host_verdict_channel() -> str:
 
 def _host_object(name: str, strip: bool = False) -> str:
     """assets/<name>.cpp compiled as the image's Dockerfile compiles it, once per content."""
-    from ..hashing import sha256_bytes
-
     src = package_file("sandbox", "assets", f"{name}.cpp")
     flags = ["-std=c++17", "-O1"]
     digest = sha256_bytes(src.read_bytes() + " ".join(flags).encode() + (b" strip" if strip else b""))[:12]
@@ -83,8 +83,6 @@ _CATCH2_PACKAGE_DIRS = ("/usr/local/lib/cmake/Catch2", "/usr/local/share/cmake/C
 def host_catch2_with_main() -> bool:
     """Whether the Catch2 package CMake finds on this host provides Catch2WithMain (Debian's
     catch2 does since 2.13.5)."""
-    import glob
-
     for pattern in _CATCH2_PACKAGE_DIRS:
         for folder in sorted(glob.glob(pattern)):
             config = Path(folder, "Catch2Config.cmake")
