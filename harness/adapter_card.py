@@ -17,6 +17,7 @@ import struct
 from pathlib import Path
 from typing import Any
 
+import tomli_w
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .errors import BadInput, invalid
@@ -67,8 +68,6 @@ class AdapterCard(BaseModel):
         return path
 
     def to_toml(self) -> str:
-        import tomli_w
-
         return tomli_w.dumps(self.model_dump(mode="json", exclude_none=True))
 
 

@@ -19,6 +19,7 @@ from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from .probe.cases import task_cases
 from .records import Status, TestCaseResult, TestReport
 from .task import Task
 
@@ -93,8 +94,6 @@ def _top_message(report: TestReport) -> str:
 
 def exercism_results(task: Task, report: TestReport) -> ExercismResults:
     """The report as results.json v3; the test file supplies test_code and the order."""
-    from .probe.cases import task_cases
-
     if not report.tests:
         return ExercismResults(status="error", message=capped_message(_top_message(report)))
     cases = task_cases(task)

@@ -20,6 +20,7 @@ import os
 import shutil
 import tempfile
 import threading
+import tomllib
 from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -161,8 +162,6 @@ def empty_folder(path: Path, keep: Collection[str] = ()) -> None:
 def read_toml(path: Path, what: str | None = None) -> dict:
     """A TOML file a user wrote, or one line of bad input saying why it cannot be read:
     `what` names the kind of file where the path alone would not say it."""
-    import tomllib
-
     path = Path(path)
     try:
         return tomllib.loads(path.read_text())

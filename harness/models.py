@@ -32,6 +32,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .errors import BadInput, invalid
+from .fs import read_toml
 from .llm import litellm as _litellm
 
 GOLD = "gold"
@@ -117,6 +118,7 @@ def parse_model(name: str, api_base: str | None = None, api_key_env: str | None 
         if not adapter:
             raise BadInput("local/<adapter> needs an adapter name")
         try:
+            # an installation without harness.serve gets the message below
             from .serve.endpoint import resolve_adapter_endpoint
         except ImportError:
             raise BadInput(f"{name}: serving local adapters is not available in this installation (harness.serve)") from None
@@ -173,12 +175,11 @@ def _from_env(value: str | None, what: str, source: Path) -> str | None:
 
 def read_models_file(path: Path | str) -> dict[str, ModelSpec]:
     """A models file's entries by model_name, each parsed as `--model` would be."""
-    from .fs import read_toml
-
     path = Path(path)
     if not path.is_file():
         raise BadInput(f"{path}: no such models file")
     if path.suffix in (".yaml", ".yml"):
+        # only a .yaml models file needs yaml (25 ms to import at every command's start otherwise)
         import yaml
 
         try:
@@ -223,6 +224,7 @@ PREFLIGHT_PROMPT = "harness pre-flight check: reply with one token."
 
 def check_server(api_base: str, timeout_s: float = 5.0) -> None:
     """Any HTTP answer means a server is there; no answer at all is bad input."""
+    # httpx takes 0.15 s to import: only when a server is checked
     import httpx
 
     url = api_base.rstrip("/") + "/models"
@@ -270,6 +272,7 @@ def _first_line(text: str, limit: int = 200) -> str:
 def _transport_error(exc: BaseException | None) -> BaseException | None:
     """The network failure under a provider error (no answer at all: a name that does not
     resolve, a refused connection), which litellm reports as a server error."""
+    # httpx takes 0.15 s to import: only when a provider call failed
     import httpx
 
     seen = set()

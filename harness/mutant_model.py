@@ -20,6 +20,8 @@ from typing import Mapping
 
 from .gold import ChatServer, ModelError, answer_text
 from .hashing import sha256_text
+from .languages.registry import language_for
+from .suite_validation import faulty_controls
 from .task import Task
 
 RECOVERY_SHARE = 0.5
@@ -42,9 +44,6 @@ class MutantAnswers:
 
 
 def _wrong_files(task: Task, seed: int, trial: int) -> tuple[str, dict[str, bytes]]:
-    from .languages.registry import language_for
-    from .suite_validation import faulty_controls
-
     controls = faulty_controls(task)
     if controls:
         names = sorted(controls)

@@ -21,6 +21,7 @@ from .fs import read_toml, subfolders, written_folder
 from .hashing import sha256_bytes, sha256_json
 from .languages import layout_named
 from .paths import bundled_dir, state_dir
+from .sandbox.image import IMAGE_REPO
 from .task import Task, load_task
 from .training_files import curriculum_roots
 
@@ -237,8 +238,6 @@ def import_suite(source: Path | str, name: str, replace: bool = False, unseen: b
     """Copy a folder of Exercism-layout exercises, unchanged, into the user suites folder as
     suite `name`, with a generated suite.toml listing every exercise in name order (and,
     with `unseen`, declaring them a held-out pool)."""
-    from .sandbox.image import IMAGE_REPO
-
     source = Path(source).resolve()
     if not _NAME.fullmatch(name):
         raise BadInput(f"{name!r} is not a suite name (lowercase letters, digits, '-', '_', '.')")

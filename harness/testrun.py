@@ -15,7 +15,7 @@ import shlex
 import signal
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
-from typing import Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from .languages.cpp.catch2 import CatchRun, parse_catch2_xml
 from .languages.cpp.catch_pch import precompiled_unit
@@ -389,7 +389,7 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
     if after_stage is not None:
         after_stage()
     main = linked_test_main(task, session)
-    common = dict(tampered=tampered, backend=session.backend, test_main=main)
+    common: dict[str, Any] = dict(tampered=tampered, backend=session.backend, test_main=main)
 
     build_limit = session.limits.build_timeout_s if time_limit_s is None else time_limit_s
     screen = plan_screen(task, files, session)
@@ -420,9 +420,9 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
     forgery, screen_seconds = judge_build(task, files, session, screen, built.after)
     if forgery:
         # The binary never runs: what it would report is what the candidate reached for.
-        why = "forged: " + "; ".join(forgery)
+        message = "forged: " + "; ".join(forgery)
         return TestReport(status=Status.failed, built=True, build_seconds=round(build.seconds + screen_seconds, 3),
-                          message=why, transcript=None if console is None else f"{console}\n{why}\n",
+                          message=message, transcript=None if console is None else f"{console}\n{message}\n",
                           **common).overruled(forgery)
     run_limit = session.limits.timeout_s if time_limit_s is None else max(1.0, time_limit_s - build.seconds)
     keys = ChannelKeys.fresh() if uses_verdict_channel(task, session) else None
@@ -439,6 +439,7 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
     timings = dict(built=True, build_seconds=round(build.seconds, 3), run_seconds=round(run.seconds, 3))
     sig = signal_name(exit_code) if exit_code is not None else None
 
+    why: str | None
     if run.timed_out:
         why = f"the test run timed out after {run_limit:g} s and was killed"
     elif sig is not None:

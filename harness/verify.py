@@ -182,9 +182,9 @@ class _Plan:
                 return f"call {i} has {outcomes} outcomes for its {observed} observations"
         return None
 
-    def checks(self, cases: Sequence[list[dict[str, Any]] | None]) -> list[CheckOutcome]:
-        """The checks, judged on the candidate's records per call (None: not reached)."""
-        ref = self.reference
+    def checks(self, ref: ReferenceValues, cases: Sequence[list[dict[str, Any]] | None]) -> list[CheckOutcome]:
+        """The checks, judged on the candidate's records per call (None: not reached)
+        against the reference's."""
         out, i = [], 0
         for check in self.spec.checks:
             calls = []
@@ -279,14 +279,14 @@ def _reference(plan: _Plan, session: SandboxSession) -> ReferenceValues:
 def _verdict(plan: _Plan, candidate_hash: str, status: VerdictStatus, **fields) -> Verdict:
     checks = fields.pop("checks", None)
     if checks is None:
-        checks = plan.checks([]) if plan.reference is not None else []
+        checks = plan.checks(plan.reference, []) if plan.reference is not None else []
     if status is not VerdictStatus.ok:
         checks = [c.model_copy(update={"passed": False}) for c in checks]
     return Verdict(task=plan.task.slug, task_hash=plan.task.content_hash, candidate_hash=candidate_hash, status=status,
                    reward=reward(checks) if status is VerdictStatus.ok else -1.0, checks=checks, **fields)
 
 
-def _verify_in(plan: _Plan, candidate: Mapping[str, bytes], session: SandboxSession) -> Verdict:
+def _verify_in(plan: _Plan, ref: ReferenceValues, candidate: Mapping[str, bytes], session: SandboxSession) -> Verdict:
     task = plan.task
     provided = {k: bytes(v) for k, v in candidate.items()}
     solution = {f: provided[f] for f in task.solution_files if f in provided}
@@ -308,16 +308,16 @@ def _verify_in(plan: _Plan, candidate: Mapping[str, bytes], session: SandboxSess
         return _verdict(plan, candidate_hash, VerdictStatus(run.status), reason=run.reason, **common)
     stream = run.streams[0]
     names = [c.name for c in stream.cases]
-    if names != plan.reference.cases:
-        extra = sorted(set(names) - set(plan.reference.cases))
+    if names != ref.cases:
+        extra = sorted(set(names) - set(ref.cases))
         why = (f"cases the task does not have: {extra[:3]}" if extra
-               else f"{len(names)} cases where the task has {len(plan.reference.cases)}")
+               else f"{len(names)} cases where the task has {len(ref.cases)}")
         return _verdict(plan, candidate_hash, VerdictStatus.forged, reason=f"the program ran {why}", **common)
     cases = [c.records for c in stream.cases]
     forgery = plan.forgery(cases)
     if forgery is not None:
         return _verdict(plan, candidate_hash, VerdictStatus.forged, reason=forgery, **common)
-    return _verdict(plan, candidate_hash, VerdictStatus.ok, checks=plan.checks(cases), **common)
+    return _verdict(plan, candidate_hash, VerdictStatus.ok, checks=plan.checks(ref, cases), **common)
 
 
 # --- the API ----------------------------------------------------------------------------
@@ -338,8 +338,7 @@ def verify_in_session(task: Task, candidate: Mapping[str, bytes], session: Sandb
     """Verify one candidate (solution files by name) in an open session, reusing its build
     tree: an unchanged test unit is not recompiled."""
     plan = _plan_for(task)
-    _reference(plan, session)
-    return _verify_in(plan, candidate, session)
+    return _verify_in(plan, _reference(plan, session), candidate, session)
 
 
 def verify(task: Task, candidate_files: Mapping[str, bytes], *, sandbox: Sandbox | str = "auto") -> Verdict:

@@ -62,6 +62,8 @@ def _cost(response: Any) -> float:
 
 
 class DirectAgent(Agent):
+    profile: DirectProfile
+
     def __init__(self, profile: DirectProfile, limiter: Any = None):
         self.profile = profile
         self.limiter = limiter

@@ -81,13 +81,13 @@ def parse_whole(text: str, chat_files: Iterable[str] = (), fence: tuple[str, str
     blocks: list[tuple[str, str, list[str]]] = []
     saw: str | None = None
     name: str | None = None
-    source: str | None = None
+    source = ""
     body: list[str] = []
     for i, line in enumerate(lines):
         if line.startswith(fence[0]) or line.startswith(fence[1]):
             if name is not None:
                 blocks.append((name, source, body))
-                saw, name, source, body = None, None, None, []
+                saw, name, source, body = None, None, "", []
                 continue
             if i > 0:
                 source = "block"
@@ -110,7 +110,7 @@ def parse_whole(text: str, chat_files: Iterable[str] = (), fence: tuple[str, str
                     if word == f"`{chat_file}`":
                         saw = chat_file
     unterminated = bool(name)
-    if unterminated:
+    if name:
         blocks.append((name, source, body))
     files: dict[str, str] = {}
     for wanted in _SOURCES:

@@ -11,9 +11,12 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
+from ..curriculum import build_from_runs, synthesize
 from ..curriculum.config import BuildConfig, CurriculumSettings, SynthConfig
+from ..curriculum.exports import read_candidates, read_manifest
 from ..curriculum.taxonomy import FailureKind
 from ..errors import BadInput
+from ..training_files import curriculum_roots
 from .app import app, console, err, handled
 from .options import EXECUTOR, RAY_ADDRESS, comma_list, default, executor_settings, from_options
 
@@ -99,8 +102,6 @@ def curriculum_build(
     """Every round whose tests failed becomes a candidate repair task: near-duplicates
     collapse, each is validated in the sandbox, at most K per task and failure kind are
     kept. Exit 1 when none is kept."""
-    from ..curriculum import build_from_runs
-
     config = from_options(BuildConfig, dict(
         runs=runs, out=out, root=root, runs_dir=runs_dir, max_per_task=max_per_task,
         failure_kinds=parse_kinds(failure_kinds), seed=seed, hold_out=comma_list(hold_out) or [], controls=controls,
@@ -134,8 +135,6 @@ def curriculum_synth(
 ):
     """Repair tasks from the suite's own references: each mutant that builds and fails a
     test is a starting point, validated like a run's. Exit 1 when none is kept."""
-    from ..curriculum import synthesize
-
     config = from_options(SynthConfig, dict(
         suite=suite, tasks=comma_list(tasks) or None, out=out, root=root, max_per_task=max_per_task,
         failure_kinds=parse_kinds(failure_kinds), seed=seed, hold_out=comma_list(hold_out) or [], controls=controls,
@@ -147,8 +146,6 @@ def curriculum_synth(
 
 def find_curriculum(ref: str, root: Path | None) -> Path:
     """A curriculum folder by path, or by name under --root or the curriculum roots."""
-    from ..training_files import curriculum_roots
-
     path = Path(ref)
     if (path / "manifest.json").is_file():
         return path
@@ -198,8 +195,6 @@ def curriculum_show(
     as_json: bool = _JSON,
 ):
     """Kept and dropped counts by reason, the failure taxonomy per task and kind."""
-    from ..curriculum.exports import read_candidates, read_manifest
-
     folder = find_curriculum(name, root)
     manifest = read_manifest(folder)
     if as_json:

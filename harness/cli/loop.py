@@ -13,9 +13,11 @@ from rich.console import Console
 from rich.table import Table
 
 from ..errors import BadInput
+from ..loop.config import load_loop_config
 from ..serve.launch import ServeSettings
 from .app import app, console, err, handled
 from .options import comma_list, default
+from .run import RunProgress
 
 
 def print_lineage(lineage) -> None:
@@ -72,8 +74,7 @@ def loop_cmd(
     Every checkpoint's adapter, parent, curriculum hash, trained-on tasks and evaluation run
     go into runs/loops/ID/lineage.json; `harness report --lineage ID` shows per task what
     changed along the lineage."""
-    from .run import RunProgress
-    from ..loop.config import load_loop_config
+    # The orchestrator reads outcome frames with pandas (half a second to import): loaded for this command only.
     from ..loop.orchestrator import resume_loop, start_loop
 
     given: dict[str, object] = dict(suite=suite, base=base, init_adapter=init_adapter, iterations=iterations, trials=trials,

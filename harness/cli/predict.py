@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Optional
 
 import typer
 from rich.table import Table
 
+from ..predict.build import build
 from ..predict.config import PredictBuildConfig, PredictEvalConfig
+from ..predict.evaluate import evaluate
+from ..records import TrialOutcome
 from .app import app, console, err, handled
 from .options import comma_list, default, from_options
 
@@ -41,8 +45,6 @@ def build_cmd(
     """Observe items: every version of each task's code (reference, faulty controls, mutants,
     answers recorded in runs) runs the task's verifier calls in the sandbox; each call's value
     is an item, deduplicated and split by task into train and eval."""
-    from ..predict.build import build
-
     config = from_options(PredictBuildConfig, dict(
         suite=suite, out=out, runs=from_runs or [], runs_dir=runs_dir, tasks=comma_list(tasks),
         eval_tasks=comma_list(eval_tasks), eval_share=eval_share, mutants=mutants, seed=seed, root=root,
@@ -74,6 +76,7 @@ def build_cmd(
 
 def print_breakdown(run_dir: Path) -> None:
     """The per-source and per-task accuracy of a prediction run, as `harness report` shows it."""
+    # pandas, behind the outcome frames and the report: loaded for this command only.
     from ..outcomes import load_run
     from ..predict.breakdown import ITEMS_NOTE, outcomes_breakdown
     from ..report.document import Document
@@ -105,11 +108,6 @@ def eval_cmd(
     (exact after normalisation, floats within 1e-5), -1 when wrong or not in the format. The
     run folder reads with `harness report` and `compare`; a provider that keeps failing is an
     infrastructure error, not a wrong answer."""
-    import sys
-
-    from ..predict.evaluate import evaluate
-    from ..records import TrialOutcome
-
     given = dict(model=model, items=items, split=split, trials=trials, api_base=api_base, run_id=run_id, resume=resume)
     config = from_options(PredictEvalConfig, {**{k: v for k, v in given.items() if v is not None}, "workers": workers,
                                               "root": root, "runs_dir": runs_dir, "retries": retries})

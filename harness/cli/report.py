@@ -8,7 +8,9 @@ from typing import Optional
 
 import typer
 
+from ..errors import BadInput
 from .app import app, console, err, handled
+from .options import from_options
 
 _SOURCES_HELP = "run folders, run ids (under --runs-dir), outcomes files (.csv/.parquet) or Aider results folders"
 
@@ -22,10 +24,10 @@ _ACCOUNTING_HELP = ("harness (default): infrastructure errors count nowhere; aid
 
 
 def _options(cohort, resamples, seed, round_no=None, bar=None, interval="tasks", accounting="harness", metric=None):
-    from ..errors import BadInput
+    # The report package and the statistics stand on pandas (half a second to import):
+    # loaded when a report is asked for, not at every command's start.
     from ..report import ReportOptions
     from ..stats import parse_cohort
-    from .options import from_options
 
     if interval not in ("tasks", "trials"):
         raise BadInput(f"--interval {interval}: expected tasks or trials")
@@ -72,12 +74,11 @@ def report_cmd(
     checkpoints in order instead: first-round successes per task, what improved and
     declined from the first to the last with compare's statistics, seen and unseen tasks
     apart."""
+    # pandas behind the reports, jinja2 behind the pages: loaded for this command only.
     from ..report import LineageRequest, ReportRequest, lineage_report, report
 
     if lineage is not None:
         if sources or outcomes or aider:
-            from ..errors import BadInput
-
             raise BadInput("--lineage reports one loop's own runs; drop the other sources")
         lineage_request = LineageRequest(loop=lineage, runs_dir=runs_dir,
                                          options=_options(cohort, resamples, seed, round_no, interval=interval, accounting=accounting),
@@ -122,6 +123,7 @@ def compare_cmd(
     Successes per task, the change and its label (Fisher's exact test, Holm-corrected) and
     the smallest p the trial counts allow; the difference in mean tasks solved with its
     interval and the suite-level stratified exact test; recovery side by side."""
+    # pandas behind the reports, jinja2 behind the pages: loaded for this command only.
     from ..report import CompareRequest, compare
 
     request = CompareRequest(base=base, new=new, sources=_sources(from_, outcomes, aider), runs_dir=runs_dir,
@@ -157,6 +159,7 @@ def plan_trials_cmd(
     again with T trials per task, NEW's rates moved by the effect (a gain shared in
     proportion to each task's failure rate), and the suite-level stratified exact test
     must find the change at --alpha in its direction."""
+    # pandas behind the reports: loaded for this command only.
     from ..report import PlanRequest, plan
 
     request = PlanRequest(baseline=baseline, effect=effect, round=round_no, alpha=alpha, power=power,

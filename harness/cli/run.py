@@ -15,8 +15,9 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColum
                            TimeRemainingColumn)
 from rich.table import Table
 
+from ..errors import BadInput
 from ..records import Sampling, TestWritingSettings
-from ..runner import RunConfig
+from ..runner import RunConfig, run
 from .app import app, console, err, handled, print_wide
 from .options import EXECUTOR, RAY_ADDRESS, comma_list, default, executor_settings, from_options
 
@@ -149,6 +150,7 @@ def _of_suite(mean: float | None, tasks: int) -> str:
 
 
 def print_summary(out: Console, summary) -> None:
+    # the report package stands on pandas (half a second to import): loaded once a run has ended
     from ..report.formatting import fmt_percent, fmt_ratio
 
     table = Table(title=f"run {summary.run_id}", show_header=True, header_style="bold")
@@ -229,8 +231,6 @@ def run_cmd(
 ):
     """Evaluate models on a suite: the agent (Aider by default) answers each task, the tests
     run in the sandbox, a failed round gets the test output back; each task once per trial."""
-    from ..runner import run
-
     # Only the options given go into the config, its own defaults stand for the rest: a
     # resumed run takes them from its manifest, and refuses those that change what it computes.
     given: dict[str, object] = dict(
@@ -242,8 +242,6 @@ def run_cmd(
     )
     scoring = {k: v for k, v in dict(fill=fill or None, mutant_cap=mutant_cap).items() if v is not None}
     if scoring:
-        from ..errors import BadInput
-
         if kind != "tests":
             raise BadInput(f"--{'fill' if 'fill' in scoring else 'mutant-cap'} is for --kind tests")
         given["tests"] = from_options(TestWritingSettings, scoring)

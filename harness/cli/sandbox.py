@@ -8,8 +8,17 @@ from typing import Optional
 
 import typer
 
-from ..errors import BadInput
+from ..errors import BadInput, SandboxUnavailable
+from ..exercism_results import exercism_results
+from ..fs import atomic_write, check_writable
+from ..languages.registry import language_for
+from ..sandbox import make_sandbox
+from ..sandbox.engine import LOCAL_PACKAGES, ensure_engine, install_packages
+from ..sandbox.image import build_image, image_tag
+from ..sandbox.local import LocalSandbox
+from ..task import load_task
 from .app import app, console, err, handled
+from .testreport_table import print_test_report
 
 image_app = typer.Typer(no_args_is_help=True, help="The C++ sandbox image.")
 sandbox_app = typer.Typer(no_args_is_help=True, help="The sandbox: engine, image, backends.")
@@ -21,8 +30,6 @@ app.add_typer(sandbox_app, name="sandbox")
 @handled
 def image_build(force: bool = typer.Option(False, help="rebuild even if the content tag exists")):
     """Build the toolchain image (offline base via debootstrap when no registry answers)."""
-    from ..sandbox.image import build_image
-
     info = build_image(force=force, log=lambda m: err.print(m, markup=False, highlight=False))
     if info.path == "present":
         console.print(f"{info.tag} present ({info.image_id[:19]}); nothing to build")
@@ -34,8 +41,6 @@ def image_build(force: bool = typer.Option(False, help="rebuild even if the cont
 @handled
 def image_tag_cmd():
     """Print the content tag the current build context would have."""
-    from ..sandbox.image import image_tag
-
     console.print(image_tag())
 
 
@@ -47,10 +52,6 @@ def sandbox_up(
     """Make the sandboxes usable: as root, install what the local backend needs from Debian;
     start (as root, install) the Docker engine; build the image. Falls back to the local
     backend with a notice when Docker is impossible."""
-    from ..errors import SandboxUnavailable
-    from ..sandbox.engine import LOCAL_PACKAGES, ensure_engine, install_packages
-    from ..sandbox.image import build_image
-
     log = lambda m: err.print(m, markup=False, highlight=False)  # noqa: E731
     try:
         install_packages(LOCAL_PACKAGES, log)
@@ -64,8 +65,6 @@ def sandbox_up(
     except SandboxUnavailable as exc:
         if not fallback:
             raise
-        from ..sandbox.local import LocalSandbox
-
         console.print(f"notice: Docker sandbox unavailable ({exc}); falling back to {LocalSandbox().isolation}")
 
 
@@ -84,12 +83,6 @@ def test_cmd(
 ):
     """Build and test one solution in the sandbox and print the report. Exit code 0 when
     every test passed, 1 otherwise."""
-    from .testreport_table import print_test_report
-    from ..fs import atomic_write, check_writable
-    from ..sandbox import make_sandbox
-    from ..task import load_task
-    from ..languages.registry import language_for
-
     fmt = fmt or ("json" if as_json else "terminal")
     if fmt not in ("terminal", "json", "exercism"):
         raise BadInput(f"--format {fmt}: expected terminal, json or exercism")
@@ -114,8 +107,6 @@ def test_cmd(
         if fmt == "json":
             text = report.model_dump_json(indent=2) + "\n"
         else:
-            from ..exercism_results import exercism_results
-
             text = exercism_results(task, report).to_json()
         if out is None:
             sys.stdout.write(text)

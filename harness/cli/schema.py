@@ -9,6 +9,10 @@ from typing import Optional
 
 import typer
 
+from ..errors import BadInput
+from ..fs import atomic_write, check_writable
+from ..report.data import REPORT_DATA
+from ..schemas import RECORDS, schema
 from .app import app, console, err, handled
 
 
@@ -22,11 +26,6 @@ def schema_cmd(
 ):
     """Print the JSON Schema of a record on disk, made from the model that writes it; with
     no name, list the records and the files they describe."""
-    from ..errors import BadInput
-    from ..fs import atomic_write, check_writable
-    from ..report.data import REPORT_DATA
-    from ..schemas import RECORDS, schema
-
     every = RECORDS | REPORT_DATA
 
     if out is not None:

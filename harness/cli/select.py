@@ -30,6 +30,7 @@ def select_cmd(
     """Choose one answer per configuration and task among the first K trials, by each
     strategy; score it by its recorded round-1 result; write the selection record into the
     run folder and print best@k beside pass@1 and pass@k."""
+    # pandas behind the outcome frames: loaded for this command only.
     from ..predict.select import select
 
     config = from_options(SelectConfig, dict(

@@ -11,8 +11,11 @@ from typing import List, Optional
 import typer
 from rich.table import Table
 
-from ..errors import BadInput
-from ..serve.launch import ServeSettings
+from ..adapter_card import card_files, card_from_adapter, find_card, load_card, save_card, user_cards_dir, verify_card
+from ..errors import BadInput, InfraError
+from ..serve import protocol
+from ..serve.endpoint import find_record, load_records
+from ..serve.launch import ServeSettings, load_card_on_server, server_alive, start_server, stop_server, unload_from_server
 from .app import app, console, err, handled
 from .options import default, from_options
 
@@ -54,8 +57,6 @@ def serve(
     """Start a server in the background and record its endpoint."""
     if ctx.invoked_subcommand is not None:
         return
-    from ..serve.launch import start_server
-
     if base is None:
         raise BadInput("--base is required to start a server (or: harness serve status | stop)")
     settings = from_options(ServeSettings, dict(
@@ -73,11 +74,6 @@ def serve(
 @handled
 def serve_status(as_json: bool = typer.Option(False, "--json", help="print the records and what each server answers")):
     """Show the recorded servers, whether they answer, and what they serve."""
-    from ..errors import InfraError
-    from ..serve import protocol
-    from ..serve.endpoint import load_records
-    from ..serve.launch import server_alive
-
     rows = []
     for record in load_records():
         alive = server_alive(record)
@@ -110,9 +106,6 @@ def serve_stop(
     all_: bool = typer.Option(False, "--all", help="stop every recorded server"),
 ):
     """Stop a recorded server and drop its record."""
-    from ..serve.endpoint import find_record, load_records
-    from ..serve.launch import stop_server
-
     records = load_records() if all_ else [find_record(port)]
     for record in records:
         was = stop_server(record)
@@ -127,8 +120,6 @@ def serve_stop(
 @handled
 def adapters_list(as_json: bool = typer.Option(False, "--json")):
     """List adapter cards (user cards shadow bundled ones)."""
-    from ..adapter_card import card_files, load_card, user_cards_dir
-
     good, bad = [], []
     user = user_cards_dir()
     for name, path in card_files().items():
@@ -156,8 +147,6 @@ def adapters_list(as_json: bool = typer.Option(False, "--json")):
 @handled
 def adapters_show(name: str = typer.Argument(..., help="adapter card name")):
     """Print a card."""
-    from ..adapter_card import find_card
-
     card, path = find_card(name)
     console.print(f"# {path}", markup=False, highlight=False)
     sys.stdout.write(card.to_toml())
@@ -172,8 +161,6 @@ def adapters_add(
     force: bool = typer.Option(False, help="replace an existing user card of that name"),
 ):
     """Write a card for an adapter, read from its own files."""
-    from ..adapter_card import card_from_adapter, card_files, save_card
-
     existing = card_files().get(name)
     if existing is not None and not force:
         raise BadInput(f"a card named {name!r} exists ({existing}); pass --force to replace it")
@@ -187,8 +174,6 @@ def adapters_add(
 @handled
 def adapters_verify(name: str = typer.Argument(..., help="adapter card name")):
     """Recompute the weights' hash and check rank, alpha, targets and base against the card."""
-    from ..adapter_card import find_card, verify_card
-
     card, path = find_card(name)
     adapter_dir = verify_card(card, path)
     console.print(f"{name}: ok (sha256 {card.sha256[:12]}, {adapter_dir})", markup=False, highlight=False)
@@ -201,10 +186,6 @@ def adapters_load(
     port: Optional[int] = typer.Option(None, help="which server, when several are recorded"),
 ):
     """Add an adapter to the running server, without a restart."""
-    from ..adapter_card import find_card
-    from ..serve.endpoint import find_record
-    from ..serve.launch import load_card_on_server
-
     card, path = find_card(name)
     record = find_record(port)
     console.print(load_card_on_server(card, path, record), markup=False, highlight=False)
@@ -217,7 +198,4 @@ def adapters_unload(
     port: Optional[int] = typer.Option(None, help="which server, when several are recorded"),
 ):
     """Drop an adapter from the running server, without a restart."""
-    from ..serve.endpoint import find_record
-    from ..serve.launch import unload_from_server
-
     console.print(unload_from_server(name, find_record(port)), markup=False, highlight=False)

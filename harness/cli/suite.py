@@ -11,6 +11,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from ..errors import BadInput
+from ..executor import ExecutorSettings, make_executor
+from ..suite import find_suite, import_suite, known_suites, load_suite
+from ..suite_validation import KILL_RATE_GOAL, RunKind, control_fails, declared_test_cases, default_workers, faulty_controls, validate_suite
 from .app import app, console, err, handled, print_wide
 from .options import EXECUTOR, RAY_ADDRESS, comma_list, executor_settings
 
@@ -22,8 +25,6 @@ app.add_typer(suite_app, name="suite")
 @handled
 def suite_list():
     """Every suite that can be named: bundled, imported, and any other root."""
-    from ..suite import known_suites, load_suite
-
     table = Table(show_header=True, header_style="bold")
     for col in ("suite", "version", "tasks", "origin", "path"):
         table.add_column(col)
@@ -40,9 +41,6 @@ def suite_list():
 @handled
 def suite_show(name: str = typer.Argument(..., help="a suite name or the path of a suite folder")):
     """A suite's tasks, their test counts and faulty controls, its content hash and place."""
-    from ..suite import find_suite
-    from ..suite_validation import declared_test_cases, faulty_controls
-
     s = find_suite(name)
     console.print(f"[bold]{s.name}[/] {s.version}  ({s.origin}: {s.path})", highlight=False, soft_wrap=True)
     if s.description:
@@ -79,15 +77,11 @@ def _rate(summary) -> str:
     text = f"{summary.killed}/{summary.compiled - summary.equivalent}"
     if rate is None:
         return text + " (none compiled)"
-    from ..suite_validation import KILL_RATE_GOAL
-
     style = "green" if rate >= KILL_RATE_GOAL else "red"
     return f"{text} [{style}]{rate:.0%}[/]"
 
 
 def print_validation(validation, out: Path | None) -> None:
-    from ..suite_validation import KILL_RATE_GOAL, RunKind, control_fails
-
     table = Table(show_header=True, header_style="bold")
     table.add_column("task", no_wrap=True)
     for col in ("reference", "stub", "faulty", *(("mutants killed",) if validation.with_mutants else ()), "s",
@@ -145,10 +139,6 @@ def suite_validate(
 ):
     """Check every task: the stub fails, the reference passes, each faulty control compiles
     and fails. Exit 1 when a task breaks a rule."""
-    from ..executor import ExecutorSettings, make_executor
-    from ..suite import find_suite
-    from ..suite_validation import default_workers, validate_suite
-
     s = find_suite(name)
     selected = comma_list(tasks) or None
     if selected is not None:
@@ -185,8 +175,6 @@ def suite_import(
                                             "models' training cutoff): reports split seen and unseen tasks"),
 ):
     """Register a folder of exercises, copied unchanged, as a suite in the user suites folder."""
-    from ..suite import import_suite
-
     s = import_suite(path, name, replace=replace, unseen=unseen)
     console.print(f"imported {len(s.tasks)} tasks as suite {s.name} at {s.path} (hash {s.content_hash[:12]})",
                   highlight=False)

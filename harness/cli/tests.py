@@ -8,6 +8,10 @@ from typing import Optional
 
 import typer
 
+from ..sandbox import make_sandbox
+from ..testwriting.export import export_suites
+from ..testwriting.score import SuiteToScore, read_test_file, score_suites, task_for_scoring
+from ..training_files import curriculum_roots
 from .app import app, console, err, handled
 
 tests_app = typer.Typer(no_args_is_help=True, help="Written test suites: score them against a task's solution "
@@ -29,9 +33,6 @@ def tests_score(
 ):
     """Validity (compiles, every assertion holds on the reference), assertion accuracy, and
     the kill rate over the task's faulty controls and the mutants its own tests kill."""
-    from ..sandbox import make_sandbox
-    from ..testwriting.score import SuiteToScore, read_test_file, score_suites, task_for_scoring
-
     t = task_for_scoring(task, suite)
     source = read_test_file(test_file)
     box = make_sandbox(sandbox, notice=lambda m: err.print(m, markup=False, highlight=False))
@@ -72,9 +73,6 @@ def tests_export(
 ):
     """Training data from written suites: SFT pairs of valid, high-kill suites, preference
     pairs of the same task (valid over invalid, high kill over low), GRPO prompts."""
-    from ..testwriting.export import export_suites
-    from ..training_files import curriculum_roots
-
     dest = Path(out) if "/" in out else curriculum_roots()[0] / out
     m = export_suites(list(runs), dest, min_kill=min_kill, margin=margin, pairs_per_task=pairs_per_task, replace=replace)
     console.print(f"wrote {dest}: {m.sft} SFT pairs, {m.preference} preference pairs, {m.grpo} GRPO prompts "

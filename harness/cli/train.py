@@ -12,6 +12,7 @@ from typing import List, Optional
 import typer
 
 from ..errors import BadInput
+from ..train.config import load_config, parse_assignment
 from .app import app, err, handled
 from .options import EXECUTOR, RAY_ADDRESS
 
@@ -28,8 +29,6 @@ _BASE_HELP = "base model: hub id or local folder"
 
 
 def _overrides(sets: list[str], flags: Mapping[str, object]) -> list[dict]:
-    from ..train.config import parse_assignment
-
     out = [parse_assignment(s) for s in sets]
     for dotted, value in flags.items():
         if value is not None:
@@ -57,7 +56,8 @@ def sft_cmd(
     runs_dir: Path = _RUNS,
 ):
     """LoRA SFT on whole-file answers (loss on the answer only, the base model's chat template)."""
-    from ..train.config import load_config
+    # The training modules (a quarter of a second to import, torch's loaders behind them)
+    # load for a training command only, not at every command's start.
     from ..train.sft import train_sft
 
     flags = {"sft.epochs": epochs, "sft.learning_rate": lr, "lora.rank": rank, "lora.alpha": alpha,
@@ -99,7 +99,7 @@ def grpo_cmd(
 ):
     """GRPO on a LoRA adapter; each sampled answer is judged by its environment: repairs built and tested by the
     verifier, output predictions by exact match."""
-    from ..train.config import load_config
+    # As in sft_cmd: the training modules load for a training command only.
     from ..train.grpo import train_grpo
 
     flags = {"grpo.updates": updates, "grpo.prompts_per_step": prompts_per_step, "grpo.samples_per_prompt": samples,

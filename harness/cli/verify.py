@@ -11,6 +11,10 @@ import typer
 from rich.table import Table
 
 from ..errors import BadInput
+from ..executor.base import BAD_INPUT
+from ..sandbox import SandboxLimits, make_sandbox
+from ..task import load_task
+from ..verify import read_candidate, verify_many
 from .app import app, console, err, handled
 
 _STYLE = {"ok": "green", "compile_error": "yellow", "timeout": "yellow", "crash": "red", "forged": "magenta",
@@ -31,11 +35,6 @@ def verify_cmd(
     """Build each candidate with the task's probe, run its checks' calls in the sandbox and
     print its verdict: per-check outcomes, the reward R in [-1, 1], the status and the
     screen's flags."""
-    from ..executor.base import BAD_INPUT
-    from ..sandbox import SandboxLimits, make_sandbox
-    from ..task import load_task
-    from ..verify import read_candidate, verify_many
-
     task = load_task(task_dir)
     if len({c.resolve() for c in candidates}) != len(candidates):
         raise BadInput("a candidate folder is named twice")

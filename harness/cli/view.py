@@ -7,7 +7,11 @@ from typing import Optional
 
 import typer
 
+from ..errors import BadInput
+from ..fs import check_writable
 from .app import app, err, handled
+from .options import from_options
+from .report import _options
 
 
 @app.command("view")
@@ -27,15 +31,12 @@ def view_cmd(
 
     Served on http://HOST:PORT/ until Ctrl-C; with --out, written as files that open
     without a server."""
+    # The viewer stands on pandas, jinja2 and fastapi: loaded for this command only.
     from ..view.server import ViewRequest, prepare, serve
-    from .options import from_options
-    from .report import _options
 
     request = from_options(ViewRequest, dict(sources=sources, runs_dir=runs_dir, host=host, port=port,
                                              options=_options(None, resamples, seed)))
     if out is not None:
-        from ..errors import BadInput
-        from ..fs import check_writable
         from ..view.static import export_site
 
         if out.exists() and not out.is_dir():

@@ -12,20 +12,9 @@ and exported for training.
     records.py      what is written: manifest, repair records, candidates
 """
 
+from .build import Built, build_from_runs, synthesize
 from .config import BuildConfig, CurriculumSettings, SynthConfig, default_root
 from .taxonomy import FailureKind, classify
-
-_BUILD = ("Built", "build_from_runs", "synthesize")
-
-
-def __getattr__(name: str):
-    # The work of build and synth brings the sandbox, the suite loader and validation with
-    # it; the CLI reads the configs (its options' defaults) on every command, without them.
-    if name in _BUILD:
-        from . import build
-
-        return getattr(build, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = ["BuildConfig", "Built", "CurriculumSettings", "FailureKind", "SynthConfig", "build_from_runs", "classify",
            "default_root", "synthesize"]

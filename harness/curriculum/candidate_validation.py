@@ -104,8 +104,9 @@ class _Done:
 def _prepare(unit: _Unit, session: SandboxSession) -> _Done:
     runs, task = _Runs(unit.known), unit.task
     reference = task.reference_files()
-    done = _Done(new=runs.new, reference=runs.test(task, reference, session))
-    if done.reference.passed:
+    reference_run = runs.test(task, reference, session)
+    done = _Done(new=runs.new, reference=reference_run)
+    if reference_run.passed:
         controls = 0
         for m in screening_order(task, unit.seed)[:unit.screen]:
             if unit.enough is not None and controls >= unit.enough:
@@ -117,8 +118,9 @@ def _prepare(unit: _Unit, session: SandboxSession) -> _Done:
 
 
 def _check(unit: _Unit, session: SandboxSession) -> _Done:
-    runs = _Runs(unit.known)
-    return _Done(new=runs.new, verdicts=[_verdict(unit.task, unit.reference, c, runs, session) for c in unit.checks])
+    runs, reference = _Runs(unit.known), unit.reference
+    assert reference is not None  # a unit of phase 2 carries the reference's run from phase 1
+    return _Done(new=runs.new, verdicts=[_verdict(unit.task, reference, c, runs, session) for c in unit.checks])
 
 
 def _verdict(task: Task, reference: TestReport, c: _Check, runs: _Runs,
@@ -163,7 +165,8 @@ class Validator:
             return
         start = time.monotonic()
         total = sum(u.runs for u in units)
-        progress = None if self.progress is None else (lambda n, _, note: self.progress(n, total, f"{label}: {note}"))
+        report = self.progress
+        progress = None if report is None else (lambda n, _, note: report(n, total, f"{label}: {note}"))
         step = Steps(total, progress)
 
         def delivered(unit: _Unit, got: _Done) -> None:
@@ -185,6 +188,7 @@ class Validator:
         bases: dict[str, TaskBasis] = {}
 
         def done(unit: _Unit, got: _Done) -> None:
+            assert got.reference is not None  # phase 1 runs the reference first
             bases[unit.source_task] = TaskBasis(unit.source_task, tasks[unit.source_task], got.reference, got.screened)
 
         units = [_Unit(task=t, runs=1, source_task=tid, known=self.known(t), seed=seed, screen=screen, enough=enough)
@@ -209,7 +213,7 @@ class Validator:
             for i in range(0, len(group), _CHUNK):
                 chunk = group[i:i + _CHUNK]
                 unit = _Unit(task=basis.task, runs=len(chunk), source_task=tid, known=self.known(basis.task),
-                             reference=basis.reference, checks=[_Check(c.files, c.expected, c.controls) for c in chunk])
+                             reference=basis.reference, checks=[_Check(c.files, c.live_expected, c.controls) for c in chunk])
                 units.append(unit)
                 chunks[id(unit)] = chunk
 

@@ -57,6 +57,12 @@ class Candidate:
         return self.task
 
     @property
+    def live_expected(self) -> TestReport:
+        """The recorded failure; asked only of a live candidate, which was found with it."""
+        assert self.expected is not None, f"{self.source_task}: a candidate without its report"
+        return self.expected
+
+    @property
     def kind(self) -> FailureKind:
         """The failure's kind; asked only of a live candidate, which describe_failure classified."""
         assert self.failure is not None, f"{self.source_task}: a candidate not described"

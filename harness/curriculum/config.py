@@ -9,6 +9,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..executor import ExecutorSettings
+from ..training_files import curriculum_roots
 from .taxonomy import FailureKind
 
 DEFAULT_CONTRACT = "repair"
@@ -17,8 +18,6 @@ DEFAULT_CONTRACT = "repair"
 def default_root() -> Path:
     """Where curricula go unless --root says otherwise: `curricula/` in the current folder
     (git-ignored), the first place training and suite lookup search."""
-    from ..training_files import curriculum_roots
-
     return curriculum_roots()[0]
 
 

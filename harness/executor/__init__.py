@@ -85,6 +85,7 @@ def make_executor(settings: ExecutorSettings | None, *, sandbox: str | Sandbox =
         return LocalExecutor(make_sandbox(sandbox, limits, notice=notice), max(1, min(count, most or count)))
     if not isinstance(sandbox, str):
         raise BadInput("--executor ray: each node makes its own sandbox, give its kind (docker, local, auto)")
+    # Ray is the ray extra's, and seconds to import: only for --executor ray.
     from .ray_cluster import RayExecutor
 
     if most:

@@ -30,6 +30,8 @@ from .. import __version__
 from ..errors import BadInput, HarnessError, InfraError, InfraKind
 from ..hashing import sha256_bytes
 from ..sandbox import SandboxLimits, make_sandbox
+from ..sandbox.docker import DockerSandbox, reap_orphans
+from ..task import Task
 from .base import Executor, Failed, Host, Lost, R, SandboxFacts, Slot, T, U, UnitFailure, Work, next_unit
 from .pace import Pace
 from .shipping import landed_task, task_payload
@@ -52,8 +54,6 @@ _CREDENTIALS = re.compile(r"(_API_KEY|_API_BASE|_API_VERSION|_BASE_URL)$"
 
 
 def _ship_tasks() -> None:
-    from ..task import Task
-
     ray.util.register_serializer(Task, serializer=task_payload, deserializer=landed_task)
 
 
@@ -99,8 +99,6 @@ class _SlotActor:
         self.host.close()
         box = self.host.box
         if box.backend == "docker":
-            from ..sandbox.docker import DockerSandbox, reap_orphans
-
             assert isinstance(box, DockerSandbox)
             reap_orphans(box.client)  # those of slots that died on this machine
 

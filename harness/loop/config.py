@@ -9,14 +9,20 @@ from typing import Any, Final, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
+from ..adapter_card import find_card
+from ..agents.registry import load_profile
+from ..contract import load_contract
 from ..curriculum.config import BuildConfig, SynthConfig
 from ..curriculum.config import CurriculumSettings as CurriculumBuildSettings
 from ..errors import BadInput, invalid
+from ..fs import read_toml
+from ..hold_out import HoldOut
 from ..records import Record, Sampling
 from ..runner import RunConfig
 from ..serve.launch import ServeSettings
+from ..suite import find_suite
 from ..train.config import TrainConfig
-from ..fs import read_toml
+from ..train.model import base_ref
 
 SCHEMA_VERSION: Final = 1  # of lineage.json, which holds the config
 
@@ -95,13 +101,6 @@ def _resolved(ref: str) -> str:
 
 def prepare(config: LoopConfig) -> LoopConfig:
     """Check everything that can be checked before any work, and pin local paths."""
-    from ..adapter_card import find_card
-    from ..agents.registry import load_profile
-    from ..contract import load_contract
-    from ..hold_out import HoldOut
-    from ..suite import find_suite
-    from ..train.model import base_ref
-
     suite = find_suite(config.suite)
     tasks = suite.select(config.tasks)
     ids = {f"{suite.name}/{t.slug}" for t in tasks}

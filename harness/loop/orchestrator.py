@@ -10,8 +10,23 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable
 
+from rich.console import Console
+
+from ..adapter_card import card_files, find_card
 from ..bar import bar_check
+from ..curriculum import BuildConfig, SynthConfig, build_from_runs, synthesize
+from ..curriculum.exports import read_manifest
 from ..errors import BadInput, HarnessError
+from ..fs import write_record
+from ..outcomes import load_run
+from ..runner import RunConfig, run
+from ..serve.endpoint import load_records
+from ..serve.launch import start_server, stop_server
+from ..store import new_run_id, utc_now
+from ..train.checkpoints import RUN_FILE, TrainRun
+from ..train.data import load_grpo
+from ..train.grpo import train_grpo
+from ..training_files import write_jsonl
 from .config import LoopConfig, prepare
 from .lineage import (
     LINEAGE_FILE, CurriculumRef, Iteration, Lineage, ServerRef, Stage, failures_in_a_row, lineage_path, loop_dir,
@@ -28,18 +43,10 @@ class LoopIncomplete(HarnessError):
     `harness loop --resume` continues it."""
 
 
-def _now() -> str:
-    from ..store import utc_now
-
-    return utc_now()
-
-
 class Loop:
     def __init__(self, lineage: Lineage, runs_dir: Path, log: Log, console=None,
                  progress: Callable[[], Any] | None = None):
         """`progress` makes a fresh progress display for each evaluation (see runner.run)."""
-        from rich.console import Console
-
         self.lineage = lineage
         self.config = lineage.config
         self.runs_dir = Path(runs_dir)
@@ -55,9 +62,7 @@ class Loop:
         return self.lineage.loop_id
 
     def save(self) -> None:
-        from ..fs import write_record
-
-        self.lineage.updated_at = _now()
+        self.lineage.updated_at = utc_now()
         write_record(self.folder / LINEAGE_FILE, self.lineage)
 
     def say(self, it: Iteration, message: str) -> None:
@@ -68,7 +73,7 @@ class Loop:
     def run(self) -> Lineage:
         self._stop_leftover_server()
         if not self.lineage.iterations:
-            self.lineage.iterations.append(Iteration(index=0, adapter=self.config.init_adapter, started_at=_now()))
+            self.lineage.iterations.append(Iteration(index=0, adapter=self.config.init_adapter, started_at=utc_now()))
             self.save()
         while self.lineage.status == "running":
             it = self.lineage.iterations[-1]
@@ -81,12 +86,12 @@ class Loop:
                     self.save()
                     if self.lineage.status != "running":
                         break
-            it.finished_at = it.finished_at or _now()
+            it.finished_at = it.finished_at or utc_now()
             if self.lineage.status == "running":
                 if it.index >= self.config.iterations:
                     self.lineage.status = "finished"
                 else:
-                    self.lineage.iterations.append(Iteration(index=it.index + 1, parent=it.adapter, started_at=_now()))
+                    self.lineage.iterations.append(Iteration(index=it.index + 1, parent=it.adapter, started_at=utc_now()))
             self.save()
         return self.lineage
 
@@ -100,9 +105,6 @@ class Loop:
         ref = self.lineage.server
         if ref is None:
             return
-        from ..serve.endpoint import load_records
-        from ..serve.launch import stop_server
-
         since = datetime.fromisoformat(ref.since).replace(microsecond=0)
         for record in load_records():
             if ref.pid is not None:
@@ -120,9 +122,6 @@ class Loop:
     # -- stages ----------------------------------------------------------------------------
 
     def _curriculum(self, it: Iteration) -> None:
-        from ..curriculum import BuildConfig, SynthConfig, build_from_runs, synthesize
-        from ..curriculum.exports import read_manifest
-
         c, cfg = self.config.curriculum, self.config
         source = self.lineage.iterations[it.index - 1]
         assert source.eval_run is not None  # an iteration's curriculum is made after the previous one's evaluation
@@ -165,9 +164,6 @@ class Loop:
         """One GRPO file over several curricula beside them: each row's task path made
         relative to their common folder. No manifest sits there, so training records the
         rows' own source tasks, the union of the curricula's."""
-        from ..training_files import write_jsonl
-        from ..train.data import load_grpo
-
         rows = []
         for ref in refs:
             found, _, _ = load_grpo(ref.path)
@@ -175,10 +171,6 @@ class Loop:
         return write_jsonl(path, rows)
 
     def _train(self, it: Iteration) -> None:
-        from ..adapter_card import card_files, find_card
-        from ..train.checkpoints import RUN_FILE, TrainRun
-        from ..train.grpo import train_grpo
-
         out = f"{self.id}-it{it.index}"
         run_root = self.runs_dir / "train" / out
         if out not in card_files():  # the final adapter's card is the last thing training writes
@@ -199,9 +191,6 @@ class Loop:
         it.dataset_hash, it.trained_on_tasks = run.manifest.dataset_hash, run.manifest.trained_on_tasks
 
     def _eval(self, it: Iteration) -> None:
-        from ..runner import RunConfig, run
-        from ..serve.launch import start_server, stop_server
-
         cfg, e, s = self.config, self.config.eval, self.config.serve
         run_id = f"{self.id}-eval{it.index}"
         folder = self.runs_dir / run_id
@@ -209,7 +198,7 @@ class Loop:
             shutil.rmtree(folder)  # created, then killed before its manifest: it holds nothing
         spec = s.spec(cfg.base, [it.adapter] if it.adapter else [])
         options = s.launch_options()
-        self.lineage.server = ServerRef(port=s.port, since=_now())
+        self.lineage.server = ServerRef(port=s.port, since=utc_now())
         self.save()
         try:
             record = start_server(spec, options, log=self.log)
@@ -247,8 +236,6 @@ class Loop:
                      + (f"{two:.2f}/{c.tasks}" if two is not None else "n/a"))
 
     def _bar(self, it: Iteration) -> None:
-        from ..outcomes import load_run
-
         cfg = self.config
         if cfg.bar is None:
             return
@@ -269,8 +256,6 @@ def start_loop(config: LoopConfig, *, runs_dir: Path = Path("runs"), loop_id: st
                command_line: list[str] | None = None, log: Log | None = None, console=None,
                progress=None) -> Lineage:
     """A new loop: checked, its folder and lineage written, then run."""
-    from ..store import new_run_id
-
     config = prepare(config)
     loop_id = loop_id or new_run_id()
     if not _ID.fullmatch(loop_id):
@@ -279,7 +264,7 @@ def start_loop(config: LoopConfig, *, runs_dir: Path = Path("runs"), loop_id: st
     if folder.exists():
         raise BadInput(f"{folder}: a loop with this id exists; continue it with --resume {loop_id}")
     folder.mkdir(parents=True)
-    now = _now()
+    now = utc_now()
     lineage = Lineage(loop_id=loop_id, config=config, command_line=command_line or [], created_at=now, updated_at=now)
     loop = Loop(lineage, runs_dir, log or (lambda m: None), console, progress)
     loop.save()

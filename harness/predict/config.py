@@ -9,6 +9,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
+from ..curriculum.config import default_root
 from ..records import Record
 
 DEFAULT_EVAL_SHARE = 0.2
@@ -43,8 +44,6 @@ class PredictBuildConfig(Record):
         return self
 
     def out_root(self) -> Path:
-        from ..curriculum.config import default_root
-
         return Path(self.root) if self.root is not None else default_root()
 
 
@@ -77,8 +76,6 @@ class PredictEvalConfig(Record):
         return self
 
     def items_root(self) -> Path:
-        from ..curriculum.config import default_root
-
         return Path(self.root) if self.root is not None else default_root()
 
 

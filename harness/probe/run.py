@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal, Mapping
 
 from ..fs import read_files
@@ -84,17 +84,18 @@ def run_probe(task: Task, files: Mapping[str, bytes], session: SandboxSession, *
 
     build = build_probe(task, session, tree, staged)
     log = clean_log(build.output.decode(errors="replace"), session, tree.name)
-    common = dict(tampered=tampered, build_seconds=round(build.seconds, 3))
+    out = ProbeRun("ok", tampered=tampered, build_seconds=round(build.seconds, 3))
     if build.timed_out:
-        return ProbeRun("timeout", f"the build timed out after {session.limits.build_timeout_s:g} s", build_log=log, **common)
+        return replace(out, status="timeout", reason=f"the build timed out after {session.limits.build_timeout_s:g} s",
+                       build_log=log)
     if build.exit_code != 0:
-        return ProbeRun("compile_error", "the candidate does not build", build_log=log, exit_code=build.exit_code, **common)
+        return replace(out, status="compile_error", reason="the candidate does not build", build_log=log,
+                       exit_code=build.exit_code)
 
     binary = shlex.quote(f"{session.build_root}/{tree.name}/{task.slug}")
-    files = (Kept(".records", RECORDS_KEEP), Kept(".output", OUTPUT_KEEP))
-    out = ProbeRun("ok", **common)
+    keep = (Kept(".records", RECORDS_KEEP), Kept(".output", OUTPUT_KEEP))
     for attempt in range(runs):
-        run, got = capture(session, f"{binary} 4>.records >.output 2>&1; code=$?", files, session.limits.timeout_s)
+        run, got = capture(session, f"{binary} 4>.records >.output 2>&1; code=$?", keep, session.limits.timeout_s)
         out.run_seconds = round(out.run_seconds + run.seconds, 3)
         if run.timed_out:
             out.status, out.reason = "timeout", f"the probe timed out after {session.limits.timeout_s:g} s and was killed"

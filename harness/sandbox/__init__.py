@@ -7,6 +7,8 @@ from typing import Literal
 
 from ..errors import BadInput, SandboxUnavailable
 from .base import ExecResult, Role, Sandbox, SandboxLimits, SandboxSession
+from .docker import DockerSandbox
+from .local import LocalSandbox
 
 SandboxKind = Literal["auto", "docker", "local"]
 KINDS = ("auto", "docker", "local")
@@ -21,16 +23,12 @@ def make_sandbox(kind: str | Sandbox = "auto", limits: SandboxLimits | None = No
     if kind not in KINDS:
         raise BadInput(f"unknown sandbox {kind!r}: choose one of {', '.join(KINDS)}")
     if kind in ("docker", "auto"):
-        from .docker import DockerSandbox
-
         try:
             return DockerSandbox(limits)
         except SandboxUnavailable as exc:
             if kind == "docker":
                 raise
             reason = str(exc)
-    from .local import LocalSandbox
-
     sandbox = LocalSandbox(limits)
     if kind == "local":
         return sandbox

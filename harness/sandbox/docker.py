@@ -16,12 +16,14 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
 from ..errors import SandboxUnavailable
-from .engine import docker_client
+from ..languages.cpp.catch_pch import FACTS_DIR, PchFacts
 from .base import CappedBuffer, ExecResult, Role, Sandbox, SandboxLimits, SandboxSession
 from .capture import leave_nothing
+from .engine import docker_client
+from .image import find_image, image_tag
 
 if TYPE_CHECKING:
-    from ..languages.cpp.catch_pch import PchFacts
+    from docker.models.containers import Container
 
 LABEL = "harness.sandbox"
 _BUILDER_UID = 1001
@@ -85,7 +87,7 @@ class DockerSession(SandboxSession):
         self.catch2_with_main = True  # Debian's catch2 ships it; the image's Dockerfile checks
         self.cxx_launcher = "/opt/harness/bin/harness-cxx"
         self.verdict_channel = "/opt/harness/verdict_channel.cmake"
-        self.container = None
+        self.container: Container | None = None
         # The staged sources bind-mounted at /src are the builder's, the runner's to read
         # nothing of, where the harness (root) can give them to the builder's uid.
         self.source_owner = _BUILDER_UID if os.geteuid() == 0 else None
@@ -101,6 +103,7 @@ class DockerSession(SandboxSession):
             raise
 
     def _start(self) -> None:
+        # The docker package takes 0.1 s to import: only where the engine is used, not for every command that names a sandbox.
         import docker
 
         lim = self.limits
@@ -176,6 +179,7 @@ class DockerSession(SandboxSession):
 
     def _exec(self, argv: list[str], *, role: Role, timeout_s: float, cap: int | None = None,
               stdin: bytes | None = None) -> ExecResult:
+        # docker: imported where the engine is used (see _start)
         import docker
 
         api = self.sandbox.client.api
@@ -184,8 +188,10 @@ class DockerSession(SandboxSession):
             self.runner_dirty = True
         else:
             argv = ["sh", "-c", f'{_BUILDER_UMASK}; exec "$@"', "sh", *argv]
+        container = self.container
+        assert container is not None  # started when the session was made, and not used once closed
         try:
-            ex = api.exec_create(self.container.id, argv, user=_UIDS[role], workdir="/", stdout=True, stderr=True,
+            ex = api.exec_create(container.id, argv, user=_UIDS[role], workdir="/", stdout=True, stderr=True,
                                  stdin=stdin is not None)
             if stdin is None:
                 stream = api.exec_start(ex["Id"], stream=True, demux=False)
@@ -233,6 +239,7 @@ class DockerSession(SandboxSession):
         """Send `data` as the command's stdin, close it (so the command sees end of
         input), and yield the command's output. Only the low-level attach socket can carry
         stdin; its output comes in Docker's multiplexed frames."""
+        # docker: imported where the engine is used (see _start)
         from docker.utils.socket import frames_iter
 
         raw = getattr(sock, "_sock", sock)
@@ -266,7 +273,8 @@ class DockerSession(SandboxSession):
             except Exception:
                 pass
 
-    def catch_pch_facts(self) -> "PchFacts | None":
+    def catch_pch_facts(self) -> PchFacts | None:
+        assert self.container is not None  # asked by a build, in a session not yet closed
         return self.sandbox.catch_pch_facts(self.container)
 
     def _close(self) -> None:
@@ -283,11 +291,9 @@ class DockerSandbox(Sandbox):
 
     def __init__(self, limits: SandboxLimits | None = None, image: str | None = None):
         super().__init__(limits)
-        from .image import find_image, image_tag
-
         self.client = docker_client()
         self.image = image or image_tag()
-        self._facts = None
+        self._facts: PchFacts | None = None
         self._facts_lock = threading.Lock()
         if image is None and find_image(self.client) is None:
             raise SandboxUnavailable(f"sandbox image {self.image} is missing: run `harness image build`")
@@ -296,23 +302,26 @@ class DockerSandbox(Sandbox):
     def session(self, label: str = "") -> DockerSession:
         return DockerSession(self, label)
 
-    def catch_pch_facts(self, container) -> "PchFacts | None":
+    def catch_pch_facts(self, container: Container) -> PchFacts | None:
         """The image's facts for precompiled Catch2, read once from a container of it (an
         archive read, no exec); None when the image has none."""
         with self._facts_lock:
             if self._facts is None:
-                from ..languages.cpp.catch_pch import FACTS_DIR, PchFacts
-
+                files: dict[str, bytes] = {}
                 try:
                     stream, _ = container.get_archive(FACTS_DIR)
                     with tarfile.open(fileobj=io.BytesIO(b"".join(stream))) as tar:
-                        files = {PurePosixPath(m.name).name: tar.extractfile(m).read() for m in tar if m.isfile()}
+                        for m in tar:
+                            content = tar.extractfile(m) if m.isfile() else None
+                            if content is not None:
+                                files[PurePosixPath(m.name).name] = content.read()
                 except Exception:  # an image without them (or the engine gone): plain builds
                     files = {}
                 self._facts = PchFacts.parse(files)
             return self._facts if self._facts.usable else None
 
     def image_facts(self) -> tuple[str | None, str | None]:
+        # docker and requests: imported where the engine is used (see _start)
         import docker
         import requests
 

@@ -18,6 +18,7 @@ DOCKERD_LOG = Path("/var/log/harness-dockerd.log")
 def docker_client(timeout: int = 120):
     """A client of a live engine, or SandboxUnavailable. Image builds want a long
     `timeout` (one API call streams the whole build)."""
+    # The docker package takes 0.1 s to import: only where the engine is used, not for every command that names a sandbox.
     import docker
 
     try:

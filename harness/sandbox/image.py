@@ -20,9 +20,9 @@ from typing import Callable, Literal
 from pydantic import BaseModel
 
 from ..errors import SandboxUnavailable
-from .engine import docker_client
 from ..hashing import hash_files
 from ..paths import package_file
+from .engine import docker_client, install_packages
 
 IMAGE_REPO = "harness-cpp"
 OFFICIAL_BASE = "debian:bookworm-slim"
@@ -48,6 +48,7 @@ def image_tag() -> str:
 
 
 def find_image(client=None) -> ImageInfo | None:
+    # docker: imported where the engine is used (see engine.docker_client)
     import docker
 
     client = client or docker_client(timeout=600)
@@ -76,6 +77,7 @@ def debian_mirror() -> str:
 
 
 def build_offline_base(client, log: Callable[[str], None]) -> str:
+    # docker: imported where the engine is used (see engine.docker_client)
     import docker
 
     try:
@@ -87,8 +89,6 @@ def build_offline_base(client, log: Callable[[str], None]) -> str:
     if os.geteuid() != 0:
         raise SandboxUnavailable("the base image cannot be pulled and debootstrap needs root")
     if shutil.which("debootstrap") is None:
-        from .engine import install_packages
-
         install_packages(("debootstrap",), log)
     mirror = debian_mirror()
     with tempfile.TemporaryDirectory(prefix="harness-rootfs-") as tmp:
@@ -110,6 +110,7 @@ def build_offline_base(client, log: Callable[[str], None]) -> str:
 
 
 def _pick_base(client, log: Callable[[str], None]) -> tuple[str, str]:
+    # docker: imported where the engine is used (see engine.docker_client)
     import docker
 
     try:

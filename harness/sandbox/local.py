@@ -6,6 +6,7 @@ both with rlimits and, as root, an unprivileged user. It says which in `isolatio
 from __future__ import annotations
 
 import ctypes
+import glob
 import itertools
 import os
 import resource
@@ -19,6 +20,7 @@ from pathlib import Path
 
 from ..errors import SandboxUnavailable
 from ..fs import empty_folder, written_atomically
+from ..hashing import sha256_bytes
 from ..paths import cache_dir, package_file
 from .base import CappedBuffer, ExecResult, Role, Sandbox, SandboxLimits, SandboxSession
 from .capture import leave_nothing
@@ -53,8 +55,6 @@ def host_verdict_channel() -> str:
 
 def _host_object(name: str, strip: bool = False) -> str:
     """assets/<name>.cpp compiled as the image's Dockerfile compiles it, once per content."""
-    from ..hashing import sha256_bytes
-
     src = package_file("sandbox", "assets", f"{name}.cpp")
     flags = ["-std=c++17", "-O1"]
     digest = sha256_bytes(src.read_bytes() + " ".join(flags).encode() + (b" strip" if strip else b""))[:12]
@@ -83,8 +83,6 @@ _CATCH2_PACKAGE_DIRS = ("/usr/local/lib/cmake/Catch2", "/usr/local/share/cmake/C
 def host_catch2_with_main() -> bool:
     """Whether the Catch2 package CMake finds on this host provides Catch2WithMain (Debian's
     catch2 does since 2.13.5)."""
-    import glob
-
     for pattern in _CATCH2_PACKAGE_DIRS:
         for folder in sorted(glob.glob(pattern)):
             config = Path(folder, "Catch2Config.cmake")
@@ -151,8 +149,9 @@ class LocalSession(SandboxSession):
         self._scratch = Path(tempfile.mkdtemp(prefix="harness-scratch-"))
         for d, role in ((self._build, Role.builder), (self._scratch, Role.runner)):
             os.chmod(d, 0o755)
-            if self.uids[role] is not None:
-                os.chown(d, self.uids[role], self.uids[role])
+            uid = self.uids[role]
+            if uid is not None:
+                os.chown(d, uid, uid)
         self.src_root = str(self.staging)
         self.build_root = str(self._build)
         self.scratch_root = str(self._scratch)
@@ -217,9 +216,11 @@ class LocalSession(SandboxSession):
         if stdin is not None:
             threading.Thread(target=_feed, args=(proc.stdin, stdin), daemon=True).start()
         buf = CappedBuffer(cap or self.limits.output_cap_bytes)
+        stdout = proc.stdout
+        assert stdout is not None  # opened with stdout=PIPE
 
         def pump() -> None:
-            for chunk in iter(lambda: proc.stdout.read(65536), b""):
+            for chunk in iter(lambda: stdout.read(65536), b""):
                 buf.write(chunk)
 
         reader = threading.Thread(target=pump, daemon=True)
@@ -233,7 +234,7 @@ class LocalSession(SandboxSession):
             self._kill_group(proc.pid)
             proc.wait()
         reader.join(5)
-        proc.stdout.close()
+        stdout.close()
         if timed_out:
             self.build_tree_lost()
             empty_folder(self._build)

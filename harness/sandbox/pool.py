@@ -107,11 +107,13 @@ class SessionLease:
         self._opening.join()
         if self.error is not None:
             raise self.error
+        session = self.session
+        assert session is not None  # _open took one or kept the error raised above
         try:
-            return work(self.session)
+            return work(session)
         except SandboxUnavailable:
-            broken, self.session = self.session, None
-            self.pool.release(broken, reusable=False)
+            self.session = None
+            self.pool.release(session, reusable=False)
             self.session = self.pool.acquire(self.label)
             return work(self.session)
 

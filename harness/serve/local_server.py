@@ -204,6 +204,7 @@ class Engine:
 
     def __init__(self, base: str, served_name: str, *, device: str = "auto", dtype: str = "auto", max_lora_rank: int = 16,
                  cpu_threads: int | None = None):
+        # torch and transformers are the train extra's, and seconds to import: only when a server starts.
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -239,6 +240,7 @@ class Engine:
     # -- adapters
 
     def load_adapter(self, name: str, path: str, parent: str | None = None) -> None:
+        # peft: the train extra's, imported with the model (see __init__)
         from peft import PeftModel
 
         if name in self.adapters:
@@ -305,6 +307,7 @@ class Engine:
 
     def _prepare(self, request: ChatRequest) -> _Job:
         """Everything that can refuse the request, before any token is generated."""
+        # transformers: the train extra's, imported with the model (see __init__)
         from transformers import GenerationConfig
 
         self.check_model(request.model)
@@ -326,6 +329,7 @@ class Engine:
         return _Job(request.model, prompt, max_new, stops, request.seed, config)
 
     def _generate(self, job: _Job, on_token: Callable[[int], object]) -> None:
+        # torch: the train extra's, imported with the model (see __init__)
         import torch
 
         with self.lock:
@@ -522,6 +526,7 @@ def argument_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> None:
+    # uvicorn: only for a server process, not for the tests and tools that import this module
     import uvicorn
 
     args = argument_parser().parse_args(argv)

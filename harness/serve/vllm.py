@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Mapping
 
-from ..errors import BadInput
+from ..errors import BadInput, InfraError, InfraKind
 from .spec import ServeSpec, server_args
 
 DEFAULT_IMAGE = "vllm/vllm-openai:latest"
@@ -107,10 +107,9 @@ def container_spec(spec: ServeSpec, image: str = DEFAULT_IMAGE, env: Mapping[str
 
 def start_container(kwargs: dict) -> str:
     """Start the container described by `container_spec`; return its id."""
+    # docker takes 0.1 s to import: only when a container starts
     import docker
     from docker.types import DeviceRequest
-
-    from ..errors import InfraError, InfraKind
 
     run = dict(kwargs)
     run["device_requests"] = [DeviceRequest(**d) for d in kwargs["device_requests"]]
@@ -123,6 +122,7 @@ def start_container(kwargs: dict) -> str:
 
 
 def container_handle(container_id: str):
+    # docker takes 0.1 s to import: only when a container is handled
     import docker
 
     return docker.from_env().containers.get(container_id)

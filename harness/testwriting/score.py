@@ -236,10 +236,11 @@ def score_suites(sandbox: Sandbox, suites: Sequence[SuiteToScore], *, workers: i
     units = [_Unit(i, s.task, s.source, s.fill) for i, s in enumerate(suites)]
 
     def handle(unit: _Unit, session: SandboxSession) -> None:
-        results[unit.index] = score_with_report(unit.task, unit.source, session, lambda: pool.get(unit.task, session),
-                                                fill=unit.fill)[0]
+        scored = score_with_report(unit.task, unit.source, session, lambda: pool.get(unit.task, session),
+                                   fill=unit.fill)[0]
+        results[unit.index] = scored
         if progress is not None:
-            progress(results[unit.index])
+            progress(scored)
 
     def failed(unit: _Unit, failure: UnitFailure) -> None:
         results[unit.index] = None

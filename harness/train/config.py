@@ -146,6 +146,7 @@ def load_config(path: Path | None = None, overrides: list[dict] | None = None) -
 
 def resolve_device(runtime: RuntimeSettings) -> str:
     """The device to train on; on CPU this also sets torch's thread count."""
+    # torch is the train extra's, and seconds to import: only when training starts
     import torch
 
     device = runtime.device
@@ -168,6 +169,7 @@ def world_size() -> int:
 def use_bf16(runtime: RuntimeSettings, device: str) -> bool:
     """bf16 where the device supports it: on CUDA with bf16 support (Ampere and later);
     never on CPU, where bf16 matmuls are slow on most processors."""
+    # torch is the train extra's, and seconds to import: only when training starts
     import torch
 
     supported = device == "cuda" and torch.cuda.is_bf16_supported()

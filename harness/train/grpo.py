@@ -44,6 +44,7 @@ _GENERATED_COMPLETIONS = 3
 def _verifying_grpo_trainer():
     """GRPOTrainer that hands each training batch's completions to the judges as soon as
     they are generated, and times generation."""
+    # trl is the train extra's: imported when training starts
     from trl import GRPOTrainer
 
     class VerifyingGRPOTrainer(GRPOTrainer):
@@ -76,6 +77,7 @@ def _verifying_grpo_trainer():
 
 
 def grpo_args(config: TrainConfig, output_dir: Path, device: str, bf16: bool):
+    # trl is the train extra's: imported when training starts
     from trl import GRPOConfig
 
     g, rt = config.grpo, config.runtime
@@ -116,6 +118,7 @@ def grpo_args(config: TrainConfig, output_dir: Path, device: str, bf16: bool):
 
 
 def _publisher(run: TrainRun, main: bool):
+    # transformers is the train extra's: imported when training starts
     from transformers import TrainerCallback
 
     class Publish(TrainerCallback):
@@ -150,6 +153,7 @@ def train_grpo(
     its adapters; returns the run. With `resume`, the run named `out` continues from its
     last checkpoint with its own config, base, data and starting adapter (any of these
     given must match what it started with)."""
+    # datasets, transformers and the step logger's torch are the train extra's: imported when training starts
     from datasets import Dataset
 
     from .step_callback import StepLogger

@@ -20,6 +20,7 @@ def base_ref(base: str) -> str:
 
 
 def load_tokenizer(base: str):
+    # transformers is the train extra's: imported when training starts
     from transformers import AutoTokenizer
 
     try:
@@ -36,6 +37,7 @@ def load_tokenizer(base: str):
 
 
 def load_base(base: str, bf16: bool):
+    # torch and transformers are the train extra's: imported when training starts
     import torch
     from transformers import AutoModelForCausalLM
 
@@ -46,6 +48,7 @@ def load_base(base: str, bf16: bool):
 
 
 def lora_config(settings: LoraSettings):
+    # peft is the train extra's: imported when training starts
     from peft import LoraConfig
 
     return LoraConfig(
@@ -67,6 +70,7 @@ def init_adapter_dir(name: str, base: str) -> Path:
 
 
 def load_trainable_adapter(model, adapter_dir: Path):
+    # peft is the train extra's: imported when training starts
     from peft import PeftModel
 
     return PeftModel.from_pretrained(model, str(adapter_dir), is_trainable=True)
@@ -76,6 +80,7 @@ def quiet_and_synchronised(args) -> bool:
     """Silence the libraries' own progress output (the trainers print theirs) and wait until
     every process has checked the run before the main one claims it. True on the main
     process."""
+    # the train extra's packages: imported when training starts
     import datasets
     from accelerate import PartialState
     from transformers.utils import logging as hf_logging

@@ -37,12 +37,18 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Protocol, Sequence
 
 from ..agents.editformat import choose_fence, parse_whole
-from ..executor.base import UnitFailure
 from ..errors import BadInput
+from ..executor import ExecutorSettings, make_executor
+from ..executor.base import UnitFailure
 from ..predict.score import score
 from ..probe.compare import Comparison
 from ..records import Record, TestWritingSettings
+from ..sandbox import make_sandbox
+from ..sandbox.base import Sandbox
 from ..task import Task, load_task
+from ..testwriting.score import SuiteToScore, score_suites
+from ..testwriting.written import skeleton, with_written_tests
+from ..verify import verify_batch
 from .config import RuntimeSettings
 
 MALFORMED = "malformed"
@@ -93,8 +99,6 @@ class SandboxVerifier:
 
     def _slots(self):
         if self._executor is None:
-            from ..executor import ExecutorSettings, make_executor
-
             settings = self.runtime.executor or ExecutorSettings.from_env()
             # Training processes share a cluster's slots (WORLD_SIZE of them in all).
             if settings.kind == "local":
@@ -105,8 +109,6 @@ class SandboxVerifier:
         return self._executor
 
     def verify_batch(self, candidates: Sequence[Candidate]) -> list[Judgement]:
-        from ..verify import verify_batch
-
         items = [(self.tasks(c.task_path), {k: v.encode() for k, v in c.files.items()}) for c in candidates]
         return [Judgement(reward=v.reward, status=v.status.value, reason=v.reason)
                 for v in verify_batch(items, sandbox=self._slots())]
@@ -250,13 +252,15 @@ class TestsJudge:
         self.runtime = runtime
         self.workers = _sandbox_workers(runtime)
         self.tasks = _TaskCache()
-        self._box = None
+        self._box: Sandbox | None = None
+
+    def _sandbox(self) -> Sandbox:
+        """Made for the first suite to score, then kept."""
+        if self._box is None:
+            self._box = make_sandbox(self.runtime.sandbox)
+        return self._box
 
     def judge(self, texts: list[str], targets: list[str]) -> list[Judgement]:
-        from ..sandbox import make_sandbox
-        from ..testwriting.score import SuiteToScore, score_suites
-        from ..testwriting.written import skeleton, with_written_tests
-
         judgements: list[Judgement | None] = [None] * len(texts)
         todo: dict[str, list[tuple[int, SuiteToScore]]] = {}
         for i, (text, raw) in enumerate(zip(texts, targets, strict=True)):
@@ -272,12 +276,10 @@ class TestsJudge:
                 continue
             unit = SuiteToScore(task, parsed.files[test_file].encode(), fill=target.tests.fill)
             todo.setdefault(target.tests.model_dump_json(), []).append((i, unit))
-        if todo and self._box is None:
-            self._box = make_sandbox(self.runtime.sandbox)
         for settings, group in todo.items():
             tests = TestWritingSettings.model_validate_json(settings)
             failures: dict[int, str] = {}
-            scored = score_suites(self._box, [u for _, u in group], workers=self.workers,
+            scored = score_suites(self._sandbox(), [u for _, u in group], workers=self.workers,
                                   mutant_cap=tests.mutant_cap, mutant_seed=tests.mutant_seed,
                                   on_failure=lambda n, failure: failures.__setitem__(n, failure.record.message))
             for n, ((i, _), s) in enumerate(zip(group, scored, strict=True)):

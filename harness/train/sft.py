@@ -20,6 +20,7 @@ from .steplog import EndRecord, StartRecord, append, sft_line, sft_step_builder
 
 
 def sft_args(config: TrainConfig, output_dir: Path, device: str, bf16: bool):
+    # trl is the train extra's: imported when training starts
     from trl import SFTConfig
 
     s, rt = config.sft, config.runtime
@@ -46,6 +47,7 @@ def train_sft(
     runs_dir: Path = Path("runs"),
     console: Console | None = None,
 ) -> TrainRun:
+    # datasets, transformers, trl and the step logger's torch are the train extra's: imported when training starts
     from datasets import Dataset
     from transformers import PrinterCallback
     from trl import SFTTrainer

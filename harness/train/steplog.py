@@ -150,6 +150,7 @@ def sft_step_builder() -> Callable[[int, dict, float], SftStep]:
 
 def _gathered(stats: BatchStats, gen: float) -> tuple[BatchStats, float]:
     """Every process's rewards and statuses together; seconds of the slowest process."""
+    # accelerate is the train extra's: imported when training starts
     from accelerate.utils import gather_object
 
     parts = gather_object([(stats, gen)])

@@ -13,6 +13,7 @@ from pathlib import Path
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from ..curriculum.taxonomy import classify
 from ..errors import invalid
 from ..outcomes import trial_rows
 from ..records import InfraFailure, RunManifest, TestReport, TrialOutcome
@@ -47,8 +48,6 @@ class ViewFacts(_Facts):
 
 def failure_kinds(reports: list[TestReport | None]) -> list[str]:
     """The kind of each failed round's failure, in round order, each once."""
-    from ..curriculum.taxonomy import classify  # the curriculum package is slow to import: only for new files
-
     kinds: list[str] = []
     for report in reports:
         if report is not None and not report.passed:

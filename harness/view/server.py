@@ -39,6 +39,7 @@ def _missing(message: str):
 
 
 def create_app(site: Site):
+    # fastapi takes a third of a second to import: only when the viewer serves
     from fastapi import FastAPI
     from fastapi.responses import FileResponse, HTMLResponse, PlainTextResponse, RedirectResponse
 
@@ -136,6 +137,7 @@ def prepare(request: ViewRequest) -> Site:
 
 def serve(request: ViewRequest, on_ready=None) -> None:
     """Serve until interrupted. `on_ready(url)` is called once the site is loaded."""
+    # uvicorn: only when the viewer serves
     import uvicorn
 
     site = prepare(request)

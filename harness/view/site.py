@@ -16,12 +16,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pandas as pd
+from pydantic import ValidationError
 
 from .. import stats
+from ..curriculum.exports import read_manifest
+from ..curriculum.records import REPAIR_RECORD, RepairRecord
 from ..errors import BadInput
+from ..loop.lineage import find_lineage, read_lineage, runs_dir_of
 from ..outcomes import FRAME_COLUMNS, Outcomes, combine, load_run, load_source
 from ..records import RunManifest
 from ..report import Document, ReportOptions, build_report
+from ..report.lineage import lineage_outcomes
+from .facts import COLUMNS, view_rows
 
 if TYPE_CHECKING:  # annotations only: the loaders below import them when a source is a loop or a curriculum
     from ..curriculum.records import CurriculumManifest, RepairRecord
@@ -98,8 +104,6 @@ class Site:
     def trials(self) -> pd.DataFrame:
         """The outcome frame, one row per task-trial, with each trial's failure kinds,
         infrastructure error kind, passing round and wall time where a run recorded them."""
-        from .facts import COLUMNS, view_rows
-
         frame = self.outcomes.frame
         facts = []
         for run_dir, names in self._configs_by_run().items():
@@ -182,11 +186,6 @@ def _is_curriculum(path: Path) -> bool:
 
 
 def _curriculum(path: Path) -> CurriculumSource:
-    from pydantic import ValidationError
-
-    from ..curriculum.exports import read_manifest
-    from ..curriculum.records import REPAIR_RECORD, RepairRecord
-
     manifest = read_manifest(path)
     records = []
     for folder in manifest.repair_tasks:
@@ -202,9 +201,6 @@ def load_site(sources: list[str], runs_dir: Path = Path("runs"), options: Report
     """Every source, as one Site. Configurations that two sources share a name for are
     qualified by their source, as in reports; a run is shown once however many sources
     bring it (a loop's checkpoint, a curriculum's source, itself)."""
-    from ..loop.lineage import find_lineage, read_lineage, runs_dir_of
-    from ..report.lineage import lineage_outcomes
-
     if not sources:
         raise BadInput("nothing to view: name at least one run, loop or curriculum")
     parts: list[Outcomes] = []

@@ -17,10 +17,12 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ValidationError
 
+from ..curriculum.records import REPAIR_RECORD, RepairRecord
 from ..errors import HarnessError
 from ..fs import regular_files
 from ..records import RoundRecord, RoundTrajectory, RunManifest, TestReport, TrialResult
 from ..store import HARNESS_ERROR_LOG, RESULT
+from ..suite import suite_of_run
 
 if TYPE_CHECKING:  # annotations only: the suite is loaded in _suite_task, when a trial page asks
     from ..task import Task
@@ -169,8 +171,6 @@ def _task_facts(manifest: RunManifest, slug: str) -> tuple[Task | None, str | No
 def _suite_task(suite: str, suite_path: str | None, slug: str, recorded: str | None) -> tuple[Task | None, str | None]:
     """The suite task a trial ran, if it is still what the run recorded; else a note. Kept
     once looked up: a suite is loaded whole, and every trial page of its tasks asks."""
-    from ..suite import suite_of_run
-
     manifest = SimpleNamespace(suite=suite, suite_path=suite_path)
     try:
         task = suite_of_run(manifest).task(slug)
@@ -183,8 +183,6 @@ def _suite_task(suite: str, suite_path: str | None, slug: str, recorded: str | N
 
 
 def _repair_record(task) -> object | None:
-    from ..curriculum.records import REPAIR_RECORD, RepairRecord
-
     return _read(task.path / REPAIR_RECORD, RepairRecord) if task is not None else None
 
 

@@ -16,6 +16,8 @@ from .profile import AiderProfile
 
 
 class AiderAgent(Agent):
+    profile: AiderProfile
+
     def __init__(self, pool: DriverPool):
         self.pool = pool
         self.profile = pool.profile

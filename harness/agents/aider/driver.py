@@ -36,6 +36,7 @@ never started."""
 from __future__ import annotations
 
 import http.server
+import importlib.util
 import json
 import os
 import re
@@ -46,6 +47,10 @@ import threading
 import time
 import traceback
 from datetime import datetime, timezone
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
 
 # Aider's benchmark counts lines like "# ... rest of the code ..." in the final reply of
 # each try, with this pattern; ours also counts the C++ spelling, //, in every reply.
@@ -57,8 +62,6 @@ NOTE_CAP = 4000  # characters of aider's own messages kept per round
 def _load_file_names():
     """The harness's path check (harness/file_names.py, standard library only), loaded by
     its path: this script never imports the harness."""
-    import importlib.util
-
     harness = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     path = os.path.join(harness, "file_names.py")
     spec = importlib.util.spec_from_file_location("harness_file_names", path)
@@ -158,6 +161,8 @@ def _response_fields(response) -> dict:
 
 class Session:
     def __init__(self, req: dict, recorder: Recorder) -> None:
+        # Aider's environment's packages, imported once the protocol streams left fds 0 and 1
+        # (see above); _preload loaded them before the fork
         from aider import __version__
         from aider import models
         from aider.coders import Coder
@@ -409,6 +414,7 @@ def _warm_up() -> None:
     and take litellm's completion path once (lazy imports, schema builds: about as much
     again). The completion goes to a one-shot server on 127.0.0.1; what it leaves behind
     that a fork must not inherit (a pooled client, litellm's worker thread) is undone."""
+    # Aider's packages, loaded by _preload once the protocol streams left fds 0 and 1
     from aider.llm import litellm
     from litellm.litellm_core_utils import thread_pool_executor
 
@@ -428,9 +434,11 @@ def _warm_up() -> None:
         litellm.in_memory_llm_clients_cache.flush_cache()
         # A fork keeps the pool's bookkeeping but not its thread: a child would queue work
         # for a worker it does not have. Joined and made new, the pool starts its own.
-        pool = thread_pool_executor.executor
+        # Aider's pinned litellm keeps a plain ThreadPoolExecutor here (the harness's own
+        # litellm, which mypy reads, a subclass of it with other arguments).
+        pool: ThreadPoolExecutor = thread_pool_executor.executor
         pool.shutdown(wait=True)
-        pool.__init__(max_workers=thread_pool_executor.MAX_THREADS)
+        type(pool).__init__(pool, max_workers=thread_pool_executor.MAX_THREADS)
     others = [t.name for t in threading.enumerate() if t is not threading.main_thread()]
     if others:
         print(f"aider driver: threads still running before sessions fork: {', '.join(others)}", file=sys.stderr)
@@ -523,6 +531,7 @@ def _serve(proto_in, proto_out) -> None:
             reply({"ok": False, "error": f"bad request: {exc}"})
             continue
         if op == "ping":
+            # aider is imported only once the protocol streams left fds 0 and 1 (see above)
             from aider import __version__
 
             reply({"ok": True, "aider_version": __version__, "pid": os.getpid()})

@@ -8,6 +8,7 @@ import."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
@@ -123,14 +124,12 @@ class DriverProcess(_Driver):
     """A driver process the harness starts, on its pipes; it pays for the Aider import."""
 
     def __init__(self, python: Path, log_path: Path | None = None):
-        log = open(log_path, "ab") if log_path else subprocess.DEVNULL
-        self.proc = subprocess.Popen(
-            [str(python), "-I", str(package_file("agents", "aider", "driver.py"))],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
-            env=driver_env(), cwd="/", start_new_session=True,  # Ctrl-C is the harness's to handle
-        )
-        if log is not subprocess.DEVNULL:
-            log.close()
+        with open(log_path, "ab") if log_path else contextlib.nullcontext(subprocess.DEVNULL) as log:
+            self.proc = subprocess.Popen(
+                [str(python), "-I", str(package_file("agents", "aider", "driver.py"))],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
+                env=driver_env(), cwd="/", start_new_session=True,  # Ctrl-C is the harness's to handle
+            )
         super().__init__(self.proc.stdout, self.proc.stdin, f"aider-driver-{self.proc.pid}")
 
     @property

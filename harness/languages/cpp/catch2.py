@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from ...records import AssertionCount, Status, TestCaseResult
@@ -74,16 +75,25 @@ def _totals(elem: ET.Element) -> AssertionCount | None:
         return None
 
 
+def _read_events(parser: ET.XMLPullParser[ET.Element]) -> Iterator[tuple[str, ET.Element]]:
+    """The events read so far. The parser is asked for start and end events only, each of
+    which carries its element; typeshed's read_events also types the namespace and comment
+    events it never yields here."""
+    for event in parser.read_events():
+        if len(event) == 2 and isinstance(event[1], ET.Element):
+            yield event[0], event[1]
+
+
 def parse_catch2_xml(data: bytes) -> CatchRun:
     run = CatchRun()
     if not data.strip():
         run.unreadable = "no output from the test binary's reporter"
         return run
-    parser = ET.XMLPullParser(events=("start", "end"))
+    parser: ET.XMLPullParser[ET.Element] = ET.XMLPullParser(events=("start", "end"))
     depth = 0  # inside a TestCase: its sections' OverallResults are not the run's totals
     try:
         parser.feed(data)
-        for event, elem in parser.read_events():
+        for event, elem in _read_events(parser):
             if elem.tag == "TestCase":
                 depth += 1 if event == "start" else -1
             if event == "start":
@@ -101,7 +111,7 @@ def parse_catch2_xml(data: bytes) -> CatchRun:
             run.unreadable = f"reporter output cut short or malformed ({exc})"
         # Events read before the error are already in run.cases.
         try:
-            for event, elem in parser.read_events():
+            for event, elem in _read_events(parser):
                 if event == "end" and elem.tag == "TestCase":
                     run.cases.append(_case_result(elem))
         except ET.ParseError:

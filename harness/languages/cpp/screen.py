@@ -63,7 +63,8 @@ RULES: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
 def logical_lines(text: str) -> Iterable[tuple[int, str]]:
     """Lines after backslash-newline splicing (translation phase 2), each numbered by the
     physical line it starts on: `#def\\<newline>ine` is still a #define."""
-    start, parts = 1, []
+    start = 1
+    parts: list[str] = []
     for number, line in enumerate(text.split("\n"), 1):
         if not parts:
             start = number

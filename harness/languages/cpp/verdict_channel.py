@@ -190,7 +190,7 @@ def judged(xml: CatchRun, channel: ChannelRun, exit_code: int | None, timed_out:
         forgery.append("the test binary exited with status 0 before the run completed")
     if not forgery and channel.complete and len(channel.cases) != declared:
         forgery.append(f"{len(channel.cases)} test cases ran; the task's test files declare {declared}")
-    details = {}
+    details: dict[str, TestCaseResult] = {}
     for case in xml.cases:
         details.setdefault(case.name, case)
     cases = []
