@@ -571,8 +571,8 @@ def run_trial(spec: TrialSpec, trial_dir: Path, sessions: SessionPool, agents: A
             if n < spec.rounds:
                 message = next_message(spec, rounds[-1], passed, workspace, sandboxing)
     except InfraError as exc:
-        kind = InfraKind.interrupted if cancel is not None and cancel.is_set() else exc.kind
-        failure = InfraFailure(kind=kind.value, message=str(exc), attempts=exc.attempts)
+        infra = InfraKind.interrupted if cancel is not None and cancel.is_set() else exc.kind
+        failure = InfraFailure(kind=infra.value, message=str(exc), attempts=exc.attempts)
     except Exception as exc:  # a harness bug must not pass for a model failure, nor stop the run
         (trial_dir / HARNESS_ERROR_LOG).write_text(traceback.format_exc())
         failure = InfraFailure(kind=InfraKind.harness.value, message=f"unexpected {type(exc).__name__}: {exc}")

@@ -91,9 +91,9 @@ def _tests(path: Path) -> tuple[list[dict], set[str], DataSource]:
 
 
 # Each kind's environment (harness/kinds/): how its data file is read, and its judge.
-_LOADERS: dict[KindName, Callable[[Path], tuple[list[dict], set[str], DataSource]]] = {
+_LOADERS: dict[str, Callable[[Path], tuple[list[dict], set[str], DataSource]]] = {
     "repair": _repair, "predict": _predict, "tests": _tests}
-_JUDGES: dict[KindName, Callable[[RuntimeSettings], Judge]] = {
+_JUDGES: dict[str, Callable[[RuntimeSettings], Judge]] = {
     "repair": lambda runtime: RepairJudge(make_verifier(runtime)), "predict": lambda runtime: PredictJudge(),
     "tests": TestsJudge}
 
