@@ -23,7 +23,7 @@ from ..task import Task, TaskKind
 
 # Every kind's name, the registry's keys: trial kinds (records.TrialKindName) and the
 # kinds trained on only (predict).
-KindName = Literal["repair", "tests", "predict"]
+KindName = Literal["repair", "predict", "tests"]
 
 
 class RoundFacts(Record):
