@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 import string
 from pathlib import Path, PurePosixPath
-from typing import Literal, Mapping
+from typing import Literal, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -30,7 +30,7 @@ from .agents.editformat import render_whole
 from .errors import BadInput, invalid
 from .hashing import sha256_json
 from .paths import load_bundled_toml
-from .records import Status, TestReport
+from .records import Status, TestReport, TrialKindName
 from .store import CONTRACT_FILE, RunFolder, config_contract_file
 from .task import Task
 
@@ -69,7 +69,7 @@ class PromptContract(BaseModel):
     name: str
     version: str
     description: str = ""
-    kind: Literal["repair", "tests"] = "repair"  # the trials it is written for (task_kind.py)
+    kind: TrialKindName = "repair"  # the trials it is written for (harness/kinds/)
     system: str = ""
     instructions: str = ""
     feedback: str = ""
@@ -152,60 +152,64 @@ class PromptContract(BaseModel):
         if self.needs_checkout:
             raise BadInput(f"prompt contract {self.name} has no texts until they are read from an Aider checkout")
 
-    def file_list(self, task: Task) -> str:
-        if self.kind == "tests":
-            return " ".join(task.test_files)
+    def file_list(self, task: Task, edits: Sequence[str] | None = None) -> str:
+        """The files the model edits (`edits`, its kind's chat files: kinds/; the solution
+        files unless given), as the contract names them."""
+        names = task.solution_files if edits is None else edits
         if self.rendering == "aider-benchmark":
-            return " ".join(PurePosixPath(f).name for f in task.solution_files)
-        return " ".join(task.solution_files)
+            return " ".join(PurePosixPath(f).name for f in names)
+        return " ".join(names)
 
-    def _lists(self, task: Task) -> dict[str, str]:
-        return {"file_list": self.file_list(task), "solution_list": " ".join(task.solution_files)}
+    def _lists(self, task: Task, edits: Sequence[str] | None) -> dict[str, str]:
+        return {"file_list": self.file_list(task, edits), "solution_list": " ".join(task.solution_files)}
 
-    def system_text(self, task: Task) -> str:
-        return self.system.format(**self._lists(task)).strip()
+    def system_text(self, task: Task, edits: Sequence[str] | None = None) -> str:
+        return self.system.format(**self._lists(task, edits)).strip()
 
-    def first_message(self, task: Task) -> str:
+    def first_message(self, task: Task, edits: Sequence[str] | None = None) -> str:
         self._texts()
         if self.rendering == "aider-benchmark":
             instructions = "".join(task.instruction_docs())
         else:
             instructions = task.instructions()
-        return self.instructions.format(instructions=instructions, **self._lists(task))
+        return self.instructions.format(instructions=instructions, **self._lists(task, edits))
 
-    def feedback_message(self, task: Task, report: TestReport) -> str:
+    def feedback_message(self, task: Task, report: TestReport, edits: Sequence[str] | None = None) -> str:
         self._texts()
         if self.rendering == "aider-benchmark":
             output = aider_test_output(report)
         else:
             output = render_test_output(report, self.feedback_cap_chars)
-        return self.feedback.format(test_output=output, **self._lists(task))
+        return self.feedback.format(test_output=output, **self._lists(task, edits))
 
     def simulated_feedback_message(self, task: Task, predicted_failures: str) -> str:
         if not self.simulated_feedback:
             raise BadInput(f"prompt contract {self.name} has no simulated_feedback template")
-        return self.simulated_feedback.format(predicted_failures=predicted_failures, **self._lists(task))
+        return self.simulated_feedback.format(predicted_failures=predicted_failures, **self._lists(task, None))
 
-    def prompt_hash(self, task: Task, simulated: bool = False) -> str:
+    def prompt_hash(self, task: Task, simulated: bool = False, edits: Sequence[str] | None = None) -> str:
         """The texts as this task sees them; the test output (or the predicted failures) is
         the one part left open."""
         self._texts()
+        lists = self._lists(task, edits)
         texts = {
-            "system": self.system_text(task),
-            "first": self.first_message(task),
-            "feedback": self.feedback.format(test_output="{test_output}", **self._lists(task)),
+            "system": self.system_text(task, edits),
+            "first": self.first_message(task, edits),
+            "feedback": self.feedback.format(test_output="{test_output}", **lists),
         }
         if simulated:
             texts["simulated_feedback"] = self.simulated_feedback.format(
-                predicted_failures="{predicted_failures}", **self._lists(task))
+                predicted_failures="{predicted_failures}", **lists)
         return sha256_json(texts)
 
     def completion_prompt(self, task: Task, files: Mapping[str, bytes],
                           read_only: Mapping[str, bytes] | None = None) -> list[dict[str, str]]:
         """The trial's first request as a plain completion (for training): the system text,
         then the first message with the files the agent would have shown, as whole-file
-        listings: the read-only ones, then the ones to change as they start."""
-        return listing_prompt(self.system_text(task), self.first_message(task), files, read_only)
+        listings: the read-only ones, then the ones to change as they start (the contract's
+        {file_list})."""
+        edits = list(files)
+        return listing_prompt(self.system_text(task, edits), self.first_message(task, edits), files, read_only)
 
 
 def listing_prompt(system: str, message: str, files: Mapping[str, bytes],

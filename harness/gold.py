@@ -1,6 +1,6 @@
 """The `gold` model: a local OpenAI-compatible server that answers every request for a
 task with the task's reference solution, written in the agent's edit format (for a
-test-writing trial, with the task's own test file: task_kind.py's `gold_answer`). A harness
+test-writing trial, with the task's own test file: kinds/: each kind's `gold_answer`). A harness
 that does not pass every task with it is broken (the tasks were validated against their
 references), the same check SWE-bench makes with gold patches.
 

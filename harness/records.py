@@ -254,6 +254,10 @@ class RoundTimings(Record):
 
 FeedbackMode = Literal["real", "simulated"]
 
+# The kinds of task a run's trials ask for (`--kind`), by the names of harness/kinds/'s
+# registry: the name a run's manifest and a prompt contract record.
+TrialKindName = Literal["repair", "tests"]
+
 
 def _absent(value: Any) -> bool:
     """Fields added for simulated feedback are left out of files that do not use it, so a
@@ -296,6 +300,8 @@ class RoundRecord(Record):
     created_files: list[str] = Field(default_factory=list)
     test_report: TestReport | None = None  # None if the round ended in an infrastructure error
     timings: RoundTimings = Field(default_factory=RoundTimings)
+    # Each kind's own facts of a round (harness/kinds/: its RoundFacts model), kept flat
+    # under these names so that every run folder reads as it was written.
     # What the static screen found in the round's solution files: it never changes the
     # outcome, but a reader of the trial should see it.
     screen_flags: list[ScreenFlag] = Field(default_factory=list)
@@ -488,7 +494,7 @@ class RunManifest(Record):
     executor: str | None = None
     workers: int | None = None
     configs: list[ConfigManifest]
-    kind: Literal["repair", "tests"] = "repair"   # what the trials ask for (task_kind.py)
+    kind: TrialKindName = "repair"   # what the trials ask for (harness/kinds/)
     tests: TestWritingSettings | None = None      # a test-writing run's scoring settings
     # Tasks the suite declares unseen by the models it evaluates (suite.toml `unseen`).
     unseen_tasks: list[str] = Field(default_factory=list)

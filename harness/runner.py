@@ -30,8 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from . import __version__
 from .agents.base import AgentChat, AgentHost, AgentProfile
 from .agents.registry import DEFAULT_PROFILE, agent_host, load_profile, prepare, read_profile
-from .contract import (DEFAULT_CONTRACT, TESTS_CONTRACT, TESTS_FILL_CONTRACT, PromptContract, load_contract,
-                       run_contract)
+from .contract import PromptContract, load_contract, run_contract
 from .errors import BadInput, InfraError, InfraKind, ProviderFailure
 from .executor import ExecutorSettings, Host, SandboxFacts, Slot, make_executor
 from .executor.base import BAD_INPUT, UnitFailure
@@ -48,6 +47,7 @@ from .records import (
     RunManifest,
     Sampling,
     TestWritingSettings,
+    TrialKindName,
     TrialOutcome,
     TrialResult,
 )
@@ -56,8 +56,8 @@ from .sandbox.pool import SessionLease, SessionPool
 from .fs import check_writable, read_files, regular_files, write_record
 from .store import CONTRACT_FILE, HARNESS_ERROR_LOG, PROFILE_FILE, RESULT, RunFolder, config_contract_file, new_run_id, utc_now
 from .task import Task
-from .kinds import make_kind
-from .task_kind import KindName, RepairKind, TaskKind
+from .kinds import DEFAULT_KIND, TrialKind, kind_class, kinds_with, make_kind
+from .kinds.repair import RepairKind
 from .testrun import created_files
 
 Log = Callable[[str], None]
@@ -70,7 +70,7 @@ class RunConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     suite: str = "fixed26"
-    kind: KindName = "repair"   # what each trial asks for (task_kind.py)
+    kind: TrialKindName = DEFAULT_KIND   # what each trial asks for (harness/kinds/)
     tests: TestWritingSettings = Field(default_factory=TestWritingSettings)  # kind "tests": how suites are scored
     # MODEL, or MODEL::CONTRACT for a configuration with a prompt contract of its own (a
     # prompted control: the same model with another prompt).
@@ -136,8 +136,7 @@ class RunPlan:
     sampling: Sampling
     resume: bool
     feedback: FeedbackMode = "real"
-    kind: TaskKind = field(default_factory=RepairKind)
-    tests: TestWritingSettings | None = None
+    kind: TrialKind = field(default_factory=RepairKind)
     unseen_tasks: list[str] = field(default_factory=list)
     unreadable: dict[str, str] = field(default_factory=dict)  # task -> why its files cannot be read as text
 
@@ -277,7 +276,7 @@ def unreadable_tasks(tasks: list[Task]) -> dict[str, str]:
     return {t.slug: problem for t in tasks if (problem := t.text_problem()) is not None}
 
 
-def _kind_contract(name: str, kind: KindName, checkout: Path | None) -> PromptContract:
+def _kind_contract(name: str, kind: TrialKindName, checkout: Path | None) -> PromptContract:
     contract = load_contract(name).with_checkout_texts(checkout)
     if contract.kind != kind:
         raise BadInput(f"prompt contract {contract.name} is for {contract.kind} trials, not for --kind {kind}")
@@ -301,25 +300,22 @@ def make_plan(config: RunConfig) -> RunPlan:
     tasks = suite.select(config.tasks)
     if not tasks:
         raise BadInput(f"suite {suite.name} has no tasks to run")
-    other = next((t for t in tasks if t.kind != "repair"), None)
-    if other is not None:
-        raise BadInput(f"task {other.slug} is an {other.kind} task; `harness predict eval` evaluates those")
+    kind = make_kind(config.kind, config.tests)
+    refused = next((why for t in tasks if (why := kind.check_task(t)) is not None), None)
+    if refused is not None:
+        raise BadInput(refused)
     profile = load_profile(config.agent)
     checkout = config.aider_checkout
-    if config.kind == "tests":
-        default_contract = TESTS_FILL_CONTRACT if config.tests.fill else TESTS_CONTRACT
-    else:
-        default_contract = profile.contract or DEFAULT_CONTRACT
-    contract = _kind_contract(config.contract or default_contract, config.kind, checkout)
+    contract = _kind_contract(config.contract or kind.default_contract(profile.contract), config.kind, checkout)
     if config.run_id is not None and (not config.run_id.strip() or "/" in config.run_id or config.run_id.startswith(".")):
         raise BadInput(f"--run-id {config.run_id!r} is not a folder name")
-    kind = make_kind(config.kind, config.tests)
     unreadable = unreadable_tasks(tasks)
     for task in tasks:
         if task.slug not in unreadable:
             kind.chat_files(task)  # a task this kind cannot run is refused now (a test writer's needs one test file)
-    if config.feedback == "simulated" and config.kind != "repair":
-        raise BadInput(f"--feedback simulated is for repair trials (the model predicts its code's test results), not --kind {config.kind}")
+    if config.feedback == "simulated" and not kind.simulated_feedback:
+        raise BadInput(f"--feedback simulated is for {' and '.join(kinds_with('simulated_feedback'))} trials (the model "
+                       f"predicts its code's test results), not --kind {config.kind}")
 
     configs: list[PlannedConfig] = []
     taken: set[str] = set()
@@ -339,15 +335,15 @@ def make_plan(config: RunConfig) -> RunPlan:
     if config.feedback == "simulated" and builtin is not None:
         raise BadInput(f"--feedback simulated: the {builtin.name} model answers with code, not predictions")
     mutant = next((c.model for c in configs if c.model.kind == "mutant"), None)
-    if mutant is not None and config.kind != "repair":
-        raise BadInput(f"--model {mutant.name} answers repair trials; --kind {config.kind} has gold")
+    if mutant is not None and not kind.mutant_answers:
+        raise BadInput(f"--model {mutant.name} answers {' and '.join(kinds_with('mutant_answers'))} trials; "
+                       f"--kind {config.kind} has gold")
     return RunPlan(
         run_id=config.run_id or new_run_id(), suite_name=suite.name, suite_version=suite.version,
         suite_hash=suite.content_hash, suite_path=suite.path, tasks=tasks, configs=configs, profile=profile,
         contract=contract, trials=config.trials, rounds=config.rounds, sampling=config.sampling, resume=False,
         feedback=config.feedback,
-        kind=kind, tests=config.tests if config.kind == "tests" else None,
-        unseen_tasks=[t.slug for t in tasks if t.slug in suite.unseen_tasks], unreadable=unreadable,
+        kind=kind, unseen_tasks=[t.slug for t in tasks if t.slug in suite.unseen_tasks], unreadable=unreadable,
     )
 
 
@@ -390,7 +386,7 @@ def _resume_plan(config: RunConfig, find_suite) -> RunPlan:
         run_id=m.run_id, suite_name=m.suite, suite_version=m.suite_version, suite_hash=m.suite_hash,
         suite_path=suite.path, tasks=tasks, configs=configs, profile=profile, contract=contract, trials=m.trials,
         rounds=m.rounds, sampling=first.sampling, resume=True, feedback=first.feedback, kind=make_kind(m.kind, m.tests),
-        tests=m.tests, unseen_tasks=m.unseen_tasks, unreadable=unreadable_tasks(tasks),
+        unseen_tasks=m.unseen_tasks, unreadable=unreadable_tasks(tasks),
     )
 
 
@@ -415,7 +411,7 @@ class TrialSpec:
     sampling: Sampling
     feedback: FeedbackMode = "real"
     simulator: Callable | None = None  # simulated feedback: the model's own completions (predict/ask.py)
-    kind: TaskKind = field(default_factory=RepairKind)
+    kind: TrialKind = field(default_factory=RepairKind)
 
 
 def _copy_tree(files: dict[str, Path], dest: Path) -> None:
@@ -470,7 +466,8 @@ def next_message(spec: TrialSpec, record: RoundRecord, passed: bool, workspace: 
     predicts its code has on the public tests (predict/feedback.py), whatever the real
     tests said."""
     if spec.feedback == "real":
-        return None if passed else spec.contract.feedback_message(spec.task, record.test_report)
+        return None if passed else spec.contract.feedback_message(spec.task, record.test_report,
+                                                                  spec.kind.chat_files(spec.task))
     from .predict.feedback import simulated_message
 
     return simulated_message(spec.task, spec.contract, spec.simulator, record, workspace, sandboxing)
@@ -519,17 +516,18 @@ def run_trial(spec: TrialSpec, trial_dir: Path, sessions: SessionPool, agents: A
             _copy_tree(regular_files(resume.workspace), workspace)
         stopping()
         sandboxing = sessions.lease(label)
-        shown = kind.chat_files(task) + kind.read_only_files(task)
+        edits = kind.chat_files(task)
+        shown = edits + kind.read_only_files(task)
         agent.start(AgentChat(
-            workspace=workspace, files=kind.chat_files(task), read_only=kind.read_only_files(task),
+            workspace=workspace, files=edits, read_only=kind.read_only_files(task),
             ignore=[f for f in task.shipped_files if f not in shown],
             model=spec.litellm_model, api_base=spec.api_base, api_key=spec.api_key, sampling=spec.sampling,
-            system_text=spec.contract.system_text(task),
+            system_text=spec.contract.system_text(task, edits),
             log_file=trial_dir / "agent.log", chat_file=trial_dir / "aider.chat.md",
             history=resume.chat if resume is not None else None,
         ))
         if resume is None:
-            message = spec.contract.first_message(task)
+            message = spec.contract.first_message(task, edits)
         else:
             passed = rounds[-1].test_report.passed
             message = next_message(spec, rounds[-1], passed, workspace, sandboxing)
@@ -565,16 +563,16 @@ def run_trial(spec: TrialSpec, trial_dir: Path, sessions: SessionPool, agents: A
             write_record(round_dir / "test_report.json", report)
             for name, record in judged.records.items():
                 write_record(round_dir / name, record)
-            rounds.append(RoundRecord(round=n, counters=got.counters, edited_files=got.edited_files,
-                                      created_files=created, test_report=report, timings=timings, **judged.facts))
+            rounds.append(judged.facts.record(round=n, counters=got.counters, edited_files=got.edited_files,
+                                              created_files=created, test_report=report, timings=timings))
             passed = judged.passed
             if passed and passed_round is None:
                 passed_round = n
             if n < spec.rounds:
                 message = next_message(spec, rounds[-1], passed, workspace, sandboxing)
     except InfraError as exc:
-        kind = InfraKind.interrupted if cancel is not None and cancel.is_set() else exc.kind
-        failure = InfraFailure(kind=kind.value, message=str(exc), attempts=exc.attempts)
+        infra = InfraKind.interrupted if cancel is not None and cancel.is_set() else exc.kind
+        failure = InfraFailure(kind=infra.value, message=str(exc), attempts=exc.attempts)
     except Exception as exc:  # a harness bug must not pass for a model failure, nor stop the run
         (trial_dir / HARNESS_ERROR_LOG).write_text(traceback.format_exc())
         failure = InfraFailure(kind=InfraKind.harness.value, message=f"unexpected {type(exc).__name__}: {exc}")
@@ -674,7 +672,8 @@ def _prompt_hash(spec: TrialSpec) -> str | None:
     """The contract's texts for the task; None when the task's documents cannot be read (an
     error being recorded must not raise another)."""
     try:
-        return spec.contract.prompt_hash(spec.task, simulated=spec.feedback == "simulated")
+        return spec.contract.prompt_hash(spec.task, simulated=spec.feedback == "simulated",
+                                         edits=spec.kind.chat_files(spec.task))
     except BadInput:
         return None
 
@@ -712,7 +711,7 @@ def _manifest(plan: RunPlan, config: RunConfig, facts: SandboxFacts) -> RunManif
         suite_path=str(plan.suite_path), task_hashes={t.slug: t.content_hash for t in plan.tasks}, tasks=[t.slug for t in plan.tasks],
         trials=plan.trials, rounds=plan.rounds, image=facts.image, image_digest=facts.image_digest,
         sandbox=f"{facts.backend}: {facts.isolation}", configs=[c.manifest for c in plan.configs],
-        kind=plan.kind.name, tests=plan.tests, unseen_tasks=plan.unseen_tasks,
+        kind=plan.kind.name, tests=plan.kind.settings, unseen_tasks=plan.unseen_tasks,
     )
 
 
@@ -749,8 +748,8 @@ def summarize_run(run_dir: Path) -> list[ConfigSummary]:
             infra, harness, suite = len(results), sum(r.harness_bug for r in results), sum(r.suite_error for r in results)
             missing -= infra
         shares = {}
-        if frame is not None and manifest.kind == "tests":
-            for metric in stats.SHARE_METRICS:
+        if frame is not None:
+            for metric in kind_class(manifest.kind).share_metrics:
                 found = stats.summarize_metric(frame, cfg.name, metric, 2, resamples=100)
                 shares[metric] = found.mean if found.tasks else None
         out.append(ConfigSummary(

@@ -22,11 +22,12 @@ FLOORS: tuple[tuple[bool, tuple[str, ...]], ...] = (
     (False, ("executor",)),
     (False, ("agents", "languages.registry", "languages.language", "languages.cpp.language",
              "languages.cpp.policy", "languages.cpp.verdict_channel", "languages.cpp.compared_types", "testrun",
-             "suite_validation", "verify", "probe", "gold", "mutant_model", "task_kind", "exercism_results",
+             "suite_validation", "verify", "probe", "gold", "mutant_model", "kinds.base", "exercism_results",
              "schemas")),     # schemas: the records on disk and Exercism's results.json
     (True, ("curriculum", "testwriting", "serve")),
-    (False, ("models", "kinds")),       # models: a local adapter's endpoint is the server's (serve/)
+    (False, ("models",)),               # models: a local adapter's endpoint is the server's (serve/)
     (True, ("predict",)),
+    (False, ("kinds",)),                # the registry, over every kind's own wing (testwriting/, predict/)
     (True, ("runner",)),
     (True, ("train",)),
     (True, ("loop",)),

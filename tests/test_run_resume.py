@@ -132,7 +132,7 @@ def test_a_harness_bug_is_kept_by_resume_until_asked_and_a_newer_result_is_refus
     kind harness, with its traceback, not blamed on the agent; `--resume` keeps it (rerunning
     would rerun the bug) until --retry-harness-errors asks. A result.json of a schema this
     harness does not know stops --resume with one line instead of being rerun."""
-    from harness import task_kind
+    from harness.kinds import repair
     from harness.runner import RunConfig, run
     from harness.store import RunFolder
 
@@ -140,7 +140,7 @@ def test_a_harness_bug_is_kept_by_resume_until_asked_and_a_newer_result_is_refus
         raise KeyError("a bug of the harness")
 
     suite, runs = make_suite(tmp_path), tmp_path / "runs"
-    monkeypatch.setattr(task_kind, "screen", bug)  # the repair round's judge screens the solution
+    monkeypatch.setattr(repair, "screen", bug)  # the repair round's judge screens the solution
     first = run(RunConfig(suite=str(suite), models=["gold"], trials=1, workers=1, sandbox="docker",
                           runs_dir=runs, run_id="r"))
     monkeypatch.undo()

@@ -16,6 +16,7 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColum
 from rich.table import Table
 
 from ..errors import BadInput
+from ..kinds import DEFAULT_KIND, kinds_with
 from ..records import Sampling, TestWritingSettings
 from ..runner import RunConfig, run
 from .app import app, console, err, handled, print_wide
@@ -242,8 +243,9 @@ def run_cmd(
     )
     scoring = {k: v for k, v in dict(fill=fill or None, mutant_cap=mutant_cap).items() if v is not None}
     if scoring:
-        if kind != "tests":
-            raise BadInput(f"--{'fill' if 'fill' in scoring else 'mutant-cap'} is for --kind tests")
+        takes = kinds_with("settings_type")
+        if (kind or DEFAULT_KIND) not in takes:
+            raise BadInput(f"--{'fill' if 'fill' in scoring else 'mutant-cap'} is for --kind {' or '.join(takes)}")
         given["tests"] = from_options(TestWritingSettings, scoring)
     sampling = {k: v for k, v in dict(temperature=temperature, top_p=top_p, max_tokens=max_tokens, seed=seed).items()
                 if v is not None}

@@ -10,6 +10,7 @@ from dataclasses import asdict
 import pandas as pd
 
 from .. import stats
+from ..kinds import metrics_of
 from ..outcomes import ConfigInfo
 from .cohort import Cohort, cohort_caption, starred
 from .document import Table
@@ -25,7 +26,7 @@ UNSEEN_SCOPES = {"unseen in training": "the tasks no config was trained on",
 
 def suite_kind(infos: list[ConfigInfo]) -> str | None:
     """What the numbers of test-writing configurations mean, or None when there is none."""
-    writers = [i.name for i in infos if i.kind == "tests"]
+    writers = [i.name for i in infos if metrics_of(i.kind)]
     if not writers:
         return None
     note = ("Written test suites (--kind tests): a trial solves its task when its suite is valid (it compiles and "
@@ -33,7 +34,7 @@ def suite_kind(infos: list[ConfigInfo]) -> str | None:
             "(faulty controls and mutants its own tests kill) on which some assertion fails, over valid suites only; "
             "assertion accuracy: the share of a suite's assertions that hold on the correct solution. Each is a mean "
             "over tasks of the task's mean over its trials with a value.")
-    others = [i.name for i in infos if i.kind != "tests"]
+    others = [i.name for i in infos if not metrics_of(i.kind)]
     if others:
         note += f" Not test writers: {', '.join(others)}; they have no such numbers."
     return note

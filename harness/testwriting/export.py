@@ -39,7 +39,7 @@ from ..store import RunFolder
 from ..suite import suite_of_run
 from ..task import Task
 from ..training_files import MANIFEST_FILE, SFT_FILE, ChatMessage, SftRow, write_jsonl
-from .kind import TestWritingKind
+from .written import start_files, test_file
 
 PREFERENCE_FILE = "preference.jsonl"
 GRPO_FILE = "grpo-tests.jsonl"   # not grpo.jsonl: the repair environment reads that name
@@ -101,15 +101,16 @@ class WrittenSuite:
         return {"valid": self.valid, "kill_rate": self.kill_rate}
 
 
-def prompt_for(task: Task, contract: PromptContract, kind: TestWritingKind) -> list[ChatMessage]:
-    """The plain-completion prompt of a test-writing trial (contract.completion_prompt)."""
-    start = kind.workspace(task)
+def prompt_for(task: Task, contract: PromptContract) -> list[ChatMessage]:
+    """The plain-completion prompt of a test-writing trial (contract.completion_prompt):
+    the test file to write, the solution read-only (kinds/tests.py)."""
+    start, written = start_files(task), test_file(task)
     return [ChatMessage(**m) for m in contract.completion_prompt(
-        task, {f: start[f] for f in kind.chat_files(task)}, {f: start[f] for f in kind.read_only_files(task)})]
+        task, {written: start[written]}, {f: start[f] for f in task.solution_files})]
 
 
-def answer_for(kind: TestWritingKind, task: Task, text: str) -> list[ChatMessage]:
-    return [ChatMessage(role="assistant", content=render_whole({kind.test_file(task): text}))]
+def answer_for(task: Task, text: str) -> list[ChatMessage]:
+    return [ChatMessage(role="assistant", content=render_whole({test_file(task): text}))]
 
 
 def written_suites(run_dir: Path) -> list[WrittenSuite]:
@@ -120,7 +121,6 @@ def written_suites(run_dir: Path) -> list[WrittenSuite]:
         raise BadInput(f"{run_dir}: not a test-writing run (its trials are {manifest.kind} trials)")
     suite = suite_of_run(manifest)
     tests = manifest.tests or TestWritingSettings()
-    kind = TestWritingKind(tests)
     out = []
     for cfg in manifest.configs:
         contract = run_contract(folder, cfg.name)
@@ -128,13 +128,13 @@ def written_suites(run_dir: Path) -> list[WrittenSuite]:
             task = suite.task(slug)
             if task.content_hash != manifest.task_hashes.get(slug):
                 raise BadInput(f"{run_dir}: task {slug} changed since the run; its suites were scored on another version")
-            prompt = prompt_for(task, contract, kind)
+            prompt = prompt_for(task, contract)
             for k in range(1, manifest.trials + 1):
                 result = folder.read_result(cfg.name, slug, k)
                 if result is None:
                     continue
                 for r in result.rounds:
-                    path = folder.trial_dir(cfg.name, slug, k) / f"round-{r.round}" / "workspace" / kind.test_file(task)
+                    path = folder.trial_dir(cfg.name, slug, k) / f"round-{r.round}" / "workspace" / test_file(task)
                     if r.valid is None or not path.is_file():
                         continue  # not scored (an infrastructure error), or no snapshot
                     out.append(WrittenSuite(task, f"{manifest.suite}/{slug}", prompt,
@@ -184,15 +184,14 @@ def export_suites(runs: list[Path], out: Path, *, min_kill: float = 0.8, margin:
         raise BadInput("the runs hold no scored suite")
     if out.exists() and not replace:
         raise BadInput(f"{out}: exists already (use --replace to overwrite it)")
-    kind = TestWritingKind(TestWritingSettings())
 
     def task_id(s: WrittenSuite) -> str:
         return f"{out.name}/{s.task.slug}"
 
-    sft = [SftRow(task_id=task_id(s), source_task=s.source_task, messages=[*s.prompt, *answer_for(kind, s.task, s.text)])
+    sft = [SftRow(task_id=task_id(s), source_task=s.source_task, messages=[*s.prompt, *answer_for(s.task, s.text)])
            for s in suites if s.valid and (s.kill_rate or 0.0) >= min_kill]
     prefs = [PreferenceRow(task_id=task_id(a), source_task=a.source_task, prompt=a.prompt,
-                           chosen=answer_for(kind, a.task, a.text), rejected=answer_for(kind, b.task, b.text),
+                           chosen=answer_for(a.task, a.text), rejected=answer_for(b.task, b.text),
                            chosen_score=a.score(), rejected_score=b.score())
              for a, b in preference_pairs(suites, margin, pairs_per_task)]
     firsts = {s.source_task: s for s in reversed(suites)}

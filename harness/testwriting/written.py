@@ -56,6 +56,20 @@ def with_written_tests(task: Task, source: bytes) -> WrittenSuiteTask:
     return WrittenSuiteTask(**task.model_dump(), written=source)
 
 
+def test_file(task: Task) -> str:
+    """The file a test writer writes: the task's one test file."""
+    return with_written_tests(task, b"").test_file
+
+
+def start_files(task: Task) -> dict[str, bytes]:
+    """What a test writer starts from: the task as it ships, with the correct solution in
+    place of the stubs and the test file cut to its skeleton."""
+    files = {rel: task.read(rel) for rel in task.shipped_files}
+    files.update(task.reference_files())
+    files[test_file(task)] = skeleton(task)
+    return files
+
+
 def suite_hash(source: bytes) -> str:
     return sha256_bytes(source)
 
@@ -64,7 +78,7 @@ def skeleton(task: Task) -> bytes:
     """What a test-writing trial's test file starts as: the task's own test file up to the
     line of its first test case (the includes, and whatever declarations come before the
     tests), with any conditional left open there closed. No test, no expected value."""
-    source = task.read(with_written_tests(task, b"").test_file).decode(errors="replace")
+    source = task.read(test_file(task)).decode(errors="replace")
     tokens = tokenize(source)
     first = next((t.start for t in tokens if t.kind == "ident" and t.text in _TEST_CASE), len(source))
     head = source[:source.rfind("\n", 0, first) + 1]

@@ -16,6 +16,7 @@ from pydantic import Field, ValidationError, model_validator
 
 from ..errors import BadInput, invalid
 from ..executor import ExecutorSettings
+from ..kinds.base import KindName
 from ..records import Record
 from ..fs import read_toml
 
@@ -65,7 +66,7 @@ class GrpoSettings(Record):
     # Sampling weights of the environments a run mixes, e.g. {repair = 0.2, predict = 0.8}
     # (the self-execution paper weights output prediction 0.8); unset, every prompt of the
     # data given is equally likely (train/schedule.py).
-    environments: dict[Literal["repair", "predict", "tests"], Annotated[float, Field(gt=0)]] = Field(default_factory=dict)
+    environments: dict[KindName, Annotated[float, Field(gt=0)]] = Field(default_factory=dict)
 
     @property
     def global_batch(self) -> int:

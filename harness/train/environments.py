@@ -20,26 +20,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 from ..errors import BadInput
 from ..hashing import sha256_json
-from ..predict.items import GRPO_FILE as PREDICT_FILE
+from ..kinds import DEFAULT_KIND, KINDS, KindName
 from ..predict.items import PredictGrpoRow
 from ..predict.prompt import FORMAT_VERSION
-from ..testwriting.export import GRPO_FILE as TESTS_FILE
 from ..testwriting.export import TestsGrpoRow
 from .config import RuntimeSettings
-from .data import GRPO_FILE, DataSource, find_data_file, load_grpo, load_rows
+from .data import DataSource, find_data_file, load_grpo, load_rows
 from .rewards import Judge, PredictJudge, PredictTarget, RepairJudge, TestsJudge, TestsTarget, make_verifier
 from .schedule import draw, resolve_weights
 
-# A data file named like an environment's export is that environment's; any other, repair's.
-_NAMED = {"predict": PREDICT_FILE, "tests": TESTS_FILE}
-
 @dataclass
 class Environment:
-    name: str
+    name: KindName
     records: list[dict]
     tasks: set[str]          # the suite tasks its prompts come from
 
@@ -94,6 +90,21 @@ def _tests(path: Path) -> tuple[list[dict], set[str], DataSource]:
     return records, {r.source_task for r in rows}, replace(source, dataset_hash=hashed)
 
 
+# Each kind's environment (harness/kinds/): how its data file is read, and its judge.
+_LOADERS: dict[str, Callable[[Path], tuple[list[dict], set[str], DataSource]]] = {
+    "repair": _repair, "predict": _predict, "tests": _tests}
+_JUDGES: dict[str, Callable[[RuntimeSettings], Judge]] = {
+    "repair": lambda runtime: RepairJudge(make_verifier(runtime)), "predict": lambda runtime: PredictJudge(),
+    "tests": TestsJudge}
+
+
+def environment_of(path: Path) -> KindName:
+    """The environment of a data file: the kind whose GRPO export it is named like, else
+    repair's (a curriculum's file by any name)."""
+    return next((k.name for k in KINDS.values() if k.name != DEFAULT_KIND and path.name.endswith(k.grpo_file)),
+                DEFAULT_KIND)
+
+
 def load_training_data(refs: Sequence[str]) -> TrainingData:
     """Every data set given, pooled by environment. Each set is loaded (and its tasks)
     here, so bad data fails before any model is loaded."""
@@ -102,11 +113,11 @@ def load_training_data(refs: Sequence[str]) -> TrainingData:
     environments: dict[str, Environment] = {}
     sources: list[DataSource] = []
     for ref in refs:
-        path = find_data_file(ref, GRPO_FILE, PREDICT_FILE, TESTS_FILE).resolve()
+        path = find_data_file(ref, *(k.grpo_file for k in KINDS.values())).resolve()
         if any(s.jsonl == path for s in sources):
             raise BadInput(f"{ref}: {path} is given twice")
-        name = next((env for env, suffix in _NAMED.items() if path.name.endswith(suffix)), "repair")
-        records, tasks, source = {"predict": _predict, "tests": _tests, "repair": _repair}[name](path)
+        name = environment_of(path)
+        records, tasks, source = _LOADERS[name](path)
         env = environments.setdefault(name, Environment(name, [], set()))
         env.records += records
         env.tasks |= tasks
@@ -130,10 +141,4 @@ def schedule(data: TrainingData, weights: Mapping[str, float], prompts: int, see
 def make_judges(data: TrainingData, runtime: RuntimeSettings) -> dict[str, Judge]:
     """A judge for each environment the run has data for (a predict-only run builds no
     verifier, so it needs no sandbox)."""
-    judges: dict[str, Judge] = {}
-    for name in data.environments:
-        if name == "repair":
-            judges[name] = RepairJudge(make_verifier(runtime))
-        else:
-            judges[name] = TestsJudge(runtime) if name == "tests" else PredictJudge()
-    return judges
+    return {name: _JUDGES[name](runtime) for name in data.environments}

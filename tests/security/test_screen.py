@@ -190,7 +190,7 @@ def test_the_honest_phone_number_passes_after_the_attacks_in_the_same_session(se
 
 
 def test_a_forged_round_fails_the_trial_round_that_harness_run_judges(session, tmp_path):
-    from harness.task_kind import RepairKind
+    from harness.kinds.repair import RepairKind
 
     workspace = tmp_path / "ws"
     workspace.mkdir()
