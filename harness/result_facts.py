@@ -19,7 +19,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from .errors import invalid
-from .records import AgentCounters, Status, TrialOutcome, passes_after
+from .records import AgentCounters, Status, TrialOutcome, TrialResult, passes_after
 
 # Below this many files a worker process costs more to start than it saves.
 PARALLEL_FROM = 4000
@@ -70,7 +70,7 @@ class TrialFacts(_Facts):
         return passes_after(self.rounds, round_no)
 
 
-def rounds_recorded(result: TrialFacts) -> int:
+def rounds_recorded(result: TrialFacts | TrialResult) -> int:
     """How many leading rounds have a tested outcome: up to the round that passed (real
     feedback stops there), every round of a failed trial, or those tested before an
     infrastructure error."""

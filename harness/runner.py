@@ -291,7 +291,7 @@ def make_plan(config: RunConfig) -> RunPlan:
         given = sorted(f for f in _FIXED_ON_RESUME if f in config.model_fields_set)
         if given:
             raise BadInput(f"--resume takes {', '.join(given)} from the run's manifest; drop those options")
-        return _resume_plan(config, find_suite)
+        return _resume_plan(config, config.resume, find_suite)
     if config.retry_harness_errors:
         raise BadInput("--retry-harness-errors reruns trials of an existing run: give it with --resume RUN_ID")
 
@@ -347,8 +347,8 @@ def make_plan(config: RunConfig) -> RunPlan:
     )
 
 
-def _resume_plan(config: RunConfig, find_suite) -> RunPlan:
-    folder = RunFolder.open(config.runs_dir, config.resume)
+def _resume_plan(config: RunConfig, run_id: str, find_suite) -> RunPlan:
+    folder = RunFolder.open(config.runs_dir, run_id)
     m = folder.read_manifest()
     # --suite, if given, says where the run's suite lives now; its content must not differ.
     if "suite" in config.model_fields_set:
@@ -466,10 +466,14 @@ def next_message(spec: TrialSpec, record: RoundRecord, passed: bool, workspace: 
     predicts its code has on the public tests (predict/feedback.py), whatever the real
     tests said."""
     if spec.feedback == "real":
-        return None if passed else spec.contract.feedback_message(spec.task, record.test_report,
-                                                                  spec.kind.chat_files(spec.task))
+        # A round that was judged has a report; only an interrupted one has none.
+        if passed or record.test_report is None:
+            return None
+        return spec.contract.feedback_message(spec.task, record.test_report, spec.kind.chat_files(spec.task))
     from .predict.feedback import simulated_message
 
+    if spec.simulator is None:
+        raise InfraError(InfraKind.harness, "simulated feedback without the model that simulates it")
     return simulated_message(spec.task, spec.contract, spec.simulator, record, workspace, sandboxing)
 
 
@@ -526,10 +530,12 @@ def run_trial(spec: TrialSpec, trial_dir: Path, sessions: SessionPool, agents: A
             log_file=trial_dir / "agent.log", chat_file=trial_dir / "aider.chat.md",
             history=resume.chat if resume is not None else None,
         ))
+        message: str | None
         if resume is None:
             message = spec.contract.first_message(task, edits)
         else:
-            passed = rounds[-1].test_report.passed
+            last = rounds[-1].test_report  # the resume point is a tested round
+            passed = last is not None and last.passed
             message = next_message(spec, rounds[-1], passed, workspace, sandboxing)
         for n in range(len(rounds) + 1, spec.rounds + 1):
             if message is None:
@@ -631,9 +637,9 @@ def _agent_ready(host: Host, profile: AgentProfile) -> None:
     prepare(profile)
 
 
-def _builtin_base(host: Host, job: TrialJob) -> str:
-    """The endpoint of a trial of a built-in model, served by the slot's own host."""
-    spec, model = job.spec, job.builtin
+def _builtin_base(host: Host, job: TrialJob, model: ModelSpec) -> str:
+    """The endpoint of a trial of a built-in model (`model`, the job's), served by the slot's own host."""
+    spec = job.spec
     if model.kind == "gold":
         from .gold import GoldModel
 
@@ -642,6 +648,8 @@ def _builtin_base(host: Host, job: TrialJob) -> str:
         return gold.api_base(job.profile.edit_format, key)
     from .mutant_model import MutantModel
 
+    if model.share is None:
+        raise InfraError(InfraKind.harness, f"the mutant model {model.name} has no share of wrong answers")
     mutant = host.keep("mutant", lambda: MutantModel().start(), close=MutantModel.stop)
     return mutant.add(spec.suite, spec.task, model.share, model.seed, spec.trial, job.profile.edit_format)
 
@@ -656,7 +664,7 @@ def run_job(job: TrialJob, slot: Slot) -> TrialResult | ShippedTrial:
                        stop=lambda agents: agents.kill_all())  # the agent's own (AgentHost.kill_all is the base's)
     spec = job.spec
     if job.builtin is not None:
-        spec = replace(spec, api_base=_builtin_base(host, job))
+        spec = replace(spec, api_base=_builtin_base(host, job, job.builtin))
     if host.in_driver:
         return run_trial(spec, job.trial_dir, host.sessions, agents, host.cancel, job.resume)
     with tempfile.TemporaryDirectory(prefix="harness-trial-") as tmp:

@@ -26,7 +26,7 @@ import os
 import secrets
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Mapping
+from typing import Mapping, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -40,6 +40,8 @@ RESULT = "result.json"
 PROFILE_FILE = "agent_profile.json"   # the agent profile the run used, verbatim
 CONTRACT_FILE = "contract.json"       # the prompt contract, verbatim
 HARNESS_ERROR_LOG = "harness-error.log"
+
+_Record = TypeVar("_Record", bound=BaseModel)
 
 
 def config_contract_file(config: str) -> str:
@@ -104,7 +106,7 @@ class RunFolder:
         except ValidationError as exc:
             raise invalid(exc, f"{self.manifest_path}: not a run manifest") from None
 
-    def read_record(self, name: str, model: type[BaseModel]) -> BaseModel:
+    def read_record(self, name: str, model: type[_Record]) -> _Record:
         path = self.root / name
         try:
             return model.model_validate_json(path.read_bytes())

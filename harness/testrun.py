@@ -289,11 +289,11 @@ def _configure_and_build_once(task: Task, session: SandboxSession, timeout_s: fl
     if configure:
         script = f"{' && '.join(configure)} || exit {_CONFIGURE_FAILED}; echo '{_BUILD_STARTS}'; {script}"
     result = session.exec(["sh", "-c", script], role=Role.builder, timeout_s=timeout_s)
-    after = None
+    after: ExecResult | None = None
     if after_build:
         # The build's output ends in a newline, or is empty, where the mark follows it.
-        head, found, tail = (b"\n" + result.output).partition(f"\n{mark}\n".encode())
-        if found:
+        head, marked, tail = (b"\n" + result.output).partition(f"\n{mark}\n".encode())
+        if marked:
             after = replace(result, output=tail, seconds=0.0)
             result = replace(result, output=head[1:] + b"\n" if head[1:] else b"", truncated=False)
     # A solution that does not compile leaves the configured tree (and the compiled test
@@ -306,11 +306,12 @@ def _configure_and_build_once(task: Task, session: SandboxSession, timeout_s: fl
             if text.endswith(line + "\n"):
                 text = text[:-len(line) - 1]
                 flags.add(line)
-    found = dict(catch_precompiled=_PRECOMPILED in flags, precompiled_now=_PRECOMPILED_NOW in flags, after=after)
-    if not configure:
-        return _Build(result, "", text, **found)
-    before, marker, after = text.partition(_BUILD_STARTS + "\n")
-    return _Build(result, before, after, **found) if marker else _Build(result, text, "", **found)
+    configure_log, build_log = "", text
+    if configure:
+        before, marker, rest = text.partition(_BUILD_STARTS + "\n")
+        configure_log, build_log = (before, rest) if marker else (text, "")
+    return _Build(result, configure_log, build_log, catch_precompiled=_PRECOMPILED in flags,
+                  precompiled_now=_PRECOMPILED_NOW in flags, after=after)
 
 
 def _no_target_line(task: Task, build_log: str) -> str | None:

@@ -22,7 +22,7 @@ LONGEST_FIRST = ("test_suite_validate.py", "test_verdict_channel.py", "test_exec
                  "test_loop.py", "test_testwriting.py",
                  "test_testwriting_run.py", "test_train_loop.py", "test_verify_sandbox.py", "test_curriculum.py",
                  "test_predict_eval.py", "test_run_resume.py", "test_verifier_candidates.py", "test_run_e2e.py",
-                 "test_run_simulated.py", "test_quickstart.py", "test_run_gold.py", "test_train_cpp.py",
+                 "test_run_simulated.py", "test_quickstart.py", "test_lint.py", "test_run_gold.py", "test_train_cpp.py",
                  "test_upstream_main.py", "test_golden_sandbox.py", "test_view.py", "test_isolation.py",
                  "test_run_direct.py")
 
