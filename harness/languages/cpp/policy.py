@@ -9,8 +9,10 @@ command its object was compiled with (CMake's compile_commands.json) and `-E -dD
 filter there follows the line markers, which name the file every line and directive comes
 from, and keeps only what the candidate's files (the ones the task lets the model write)
 contribute: the files they include, the macros they define or undefine, their code. `nm`
-lists the symbols each object defines. Both are kept beside the object and redone only
-when make rebuilt it, so a warm round pays for the units it recompiled.
+lists the symbols each object defines. The preprocessed screen is kept in the harness's
+process by the bytes of the candidate's files the unit read, the symbols beside the object
+until make rebuilds it, so a warm round pays for the units it recompiled; and the screen
+runs in the build's own exec, right after make, so it costs no exec of its own.
 
 The rules (`findings`), each for a reason an honest solution never meets:
 
