@@ -18,7 +18,8 @@ from harness.contract import AIDER_TIMEOUT_TEXT, load_contract
 from harness.errors import BadInput
 from harness.agents.editformat import render_whole as whole_answer
 from harness.records import ModelCall, RoundTrajectory, RunManifest, Status, TestReport, TrialOutcome, TrialResult
-from harness.runner import RunConfig, run
+from harness.run import run
+from harness.run.config import RunConfig
 from harness.task import load_task
 
 from .conftest import GOLDEN, ROOT

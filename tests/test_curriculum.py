@@ -21,7 +21,8 @@ from harness.curriculum.records import RepairRecord
 from harness.agents.editformat import render_whole as whole_answer
 from harness.gold import ChatServer
 from harness.records import Sampling, Status, TestCaseResult, TrialResult
-from harness.runner import RunConfig, run
+from harness.run import run
+from harness.run.config import RunConfig
 from harness.store import RunFolder
 from harness.suite import load_suite
 from harness.task import load_task

@@ -27,7 +27,8 @@ from harness.executor import ExecutorSettings, make_executor
 from harness.fs import read_files
 from harness.gold import reference_answer
 from harness.records import TrialOutcome
-from harness.runner import RunConfig, run
+from harness.run import run
+from harness.run.config import RunConfig
 from harness.store import RunFolder
 from harness.suite import find_suite
 from harness.suite_validation import RunKind, validate_suite

@@ -28,7 +28,7 @@ FLOORS: tuple[tuple[bool, tuple[str, ...]], ...] = (
     (False, ("models",)),               # models: a local adapter's endpoint is the server's (serve/)
     (True, ("predict",)),
     (False, ("kinds",)),                # the registry, over every kind's own wing (testwriting/, predict/)
-    (True, ("runner",)),
+    (True, ("run",)),
     (True, ("train",)),
     (True, ("loop",)),
     (True, ("report",)),                # reads loop/lineage.py, never the orchestrator

@@ -21,7 +21,8 @@ from harness.predict.config import PredictBuildConfig
 from harness.predict.items import EVAL_GRPO_FILE, EVAL_SFT_FILE, GRPO_FILE, PredictItem, Provenance
 from harness.predict.prompt import parse_answer, render_answer
 from harness.probe.compare import call_matches
-from harness.runner import RunConfig, make_plan
+from harness.run.config import RunConfig
+from harness.run.plan import make_plan
 from harness.suite import find_suite, load_suite
 from harness.task import load_task
 from harness.train.data import load_sft

@@ -81,7 +81,8 @@ def test_the_direct_agent_fixes_a_fixed26_task_from_the_feedback_and_refuses_an_
 
 
 def test_gold_passes_fixed26_tasks_in_round_1_through_the_direct_agent(tmp_path):
-    from harness.runner import RunConfig, run
+    from harness.run import run
+    from harness.run.config import RunConfig
     from harness.store import RunFolder
 
     sample = ["binary-search-tree", "clock", "meetup", "zebra-puzzle"]  # header-only, class, Boost, search

@@ -16,7 +16,8 @@ import pytest
 from harness.agents.editformat import render_whole as whole_answer
 from harness.outcomes import load
 from harness.records import RoundTrajectory, Sampling, Status, TestReport, TrialOutcome
-from harness.runner import RunConfig, run
+from harness.run import run
+from harness.run.config import RunConfig
 from harness.store import RunFolder
 from harness.task import load_task
 

@@ -15,7 +15,8 @@ from harness.agents.registry import load_profile
 from harness.contract import load_contract
 from harness.records import TestMain, TrialOutcome
 from harness.executor.local import NAME as EXECUTOR
-from harness.runner import RunConfig, run
+from harness.run import run
+from harness.run.config import RunConfig
 from harness.store import RunFolder
 from harness.suite import find_suite
 

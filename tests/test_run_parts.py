@@ -324,7 +324,8 @@ def test_an_aider_version_that_cannot_be_installed_is_an_infra_error(tmp_path, m
 
 
 def test_retrying_harness_errors_needs_a_run_to_resume():
-    from harness.runner import RunConfig, make_plan
+    from harness.run.config import RunConfig
+    from harness.run.plan import make_plan
 
     with pytest.raises(BadInput, match="--retry-harness-errors .* --resume"):
         make_plan(RunConfig(models=["gold"], retry_harness_errors=True))

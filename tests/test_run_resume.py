@@ -133,7 +133,8 @@ def test_a_harness_bug_is_kept_by_resume_until_asked_and_a_newer_result_is_refus
     would rerun the bug) until --retry-harness-errors asks. A result.json of a schema this
     harness does not know stops --resume with one line instead of being rerun."""
     from harness.kinds import repair
-    from harness.runner import RunConfig, run
+    from harness.run import run
+    from harness.run.config import RunConfig
     from harness.store import RunFolder
 
     def bug(files):

@@ -27,7 +27,8 @@ from harness.predict.prompt import SYSTEM
 from harness.records import RoundTrajectory, TrialOutcome
 from harness.report.comparison import build_comparison
 from harness.report.results import build_report
-from harness.runner import RunConfig, run
+from harness.run import run
+from harness.run.config import RunConfig
 from harness.store import RunFolder
 from harness.task import load_task
 

@@ -19,7 +19,8 @@ from harness.agents.editformat import render_whole
 from harness.outcomes import load, load_pair
 from harness.records import TestWritingSettings, TrialOutcome
 from harness.report import ReportOptions, build_comparison, build_report
-from harness.runner import RunConfig, run
+from harness.run import run
+from harness.run.config import RunConfig
 from harness.store import RunFolder
 from harness.suite import find_suite
 from harness.testwriting.export import GRPO_FILE, PREFERENCE_FILE, export_suites

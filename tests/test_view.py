@@ -18,7 +18,8 @@ import pytest
 
 from harness.agents.editformat import render_whole as whole_answer
 from harness.records import RoundTrajectory, Sampling, TestReport
-from harness.runner import RunConfig, run
+from harness.run import run
+from harness.run.config import RunConfig
 from harness.task import load_task
 
 from .browser import browser, chromium, follow, screenshot  # noqa: F401  (fixtures)

@@ -1,5 +1,5 @@
 """`harness run`: models on a suite through Aider, with test feedback rounds, trials and
-resume. The options become a RunConfig; harness.runner.run does the work."""
+resume. The options become a RunConfig; harness.run.run does the work."""
 
 from __future__ import annotations
 
@@ -18,7 +18,8 @@ from rich.table import Table
 from ..errors import BadInput
 from ..kinds import DEFAULT_KIND, kinds_with
 from ..records import Sampling, TestWritingSettings
-from ..runner import RunConfig, run
+from ..run import run
+from ..run.config import RunConfig
 from .app import app, console, err, handled, print_wide
 from .options import EXECUTOR, RAY_ADDRESS, comma_list, default, executor_settings, from_options
 

@@ -2,7 +2,7 @@
 curriculum from what it failed, train GRPO from the current adapter, evaluate the new
 checkpoint on the same suite, and again, keeping a lineage of every checkpoint.
 
-Each stage calls the function its own command calls: `harness run` (runner.run),
+Each stage calls the function its own command calls: `harness run` (run.run),
 `harness curriculum build|synth` (curriculum.build_from_runs, curriculum.synthesize),
 `harness train grpo` (train.grpo.train_grpo, which publishes NAME@iterK cards), and
 `harness serve` (serve.launch.start_server / stop_server) around every evaluation, so the

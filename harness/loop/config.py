@@ -18,7 +18,7 @@ from ..errors import BadInput, invalid
 from ..fs import read_toml
 from ..hold_out import HoldOut
 from ..records import Record, Sampling
-from ..runner import RunConfig
+from ..run.config import RunConfig
 from ..serve.launch import ServeSettings
 from ..suite import find_suite
 from ..train.config import TrainConfig

@@ -19,7 +19,8 @@ from ..curriculum.exports import read_manifest
 from ..errors import BadInput, HarnessError
 from ..fs import write_record
 from ..outcomes import load_run
-from ..runner import RunConfig, run
+from ..run import run
+from ..run.config import RunConfig
 from ..serve.endpoint import load_records
 from ..serve.launch import start_server, stop_server
 from ..store import new_run_id, utc_now
@@ -46,7 +47,7 @@ class LoopIncomplete(HarnessError):
 class Loop:
     def __init__(self, lineage: Lineage, runs_dir: Path, log: Log, console=None,
                  progress: Callable[[], Any] | None = None):
-        """`progress` makes a fresh progress display for each evaluation (see runner.run)."""
+        """`progress` makes a fresh progress display for each evaluation (see harness.run.run)."""
         self.lineage = lineage
         self.config = lineage.config
         self.runs_dir = Path(runs_dir)

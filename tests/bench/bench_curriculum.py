@@ -32,7 +32,8 @@ from harness.curriculum.candidates import screening_order  # noqa: E402
 from harness.curriculum.records import DropReason  # noqa: E402
 from harness.agents.editformat import render_whole as whole_answer  # noqa: E402
 from harness.gold import ChatServer  # noqa: E402
-from harness.runner import RunConfig, run  # noqa: E402
+from harness.run import run  # noqa: E402
+from harness.run.config import RunConfig  # noqa: E402
 from harness.suite import find_suite  # noqa: E402
 from tests.run_support import fast_profile  # noqa: E402
 from tests.scripted_model import is_summary_request  # noqa: E402

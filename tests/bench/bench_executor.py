@@ -33,7 +33,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from harness.executor import ExecutorSettings, make_executor  # noqa: E402
-from harness.runner import RunConfig, run  # noqa: E402
+from harness.run import run  # noqa: E402
+from harness.run.config import RunConfig  # noqa: E402
 from harness.store import RunFolder  # noqa: E402
 from harness.task import load_task  # noqa: E402
 from harness.verify import verify_batch  # noqa: E402

@@ -62,7 +62,8 @@ sys.path.insert(0, str(ROOT))
 
 from harness.gold import ChatServer, ModelError, reference_answer  # noqa: E402
 from harness.records import TrialResult  # noqa: E402
-from harness.runner import RunConfig, run  # noqa: E402
+from harness.run import run  # noqa: E402
+from harness.run.config import RunConfig  # noqa: E402
 from harness.task import Task  # noqa: E402
 
 PARTS = ("wall", "model", "agent", "test", "overhead")
@@ -88,7 +89,8 @@ def time_steps() -> dict[str, list[float]]:
         import harness.agents.aider.agent as agent
     except ImportError:  # a harness from before agents/aider/
         import harness.agents.aider as agent  # type: ignore[no-redef]
-    import harness.runner as runner
+    import harness.run as run_package
+    import harness.run.trial as trial
     import harness.sandbox.docker as docker
     import harness.sandbox.pool as pool
     import harness.testrun as testrun
@@ -120,7 +122,8 @@ def time_steps() -> dict[str, list[float]]:
     wrap(pool.SessionLease, "close", "session given back")
     wrap(testrun, "_configure_and_build", "configure and build")
     wrap(testrun, "_run_binary", "test binary run and collect")
-    wrap(runner, "write_record", "record writing")
+    wrap(run_package, "write_record", "record writing")  # the run's profile and contracts
+    wrap(trial, "write_record", "record writing")
     return times
 
 

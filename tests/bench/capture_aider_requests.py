@@ -19,7 +19,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path.cwd()))
 
-from harness.runner import RunConfig, run  # noqa: E402
+from harness.run import run  # noqa: E402
+from harness.run.config import RunConfig  # noqa: E402
 from harness.store import PROFILE_FILE  # noqa: E402
 from tests.conftest import GOLDEN  # noqa: E402
 from tests.scripted_model import Script, ScriptedModel  # noqa: E402
