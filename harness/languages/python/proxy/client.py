@@ -1,0 +1,528 @@
+"""The test process's side: the proxy module's session with the candidate's process, the
+proxies of its classes and objects, and the checks every frame from it passes.
+
+Nothing read from the candidate's process is evaluated, unpickled or imported: a frame is
+parsed by codec.py into plain values and references, and a reference becomes a proxy made
+here. A frame that no honest server could send (not of the protocol, out of order, over a
+bound) makes the run forged: the session writes one line to the harness's verdict file,
+ends the candidate's process and raises `Forged` from this and every later call."""
+
+from __future__ import annotations
+
+import atexit
+import builtins
+import os
+import signal
+import subprocess
+import sys
+import time
+import types
+from typing import Any, Callable
+
+from . import codec, wire
+
+_NOTE = 8000              # characters of a remote traceback an exception may carry
+_CLASS_DEPTH = 16         # classes above a class, as its bases name them
+
+
+class ProxyError(BaseException):
+    """Why a call to the candidate's process has no answer. Not an Exception, so that no
+    `except Exception`, `assertRaises(Exception)` or `pytest.raises(Exception)` of a test
+    takes it for the candidate's own exception and passes."""
+
+
+class Forged(ProxyError):
+    """The candidate's process sent what no honest server sends; the verdict file says so."""
+
+
+class ServerGone(ProxyError):
+    """The candidate's process died, or was ended after a timeout or a forgery."""
+
+
+class CallTimeout(ProxyError):
+    """No answer within the call's time bound; the candidate's process is ended."""
+
+
+class OverBounds(ProxyError):
+    """An answer that had to be a plain value came back as a handle: it was over a bound."""
+
+
+def _dunder(name: str) -> bool:
+    # Special names are looked up by pytest, unittest, copy and inspect on anything they
+    # meet; they are answered here (absent) and never cost a call or reach the candidate.
+    return name.startswith("__") and name.endswith("__")
+
+
+def _package_root() -> str:
+    root = os.path.abspath(__file__)
+    for _ in __package__.split(".") + ["client.py"]:
+        root = os.path.dirname(root)
+    return root
+
+
+_BOOT = f"import sys; sys.path.insert(0, sys.argv[1]); from {__package__}.server import main; main(sys.argv[2:])"
+
+
+class Session:
+    """One candidate process, started at the proxy module's import, answering in order."""
+
+    def __init__(self, config: dict[str, Any]):
+        self.module = config["module"]
+        self.timeout = float(config["call_timeout_s"])
+        self.verdict_path = config.get("verdict_path")
+        self.gone: str | None = None
+        self.forged: str | None = None
+        self.classes: dict[int, type] = {}
+        self.objects: dict[int, RemoteObject] = {}
+        self.callbacks: dict[int, Callable] = {}
+        self.callback_ids: dict[int, int] = {}
+        self.pending: list[int] = []
+        self.seq = 0
+        self.server_seq = 0
+        to_server, from_test = os.pipe()
+        from_server, to_test = os.pipe()
+        log = open(config["log_path"], "ab") if config.get("log_path") else subprocess.DEVNULL
+        try:
+            self.process = subprocess.Popen(
+                [config.get("python") or sys.executable, "-I", "-c", _BOOT, _package_root(), config["candidate_dir"],
+                 self.module, str(to_server), str(to_test)],
+                pass_fds=(to_server, to_test), stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                cwd=config["candidate_dir"], start_new_session=True,
+                env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LC_ALL": "C.UTF-8"})
+        finally:
+            os.close(to_server)
+            os.close(to_test)
+            if log is not subprocess.DEVNULL:
+                log.close()
+        self.write_fd = from_test
+        os.set_blocking(from_test, False)
+        self.reader = wire.Reader(from_server)
+        atexit.register(self.close, "the test process ended")
+        self.deadline = time.monotonic() + float(config["start_timeout_s"])
+        self.pending.append(0)
+        try:
+            self.module_object = self._await(0)
+        finally:
+            self.pending.pop()
+
+    # -- requests ------------------------------------------------------------------------
+
+    def request(self, op: str, *operands: Any) -> Any:
+        self._check()
+        self.seq += 1
+        seq = self.seq
+        frame = codec.dump(["q", seq, op, self.encode(operands)])
+        if len(frame) > codec.MAX_FRAME:
+            raise ValueError(f"the arguments are over {codec.MAX_FRAME} bytes: too large to send to the candidate's process")
+        if not self.pending:
+            self.deadline = time.monotonic() + self.timeout
+        self.pending.append(seq)
+        try:
+            self._send(frame)
+            return self._await(seq)
+        finally:
+            self.pending.pop()
+
+    def _check(self) -> None:
+        if self.forged:
+            raise Forged(self.forged)
+        if self.gone:
+            raise ServerGone(self.gone)
+
+    def _send(self, frame: bytes) -> None:
+        try:
+            wire.write(self.write_fd, frame, self.deadline)
+        except wire.TimedOut:
+            self._timed_out()
+        except wire.Closed:
+            self._died()
+
+    def _await(self, seq: int) -> Any:
+        while True:
+            message = self._read()
+            kind = message[0] if type(message) is list and message else None
+            if kind in ("r", "e") and len(message) == 3 and type(message[1]) is int and message[1] == seq:
+                if kind == "r":
+                    return self.decode(message[2])
+                raise self._exception(message[2])
+            if kind == "q" and len(message) == 4 and type(message[1]) is int and message[1] == self.server_seq + 1 \
+                    and message[2] == "call" and seq != 0:
+                self.server_seq += 1
+                self._call_back(message[1], message[3])
+                continue
+            self.forge("a message out of order or not of the protocol")
+
+    def _read(self) -> Any:
+        try:
+            return codec.parse(self.reader.frame(self.deadline))
+        except wire.TimedOut:
+            self._timed_out()
+        except wire.Closed:
+            self._died()
+        except codec.Malformed as exc:
+            self.forge(str(exc))
+
+    def _timed_out(self) -> None:
+        self.close(f"the candidate's process gave no answer within {self.timeout:g} s and was ended")
+        raise CallTimeout(self.gone)
+
+    def _died(self) -> None:
+        status = self.process.poll()
+        if status is None:
+            try:
+                status = self.process.wait(timeout=1)
+            except subprocess.TimeoutExpired:
+                pass
+        self.close(f"the candidate's process ended (exit status {status}) before it answered")
+        raise ServerGone(self.gone)
+
+    def forge(self, reason: str) -> None:
+        if self.forged is None:
+            self.forged = reason
+            if self.verdict_path:
+                with open(self.verdict_path, "a", encoding="utf-8") as verdict:
+                    verdict.write(f"forged: {reason}\n")
+        self.close(f"forged: {reason}")
+        raise Forged(reason)
+
+    def close(self, reason: str) -> None:
+        if self.gone:
+            return
+        self.gone = reason
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        self.process.wait()
+        for fd in (self.write_fd, self.reader.fd):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+    def _call_back(self, seq: int, operands: Any) -> None:
+        """The candidate called a callable of the test's: run it here, answer with its result."""
+        called = self.decode(operands)
+        if not (type(called) is tuple and len(called) == 3 and type(called[1]) is tuple and type(called[2]) is dict
+                and id(called[0]) in self.callback_ids and all(type(k) is str for k in called[2])):
+            self.forge("a call back that is not of the protocol")
+        try:
+            reply = ["r", seq, self.encode(called[0](*called[1], **called[2]))]
+        except ProxyError:
+            raise
+        except Exception as exc:
+            reply = ["e", seq, self._exception_item(exc)]
+        except BaseException:  # the test left its own callable (pytest.fail, exit): the call can never be answered
+            self.close("a call back into the test process did not return")
+            raise
+        self._send(codec.dump(reply))
+
+    # -- values --------------------------------------------------------------------------
+
+    def encode(self, value: Any) -> Any:
+        return codec.Encoder(self._other).encode(value)
+
+    def _other(self, value: Any) -> list:
+        if isinstance(value, (RemoteObject, RemoteMeta)):
+            session, hid = _ref(value)
+            if session is not self:
+                raise TypeError("an object of another candidate process cannot be sent to this one")
+            return ["h", hid]
+        if isinstance(value, type) and issubclass(value, BaseException):
+            return self._exception_class_item(value)
+        if isinstance(value, BaseException):
+            return self._exception_item(value)[:3]
+        if isinstance(value, types.TracebackType):
+            return None  # a traceback stays in the test process (a context manager's __exit__ gets None)
+        if callable(value):
+            cid = self.callback_ids.get(id(value))
+            if cid is None:
+                cid = self.callback_ids[id(value)] = len(self.callbacks) + 1
+                self.callbacks[cid] = value  # kept alive, so that its id names it alone
+            return ["c", cid]
+        raise TypeError(f"a {type(value).__name__} cannot be sent to the candidate's process "
+                        "(not a plain value within the proxy's bounds, a proxy or a callable)")
+
+    def _exception_class_item(self, cls: type) -> list:
+        ref = cls.__dict__.get("_harness_ref")
+        if ref and ref[0] is self:
+            return ["h", ref[1]]
+        return ["x", cls.__name__ if getattr(builtins, cls.__name__, None) is cls else "Exception"]
+
+    def _exception_item(self, exc: BaseException) -> list:
+        try:
+            args = self.encode(tuple(exc.args))
+        except TypeError:
+            args = ["t", [["s", str(exc)[: codec.MAX_STR]]]]
+        return ["E", self._exception_class_item(type(exc)), args]
+
+    def decode(self, item: Any) -> Any:
+        try:
+            return codec.Decoder(self._resolve).decode(item)
+        except codec.Malformed as exc:
+            self.forge(str(exc))
+
+    def _resolve(self, tag: str, item: list) -> Any:
+        if tag == "h":
+            return self._handle(item, 0)
+        if tag == "c" and len(item) == 2 and type(item[1]) is int and item[1] in self.callbacks:
+            return self.callbacks[item[1]]
+        if tag == "x":
+            return self._class(item, 0)
+        raise codec.Malformed(f"a reference of tag {tag!r} not in its form")
+
+    def _handle(self, item: list, depth: int) -> Any:
+        if not (len(item) in (4, 5) and type(item[1]) is int and 0 < item[1] < 1 << 53 and item[2] in ("c", "o")):
+            raise codec.Malformed("a handle not in its form")
+        if item[2] == "c":
+            return self._class(item, depth)
+        if len(item) != 4:
+            raise codec.Malformed("an object's handle not in its form")
+        known = self.objects.get(item[1])
+        if known is not None:
+            return known
+        cls = self._class(item[3], depth + 1)
+        if item[1] in self.classes:
+            raise codec.Malformed("a class's handle named as an object")
+        proxy = object.__new__(cls if isinstance(cls, RemoteMeta) else RemoteObject)
+        object.__setattr__(proxy, "_harness_ref", (self, item[1]))
+        self.objects[item[1]] = proxy
+        return proxy
+
+    def _class(self, item: Any, depth: int) -> type:
+        """The proxy class of a class item: a builtin exception by name, or a class of the
+        candidate's process (made once, so that `isinstance` and `pytest.raises` hold)."""
+        if depth > _CLASS_DEPTH or type(item) is not list or not item:
+            raise codec.Malformed("a class not in its form")
+        if item[0] == "x" and len(item) == 2 and type(item[1]) is str:
+            return _builtin_exception(item[1])
+        if not (item[0] == "h" and len(item) == 5 and type(item[1]) is int and 0 < item[1] < 1 << 53
+                and item[2] == "c" and type(item[3]) is str and len(item[3]) <= codec.MAX_NAME
+                and type(item[4]) is list and len(item[4]) <= _CLASS_DEPTH):
+            raise codec.Malformed("a class's handle not in its form")
+        known = self.classes.get(item[1])
+        if known is not None:
+            return known
+        if item[1] in self.objects:
+            raise codec.Malformed("an object's handle named as a class")
+        bases = [self._class(base, depth + 1) for base in item[4]]
+        namespace = {"__module__": self.module, "__qualname__": item[3], "_harness_ref": (self, item[1])}
+        errors = tuple(dict.fromkeys(b for b in bases if issubclass(b, BaseException)))
+        remote = tuple(dict.fromkeys(b for b in bases if isinstance(b, RemoteMeta)))
+        try:
+            cls = type(item[3], errors, namespace) if errors else RemoteMeta(item[3], remote or (RemoteObject,), namespace)
+        except TypeError:  # bases no local class can have together (a layout, an order)
+            cls = type(item[3], (Exception,), namespace) if errors else RemoteMeta(item[3], (RemoteObject,), namespace)
+        self.classes[item[1]] = cls
+        return cls
+
+    def _exception(self, item: Any) -> BaseException:
+        """The candidate's exception, raised here as its builtin type or its proxy class."""
+        if not (type(item) is list and len(item) == 4 and item[0] == "E" and type(item[3]) is str
+                and len(item[3]) <= _NOTE):
+            self.forge("an exception not in its form")
+        try:
+            cls = self._class(item[1], 0)
+        except codec.Malformed as exc:
+            self.forge(str(exc))
+        if not issubclass(cls, BaseException):
+            self.forge("an exception of a class that is not one")
+        args = self.decode(item[2])
+        if type(args) is not tuple:
+            self.forge("an exception's arguments that are not a tuple")
+        try:
+            exc = cls(*args)
+        except Exception:  # a builtin whose constructor wants other arguments (UnicodeError)
+            exc = _named_exception(cls.__name__)(*args)
+        if item[3]:
+            exc.add_note(f"raised in the candidate's process:\n{item[3]}")
+        return exc
+
+
+_NAMED: dict[str, type] = {}
+
+
+def _named_exception(name: str) -> type:
+    """A stand-in Exception of a builtin's name that must not be raised as itself here
+    (SystemExit or KeyboardInterrupt would end the test run, not fail one test)."""
+    if name not in _NAMED:
+        _NAMED[name] = type(name, (Exception,), {"__module__": "candidate"})
+    return _NAMED[name]
+
+
+def _builtin_exception(name: str) -> type:
+    cls = getattr(builtins, name, None) if name.isidentifier() else None
+    if not (isinstance(cls, type) and issubclass(cls, BaseException)):
+        raise codec.Malformed("a builtin exception that is not one")
+    return cls if issubclass(cls, Exception) else _named_exception(name)
+
+
+def _ref(target: Any) -> tuple[Session, int]:
+    if isinstance(target, RemoteMeta):
+        return type.__getattribute__(target, "_harness_ref")
+    return object.__getattribute__(target, "_harness_ref")
+
+
+def _request(op: str, target: Any, *operands: Any) -> Any:
+    return _ref(target)[0].request(op, target, *operands)
+
+
+def _typed(op: str, target: Any, kind: type, *operands: Any) -> Any:
+    """A request whose honest answer is always of `kind` (bool of ==, int of len, ...)."""
+    value = _request(op, target, *operands)
+    if type(value) is kind:
+        return value
+    if isinstance(value, RemoteObject):
+        raise OverBounds(f"the {kind.__name__} of {op} was over the proxy's bounds")
+    _ref(target)[0].forge(f"an answer to {op} that is not a {kind.__name__}")
+
+
+class RemoteMeta(type):
+    """The class of a candidate's class proxy: calling it constructs in the candidate's
+    process, reading an attribute reads it there."""
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        return _request("call", cls, args, kwargs)
+
+    def __getattr__(cls, name: str) -> Any:
+        if _dunder(name):
+            raise AttributeError(name)
+        return _request("get", cls, name)
+
+    def __repr__(cls) -> str:
+        return f"<class {cls.__qualname__!r} of the candidate's process>"
+
+
+class RemoteObject:
+    """An object of the candidate's process: every attribute, call and operator is a request."""
+
+    def __getattr__(self, name: str) -> Any:
+        if _dunder(name):
+            raise AttributeError(name)
+        return _request("get", self, name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        _request("set", self, name, value)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return _request("call", self, args, kwargs)
+
+    # A candidate's object never equals a plain value here: `result == 5` with a handle for
+    # `result` is False whatever its __eq__ says. Two of its objects compare by its rule.
+    def __eq__(self, other: Any) -> Any:
+        return _typed("eq", self, bool, other) if _same_session(self, other) else NotImplemented
+
+    def __ne__(self, other: Any) -> Any:
+        return _typed("ne", self, bool, other) if _same_session(self, other) else NotImplemented
+
+    def __hash__(self) -> int:
+        return _typed("hash", self, int)
+
+    def __bool__(self) -> bool:
+        return _typed("bool", self, bool)
+
+    def __len__(self) -> int:
+        return _typed("len", self, int)
+
+    def __contains__(self, item: Any) -> bool:
+        return _typed("contains", self, bool, item)
+
+    def __str__(self) -> str:
+        return _typed("str", self, str)
+
+    def __repr__(self) -> str:
+        # pytest and unittest show operands of failed assertions; that must not raise
+        try:
+            text = _request("repr", self)
+        except ProxyError as exc:
+            return f"<{type(self).__qualname__} of the candidate's process: {exc}>"
+        return text if type(text) is str else f"<{type(self).__qualname__} of the candidate's process>"
+
+    def __iter__(self) -> Any:
+        iterator = _request("iter", self)
+        if not isinstance(iterator, RemoteObject):
+            _ref(self)[0].forge("an iterator that is not an object")
+        return iterator
+
+    def __next__(self) -> Any:
+        return _request("next", self)
+
+    def __reversed__(self) -> Any:
+        return _request("reversed", self)
+
+    def __int__(self) -> int:
+        return _typed("int", self, int)
+
+    def __index__(self) -> int:
+        return _typed("index", self, int)
+
+    def __float__(self) -> float:
+        return _typed("float", self, float)
+
+    def __round__(self, digits: Any = None) -> Any:
+        return _request("round", self) if digits is None else _request("round", self, digits)
+
+    def __getitem__(self, key: Any) -> Any:
+        return _request("getitem", self, key)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        _request("setitem", self, key, value)
+
+    def __delitem__(self, key: Any) -> None:
+        _request("delitem", self, key)
+
+    def __enter__(self) -> Any:
+        return _request("enter", self)
+
+    def __exit__(self, *info: Any) -> Any:
+        return _request("exit", self, *info)
+
+
+def _same_session(a: Any, b: Any) -> bool:
+    return isinstance(b, (RemoteObject, RemoteMeta)) and _ref(b)[0] is _ref(a)[0]
+
+
+def _operator(op: str) -> tuple[Callable, Callable]:
+    def forward(self: Any, other: Any) -> Any:
+        return _request(op, self, other)
+
+    def reflected(self: Any, other: Any) -> Any:
+        return _ref(self)[0].request(op, other, self)
+
+    return forward, reflected
+
+
+def _unary(op: str) -> Callable:
+    def forward(self: Any) -> Any:
+        return _request(op, self)
+
+    return forward
+
+
+for _op in ("add", "sub", "mul", "matmul", "truediv", "floordiv", "mod", "pow", "lshift", "rshift", "and", "or", "xor"):
+    _forward, _reflected = _operator(_op)
+    setattr(RemoteObject, f"__{_op}__", _forward)
+    setattr(RemoteObject, f"__r{_op}__", _reflected)
+for _op in ("lt", "le", "gt", "ge"):
+    setattr(RemoteObject, f"__{_op}__", _operator(_op)[0])
+for _op in ("neg", "pos", "abs", "invert"):
+    setattr(RemoteObject, f"__{_op}__", _unary(_op))
+
+
+def bind(namespace: dict[str, Any], config: dict[str, Any]) -> None:
+    """Make the generated module at `namespace` the proxy of the candidate's module."""
+    try:
+        session = Session(config)
+    except ProxyError:
+        raise
+    except Exception as exc:
+        raise ImportError(f"the candidate's module {config['module']!r} failed to import in its own process: "
+                          f"{type(exc).__name__}: {exc}") from exc
+
+    def __getattr__(name: str) -> Any:
+        if _dunder(name):
+            raise AttributeError(name)
+        return session.request("get", session.module_object, name)
+
+    namespace["__getattr__"] = __getattr__
+    namespace["_harness_session"] = session
