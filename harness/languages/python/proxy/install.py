@@ -29,6 +29,7 @@ class ProxyConfig(BaseModel):
     candidate_dir: str
     python: str | None = None  # None: the test process's own interpreter
     call_timeout_s: float = Field(10.0, gt=0)
+    total_timeout_s: float = Field(60.0, gt=0)  # every call's waiting together
     start_timeout_s: float = Field(30.0, gt=0)
     verdict_path: str | None = None
     log_path: str | None = None  # the candidate's stdout and stderr; None: discarded
