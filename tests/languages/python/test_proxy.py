@@ -324,9 +324,9 @@ def test_an_honest_module_passes_its_tests_through_the_proxy(tmp_path):
     assert outcome.verdict is None
 
 
-def test_the_candidates_print_goes_to_its_log_not_the_transcript(tmp_path):
+def test_the_candidates_print_goes_to_its_log_not_the_transcript_through_a_launcher(tmp_path):
     log = tmp_path / "candidate.log"
-    outcome = run_suite(tmp_path, HONEST + 'print("from the candidate")\n', log_path=str(log))
+    outcome = run_suite(tmp_path, HONEST + 'print("from the candidate")\n', log_path=str(log), launcher=("env",))
     assert outcome.passed == CASES, outcome.transcript
     assert "from the candidate" not in outcome.transcript
     assert log.read_text() == "from the candidate\n"
@@ -380,7 +380,7 @@ def _decode(frame: bytes):
 
 def test_plain_values_cross_as_themselves():
     value = {"a": [1, -2.5, float("inf"), "s", b"\x00\xff", None, True], (1, "t"): frozenset({2}), "set": {3},
-             "big": -(2 ** 10_000)}
+             "big": -(2 ** 10_000), "range": range(-3, 10 ** 30, 7)}
     assert _decode(codec.dump(codec.Encoder(lambda v: pytest.fail(f"sent {v!r} as a reference")).encode(value))) == value
 
 
@@ -403,7 +403,7 @@ def test_what_is_over_a_bound_or_not_plain_goes_to_the_other_side(value):
 @pytest.mark.parametrize("frame", [
     b"[" * 100_000 + b"]" * 100_000, b'["i","' + b"9" * 5000 + b'"]', b"1" * 30, b"1.5", b"NaN", b'"bare"',
     b'["s"]', b'["q","x"]', b'["S",[["l",[]]]]', b'["d",[[["l",[]],null]]]', b'["f","1e5000x"]', b'["y","abc"]',
-    b'["h",1]', b"\xff", b'["l",' * 70 + b"[]" + b"]" * 70,
+    b'["h",1]', b'["r","0","5","-0"]', b"\xff", b'["l",' * 70 + b"[]" + b"]" * 70,
 ])
 def test_the_decoder_refuses_what_is_not_in_its_forms(frame):
     with pytest.raises(codec.Malformed):

@@ -84,9 +84,10 @@ class Session:
         from_server, to_test = os.pipe()
         log = open(config["log_path"], "ab") if config.get("log_path") else subprocess.DEVNULL
         try:
+            command = [*config.get("launcher", ()), config.get("python") or sys.executable, "-I", "-u", "-c", _BOOT,
+                       _package_root(), config["candidate_dir"], self.module, str(to_server), str(to_test)]
             self.process = subprocess.Popen(
-                [config.get("python") or sys.executable, "-I", "-u", "-c", _BOOT, _package_root(), config["candidate_dir"],
-                 self.module, str(to_server), str(to_test)],
+                command,
                 pass_fds=(to_server, to_test), stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                 cwd=config["candidate_dir"], start_new_session=True,
                 env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LC_ALL": "C.UTF-8"})

@@ -2,7 +2,8 @@
 
 A value is JSON of a tagged form, never a raw JSON number or string, so that what a frame
 holds is read one way only: null, true and false are themselves; `["i", digits]` an int,
-`["f", repr]` a float, `["s", text]` a str, `["y", hex]` bytes, `["l" | "t" | "S" | "F",
+`["f", repr]` a float, `["s", text]` a str, `["y", hex]` bytes, `["r", start, stop, step]`
+(digits each) a range, `["l" | "t" | "S" | "F",
 [items]]` a list, tuple, set or frozenset, `["d", [[key, value], ...]]` a dict. Everything
 else is a reference the side that reads it resolves: `["h", id, ...]` an object of the
 candidate's process, `["c", id]` a callable of the test process, `["x", name]` a builtin
@@ -62,6 +63,9 @@ class Encoder:
             return ["s", value] if len(value) <= MAX_STR else self.other(value)
         if kind is bytes:
             return ["y", value.hex()] if len(value) <= MAX_STR else self.other(value)
+        if kind is range:
+            ends = (value.start, value.stop, value.step)
+            return ["r", *map(str, ends)] if max(abs(e).bit_length() for e in ends) <= MAX_INT_BITS else self.other(value)
         if kind in _CONTAINERS or kind in _DICTS:
             if depth >= MAX_DEPTH or len(value) >= self.budget:
                 return self.other(value)
@@ -122,6 +126,10 @@ class Decoder:
                 return item[1]
             if tag == "y" and len(item[1]) <= 2 * MAX_STR and _HEX.match(item[1]):
                 return bytes.fromhex(item[1])
+        if tag == "r" and len(item) == 4 and all(type(e) is str and _INT.match(e) for e in item[1:]):
+            start, stop, step = map(int, item[1:])
+            if step:
+                return range(start, stop, step)
         if len(item) == 2 and type(item[1]) is list:
             if tag in _BUILDERS:
                 return self._build(_BUILDERS[tag], [self.decode(x, depth + 1) for x in item[1]])

@@ -28,6 +28,10 @@ class ProxyConfig(BaseModel):
     module: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
     candidate_dir: str
     python: str | None = None  # None: the test process's own interpreter
+    # What the server's command line starts with: in the sandbox, a switch to a user other
+    # than the test process's (setpriv), so that the candidate can neither signal the test
+    # process nor write its verdict file.
+    launcher: tuple[str, ...] = ()
     call_timeout_s: float = Field(10.0, gt=0)
     total_timeout_s: float = Field(60.0, gt=0)  # every call's waiting together
     start_timeout_s: float = Field(30.0, gt=0)
