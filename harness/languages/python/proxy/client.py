@@ -197,16 +197,19 @@ class Session:
         if self.gone:
             return
         self.gone = reason
-        try:
-            os.killpg(self.process.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        self.process.wait()
-        for fd in (self.write_fd, self.reader.fd):
+        for fd in (self.write_fd, self.reader.fd):  # first: a server we may not signal (another user's) sees the end
             try:
                 os.close(fd)
             except OSError:
                 pass
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:  # the sandbox's teardown ends it
+            pass
 
     def _call_back(self, seq: int, operands: Any) -> None:
         """The candidate called a callable of the test's: run it here, answer with its result."""
