@@ -270,13 +270,17 @@ SLOW = {"a 100 MB string"}  # iterating it remotely takes the session's whole ti
 FORGING = {
     "garbage on the pipe": 'ACT = lambda: write(b"garbage\\n")',
     "a frame nested 100000 deep": 'ACT = lambda: write(b"[" * 100_000 + b"\\n")',
-    "a frame holding a 10**6-digit int": '''ACT = lambda: write(b'["r",1,["i","' + b"9" * 1_000_000 + b'"]]\\n')''',
+    "a reply holding a 10**6-digit int": '''
+server = sys.modules["_harness_proxy.server"].Server
+ACT = lambda: setattr(server, "encode", lambda self, value: ["i", "9" * 1_000_000])
+''',
     "a frame of 100 MB": 'ACT = lambda: write(b"x" * 100_000_000)',
     "a reply out of order": '''ACT = lambda: write(b'["r",99,null]\\n')''',
     "a plain value for an iterator": '''
 sys.modules["_harness_proxy.server"]._OPS["iter"] = lambda a: "yes"
 RESULT = object()
 ''',
+    "a call back of a callable never sent": '''ACT = lambda: write(b'["q",1,"call",["t",[["c",99],["t",[]],["d",[]]]]]\\n')''',
     "a builtin that is not an exception": '''
 sys.modules["_harness_proxy.server"].Server.exception = lambda self, exc: ["E", ["x", "open"], ["t", []], ""]
 def ACT():
@@ -360,6 +364,15 @@ def test_a_sleeping_module_times_out_call_by_call(tmp_path):
     _fails_everything(outcome)
     assert "CallTimeout" in outcome.transcript
     assert outcome.seconds < 30  # the first call's second, then every later call fails at once
+
+
+@pytest.mark.slow
+def test_a_child_holding_the_pipe_after_its_parent_died_costs_one_call_bound(tmp_path):
+    dies = "import os, time\ndef ACT():\n    if os.fork() == 0:\n        time.sleep(1000)\n    os._exit(0)\n"
+    outcome = run_suite(tmp_path, dies + PRETENDS, call_timeout_s=3)
+    _fails_everything(outcome)
+    assert "CallTimeout" in outcome.transcript
+    assert outcome.seconds < 30
 
 
 def test_a_module_that_cannot_import_fails_collection(tmp_path):
