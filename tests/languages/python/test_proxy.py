@@ -100,6 +100,7 @@ class Clock:
 
 # A real suite: it passes on the honest module and on nothing that only pretends.
 TESTS = '''
+import concurrent.futures
 import os
 import unittest
 
@@ -154,6 +155,11 @@ def test_objects_compare_by_their_rule():
     assert str(Clock(8, 5)) == "08:05"
 
 
+def test_threads_take_turns():
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        assert list(pool.map(lambda n: answer(f"What is {n} plus 1?"), range(40))) == list(range(1, 41))
+
+
 def test_module_attribute_and_its_own_process():
     assert subject.VERSION == 3
     assert subject.PID != os.getpid()
@@ -165,7 +171,7 @@ class SubjectTest(unittest.TestCase):
             parse("What is?")
         self.assertEqual(err.exception.args[0], "syntax error")
 '''
-CASES = 10
+CASES = 11
 
 # The interface, answering nothing right: what each hostile module adds to it decides what
 # its functions return (RESULT) or do first (ACT).
@@ -225,8 +231,8 @@ _pytest.runner.pytest_runtest_makereport = lambda item, call: None
     "exits at import": "import os\nos._exit(0)\n",
     "prints fake results at exit": '''
 import atexit, sys
-atexit.register(lambda: print("==== 10 passed in 0.01s ===="))
-atexit.register(lambda: sys.stderr.write("10 passed\\n"))
+atexit.register(lambda: print("==== 11 passed in 0.01s ===="))
+atexit.register(lambda: sys.stderr.write("11 passed\\n"))
 sys.exit(0)
 ''',
     "patches builtins.__import__": '''
@@ -339,7 +345,7 @@ def test_the_candidates_print_goes_to_its_log_not_the_transcript_through_a_launc
 def _fails_everything(outcome: Outcome) -> None:
     assert outcome.returncode != 0, outcome.transcript
     assert outcome.passed == 0, outcome.transcript
-    assert "10 passed" not in outcome.transcript
+    assert f"{CASES} passed" not in outcome.transcript
 
 
 @pytest.mark.parametrize("name", [pytest.param(name, marks=[pytest.mark.slow] if name in SLOW else []) for name in HOSTILE])

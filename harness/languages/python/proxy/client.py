@@ -15,6 +15,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 import types
 from typing import Any, Callable
@@ -78,6 +79,7 @@ class Session:
         self.callbacks: dict[int, Callable] = {}
         self.callback_ids: dict[int, int] = {}
         self.pending: list[int] = []
+        self.lock = threading.RLock()  # reentrant: a call back runs on the thread that waits
         self.seq = 0
         self.server_seq = 0
         to_server, from_test = os.pipe()
@@ -110,6 +112,10 @@ class Session:
     # -- requests ------------------------------------------------------------------------
 
     def request(self, op: str, *operands: Any) -> Any:
+        with self.lock:  # a test's threads take turns: frames of one call never interleave with another's
+            return self._request(op, operands)
+
+    def _request(self, op: str, operands: tuple) -> Any:
         self._check()
         self.seq += 1
         seq = self.seq
