@@ -3,14 +3,14 @@ imports the candidate's module by name, and gets the proxy module instead; the c
 module runs in a process of its own.
 
 - An honest module (functions, a class with state, exceptions and their messages, a
-  builtin's subclass of its own, nested containers, generators, callables of the test's,
-  equality of its objects) passes its tests through the proxy, unittest's style and
-  pytest's.
+  builtin's subclass of its own, nested containers, generators, the test's callables, mocks
+  and file objects, a name the test patches in it, equality of its objects, threads) passes
+  its tests through the proxy, unittest's style and pytest's.
 - A hostile module (patching pytest, exiting at import, printing fake results at exit,
   patching builtins, an `__eq__` that is always true, values over every bound, garbage or
   forged frames on the pipe, sleeping, dying mid-call) passes none of the same tests, and
   the test process ends within its time bound; a frame no honest server sends leaves the
-  verdict `forged`.
+  verdict `forged`. The test's objects it is lent it can use, never read privately or change.
 - The codec refuses, without raising anything else, what is outside its forms and bounds.
 
 For now these run on the host, in a temporary folder; the sandbox's run is the next step."""
@@ -72,6 +72,11 @@ def apply(fn, xs):
     return [fn(x) for x in xs]
 
 
+def first_line(name):
+    with open(name) as file:
+        return file.readline()
+
+
 class Counter:
     def __init__(self):
         self.value = 0
@@ -101,13 +106,15 @@ class Clock:
 # A real suite: it passes on the honest module and on nothing that only pretends.
 TESTS = '''
 import concurrent.futures
+import io
 import os
 import unittest
+from unittest import mock
 
 import pytest
 
 import subject
-from subject import Clock, Counter, SubjectError, answer, apply, evens, parse, table
+from subject import Clock, Counter, SubjectError, answer, apply, evens, first_line, parse, table
 
 
 def test_answer():
@@ -141,6 +148,12 @@ def test_callable_of_the_test():
     assert apply(lambda x: x * 10, [1, 2]) == [10, 20]
 
 
+@mock.patch("subject.open", create=True, side_effect=lambda name: io.StringIO(name + "\\n"))
+def test_a_patched_name_and_an_object_of_the_test(open_):
+    assert first_line("iliad") == "iliad\\n"
+    open_.assert_called_once_with("iliad")
+
+
 def test_object_with_state():
     counter = Counter()
     assert counter.bump().bump() is counter
@@ -171,7 +184,7 @@ class SubjectTest(unittest.TestCase):
             parse("What is?")
         self.assertEqual(err.exception.args[0], "syntax error")
 '''
-CASES = 11
+CASES = 12
 
 # The interface, answering nothing right: what each hostile module adds to it decides what
 # its functions return (RESULT) or do first (ACT).
@@ -189,7 +202,7 @@ def answer(question):
     return RESULT
 
 
-parse = table = evens = answer
+parse = table = evens = first_line = answer
 
 
 def apply(fn, xs):
@@ -231,8 +244,8 @@ _pytest.runner.pytest_runtest_makereport = lambda item, call: None
     "exits at import": "import os\nos._exit(0)\n",
     "prints fake results at exit": '''
 import atexit, sys
-atexit.register(lambda: print("==== 11 passed in 0.01s ===="))
-atexit.register(lambda: sys.stderr.write("11 passed\\n"))
+atexit.register(lambda: print("==== 12 passed in 0.01s ===="))
+atexit.register(lambda: sys.stderr.write("12 passed\\n"))
 sys.exit(0)
 ''',
     "patches builtins.__import__": '''
@@ -283,7 +296,7 @@ ACT = lambda: setattr(server, "encode", lambda self, value: ["i", "9" * 1_000_00
     "a frame of 100 MB": 'ACT = lambda: write(b"x" * 100_000_000)',
     "a reply out of order": '''ACT = lambda: write(b'["r",99,null]\\n')''',
     "a plain value for an iterator": '''
-sys.modules["_harness_proxy.server"]._OPS["iter"] = lambda a: "yes"
+sys.modules["_harness_proxy.ops"].OPS["iter"] = lambda a: "yes"
 RESULT = object()
 ''',
     "a call back of a callable never sent": '''ACT = lambda: write(b'["q",1,"call",["t",[["c",99],["t",[]],["d",[]]]]]\\n')''',
@@ -379,6 +392,45 @@ def test_a_child_holding_the_pipe_after_its_parent_died_costs_one_call_bound(tmp
     _fails_everything(outcome)
     assert "CallTimeout" in outcome.transcript
     assert outcome.seconds < 30
+
+
+def test_the_candidate_uses_the_tests_objects_but_reads_nothing_private_and_changes_nothing(tmp_path):
+    reaches = '''
+def probe(fn):
+    found = []
+    for name in ("__globals__", "__code__", "_private"):
+        try:
+            found.append(fn._server.ask("get", fn, name))
+        except AttributeError:
+            pass
+    return found, fn(2)
+
+
+def change(fn):
+    fn._server.ask("set", fn, "public", 2)
+'''
+    tests = '''
+from subject import change, probe
+
+
+def lent(x):
+    return x + 1
+
+
+lent._private = lent.public = 1
+
+
+def test_probe_finds_nothing():
+    assert probe(lent) == ([], 3)
+
+
+def test_change_is_forged():
+    change(lent)
+    assert lent.public == 1
+'''
+    outcome = run_suite(tmp_path, reaches, tests)
+    assert (outcome.passed, outcome.cases) == (1, 2), outcome.transcript
+    assert outcome.verdict == "a message out of order or not of the protocol"
 
 
 def test_a_module_that_cannot_import_fails_collection(tmp_path):

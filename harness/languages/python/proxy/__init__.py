@@ -24,8 +24,12 @@ What crosses, and how:
   the remote traceback as a note. SystemExit, KeyboardInterrupt and GeneratorExit come back
   as stand-ins of the same name that are not Exceptions, so that neither ends the run nor
   satisfies `pytest.raises(Exception)`.
-- A callable of the test (a lambda, a function, a builtin) goes as a callback: the
-  candidate calls it, and it runs in the test process (list-ops, react).
+- Any other object of the test (a lambda, a mock, a file object) is lent: in the
+  candidate's process it is a stand-in whose calls, iteration, `with`, `len`, indexing,
+  `in`, `str` and public attributes are requests answered in the test process (list-ops,
+  react); the candidate can neither read a private or special attribute of it (no
+  `__globals__`, no `_outcome`) nor change it. What a test sets or deletes on the proxy
+  module is set or deleted in the candidate's module: `mock.patch("grep.open", ...)` holds.
 
 Equality: a handle never equals a plain value here (`assert f() == 5` is False if `f`
 returned an object of the candidate's, whatever its `__eq__`); two handles compare by the
@@ -42,14 +46,13 @@ run forged: the session writes `forged: <reason>` to the harness's verdict file
 (`install.read_verdict`), ends the candidate's process, and raises `client.Forged` from
 that call and every later one.
 
-What cannot be proxied (gold of Aider's 34 Python exercises passes 32/34 through the proxy,
+What cannot be proxied (gold of Aider's 34 Python exercises passes 33/34 through the proxy,
 on the host, with the stubs failing as they do in one process):
-- Test-side objects inside the candidate's process: `mock.patch("grep.open", ...)` and
-  `patch("paasio.super", ...)` set attributes of the proxy module, which the candidate
-  never sees, and the mocks and file objects they pass cannot be sent (only values,
-  handles and callables can). grep and paasio need either their tests run in one process
-  with the candidate (the static screen and the verdict channel judging), or handles of
-  the test's objects in the candidate's process (not built).
+- paasio: its test helper `SuperMock` decides what `super()` returns by reading the
+  caller's stack for a frame of the candidate's file, and its `MeteredFile` subclasses
+  `io.BufferedRandom` over the test's mock file; neither holds across two processes. It
+  needs its tests run in one process with the candidate, judged by the static screen and a
+  verdict channel instead (not built here).
 - What inspects the module itself: `inspect.getsource`, `__file__`, the module's
   `__dict__`, `dir()`, `from module import *` (dunder names are answered locally, absent).
 - A test's subclass of a candidate's class constructs the candidate's class; `copy` of a

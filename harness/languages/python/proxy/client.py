@@ -21,9 +21,14 @@ import types
 from typing import Any, Callable
 
 from . import codec, wire
+from .ops import OPS
 
 _NOTE = 8000              # characters of a remote traceback an exception may carry
 _CLASS_DEPTH = 16         # classes above a class, as its bases name them
+# What the candidate may ask of an object the test sent it (server._TestObject): uses, not
+# changes; and of its attributes only the public ones (`get` of `_name` is an AttributeError).
+_LENT_OPS = frozenset(("call", "get", "iter", "next", "enter", "exit", "len", "getitem", "contains", "str", "repr",
+                       "bool"))
 
 
 class ProxyError(BaseException):
@@ -76,8 +81,8 @@ class Session:
         self.forged: str | None = None
         self.classes: dict[int, type] = {}
         self.objects: dict[int, RemoteObject] = {}
-        self.callbacks: dict[int, Callable] = {}
-        self.callback_ids: dict[int, int] = {}
+        self.lent: dict[int, Any] = {}       # the test's objects the candidate was sent, kept alive so ids stay unique
+        self.lent_ids: dict[int, int] = {}
         self.pending: list[int] = []
         self.lock = threading.RLock()  # reentrant: a call back runs on the thread that waits
         self.seq = 0
@@ -157,9 +162,9 @@ class Session:
                     return self.decode(message[2])
                 raise self._exception(message[2])
             if kind == "q" and len(message) == 4 and type(message[1]) is int and message[1] == self.server_seq + 1 \
-                    and message[2] == "call" and seq != 0:
+                    and message[2] in _LENT_OPS and seq != 0:
                 self.server_seq += 1
-                self._call_back(message[1], message[3])
+                self._answer(message[1], message[2], message[3])
                 continue
             self.forge("a message out of order or not of the protocol")
 
@@ -217,22 +222,30 @@ class Session:
         except subprocess.TimeoutExpired:  # the sandbox's teardown ends it
             pass
 
-    def _call_back(self, seq: int, operands: Any) -> None:
-        """The candidate called a callable of the test's: run it here, answer with its result."""
-        called = self.decode(operands)
-        if not (type(called) is tuple and len(called) == 3 and type(called[1]) is tuple and type(called[2]) is dict
-                and id(called[0]) in self.callback_ids and all(type(k) is str for k in called[2])):
-            self.forge("a call back that is not of the protocol")
+    def _answer(self, seq: int, op: str, operands: Any) -> None:
+        """The candidate used an object the test sent it (called a lambda, read a file
+        object): do it here, and answer with the outcome."""
+        operands = self.decode(operands)
+        if not (type(operands) is tuple and operands and self._is_lent(operands[0])):
+            self.forge("a request about an object the test did not send")
+        if op == "call" and not (len(operands) == 3 and type(operands[1]) is tuple and type(operands[2]) is dict
+                                 and all(type(k) is str for k in operands[2])):
+            self.forge("a call that is not of the protocol")
         try:
-            reply = ["r", seq, self.encode(called[0](*called[1], **called[2]))]
+            if op == "get" and not (len(operands) == 2 and type(operands[1]) is str and not operands[1].startswith("_")):
+                raise AttributeError("the candidate's process reads no private attribute of the test's objects")
+            reply = ["r", seq, self.encode(OPS[op](*operands))]
         except ProxyError:
             raise
         except Exception as exc:
             reply = ["e", seq, self._exception_item(exc)]
-        except BaseException:  # the test left its own callable (pytest.fail, exit): the call can never be answered
-            self.close("a call back into the test process did not return")
+        except BaseException:  # the test left its own callable (pytest.fail, exit): the request can never be answered
+            self.close("a request to the test process did not return")
             raise
         self._send(codec.dump(reply))
+
+    def _is_lent(self, value: Any) -> bool:
+        return self.lent.get(self.lent_ids.get(id(value), 0)) is value
 
     # -- values --------------------------------------------------------------------------
 
@@ -251,14 +264,11 @@ class Session:
             return self._exception_item(value)[:3]
         if isinstance(value, types.TracebackType):
             return None  # a traceback stays in the test process (a context manager's __exit__ gets None)
-        if callable(value):
-            cid = self.callback_ids.get(id(value))
-            if cid is None:
-                cid = self.callback_ids[id(value)] = len(self.callbacks) + 1
-                self.callbacks[cid] = value  # kept alive, so that its id names it alone
-            return ["c", cid]
-        raise TypeError(f"a {type(value).__name__} cannot be sent to the candidate's process "
-                        "(not a plain value within the proxy's bounds, a proxy or a callable)")
+        cid = self.lent_ids.get(id(value))
+        if cid is None:
+            cid = self.lent_ids[id(value)] = len(self.lent) + 1
+            self.lent[cid] = value
+        return ["c", cid]
 
     def _exception_class_item(self, cls: type) -> list:
         ref = cls.__dict__.get("_harness_ref")
@@ -282,8 +292,8 @@ class Session:
     def _resolve(self, tag: str, item: list) -> Any:
         if tag == "h":
             return self._handle(item, 0)
-        if tag == "c" and len(item) == 2 and type(item[1]) is int and item[1] in self.callbacks:
-            return self.callbacks[item[1]]
+        if tag == "c" and len(item) == 2 and type(item[1]) is int and item[1] in self.lent:
+            return self.lent[item[1]]
         if tag == "x":
             return self._class(item, 0)
         raise codec.Malformed(f"a reference of tag {tag!r} not in its form")
@@ -528,6 +538,25 @@ for _op in ("neg", "pos", "abs", "invert"):
     setattr(RemoteObject, f"__{_op}__", _unary(_op))
 
 
+class _ProxyModule(types.ModuleType):
+    """The proxy module's type: what a test sets or deletes on it (`mock.patch("grep.open",
+    ...)`) is set or deleted in the candidate's module, where its functions look it up."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if _dunder(name):
+            super().__setattr__(name, value)
+        else:
+            session = self.__dict__["_harness_session"]
+            session.request("set", session.module_object, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        if _dunder(name):
+            super().__delattr__(name)
+        else:
+            session = self.__dict__["_harness_session"]
+            session.request("del", session.module_object, name)
+
+
 def bind(namespace: dict[str, Any], config: dict[str, Any]) -> None:
     """Make the generated module at `namespace` the proxy of the candidate's module."""
     try:
@@ -545,3 +574,4 @@ def bind(namespace: dict[str, Any], config: dict[str, Any]) -> None:
 
     namespace["__getattr__"] = __getattr__
     namespace["_harness_session"] = session
+    sys.modules[namespace["__name__"]].__class__ = _ProxyModule

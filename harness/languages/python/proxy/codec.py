@@ -6,7 +6,7 @@ holds is read one way only: null, true and false are themselves; `["i", digits]`
 (digits each) a range, `["l" | "t" | "S" | "F",
 [items]]` a list, tuple, set or frozenset, `["d", [[key, value], ...]]` a dict. Everything
 else is a reference the side that reads it resolves: `["h", id, ...]` an object of the
-candidate's process, `["c", id]` a callable of the test process, `["x", name]` a builtin
+candidate's process, `["c", id]` an object the test process lent, `["x", name]` a builtin
 exception class, `["E", class, args]` an exception value.
 
 The encoder never sends what the decoder would refuse: a value over a bound, or of a type

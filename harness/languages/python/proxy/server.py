@@ -10,31 +10,16 @@ from __future__ import annotations
 
 import builtins
 import importlib
-import operator
 import os
 import sys
 import traceback
 from typing import Any
 
 from . import codec, wire
+from .ops import OPS
 
 _TRACE = 4000  # characters of a remote traceback carried back as the exception's note
 
-# Taken before the candidate's module is imported, so that what it patches in builtins or
-# operator does not change what a request means (it can still change what its objects do).
-_OPS = {
-    "get": getattr, "set": setattr, "call": lambda f, args, kwargs: f(*args, **kwargs),
-    "eq": lambda a, b: bool(a == b), "ne": lambda a, b: bool(a != b), "bool": bool, "len": len, "hash": hash,
-    "repr": repr, "str": str, "iter": iter, "next": next, "reversed": reversed, "int": int, "float": float,
-    "index": operator.index, "round": round, "contains": lambda a, b: bool(b in a),
-    "getitem": operator.getitem, "setitem": operator.setitem, "delitem": operator.delitem,
-    "enter": lambda a: a.__enter__(), "exit": lambda a, *info: a.__exit__(*info),
-    "neg": operator.neg, "pos": operator.pos, "abs": abs, "invert": operator.invert,
-    "add": operator.add, "sub": operator.sub, "mul": operator.mul, "matmul": operator.matmul,
-    "truediv": operator.truediv, "floordiv": operator.floordiv, "mod": operator.mod, "pow": operator.pow,
-    "lshift": operator.lshift, "rshift": operator.rshift, "and": operator.and_, "or": operator.or_,
-    "xor": operator.xor, "lt": operator.lt, "le": operator.le, "gt": operator.gt, "ge": operator.ge,
-}
 _exit = os._exit
 _import = importlib.import_module
 
@@ -47,14 +32,31 @@ def _builtin_exception(cls: Any) -> str | None:
     return None
 
 
-class _Callback:
-    """A callable of the test process, called there."""
+class _TestObject:
+    """An object of the test process (a callable, a mock, a file object it opened): every
+    use is a request there, answered only for names without a leading underscore."""
 
     def __init__(self, server: "Server", cid: int):
-        self.server, self.cid = server, cid
+        object.__setattr__(self, "_server", server)
+        object.__setattr__(self, "_cid", cid)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return self._server.ask("get", self, name)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.server.call_back(self, args, kwargs)
+        return self._server.ask("call", self, args, kwargs)
+
+    # Equal and hashed by identity: there is one of these for each object the test sent.
+
+
+def _ask(op: str) -> Any:
+    return lambda self, *operands: self._server.ask(op, self, *operands)
+
+
+for _op in ("iter", "next", "enter", "exit", "len", "getitem", "contains", "str", "repr", "bool"):
+    setattr(_TestObject, f"__{_op}__", _ask(_op))
 
 
 class Server:
@@ -63,7 +65,7 @@ class Server:
         self.write_fd = write_fd
         self.objects: dict[int, Any] = {}     # every object handed out, kept alive so ids stay unique
         self.ids: dict[int, int] = {}
-        self.callbacks: dict[int, _Callback] = {}
+        self.test_objects: dict[int, _TestObject] = {}
         self.seq = 0
 
     def handle(self, obj: Any) -> list:
@@ -81,8 +83,8 @@ class Server:
         return ["x", name] if name else self.handle(cls)
 
     def other(self, value: Any) -> list:
-        if type(value) is _Callback and value.server is self:
-            return ["c", value.cid]
+        if type(value) is _TestObject and value._server is self:
+            return ["c", value._cid]
         return self.class_item(value) if isinstance(value, type) else self.handle(value)
 
     def encode(self, value: Any) -> Any:
@@ -92,7 +94,7 @@ class Server:
         if tag == "h":
             return self.objects[item[1]]
         if tag == "c":
-            return self.callbacks.setdefault(item[1], _Callback(self, item[1]))
+            return self.test_objects.setdefault(item[1], _TestObject(self, item[1]))
         if tag == "x":
             cls = getattr(builtins, item[1], Exception)
             return cls if _builtin_exception(cls) else Exception
@@ -125,7 +127,7 @@ class Server:
     def answer(self, request: list) -> None:
         _, seq, op, operands = request
         try:
-            result = _OPS[op](*self.decode(operands))
+            result = OPS[op](*self.decode(operands))
             frame = codec.dump(["r", seq, self.encode(result)])
             if len(frame) > codec.MAX_FRAME:  # too large as data: a handle instead
                 frame = codec.dump(["r", seq, self.handle(result)])
@@ -147,9 +149,11 @@ class Server:
             else:
                 _exit(3)
 
-    def call_back(self, callback: _Callback, args: tuple, kwargs: dict) -> Any:
+    def ask(self, op: str, *operands: Any) -> Any:
+        """A request of the test process, about one of its objects; the requests it makes
+        meanwhile are answered first."""
         self.seq += 1
-        self.send(["q", self.seq, "call", self.encode((callback, args, kwargs))])
+        self.send(["q", self.seq, op, self.encode(operands)])
         kind, _, value = self.wait(self.seq)
         if kind == "e":
             raise self.resolve("E", value)
