@@ -4,8 +4,8 @@ In pytest the test file and the module it tests share one process, so a candidat
 patch pytest, its reports, `sys.exit`, `os._exit`, `atexit` or `builtins` at import. Here
 the candidate's module runs in a process of its own (`server.py`) and the test process
 imports, under the module's name, a generated proxy (`install.py`) whose functions, classes
-and objects forward every use to it over a pair of pipes (`client.py`), one frame per
-message (`wire.py`), values in one strict, bounded encoding (`codec.py`). The test process
+and objects (`proxies.py`) forward every use to it over a pair of pipes (`client.py`), one
+frame per message (`wire.py`), values in one strict, bounded encoding (`codec.py`). The test process
 never imports, evaluates or unpickles anything of the candidate's, and its assertions
 compare values it decoded itself.
 

@@ -1,5 +1,5 @@
 """The test process's side: the proxy module's session with the candidate's process, the
-proxies of its classes and objects, and the checks every frame from it passes.
+checks every frame from it passes, and the proxy classes (proxies.py) its references become.
 
 Nothing read from the candidate's process is evaluated, unpickled or imported: a frame is
 parsed by codec.py into plain values and references, and a reference becomes a proxy made
@@ -18,10 +18,11 @@ import sys
 import threading
 import time
 import types
-from typing import Any, Callable
+from typing import Any
 
 from . import codec, wire
 from .ops import OPS
+from .proxies import CallTimeout, Forged, ProxyError, RemoteMeta, RemoteObject, ServerGone, dunder, ref
 
 _NOTE = 8000              # characters of a remote traceback an exception may carry
 _CLASS_DEPTH = 16         # classes above a class, as its bases name them
@@ -29,34 +30,6 @@ _CLASS_DEPTH = 16         # classes above a class, as its bases name them
 # changes; and of its attributes only the public ones (`get` of `_name` is an AttributeError).
 _LENT_OPS = frozenset(("call", "get", "iter", "next", "enter", "exit", "len", "getitem", "contains", "str", "repr",
                        "bool"))
-
-
-class ProxyError(BaseException):
-    """Why a call to the candidate's process has no answer. Not an Exception, so that no
-    `except Exception`, `assertRaises(Exception)` or `pytest.raises(Exception)` of a test
-    takes it for the candidate's own exception and passes."""
-
-
-class Forged(ProxyError):
-    """The candidate's process sent what no honest server sends; the verdict file says so."""
-
-
-class ServerGone(ProxyError):
-    """The candidate's process died, or was ended after a timeout or a forgery."""
-
-
-class CallTimeout(ProxyError):
-    """No answer within the call's time bound; the candidate's process is ended."""
-
-
-class OverBounds(ProxyError):
-    """An answer that had to be a plain value came back as a handle: it was over a bound."""
-
-
-def _dunder(name: str) -> bool:
-    # Special names are looked up by pytest, unittest, copy and inspect on anything they
-    # meet; they are answered here (absent) and never cost a call or reach the candidate.
-    return name.startswith("__") and name.endswith("__")
 
 
 def _package_root() -> str:
@@ -254,7 +227,7 @@ class Session:
 
     def _other(self, value: Any) -> list:
         if isinstance(value, (RemoteObject, RemoteMeta)):
-            session, hid = _ref(value)
+            session, hid = ref(value)
             if session is not self:
                 raise TypeError("an object of another candidate process cannot be sent to this one")
             return ["h", hid]
@@ -386,171 +359,19 @@ def _builtin_exception(name: str) -> type:
     return cls if issubclass(cls, Exception) else _named_exception(name, BaseException)
 
 
-def _ref(target: Any) -> tuple[Session, int]:
-    if isinstance(target, RemoteMeta):
-        return type.__getattribute__(target, "_harness_ref")
-    return object.__getattribute__(target, "_harness_ref")
-
-
-def _request(op: str, target: Any, *operands: Any) -> Any:
-    return _ref(target)[0].request(op, target, *operands)
-
-
-def _typed(op: str, target: Any, kind: type, *operands: Any) -> Any:
-    """A request whose honest answer is always of `kind` (bool of ==, int of len, ...)."""
-    value = _request(op, target, *operands)
-    if type(value) is kind:
-        return value
-    if isinstance(value, RemoteObject):
-        raise OverBounds(f"the {kind.__name__} of {op} was over the proxy's bounds")
-    _ref(target)[0].forge(f"an answer to {op} that is not a {kind.__name__}")
-
-
-class RemoteMeta(type):
-    """The class of a candidate's class proxy: calling it constructs in the candidate's
-    process, reading an attribute reads it there."""
-
-    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
-        return _request("call", cls, args, kwargs)
-
-    def __getattr__(cls, name: str) -> Any:
-        if _dunder(name):
-            raise AttributeError(name)
-        return _request("get", cls, name)
-
-    def __repr__(cls) -> str:
-        return f"<class {cls.__qualname__!r} of the candidate's process>"
-
-
-class RemoteObject:
-    """An object of the candidate's process: every attribute, call and operator is a request."""
-
-    def __getattr__(self, name: str) -> Any:
-        if _dunder(name):
-            raise AttributeError(name)
-        return _request("get", self, name)
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        _request("set", self, name, value)
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return _request("call", self, args, kwargs)
-
-    # A candidate's object never equals a plain value here: `result == 5` with a handle for
-    # `result` is False whatever its __eq__ says. Two of its objects compare by its rule.
-    def __eq__(self, other: Any) -> Any:
-        return _typed("eq", self, bool, other) if _same_session(self, other) else NotImplemented
-
-    def __ne__(self, other: Any) -> Any:
-        return _typed("ne", self, bool, other) if _same_session(self, other) else NotImplemented
-
-    def __hash__(self) -> int:
-        return _typed("hash", self, int)
-
-    def __bool__(self) -> bool:
-        return _typed("bool", self, bool)
-
-    def __len__(self) -> int:
-        return _typed("len", self, int)
-
-    def __contains__(self, item: Any) -> bool:
-        return _typed("contains", self, bool, item)
-
-    def __str__(self) -> str:
-        return _typed("str", self, str)
-
-    def __repr__(self) -> str:
-        # pytest and unittest show operands of failed assertions; that must not raise
-        try:
-            text = _request("repr", self)
-        except ProxyError as exc:
-            return f"<{type(self).__qualname__} of the candidate's process: {exc}>"
-        return text if type(text) is str else f"<{type(self).__qualname__} of the candidate's process>"
-
-    def __iter__(self) -> Any:
-        iterator = _request("iter", self)
-        if not isinstance(iterator, RemoteObject):
-            _ref(self)[0].forge("an iterator that is not an object")
-        return iterator
-
-    def __next__(self) -> Any:
-        return _request("next", self)
-
-    def __reversed__(self) -> Any:
-        return _request("reversed", self)
-
-    def __int__(self) -> int:
-        return _typed("int", self, int)
-
-    def __index__(self) -> int:
-        return _typed("index", self, int)
-
-    def __float__(self) -> float:
-        return _typed("float", self, float)
-
-    def __round__(self, digits: Any = None) -> Any:
-        return _request("round", self) if digits is None else _request("round", self, digits)
-
-    def __getitem__(self, key: Any) -> Any:
-        return _request("getitem", self, key)
-
-    def __setitem__(self, key: Any, value: Any) -> None:
-        _request("setitem", self, key, value)
-
-    def __delitem__(self, key: Any) -> None:
-        _request("delitem", self, key)
-
-    def __enter__(self) -> Any:
-        return _request("enter", self)
-
-    def __exit__(self, *info: Any) -> Any:
-        return _request("exit", self, *info)
-
-
-def _same_session(a: Any, b: Any) -> bool:
-    return isinstance(b, (RemoteObject, RemoteMeta)) and _ref(b)[0] is _ref(a)[0]
-
-
-def _operator(op: str) -> tuple[Callable, Callable]:
-    def forward(self: Any, other: Any) -> Any:
-        return _request(op, self, other)
-
-    def reflected(self: Any, other: Any) -> Any:
-        return _ref(self)[0].request(op, other, self)
-
-    return forward, reflected
-
-
-def _unary(op: str) -> Callable:
-    def forward(self: Any) -> Any:
-        return _request(op, self)
-
-    return forward
-
-
-for _op in ("add", "sub", "mul", "matmul", "truediv", "floordiv", "mod", "pow", "lshift", "rshift", "and", "or", "xor"):
-    _forward, _reflected = _operator(_op)
-    setattr(RemoteObject, f"__{_op}__", _forward)
-    setattr(RemoteObject, f"__r{_op}__", _reflected)
-for _op in ("lt", "le", "gt", "ge"):
-    setattr(RemoteObject, f"__{_op}__", _operator(_op)[0])
-for _op in ("neg", "pos", "abs", "invert"):
-    setattr(RemoteObject, f"__{_op}__", _unary(_op))
-
-
 class _ProxyModule(types.ModuleType):
     """The proxy module's type: what a test sets or deletes on it (`mock.patch("grep.open",
     ...)`) is set or deleted in the candidate's module, where its functions look it up."""
 
     def __setattr__(self, name: str, value: Any) -> None:
-        if _dunder(name):
+        if dunder(name):
             super().__setattr__(name, value)
         else:
             session = self.__dict__["_harness_session"]
             session.request("set", session.module_object, name, value)
 
     def __delattr__(self, name: str) -> None:
-        if _dunder(name):
+        if dunder(name):
             super().__delattr__(name)
         else:
             session = self.__dict__["_harness_session"]
@@ -568,7 +389,7 @@ def bind(namespace: dict[str, Any], config: dict[str, Any]) -> None:
                           f"{type(exc).__name__}: {exc}") from exc
 
     def __getattr__(name: str) -> Any:
-        if _dunder(name):
+        if dunder(name):
             raise AttributeError(name)
         return session.request("get", session.module_object, name)
 

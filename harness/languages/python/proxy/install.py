@@ -15,7 +15,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 PACKAGE = "_harness_proxy"
-_RUNTIME = ("codec.py", "wire.py", "ops.py", "client.py", "server.py")
+_RUNTIME = ("codec.py", "wire.py", "ops.py", "proxies.py", "client.py", "server.py")
 _VERDICT_READ = 4096
 
 
