@@ -1,0 +1,66 @@
+"""The harness's side: a folder for the test process's `sys.path` holding the proxy module
+of each candidate module the tests import, and the verdict the proxy leaves.
+
+The folder holds `<module>.py` (two lines: bind this module to a session) and
+`_harness_proxy/`, a copy of this package's runtime (the codec, the frames, the client and
+the server), which the image's python3 runs with the standard library alone. The
+candidate's own folder must not be on the test process's path: only the server imports
+from it."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+PACKAGE = "_harness_proxy"
+_RUNTIME = ("codec.py", "wire.py", "ops.py", "proxies.py", "client.py", "server.py")
+_VERDICT_READ = 4096
+
+
+class ProxyConfig(BaseModel):
+    """What a proxy module is bound to: which module of which folder, run by which python,
+    within which time bounds, and where a forgery is written down."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    module: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+    candidate_dir: str
+    python: str | None = None  # None: the test process's own interpreter
+    # What the server's command line starts with: in the sandbox, a switch to a user other
+    # than the test process's (setpriv), so that the candidate can neither signal the test
+    # process nor write its verdict file.
+    launcher: tuple[str, ...] = ()
+    call_timeout_s: float = Field(10.0, gt=0)
+    total_timeout_s: float = Field(60.0, gt=0)  # every call's waiting together
+    start_timeout_s: float = Field(30.0, gt=0)
+    verdict_path: str | None = None
+    log_path: str | None = None  # the candidate's stdout and stderr; None: discarded
+
+
+def install(proxy_dir: Path, configs: list[ProxyConfig]) -> Path:
+    """Write the proxy modules into `proxy_dir` (created) and return it."""
+    runtime = proxy_dir / PACKAGE
+    runtime.mkdir(parents=True, exist_ok=True)
+    here = Path(__file__).parent
+    for name in _RUNTIME:
+        shutil.copyfile(here / name, runtime / name)
+    (runtime / "__init__.py").write_text('"""The harness\'s proxy runtime (harness/languages/python/proxy/)."""\n')
+    for config in configs:
+        (proxy_dir / f"{config.module}.py").write_text(
+            f'"""The proxy of the candidate\'s module {config.module!r}, which runs in a process of its own."""\n'
+            f"from {PACKAGE}.client import bind\n"
+            f"bind(globals(), {config.model_dump(mode='json')!r})\n")
+    return proxy_dir
+
+
+def read_verdict(path: Path) -> str | None:
+    """Why the proxy found the run forged, or None: its verdict file is absent or empty."""
+    try:
+        with open(path, "rb") as verdict:
+            head = verdict.read(_VERDICT_READ)
+    except FileNotFoundError:
+        return None
+    line = head.split(b"\n", 1)[0].decode("utf-8", "replace")
+    return line.removeprefix("forged: ") if line else None

@@ -1,0 +1,188 @@
+"""The test process's stand-ins for the candidate's classes and objects, and why a call to
+its process has no answer. A stand-in holds only its session and its handle: every use of it
+(an attribute, a call, an operator) is a request of the session, whose answer is decoded
+there; nothing of the candidate's runs here."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+
+class ProxyError(BaseException):
+    """Why a call to the candidate's process has no answer. Not an Exception, so that no
+    `except Exception`, `assertRaises(Exception)` or `pytest.raises(Exception)` of a test
+    takes it for the candidate's own exception and passes."""
+
+
+class Forged(ProxyError):
+    """The candidate's process sent what no honest server sends; the verdict file says so."""
+
+
+class ServerGone(ProxyError):
+    """The candidate's process died, or was ended after a timeout or a forgery."""
+
+
+class CallTimeout(ProxyError):
+    """No answer within the call's time bound; the candidate's process is ended."""
+
+
+class OverBounds(ProxyError):
+    """An answer that had to be a plain value came back as a handle: it was over a bound."""
+
+
+def dunder(name: str) -> bool:
+    # Special names are looked up by pytest, unittest, copy and inspect on anything they
+    # meet; they are answered here (absent) and never cost a call or reach the candidate.
+    return name.startswith("__") and name.endswith("__")
+
+
+def ref(target: Any) -> tuple[Any, int]:
+    if isinstance(target, RemoteMeta):
+        return type.__getattribute__(target, "_harness_ref")
+    return object.__getattribute__(target, "_harness_ref")
+
+
+def request(op: str, target: Any, *operands: Any) -> Any:
+    return ref(target)[0].request(op, target, *operands)
+
+
+def _typed(op: str, target: Any, kind: type, *operands: Any) -> Any:
+    """A request whose honest answer is always of `kind` (bool of ==, int of len, ...)."""
+    value = request(op, target, *operands)
+    if type(value) is kind:
+        return value
+    if isinstance(value, RemoteObject):
+        raise OverBounds(f"the {kind.__name__} of {op} was over the proxy's bounds")
+    ref(target)[0].forge(f"an answer to {op} that is not a {kind.__name__}")
+
+
+class RemoteMeta(type):
+    """The class of a candidate's class proxy: calling it constructs in the candidate's
+    process, reading an attribute reads it there."""
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        return request("call", cls, args, kwargs)
+
+    def __getattr__(cls, name: str) -> Any:
+        if dunder(name):
+            raise AttributeError(name)
+        return request("get", cls, name)
+
+    def __repr__(cls) -> str:
+        return f"<class {cls.__qualname__!r} of the candidate's process>"
+
+
+class RemoteObject:
+    """An object of the candidate's process: every attribute, call and operator is a request."""
+
+    def __getattr__(self, name: str) -> Any:
+        if dunder(name):
+            raise AttributeError(name)
+        return request("get", self, name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        request("set", self, name, value)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return request("call", self, args, kwargs)
+
+    # A candidate's object never equals a plain value here: `result == 5` with a handle for
+    # `result` is False whatever its __eq__ says. Two of its objects compare by its rule.
+    def __eq__(self, other: Any) -> Any:
+        return _typed("eq", self, bool, other) if _same_session(self, other) else NotImplemented
+
+    def __ne__(self, other: Any) -> Any:
+        return _typed("ne", self, bool, other) if _same_session(self, other) else NotImplemented
+
+    def __hash__(self) -> int:
+        return _typed("hash", self, int)
+
+    def __bool__(self) -> bool:
+        return _typed("bool", self, bool)
+
+    def __len__(self) -> int:
+        return _typed("len", self, int)
+
+    def __contains__(self, item: Any) -> bool:
+        return _typed("contains", self, bool, item)
+
+    def __str__(self) -> str:
+        return _typed("str", self, str)
+
+    def __repr__(self) -> str:
+        # pytest and unittest show operands of failed assertions; that must not raise
+        try:
+            text = request("repr", self)
+        except ProxyError as exc:
+            return f"<{type(self).__qualname__} of the candidate's process: {exc}>"
+        return text if type(text) is str else f"<{type(self).__qualname__} of the candidate's process>"
+
+    def __iter__(self) -> Any:
+        iterator = request("iter", self)
+        if not isinstance(iterator, RemoteObject):
+            ref(self)[0].forge("an iterator that is not an object")
+        return iterator
+
+    def __next__(self) -> Any:
+        return request("next", self)
+
+    def __reversed__(self) -> Any:
+        return request("reversed", self)
+
+    def __int__(self) -> int:
+        return _typed("int", self, int)
+
+    def __index__(self) -> int:
+        return _typed("index", self, int)
+
+    def __float__(self) -> float:
+        return _typed("float", self, float)
+
+    def __round__(self, digits: Any = None) -> Any:
+        return request("round", self) if digits is None else request("round", self, digits)
+
+    def __getitem__(self, key: Any) -> Any:
+        return request("getitem", self, key)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        request("setitem", self, key, value)
+
+    def __delitem__(self, key: Any) -> None:
+        request("delitem", self, key)
+
+    def __enter__(self) -> Any:
+        return request("enter", self)
+
+    def __exit__(self, *info: Any) -> Any:
+        return request("exit", self, *info)
+
+
+def _same_session(a: Any, b: Any) -> bool:
+    return isinstance(b, (RemoteObject, RemoteMeta)) and ref(b)[0] is ref(a)[0]
+
+
+def _operator(op: str) -> tuple[Callable, Callable]:
+    def forward(self: Any, other: Any) -> Any:
+        return request(op, self, other)
+
+    def reflected(self: Any, other: Any) -> Any:
+        return ref(self)[0].request(op, other, self)
+
+    return forward, reflected
+
+
+def _unary(op: str) -> Callable:
+    def forward(self: Any) -> Any:
+        return request(op, self)
+
+    return forward
+
+
+for _op in ("add", "sub", "mul", "matmul", "truediv", "floordiv", "mod", "pow", "lshift", "rshift", "and", "or", "xor"):
+    _forward, _reflected = _operator(_op)
+    setattr(RemoteObject, f"__{_op}__", _forward)
+    setattr(RemoteObject, f"__r{_op}__", _reflected)
+for _op in ("lt", "le", "gt", "ge"):
+    setattr(RemoteObject, f"__{_op}__", _operator(_op)[0])
+for _op in ("neg", "pos", "abs", "invert"):
+    setattr(RemoteObject, f"__{_op}__", _unary(_op))

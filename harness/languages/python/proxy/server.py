@@ -1,0 +1,173 @@
+"""The candidate's side: a process of its own that imports the candidate's module and
+answers the test process's requests, in order, one frame each, over an inherited pair of
+pipes. Nothing here is trusted by the test process, which checks every frame (client.py);
+what the candidate does to this process (patching builtins, exiting, writing to the pipes)
+is done to this process only.
+
+Run by the test process as `python3 -I -c BOOT ROOT CANDIDATE_DIR MODULE READ_FD WRITE_FD`."""
+
+from __future__ import annotations
+
+import builtins
+import importlib
+import os
+import sys
+import traceback
+from typing import Any
+
+from . import codec, wire
+from .ops import OPS
+
+_TRACE = 4000  # characters of a remote traceback carried back as the exception's note
+
+_exit = os._exit
+_import = importlib.import_module
+
+
+def _builtin_exception(cls: Any) -> str | None:
+    name = getattr(cls, "__name__", None)
+    if type(name) is str and getattr(builtins, name, None) is cls and isinstance(cls, type) \
+            and issubclass(cls, BaseException):
+        return name
+    return None
+
+
+class _TestObject:
+    """An object of the test process (a callable, a mock, a file object it opened): every
+    use is a request there, answered only for names without a leading underscore."""
+
+    def __init__(self, server: "Server", cid: int):
+        object.__setattr__(self, "_server", server)
+        object.__setattr__(self, "_cid", cid)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return self._server.ask("get", self, name)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._server.ask("call", self, args, kwargs)
+
+    # Equal and hashed by identity: there is one of these for each object the test sent.
+
+
+def _ask(op: str) -> Any:
+    return lambda self, *operands: self._server.ask(op, self, *operands)
+
+
+for _op in ("iter", "next", "enter", "exit", "len", "getitem", "contains", "str", "repr", "bool"):
+    setattr(_TestObject, f"__{_op}__", _ask(_op))
+
+
+class Server:
+    def __init__(self, read_fd: int, write_fd: int):
+        self.reader = wire.Reader(read_fd)
+        self.write_fd = write_fd
+        self.objects: dict[int, Any] = {}     # every object handed out, kept alive so ids stay unique
+        self.ids: dict[int, int] = {}
+        self.test_objects: dict[int, _TestObject] = {}
+        self.seq = 0
+
+    def handle(self, obj: Any) -> list:
+        hid = self.ids.get(id(obj))
+        if hid is None:
+            hid = self.ids[id(obj)] = len(self.objects) + 1
+            self.objects[hid] = obj
+        if isinstance(obj, type):
+            bases = [self.class_item(b) for b in obj.__bases__ if b is not object]
+            return ["h", hid, "c", str(obj.__name__)[: codec.MAX_NAME], bases]
+        return ["h", hid, "o", self.class_item(type(obj))]
+
+    def class_item(self, cls: type) -> list:
+        name = _builtin_exception(cls)
+        return ["x", name] if name else self.handle(cls)
+
+    def other(self, value: Any) -> list:
+        if type(value) is _TestObject and value._server is self:
+            return ["c", value._cid]
+        return self.class_item(value) if isinstance(value, type) else self.handle(value)
+
+    def encode(self, value: Any) -> Any:
+        return codec.Encoder(self.other).encode(value)
+
+    def resolve(self, tag: str, item: list) -> Any:
+        if tag == "h":
+            return self.objects[item[1]]
+        if tag == "c":
+            return self.test_objects.setdefault(item[1], _TestObject(self, item[1]))
+        if tag == "x":
+            cls = getattr(builtins, item[1], Exception)
+            return cls if _builtin_exception(cls) else Exception
+        cls = self.resolve(item[1][0], item[1])
+        args = self.decode(item[2])
+        try:
+            return cls(*args)
+        except Exception:
+            return Exception(*args)
+
+    def decode(self, item: Any) -> Any:
+        return codec.Decoder(self.resolve).decode(item)
+
+    def exception(self, exc: BaseException) -> list:
+        try:
+            text = "".join(traceback.format_exception(exc))[-_TRACE:]
+        except Exception:
+            text = ""
+        try:
+            args = self.encode(tuple(exc.args))
+        except Exception:
+            args = ["t", []]
+        if len(codec.dump(args)) > codec.MAX_FRAME // 2:
+            args = ["t", [self.handle(exc.args)]]
+        return ["E", self.class_item(type(exc)), args, text]
+
+    def send(self, message: list) -> None:
+        wire.write(self.write_fd, codec.dump(message), None)
+
+    def answer(self, request: list) -> None:
+        _, seq, op, operands = request
+        try:
+            result = OPS[op](*self.decode(operands))
+            frame = codec.dump(["r", seq, self.encode(result)])
+            if len(frame) > codec.MAX_FRAME:  # too large as data: a handle instead
+                frame = codec.dump(["r", seq, self.handle(result)])
+        except BaseException as exc:  # the candidate's SystemExit too: it is the call's outcome
+            frame = codec.dump(["e", seq, self.exception(exc)])
+        wire.write(self.write_fd, frame, None)
+
+    def wait(self, seq: int | None) -> list:
+        """Answer requests until the reply to our own request `seq` (None: forever)."""
+        while True:
+            try:
+                message = codec.parse(self.reader.frame(None))
+            except (wire.Closed, codec.Malformed):
+                _exit(0)  # the test process is gone: nothing is left to answer
+            if message[0] == "q":
+                self.answer(message)
+            elif seq is not None and message[1] == seq:
+                return message
+            else:
+                _exit(3)
+
+    def ask(self, op: str, *operands: Any) -> Any:
+        """A request of the test process, about one of its objects; the requests it makes
+        meanwhile are answered first."""
+        self.seq += 1
+        self.send(["q", self.seq, op, self.encode(operands)])
+        kind, _, value = self.wait(self.seq)
+        if kind == "e":
+            raise self.resolve("E", value)
+        return self.decode(value)
+
+
+def main(argv: list[str]) -> None:
+    candidate_dir, module, read_fd, write_fd = argv[0], argv[1], int(argv[2]), int(argv[3])
+    sys.path.insert(0, candidate_dir)
+    server = Server(read_fd, write_fd)
+    try:
+        loaded = _import(module)
+    except BaseException as exc:
+        server.send(["e", 0, server.exception(exc)])
+        _exit(0)
+    server.send(["r", 0, server.encode(loaded)])
+    server.wait(None)

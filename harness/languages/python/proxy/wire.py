@@ -1,0 +1,68 @@
+"""Frames on a pipe: one message a line, read and written against a deadline, so that a
+peer that stops reading or writing costs the other side its deadline and no more."""
+
+from __future__ import annotations
+
+import os
+import select
+import time
+
+from .codec import MAX_FRAME, Malformed
+
+_CHUNK = 1 << 16
+
+
+class Closed(Exception):
+    """The peer's end of the pipe is closed."""
+
+
+class TimedOut(Exception):
+    """The deadline passed before a whole frame was read or written."""
+
+
+def _wait(fd: int, for_write: bool, deadline: float | None) -> None:
+    left = None if deadline is None else deadline - time.monotonic()
+    if left is not None and left <= 0:
+        raise TimedOut
+    ready = select.select([], [fd], [], left) if for_write else select.select([fd], [], [], left)
+    if not any(ready):
+        raise TimedOut
+
+
+class Reader:
+    def __init__(self, fd: int):
+        self.fd = fd
+        self.buffer = bytearray()
+
+    def frame(self, deadline: float | None) -> bytes:
+        """The next line without its newline; Malformed once MAX_FRAME bytes hold none."""
+        while True:
+            end = self.buffer.find(b"\n")
+            if end >= 0:
+                line = bytes(self.buffer[:end])
+                del self.buffer[: end + 1]
+                return line
+            if len(self.buffer) > MAX_FRAME:
+                raise Malformed("a frame over the size bound")
+            _wait(self.fd, False, deadline)
+            try:
+                chunk = os.read(self.fd, _CHUNK)
+            except OSError as exc:
+                raise Closed(str(exc)) from None
+            if not chunk:
+                raise Closed("end of stream")
+            self.buffer += chunk
+
+
+def write(fd: int, data: bytes, deadline: float | None) -> None:
+    """All of `data`, on a descriptor the caller set non-blocking where it has a deadline."""
+    view = memoryview(data)
+    while view:
+        _wait(fd, True, deadline)
+        try:
+            done = os.write(fd, view)
+        except BlockingIOError:
+            continue
+        except OSError as exc:  # BrokenPipeError among them: the reader is gone
+            raise Closed(str(exc)) from None
+        view = view[done:]

@@ -1,0 +1,1 @@
+"""Python (harness/languages/python/)."""

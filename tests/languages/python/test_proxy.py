@@ -1,0 +1,481 @@
+"""The judge outside the candidate (issue 31): the real pytest runs a real test file that
+imports the candidate's module by name, and gets the proxy module instead; the candidate's
+module runs in a process of its own.
+
+- An honest module (functions, a class with state, exceptions and their messages, a
+  builtin's subclass of its own, nested containers, generators, the test's callables, mocks
+  and file objects, a name the test patches in it, equality of its objects, threads) passes
+  its tests through the proxy, unittest's style and pytest's.
+- A hostile module (patching pytest, exiting at import, printing fake results at exit,
+  patching builtins, an `__eq__` that is always true, values over every bound, garbage or
+  forged frames on the pipe, sleeping, dying mid-call) passes none of the same tests, and
+  the test process ends within its time bound; a frame no honest server sends leaves the
+  verdict `forged`. The test's objects it is lent it can use, never read privately or change.
+- The codec refuses, without raising anything else, what is outside its forms and bounds.
+
+For now these run on the host, in a temporary folder; the sandbox's run is the next step."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from harness.languages.python.proxy import codec
+from harness.languages.python.proxy.install import ProxyConfig, install, read_verdict
+
+MODULE = "subject"
+
+HONEST = '''
+import os
+
+VERSION = 3
+PID = os.getpid()
+
+
+class SubjectError(ValueError):
+    pass
+
+
+def answer(question):
+    words = question.removeprefix("What is ").removesuffix("?").split()
+    left, op, right = int(words[0]), words[1], int(words[2])
+    return left + right if op == "plus" else left - right
+
+
+def parse(text):
+    if not text:
+        raise KeyError("empty")
+    if text == "What is?":
+        raise ValueError("syntax error")
+    raise SubjectError("unknown operation")
+
+
+def table():
+    return {"ones": [1, 1.0, "1", b"1"], "pairs": ((1, 2), frozenset({3})), "none": None, "big": 2 ** 100,
+            "deep": [[[["x"]]]]}
+
+
+def evens(n):
+    for i in range(n):
+        if i % 2 == 0:
+            yield i
+
+
+def apply(fn, xs):
+    return [fn(x) for x in xs]
+
+
+def first_line(name):
+    with open(name) as file:
+        return file.readline()
+
+
+class Counter:
+    def __init__(self):
+        self.value = 0
+
+    def bump(self):
+        self.value += 1
+        return self
+
+    def __len__(self):
+        return self.value
+
+
+class Clock:
+    def __init__(self, hour, minute):
+        self.minutes = (hour * 60 + minute) % 1440
+
+    def add(self, minutes):
+        return Clock(0, self.minutes + minutes)
+
+    def __eq__(self, other):
+        return self.minutes == other.minutes
+
+    def __str__(self):
+        return "%02d:%02d" % divmod(self.minutes, 60)
+'''
+
+# A real suite: it passes on the honest module and on nothing that only pretends.
+TESTS = '''
+import concurrent.futures
+import io
+import os
+import unittest
+from unittest import mock
+
+import pytest
+
+import subject
+from subject import Clock, Counter, SubjectError, answer, apply, evens, first_line, parse, table
+
+
+def test_answer():
+    assert answer("What is 1 plus 1?") == 2
+    assert answer("What is 5 minus 7?") == -2
+
+
+def test_custom_exception_is_its_class_and_its_base():
+    with pytest.raises(SubjectError, match="unknown operation"):
+        parse("What is 1 cubed?")
+    with pytest.raises(ValueError):
+        parse("What is 1 cubed?")
+
+
+def test_any_exception():
+    with pytest.raises(Exception):
+        parse("")
+
+
+def test_nested_containers():
+    assert table() == {"ones": [1, 1.0, "1", b"1"], "pairs": ((1, 2), frozenset({3})), "none": None,
+                       "big": 2 ** 100, "deep": [[[["x"]]]]}
+
+
+def test_generator():
+    assert list(evens(5)) == [0, 2, 4]
+    assert [x for x in evens(3)] == [0, 2]
+
+
+def test_callable_of_the_test():
+    assert apply(lambda x: x * 10, [1, 2]) == [10, 20]
+
+
+@mock.patch("subject.open", create=True, side_effect=lambda name: io.StringIO(name + "\\n"))
+def test_a_patched_name_and_an_object_of_the_test(open_):
+    assert first_line("iliad") == "iliad\\n"
+    open_.assert_called_once_with("iliad")
+
+
+def test_object_with_state():
+    counter = Counter()
+    assert counter.bump().bump() is counter
+    assert counter.value == 2
+    assert len(counter) == 2
+    assert isinstance(counter, Counter)
+
+
+def test_objects_compare_by_their_rule():
+    assert Clock(8, 0).add(60) == Clock(9, 0)
+    assert Clock(8, 0) != Clock(9, 0)
+    assert str(Clock(8, 5)) == "08:05"
+
+
+def test_threads_take_turns():
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        assert list(pool.map(lambda n: answer(f"What is {n} plus 1?"), range(40))) == list(range(1, 41))
+
+
+def test_module_attribute_and_its_own_process():
+    assert subject.VERSION == 3
+    assert subject.PID != os.getpid()
+
+
+class SubjectTest(unittest.TestCase):
+    def test_message(self):
+        with self.assertRaises(ValueError) as err:
+            parse("What is?")
+        self.assertEqual(err.exception.args[0], "syntax error")
+'''
+CASES = 12
+
+# The interface, answering nothing right: what each hostile module adds to it decides what
+# its functions return (RESULT) or do first (ACT).
+PRETENDS = '''
+RESULT = globals().get("RESULT")
+ACT = globals().get("ACT", lambda: None)
+
+
+class SubjectError(ValueError):
+    pass
+
+
+def answer(question):
+    ACT()
+    return RESULT
+
+
+parse = table = evens = first_line = answer
+
+
+def apply(fn, xs):
+    ACT()
+    return RESULT
+
+
+class Counter:
+    def bump(self):
+        ACT()
+        return RESULT
+
+
+class Clock:
+    def __init__(self, hour, minute):
+        ACT()
+
+    def add(self, minutes):
+        return RESULT
+'''
+
+WRITE_TO_PIPE = '''
+import os, sys
+
+def write(data):
+    os.write(int(sys.argv[-1]), data)
+'''
+
+HOSTILE = {
+    "replaces pytest and its reports": '''
+import sys, types
+import _pytest.reports, _pytest.runner
+fake = types.ModuleType("pytest")
+fake.raises = lambda *a, **k: None
+sys.modules["pytest"] = fake
+_pytest.reports.TestReport.passed = property(lambda self: True)
+_pytest.runner.pytest_runtest_makereport = lambda item, call: None
+''',
+    "exits at import": "import os\nos._exit(0)\n",
+    "prints fake results at exit": '''
+import atexit, sys
+atexit.register(lambda: print("==== 12 passed in 0.01s ===="))
+atexit.register(lambda: sys.stderr.write("12 passed\\n"))
+sys.exit(0)
+''',
+    "patches builtins.__import__": '''
+import builtins
+builtins.__import__ = lambda *args, **kwargs: builtins
+builtins.isinstance = lambda *args: True
+builtins.len = lambda *args: 2
+''',
+    "an __eq__ always true": '''
+class Anything:
+    def __eq__(self, other):
+        return True
+    def __ne__(self, other):
+        return False
+    __hash__ = object.__hash__
+    def __iter__(self):
+        return iter([0, 2, 4])
+RESULT = Anything()
+''',
+    "a value nested 100000 deep": '''
+RESULT = []
+for _ in range(100_000):
+    RESULT = [RESULT]
+''',
+    "a 10**6-digit int": "RESULT = 1 << 3_321_929\n",
+    "a 100 MB string": 'RESULT = "x" * 100_000_000\n',
+    "raises KeyboardInterrupt": '''
+def ACT():
+    raise KeyboardInterrupt
+''',
+    "dies mid-call": '''
+import os
+ACT = lambda: os._exit(0)
+''',
+}
+
+SLOW = {"a 100 MB string"}  # iterating it remotely takes the session's whole time bound
+
+# Hostile modules that write frames of their own to the test process: what no honest
+# server sends, so each leaves the verdict forged.
+FORGING = {
+    "garbage on the pipe": 'ACT = lambda: write(b"garbage\\n")',
+    "a frame nested 100000 deep": 'ACT = lambda: write(b"[" * 100_000 + b"\\n")',
+    "a reply holding a 10**6-digit int": '''
+server = sys.modules["_harness_proxy.server"].Server
+ACT = lambda: setattr(server, "encode", lambda self, value: ["i", "9" * 1_000_000])
+''',
+    "a frame of 100 MB": 'ACT = lambda: write(b"x" * 100_000_000)',
+    "a reply out of order": '''ACT = lambda: write(b'["r",99,null]\\n')''',
+    "a plain value for an iterator": '''
+sys.modules["_harness_proxy.ops"].OPS["iter"] = lambda a: "yes"
+RESULT = object()
+''',
+    "a call back of a callable never sent": '''ACT = lambda: write(b'["q",1,"call",["t",[["c",99],["t",[]],["d",[]]]]]\\n')''',
+    "a builtin that is not an exception": '''
+sys.modules["_harness_proxy.server"].Server.exception = lambda self, exc: ["E", ["x", "open"], ["t", []], ""]
+def ACT():
+    raise ValueError
+''',
+}
+
+
+@dataclass
+class Outcome:
+    returncode: int
+    passed: int
+    cases: int
+    transcript: str
+    verdict: str | None
+    seconds: float
+
+
+def run_suite(root: Path, candidate: str, tests: str = TESTS, **config) -> Outcome:
+    """The real pytest over a test file in a folder of its own, the proxy module first on
+    its path and the candidate's module in a folder only the server reads."""
+    candidate_dir, tests_dir = root / "candidate", root / "tests"
+    candidate_dir.mkdir()
+    tests_dir.mkdir()
+    (candidate_dir / f"{MODULE}.py").write_text(candidate)
+    (tests_dir / f"{MODULE}_test.py").write_text(tests)
+    verdict, junit = root / "verdict", root / "junit.xml"
+    proxy = install(root / "proxy", [ProxyConfig(module=MODULE, candidate_dir=str(candidate_dir),
+                                                 verdict_path=str(verdict), **config)])
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "PYTEST"))}
+    env.update(PYTHONPATH=str(proxy), PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={junit}",
+                           f"{MODULE}_test.py"], cwd=tests_dir, env=env, capture_output=True, text=True, timeout=120)
+    seconds = time.monotonic() - started
+    cases = ET.parse(junit).getroot().iter("testcase") if junit.exists() else []
+    outcomes = [not any(child.tag in ("failure", "error", "skipped") for child in case) for case in cases]
+    return Outcome(done.returncode, sum(outcomes), len(outcomes), done.stdout + done.stderr, read_verdict(verdict),
+                   seconds)
+
+
+def test_an_honest_module_passes_its_tests_through_the_proxy(tmp_path):
+    outcome = run_suite(tmp_path, HONEST)
+    assert (outcome.returncode, outcome.passed, outcome.cases) == (0, CASES, CASES), outcome.transcript
+    assert outcome.verdict is None
+
+
+def test_the_candidates_print_goes_to_its_log_not_the_transcript_through_a_launcher(tmp_path):
+    log = tmp_path / "candidate.log"
+    outcome = run_suite(tmp_path, HONEST + 'print("from the candidate")\n', log_path=str(log), launcher=("env",))
+    assert outcome.passed == CASES, outcome.transcript
+    assert "from the candidate" not in outcome.transcript
+    assert log.read_text() == "from the candidate\n"
+
+
+def _fails_everything(outcome: Outcome) -> None:
+    assert outcome.returncode != 0, outcome.transcript
+    assert outcome.passed == 0, outcome.transcript
+    assert f"{CASES} passed" not in outcome.transcript
+
+
+@pytest.mark.parametrize("name", [pytest.param(name, marks=[pytest.mark.slow] if name in SLOW else []) for name in HOSTILE])
+def test_a_hostile_module_passes_none_of_the_tests(tmp_path, name):
+    outcome = run_suite(tmp_path, HOSTILE[name] + PRETENDS, call_timeout_s=5, total_timeout_s=10)
+    _fails_everything(outcome)
+    assert outcome.verdict is None  # honest frames all: the module is merely wrong
+    assert outcome.seconds < 60
+
+
+@pytest.mark.parametrize("name", list(FORGING))
+def test_a_module_that_forges_frames_is_forged(tmp_path, name):
+    outcome = run_suite(tmp_path, WRITE_TO_PIPE + FORGING[name] + PRETENDS, call_timeout_s=5, total_timeout_s=10)
+    _fails_everything(outcome)
+    assert outcome.verdict, outcome.transcript
+    assert outcome.seconds < 60
+
+
+@pytest.mark.slow
+def test_a_sleeping_module_times_out_call_by_call(tmp_path):
+    outcome = run_suite(tmp_path, "import time\nACT = lambda: time.sleep(1000)\n" + PRETENDS, call_timeout_s=1)
+    _fails_everything(outcome)
+    assert "CallTimeout" in outcome.transcript
+    assert outcome.seconds < 30  # the first call's second, then every later call fails at once
+
+
+@pytest.mark.slow
+def test_a_child_holding_the_pipe_after_its_parent_died_costs_one_call_bound(tmp_path):
+    dies = "import os, time\ndef ACT():\n    if os.fork() == 0:\n        time.sleep(1000)\n    os._exit(0)\n"
+    outcome = run_suite(tmp_path, dies + PRETENDS, call_timeout_s=3)
+    _fails_everything(outcome)
+    assert "CallTimeout" in outcome.transcript
+    assert outcome.seconds < 30
+
+
+def test_the_candidate_uses_the_tests_objects_but_reads_nothing_private_and_changes_nothing(tmp_path):
+    reaches = '''
+def probe(fn):
+    found = []
+    for name in ("__globals__", "__code__", "_private"):
+        try:
+            found.append(fn._server.ask("get", fn, name))
+        except AttributeError:
+            pass
+    return found, fn(2)
+
+
+def change(fn):
+    fn._server.ask("set", fn, "public", 2)
+'''
+    tests = '''
+from subject import change, probe
+
+
+def lent(x):
+    return x + 1
+
+
+lent._private = lent.public = 1
+
+
+def test_probe_finds_nothing():
+    assert probe(lent) == ([], 3)
+
+
+def test_change_is_forged():
+    change(lent)
+    assert lent.public == 1
+'''
+    outcome = run_suite(tmp_path, reaches, tests)
+    assert (outcome.passed, outcome.cases) == (1, 2), outcome.transcript
+    assert outcome.verdict == "a message out of order or not of the protocol"
+
+
+def test_a_module_that_cannot_import_fails_collection(tmp_path):
+    outcome = run_suite(tmp_path, "def broken(:\n")
+    assert outcome.returncode != 0 and outcome.passed == 0
+    assert "SyntaxError" in outcome.transcript
+
+
+# -- the codec -------------------------------------------------------------------------
+
+
+def _decode(frame: bytes):
+    def refuse(tag, item):
+        raise codec.Malformed(f"no references here ({tag})")
+
+    return codec.Decoder(refuse).decode(codec.parse(frame))
+
+
+def test_plain_values_cross_as_themselves():
+    value = {"a": [1, -2.5, float("inf"), "s", b"\x00\xff", None, True], (1, "t"): frozenset({2}), "set": {3},
+             "big": -(2 ** 10_000), "range": range(-3, 10 ** 30, 7)}
+    assert _decode(codec.dump(codec.Encoder(lambda v: pytest.fail(f"sent {v!r} as a reference")).encode(value))) == value
+
+
+def _nested(depth: int) -> list:
+    value: list = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize("value", [_nested(codec.MAX_DEPTH + 1), "x" * (codec.MAX_STR + 1), 1 << (codec.MAX_INT_BITS + 1),
+                                   list(range(codec.MAX_ITEMS + 1)), object(), 1j],
+                         ids=["deep", "long str", "long int", "many items", "object", "complex"])
+def test_what_is_over_a_bound_or_not_plain_goes_to_the_other_side(value):
+    others = []
+    codec.Encoder(lambda v: others.append(v) or ["h", 1, "o", ["x", "Exception"]]).encode(value)
+    assert len(others) == 1
+
+
+@pytest.mark.parametrize("frame", [
+    b"[" * 100_000 + b"]" * 100_000, b'["i","' + b"9" * 5000 + b'"]', b"1" * 30, b"1.5", b"NaN", b'"bare"',
+    b'["s"]', b'["q","x"]', b'["S",[["l",[]]]]', b'["d",[[["l",[]],null]]]', b'["f","1e5000x"]', b'["y","abc"]',
+    b'["h",1]', b'["r","0","5","-0"]', b"\xff", b'["l",' * 70 + b"[]" + b"]" * 70,
+])
+def test_the_decoder_refuses_what_is_not_in_its_forms(frame):
+    with pytest.raises(codec.Malformed):
+        _decode(frame)
