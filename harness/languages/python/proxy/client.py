@@ -74,7 +74,7 @@ class Session:
         finally:
             os.close(to_server)
             os.close(to_test)
-            if log is not subprocess.DEVNULL:
+            if not isinstance(log, int):  # a file, not subprocess.DEVNULL
                 log.close()
         self.write_fd = from_test
         os.set_blocking(from_test, False)
@@ -225,7 +225,7 @@ class Session:
     def encode(self, value: Any) -> Any:
         return codec.Encoder(self._other).encode(value)
 
-    def _other(self, value: Any) -> list:
+    def _other(self, value: Any) -> list | None:
         if isinstance(value, (RemoteObject, RemoteMeta)):
             session, hid = ref(value)
             if session is not self:
@@ -284,7 +284,7 @@ class Session:
         cls = self._class(item[3], depth + 1)
         if item[1] in self.classes:
             raise codec.Malformed("a class's handle named as an object")
-        proxy = object.__new__(cls if isinstance(cls, RemoteMeta) else RemoteObject)
+        proxy: RemoteObject = object.__new__(cls if isinstance(cls, RemoteMeta) else RemoteObject)  # type: ignore[arg-type]  # a RemoteMeta is a RemoteObject class
         object.__setattr__(proxy, "_harness_ref", (self, item[1]))
         self.objects[item[1]] = proxy
         return proxy
@@ -331,12 +331,12 @@ class Session:
         if type(args) is not tuple:
             self.forge("an exception's arguments that are not a tuple")
         try:
-            exc = cls(*args)
+            made = cls(*args)
         except Exception:  # a builtin whose constructor wants other arguments (UnicodeError)
-            exc = _named_exception(cls.__name__, Exception)(*args)
+            made = _named_exception(cls.__name__, Exception)(*args)
         if item[3]:
-            exc.add_note(f"raised in the candidate's process:\n{item[3]}")
-        return exc
+            made.add_note(f"raised in the candidate's process:\n{item[3]}")
+        return made
 
 
 _NAMED: dict[tuple[str, type], type] = {}

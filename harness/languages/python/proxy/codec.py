@@ -31,7 +31,7 @@ MAX_NAME = 256                    # characters of a class's name
 _INT = re.compile(r"-?[0-9]{1,4300}\Z")
 _FLOAT = re.compile(r"-?(?:inf|nan|[0-9]{1,20}(?:\.[0-9]{1,20})?(?:e[+-][0-9]{1,3})?)\Z")
 _HEX = re.compile(r"(?:[0-9a-f]{2})*\Z")
-_CONTAINERS = {list: "l", tuple: "t", set: "S", frozenset: "F"}
+_CONTAINERS: dict[type, str] = {list: "l", tuple: "t", set: "S", frozenset: "F"}
 _BUILDERS: dict[str, Callable[[list], Any]] = {"l": list, "t": tuple, "S": set, "F": frozenset}
 # The standard library's dicts that compare as plain dicts travel as dicts; a subclass of
 # the candidate's own does not (its __eq__ would be the candidate's).

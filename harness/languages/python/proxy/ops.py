@@ -5,10 +5,11 @@ objects the tests sent it."""
 from __future__ import annotations
 
 import operator
+from typing import Any, Callable
 
 # Taken before the candidate's module is imported, so that what it patches in builtins or
 # operator does not change what a request means (it can still change what its objects do).
-OPS = {
+OPS: dict[str, Callable[..., Any]] = {
     "get": getattr, "set": setattr, "del": delattr, "call": lambda f, args, kwargs: f(*args, **kwargs),
     "eq": lambda a, b: bool(a == b), "ne": lambda a, b: bool(a != b), "bool": bool, "len": len, "hash": hash,
     "repr": repr, "str": str, "iter": iter, "next": next, "reversed": reversed, "int": int, "float": float,
