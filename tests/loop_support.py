@@ -22,7 +22,7 @@ from harness.agents.editformat import render_whole
 from harness.suite import load_suite
 from harness.training_files import ChatMessage, SftRow, write_jsonl
 
-from .train_support import CPU, harness
+from tests.train_support import CPU, harness
 
 SUITE = "toy3"
 

@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from .conftest import ROOT
+from tests.conftest import ROOT
 
 RAY = Path(sys.executable).parent / "ray"
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from .conftest import GOLDEN, ROOT
+from tests.conftest import GOLDEN, ROOT
 
 
 def make_suite(tmp_path: Path, name: str = "mini") -> Path:

@@ -14,8 +14,8 @@ from pathlib import Path
 from harness.outcomes import load, load_aider_folder
 from harness.report import ReportOptions, build_comparison, build_report
 
-from .conftest import ROOT
-from .report_support import write_run
+from tests.conftest import ROOT
+from tests.report_support import write_run
 
 FAST = ReportOptions(resamples=200)
 

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from harness.cli import app
 from harness.records import TestReport
 
-from .conftest import GOLDEN
+from tests.conftest import GOLDEN
 
 runner = CliRunner()
 

@@ -16,7 +16,7 @@ from harness.exercism_results import (MESSAGE_LIMIT, OUTPUT_LIMIT, OUTPUT_TRUNCA
                                       task_id)
 from harness.records import Status, TestCaseResult
 
-from .conftest import GOLDEN
+from tests.conftest import GOLDEN
 
 runner = CliRunner()
 CASES = GOLDEN / "exercism"

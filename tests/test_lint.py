@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from .conftest import ROOT
+from tests.conftest import ROOT
 
 
 def _check(*command: str, timeout_s: float) -> None:

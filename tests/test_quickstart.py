@@ -35,10 +35,10 @@ from harness.mutant_model import plan_answers
 from harness.store import RunFolder
 from harness.suite import find_suite
 
-from .conftest import GOLDEN, ROOT, interruptible
-from .run_support import fast_profile
-from .standins import AnthropicStandIn
-from .scripted_model import Script, ScriptedModel
+from tests.conftest import GOLDEN, ROOT, interruptible
+from tests.run_support import fast_profile
+from tests.standins import AnthropicStandIn
+from tests.scripted_model import Script, ScriptedModel
 
 pytestmark = [pytest.mark.slow, pytest.mark.docker]
 

@@ -19,9 +19,9 @@ from harness.probe.cases import task_cases
 from harness.predict.select import SelectConfig, SelectionRecord, select, selection_file
 from harness.task import load_task
 
-from .conftest import ROOT
-from .report_support import write_run
-from .scripted_model import Script, ScriptedModel
+from tests.conftest import ROOT
+from tests.report_support import write_run
+from tests.scripted_model import Script, ScriptedModel
 
 FIXED26 = ROOT / "suites" / "fixed26"
 SPACE = load_task(FIXED26 / "space-age")

@@ -2,7 +2,7 @@
 files as file listings (a file name line, then the whole content in a fenced block) and
 `parse_whole` reads a model's answer back into files exactly as Aider 0.86.2's whole-file
 coder applies it (`WholeFileCoder.get_edits`), so a completion scored in training is read
-as the agent would have written it to disk in evaluation. tests/test_editformat.py holds
+as the agent would have written it to disk in evaluation. tests/agents/test_editformat.py holds
 both to the real coder on answers chosen to tell them apart. `render_diff` writes the
 *diff* format's SEARCH/REPLACE blocks (the gold model answers in both)."""
 

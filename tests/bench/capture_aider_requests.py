@@ -1,6 +1,6 @@
 """Not part of the test command: every request Aider's driver sends a scripted model in one
 `--agent aider-polyglot` run and one `--agent aider-whole` run of sum-of-squares (the
-answers of tests/test_aider_polyglot.py: a broken round that draws auto-lint's follow-ups and
+answers of tests/agents/test_aider_polyglot.py: a broken round that draws auto-lint's follow-ups and
 history summaries, then the fix), written as JSON with the chat's files in name order (Aider
 lists them in the order of a set of absolute paths). Run it on two checkouts and compare the
 files: a change that leaves Aider's behaviour alone leaves the requests byte for byte the

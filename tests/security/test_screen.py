@@ -186,7 +186,7 @@ def test_the_honest_phone_number_passes_after_the_attacks_in_the_same_session(se
 
 
 # Every fixed26 reference passing the screen, the symbol policy and what its tests compare:
-# tests/test_executor_ray.py's gold fixed26 run (26 of 26 in round 1, through run_tests).
+# tests/executor/test_executor_ray.py's gold fixed26 run (26 of 26 in round 1, through run_tests).
 
 
 def test_a_forged_round_fails_the_trial_round_that_harness_run_judges(session, tmp_path):
