@@ -155,6 +155,20 @@ int replacement() { return 0; }
         "phone_number.h": PROXY_HEADER % (b"std", b"std"),
         "phone_number.cpp": PROXY_CPP,
     },
+    # The proxy comparison behind a raw string that spells the screen's own line opening a
+    # unit, the test unit's: read as the script's, it put the solution's symbols in place of
+    # the test unit's, so no comparison was seen (it passed 18/18).
+    "proxy-comparison-behind-a-unit-marker": {
+        "phone_number.h": PROXY_HEADER % (b"phone_number", b"phone_number"),
+        "phone_number.cpp": PROXY_CPP + b'namespace phone_number {\nextern const char* const marker;\n'
+                            b'const char* const marker = R"(@@harness-unit /src/phone-number/phone_number_test.cpp\n)";\n}\n',
+    },
+    # No-op assertions after a raw string that spells the line opening the symbols.
+    "no-op-assertions-behind-a-symbols-marker": {
+        "phone_number.h": header(b'namespace phone_number { inline const char* marker = R"(@@harness-nm\n)"; }\n'
+                                 b"#include <catch2/catch.hpp>\n" + NO_OP_ASSERTIONS),
+        "phone_number.cpp": GARBAGE_CPP,
+    },
     # No-op assertions behind a build log longer than the build's captured output (notes,
     # which -Werror lets through): the screen that shares the build's exec is cut off, and
     # runs again in an exec of its own.

@@ -203,13 +203,27 @@ def screen_script(units: Sequence[Unit], candidates: Iterable[str], known: Itera
 
 
 def split_units(output: str) -> dict[str, tuple[str, str]]:
-    """A screen's output by unit source: (what the preprocessed unit showed, the symbols)."""
-    out: dict[str, tuple[str, str]] = {}
-    for part in output.split(_UNIT_LINE)[1:]:
-        source, _, rest = part.partition("\n")
-        pre, marker, nm = rest.partition(_NM_LINE + "\n")
-        out[source] = (pre, nm) if marker else (pre, "F\n")
-    return out
+    """A screen's output by unit source: (what the preprocessed unit showed, the symbols).
+    Only whole lines are the script's own: every line made of what the candidate wrote
+    starts with the filter's letter and a tab (nm's through sed too), so a string literal
+    that spells a marker (a raw one can end a line) opens no unit and ends no section."""
+    parts: dict[str, tuple[list[str], list[str] | None]] = {}
+    current: tuple[list[str], list[str] | None] | None = None
+    for line in output.splitlines(keepends=True):
+        bare = line.rstrip("\n")
+        if bare.startswith(_UNIT_LINE):
+            source = bare[len(_UNIT_LINE):]
+            current = None if source in parts else ([], None)
+            if current is None:
+                parts[source] = (["F\n"], None)  # the script prints each unit once
+            else:
+                parts[source] = current
+        elif current is not None and bare == _NM_LINE and current[1] is None:
+            current = (current[0], [])
+            parts[next(reversed(parts))] = current
+        elif current is not None:
+            (current[0] if current[1] is None else current[1]).append(line)
+    return {source: ("".join(pre), "F\n" if nm is None else "".join(nm)) for source, (pre, nm) in parts.items()}
 
 
 @dataclass
