@@ -169,6 +169,14 @@ int replacement() { return 0; }
                                  b"#include <catch2/catch.hpp>\n" + NO_OP_ASSERTIONS),
         "phone_number.cpp": GARBAGE_CPP,
     },
+    # No-op assertions after a raw string whose spliced line reaches the preprocessed unit as
+    # a line marker entering a system header (the raw text's line is not a directive).
+    "no-op-assertions-behind-a-line-marker-in-a-raw-string": {
+        "phone_number.h": header(b'namespace phone_number { inline const char* marker = R"(x\\\n'
+                                 b'# 1 "/usr/include/c++/12/string" 1 3\n)"; }\n'
+                                 b"#include <catch2/catch.hpp>\n" + NO_OP_ASSERTIONS),
+        "phone_number.cpp": GARBAGE_CPP,
+    },
     # No-op assertions behind a build log longer than the build's captured output (notes,
     # which -Werror lets through): the screen that shares the build's exec is cut off, and
     # runs again in an exec of its own.

@@ -72,6 +72,8 @@ _FRAMEWORK_HEADER = re.compile(r"(?:^|/)(?:catch2?|doctest|gtest|boost/test)(?:/
 # A line directive or a GNU line marker in source, after comments are gone and lines spliced:
 # `#line`, `# 12 "file" 1`, spelled with `#`, the `%:` digraph or the `??=` trigraph.
 _LINE_DIRECTIVE = re.compile(r"^\s*(?:#|%:|\?\?=)\s*(?:line\b|\d)", re.M)
+# A line inside a (raw) string literal that reads as a directive, a line marker or the screen's own line.
+_DIRECTIVE_IN_LITERAL = re.compile(r"\n[ \t]*(?:#|%:|\?\?=|@@)")
 _LINE_NUMBER_ONLY = re.compile(r"^\s*#\s*line\s+\d+\s*$")
 # C++'s runtime namespaces: a definition there replaces part of the runtime.
 _RUNTIME = frozenset({"std", "__gnu_cxx", "__cxxabiv1", "abi", "__gnu_debug", "__pstl"})
@@ -338,6 +340,10 @@ def raw_findings(files: Mapping[str, bytes]) -> list[str]:
         if any(not _LINE_NUMBER_ONLY.match(m.group(0) + text[m.end():].split("\n", 1)[0])
                for m in _LINE_DIRECTIVE.finditer(text)):
             found.append(f"{rel}: a line directive, which makes the compiler misname where code comes from")
+        if any(t.kind == "string" and _DIRECTIVE_IN_LITERAL.search(t.text) for t in tokenize(files[rel].decode(errors="replace"))):
+            # A raw string's lines reach the preprocessed unit as they are: one that starts
+            # like a line marker or a line of the screen's own would be read as one.
+            found.append(f"{rel}: a string literal with a line that starts like a directive or a line marker")
         if re.search(r"\b__has_include(?:_next)?\b", text):
             # What it asks depends on files outside the candidate's: the screen of a unit
             # with the same files as before would no longer be the same.
