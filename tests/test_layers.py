@@ -115,3 +115,23 @@ def test_no_two_modules_import_each_other():
                     seen.add(nxt)
                     stack.append((nxt, [*path, nxt]))
     assert not circles, "\n".join(circles)
+
+
+def test_an_import_inside_a_function_says_why():
+    # The house rule: imports sit at the top, unless an optional or a heavy package (or a
+    # module that pulls one) waits for the one command that needs it; a comment in the
+    # function, before the import or on its line, says which.
+    silent = []
+    for module, path in sorted(MODULES.items()):
+        lines = path.read_text().splitlines()
+        for fn in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            inner = [n for n in ast.walk(fn) if isinstance(n, (ast.Import, ast.ImportFrom))]
+            if not inner:
+                continue
+            first = min(n.lineno for n in inner)
+            said = any(line.strip().startswith("#") for line in lines[fn.lineno - 1:first])
+            if not said and not any("#" in lines[n.lineno - 1] for n in inner):
+                silent.append(f"harness/{path.relative_to(ROOT)}:{first} in {fn.name}")
+    assert not silent, "imports inside functions with no reason given:\n" + "\n".join(silent)

@@ -12,6 +12,7 @@ from .document import Bars, Heatmap, Lines
 
 def _lines_figure(plot: Lines):
     """Each task's line is offset a little so that tasks with equal counts stay visible."""
+    # matplotlib takes half a second to import: only a report with plots pays for it.
     from matplotlib.figure import Figure
 
     n_tasks, n_points = plot.successes.shape
@@ -36,6 +37,7 @@ def _lines_figure(plot: Lines):
 
 def render_png(plot: Bars | Heatmap | Lines) -> bytes:
     """One plot as PNG bytes, drawn on matplotlib's Agg canvas (no display, no pyplot)."""
+    # matplotlib takes half a second to import: only a report with plots pays for it.
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
+from rich.console import Console
+from rich.markup import escape
+from rich.measure import Measurement
+from rich.table import Table as RichTable
+from rich.text import Text
+
 from .document import Document
 
 
 def render_terminal(doc: Document, console) -> None:
     """Rich tables. Off a terminal (a pipe, a file) tables keep their natural width rather
     than wrapping numbers at 80 columns."""
-    from rich.console import Console
-    from rich.markup import escape
-    from rich.measure import Measurement
-    from rich.table import Table as RichTable
-    from rich.text import Text
-
     tables = []
     for table in doc.tables:
         rich_table = RichTable(title=Text(table.title, style="bold"),

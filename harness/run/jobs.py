@@ -9,6 +9,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable
 
+from ..predict.ask import asker
+from ..mutant_model import MutantModel
+from ..gold import GoldModel
 from ..agents.base import AgentProfile
 from ..agents.registry import agent_host, prepare
 from ..errors import InfraError, InfraKind
@@ -55,13 +58,9 @@ def _builtin_base(host: Host, job: TrialJob, model: ModelSpec) -> str:
     """The endpoint of a trial of a built-in model (`model`, the job's), served by the slot's own host."""
     spec = job.spec
     if model.kind == "gold":
-        from ..gold import GoldModel
-
         gold = host.keep("gold", lambda: GoldModel().start(), close=GoldModel.stop)
         key = gold.add(spec.suite, spec.task, spec.kind.gold_answer(spec.task))
         return gold.api_base(job.profile.edit_format, key)
-    from ..mutant_model import MutantModel
-
     if model.share is None:
         raise InfraError(InfraKind.harness, f"the mutant model {model.name} has no share of wrong answers")
     mutant = host.keep("mutant", lambda: MutantModel().start(), close=MutantModel.stop)
@@ -114,8 +113,6 @@ def simulator(model: ModelSpec, plan: RunPlan) -> Callable:
     """The configuration's model asked directly (no agent) with the run's sampling and the
     profile's limits: a request's timeout, and backoff within the provider retry budget
     (three waits, doubling: 7 times the first)."""
-    from ..predict.ask import asker
-
     timeouts = plan.profile.timeouts
     return asker(model, temperature=plan.sampling.temperature, timeout_s=timeouts.request_s,
                  backoff_s=min(2.0, timeouts.provider_retry_s / 7))

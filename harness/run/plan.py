@@ -4,9 +4,13 @@ run's plan is its manifest's, checked against what it ran with."""
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..suite import find_suite
+from ..predict.prompt import prompt_hash
+from ..adapter_card import card_files, find_card, verify_card
 from ..agents.base import AgentProfile
 from ..agents.registry import load_profile, read_profile
 from ..contract import PromptContract, load_contract, run_contract
@@ -67,8 +71,6 @@ def _adapter_facts(spec: ModelSpec) -> dict:
     files; an endpoint serving something without a card has neither."""
     if spec.kind != "local" or not spec.adapter:
         return {}
-    from ..adapter_card import card_files, find_card, verify_card
-
     if spec.adapter not in card_files():
         return {"adapter": spec.adapter}
     card, path = find_card(spec.adapter)
@@ -80,8 +82,6 @@ def _adapter_facts(spec: ModelSpec) -> dict:
 def feedback_hash(contract: PromptContract) -> str:
     """What simulated feedback says besides the code: the contract's template and the
     prediction prompt the model simulates with."""
-    from ..predict.prompt import prompt_hash
-
     return sha256_json({"simulated_feedback": contract.simulated_feedback, "prediction": prompt_hash()})
 
 
@@ -124,8 +124,6 @@ def model_specs(config: RunConfig) -> list[tuple[ModelSpec, str]]:
 def check_models(specs: list[ModelSpec]) -> None:
     """check_access of every distinct model and endpoint, at once (each is a network round
     trip); the first model's error in the order given is the one raised."""
-    from concurrent.futures import ThreadPoolExecutor
-
     distinct = list({(s.litellm_model, s.api_base, s.api_key_env): s for s in specs if not s.builtin}.values())
     if not distinct:
         return
@@ -159,8 +157,6 @@ def _kind_contract(name: str, kind: TrialKindName, checkout: Path | None) -> Pro
 
 def make_plan(config: RunConfig) -> RunPlan:
     """Resolve and check everything before any work: bad input raises BadInput here."""
-    from ..suite import find_suite
-
     if config.resume:
         given = sorted(f for f in FIXED_ON_RESUME if f in config.model_fields_set)
         if given:

@@ -46,6 +46,8 @@ class RunSummary(BaseModel):
 def summarize_run(run_dir: Path) -> list[ConfigSummary]:
     """The headline numbers per config, from what is on disk, computed by harness.stats as
     the reports compute them."""
+    # pandas and scipy take a second to import: a run warms them in a thread while its
+    # last trials run (import_summary_stack), and a dry run never pays for them.
     from .. import stats
     from ..outcomes import load_run
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from ..predict.feedback import simulated_message
 from ..agents.base import AgentChat, AgentHost
 from ..contract import PromptContract
 from ..errors import BadInput, InfraError, InfraKind, ProviderFailure
@@ -118,8 +119,6 @@ def next_message(spec: TrialSpec, record: RoundRecord, passed: bool, workspace: 
         if passed or record.test_report is None:
             return None
         return spec.contract.feedback_message(spec.task, record.test_report, spec.kind.chat_files(spec.task))
-    from ..predict.feedback import simulated_message
-
     if spec.simulator is None:
         raise InfraError(InfraKind.harness, "simulated feedback without the model that simulates it")
     return simulated_message(spec.task, spec.contract, spec.simulator, record, workspace, sandboxing)

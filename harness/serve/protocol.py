@@ -28,7 +28,7 @@ def server_root(base: str) -> str:
 
 
 def is_healthy(base: str, timeout_s: float = 2.0) -> bool:
-    import httpx
+    import httpx  # a tenth of a second to import: only commands that reach a server pay for it
 
     try:
         return httpx.get(server_root(base) + "/health", timeout=timeout_s).status_code == 200
@@ -64,7 +64,7 @@ def wait_healthy(
 
 
 def _call(method: str, url: str, **kwargs) -> httpx.Response:
-    import httpx
+    import httpx  # as in is_healthy
 
     try:
         return httpx.request(method, url, timeout=kwargs.pop("timeout", 60.0), **kwargs)

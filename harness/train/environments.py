@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
+from ..suite import find_suite
 from ..errors import BadInput
 from ..hashing import sha256_json
 from ..kinds import DEFAULT_KIND, KINDS, KindName
@@ -73,8 +74,6 @@ def _predict(path: Path) -> tuple[list[dict], set[str], DataSource]:
 
 
 def _tests(path: Path) -> tuple[list[dict], set[str], DataSource]:
-    from ..suite import find_suite
-
     rows, source = load_rows(path, TestsGrpoRow)
     tasks = {}
     for r in rows:
