@@ -26,6 +26,7 @@ from typing import Sequence
 from .base import ExecResult, Role, SandboxSession
 
 _CLOSING = "@@harness-capture"
+_CLOSED = "@@harness-capture-end"
 
 
 @dataclass(frozen=True)
@@ -54,14 +55,17 @@ def capture_script(session: SandboxSession, run: str, files: Sequence[Kept]) -> 
     clean-up described above."""
     scratch = shlex.quote(session.scratch_root)
     kept = [f".harness-kept-{i}" for i in range(len(files))]
-    read_back = "".join(
-        f"rm -rf {k}; head -c {f.keep} {shlex.quote(f.name)} >{k} 2>/dev/null; " for k, f in zip(kept, files))
-    sizes = " ".join(f"\"$(wc -c <{k})\" \"$(stat -L -c %s {shlex.quote(f.name)} 2>/dev/null || echo 0)\""
-                     for k, f in zip(kept, files))
+    names = " ".join(shlex.quote(f.name) for f in files)
+    # Each file's first bytes are copied while nothing of the runner runs, then printed;
+    # the sizes come after the closing line: the copies' in order, then each file's own as
+    # `name size` (a file that is not there has no line). Two stats for every file at once:
+    # each process the runner starts costs the round a few milliseconds.
+    read_back = "".join(f"head -c {f.keep} {shlex.quote(f.name)} >{k} 2>/dev/null; " for k, f in zip(kept, files))
     return (
         f"cd {scratch} && find . -mindepth 1 -delete 2>/dev/null; code=; "
-        f"{run}; kill -9 -1 2>/dev/null; {read_back}cat {' '.join(kept)}; "
-        f"printf '\\n{_CLOSING} %s{' %s' * 2 * len(files)}\\n' \"${{code:-none}}\" {sizes}; "
+        f"{run}; kill -9 -1 2>/dev/null; rm -rf {' '.join(kept)}; {read_back}cat {' '.join(kept)}; "
+        f"printf '\\n{_CLOSING} %s\\n' \"${{code:-none}}\"; stat -c %s {' '.join(kept)}; "
+        f"stat -L -c '%n %s' {names} 2>/dev/null; echo {_CLOSED}; "
         f"{leave_nothing(session)}"
     )
 
@@ -85,8 +89,9 @@ def leave_nothing(session: SandboxSession) -> str:
     mine = f"-mindepth 1 -user \"$me\" ! -path {scratch}"
     return (
         f"cd /; kill -9 -1 2>/dev/null; me=$(id -u); find {spaces} {mine} -delete 2>/dev/null; "
-        f"{remove}[ -z \"$(find {scratch} -mindepth 1 -print -quit 2>/dev/null)\" ] && "
-        f"[ -z \"$(find {spaces} {mine} -print -quit 2>/dev/null)\" ] && {check}{session.runner_alone}"
+        # One find for what is left: anything in the scratch, and the runner's anywhere.
+        f"{remove}[ -z \"$(find {scratch} {spaces} -mindepth 1 \\( -path {shlex.quote(session.scratch_root + '/*')} "
+        f"-o -user \"$me\" \\) ! -path {scratch} -print -quit 2>/dev/null)\" ] && {check}{session.runner_alone}"
     )
 
 
@@ -102,27 +107,35 @@ def capture(session: SandboxSession, run: str, files: Sequence[Kept], timeout_s:
     # local command killed before its clean-up did.
     if not result.timed_out:
         session.runner_dirty = result.exit_code != 0
-    got = None if result.timed_out or result.truncated else read_captured(result.output, len(files))
+    got = None if result.timed_out or result.truncated else read_captured(result.output, files)
     if session.runner_dirty:
         session.make_fit()
     return result, got
 
 
-def read_captured(output: bytes, n: int) -> Captured | None:
+def read_captured(output: bytes, files: Sequence[Kept]) -> Captured | None:
     """The capture's files from the script's output, read from its closing line
     backwards; None when there is no readable closing line."""
     cut = output.rfind(f"\n{_CLOSING} ".encode())
-    if cut < 0 or not output.endswith(b"\n"):
+    if cut < 0 or not output.endswith(f"\n{_CLOSED}\n".encode()):
         return None
-    fields = output[cut + len(_CLOSING) + 2:].split()
-    if len(fields) != 1 + 2 * n:
+    lines = output[cut + 1:-len(_CLOSED) - 2].decode(errors="replace").split("\n")
+    n = len(files)
+    if len(lines) < 1 + n or len(lines) > 1 + 2 * n:
         return None
+    own = {f.name: i for i, f in enumerate(files)}
+    sizes = [0] * n
     try:
-        code = None if fields[0] == b"none" else int(fields[0])
-        numbers = [int(x) for x in fields[1:]]
+        status = lines[0][len(_CLOSING) + 1:]
+        code = None if status == "none" else int(status)
+        kept = [int(x) for x in lines[1:1 + n]]
+        for line in lines[1 + n:]:
+            name, _, size = line.rpartition(" ")
+            if name not in own:
+                return None
+            sizes[own[name]] = int(size)
     except ValueError:
         return None
-    kept, sizes = numbers[0::2], numbers[1::2]
     body = output[:cut]
     if sum(kept) > len(body):
         return None
