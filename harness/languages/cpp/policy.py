@@ -209,23 +209,24 @@ def split_units(output: str) -> dict[str, tuple[str, str]]:
     Only whole lines are the script's own: every line made of what the candidate wrote
     starts with the filter's letter and a tab (nm's through sed too), so a string literal
     that spells a marker (a raw one can end a line) opens no unit and ends no section."""
-    parts: dict[str, tuple[list[str], list[str] | None]] = {}
-    current: tuple[list[str], list[str] | None] | None = None
+    pre: dict[str, list[str]] = {}
+    nm: dict[str, list[str]] = {}
+    source: str | None = None  # the unit whose lines follow; None after a repeated one
     for line in output.splitlines(keepends=True):
         bare = line.rstrip("\n")
         if bare.startswith(_UNIT_LINE):
             source = bare[len(_UNIT_LINE):]
-            current = None if source in parts else ([], None)
-            if current is None:
-                parts[source] = (["F\n"], None)  # the script prints each unit once
-            else:
-                parts[source] = current
-        elif current is not None and bare == _NM_LINE and current[1] is None:
-            current = (current[0], [])
-            parts[next(reversed(parts))] = current
-        elif current is not None:
-            (current[0] if current[1] is None else current[1]).append(line)
-    return {source: ("".join(pre), "F\n" if nm is None else "".join(nm)) for source, (pre, nm) in parts.items()}
+            if source in pre:  # the script prints each unit once
+                pre[source] = ["F\n"]
+                nm.pop(source, None)
+                source = None
+                continue
+            pre[source] = []
+        elif source is not None and bare == _NM_LINE and source not in nm:
+            nm[source] = []
+        elif source is not None:
+            (nm[source] if source in nm else pre[source]).append(line)
+    return {src: ("".join(lines), "".join(nm[src]) if src in nm else "F\n") for src, lines in pre.items()}
 
 
 @dataclass
