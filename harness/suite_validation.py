@@ -34,7 +34,6 @@ from .records import Record, Status, TestReport
 from .sandbox.base import Sandbox, SandboxSession
 from .suite import Suite
 from .task import Task
-from .testrun import drop_build
 
 FAULTY_DIR = ".meta/faulty"
 EQUIVALENT_NOTES = ".meta/equivalent-mutants.toml"
@@ -365,7 +364,7 @@ class TaskUnit(Protocol):
 
 
 def _in_task_tree(work: Callable[[U, SandboxSession], R], run_timeout_s: float, unit: U, slot: Slot) -> R:
-    session = slot.warm_session(("tests", unit.task.path), partial(drop_build, unit.task))
+    session = slot.warm_session(("tests", unit.task.path), partial(language_for(unit.task).drop_build, unit.task))
     # Validation's candidates are known programs whose tests finish in well under a
     # second; a hung mutant should not cost a model's minute.
     session.limits = slot.host.box.limits.model_copy(

@@ -55,7 +55,8 @@ from .sandbox import Sandbox, make_sandbox
 from .sandbox.base import Role, SandboxSession
 from .languages.cpp.screen import screen
 from .task import Task
-from .testrun import drop_build, stage_files
+from .languages.cpp.testrun import drop_build
+from .staging import stage_files
 
 VERIFIER_FILE = ".meta/verifier.toml"
 

@@ -9,7 +9,7 @@ import pytest
 
 from harness.errors import InfraError
 from harness.fs import atomic_write, empty_folder, read_files, regular_files, written_atomically, written_folder
-from harness.testrun import workspace_files
+from harness.staging import workspace_files
 
 
 def hostile_workspace(tmp_path):

@@ -18,10 +18,10 @@ FLOORS: tuple[tuple[bool, tuple[str, ...]], ...] = (
              "languages.cpp.layout", "languages.cpp.files", "languages.cpp.lexer", "languages.cpp.catch2",
              "languages.cpp.catch_pch", "languages.cpp.mutants", "languages.cpp.screen")),
     (False, ("stats", "bar", "outcomes", "result_facts", "accounting")),
-    (False, ("sandbox", "suite", "task", "contract", "agents.editformat", "agents.aider.checkout")),
+    (False, ("sandbox", "suite", "task", "staging", "contract", "agents.editformat", "agents.aider.checkout")),
     (False, ("executor",)),
     (False, ("agents", "languages.registry", "languages.language", "languages.cpp.language",
-             "languages.cpp.policy", "languages.cpp.verdict_channel", "languages.cpp.compared_types", "testrun",
+             "languages.cpp.policy", "languages.cpp.verdict_channel", "languages.cpp.compared_types", "languages.cpp.testrun",
              "suite_validation", "verify", "probe", "gold", "mutant_model", "kinds.base", "exercism_results",
              "schemas")),     # schemas: the records on disk and Exercism's results.json
     (True, ("curriculum", "testwriting", "serve")),

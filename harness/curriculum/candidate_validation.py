@@ -32,7 +32,7 @@ from ..languages.registry import language_for
 from ..records import TestReport
 from ..sandbox.base import Sandbox, SandboxSession
 from ..task import Task
-from ..testrun import stage_files
+from ..staging import stage_files
 from ..suite_validation import ProgressFn, Steps, control_fails, work_on_tasks
 from .candidates import Candidate, screening_order
 from .records import DropReason

@@ -107,7 +107,7 @@ def open_run(ref: str, runs_dir: Path) -> RunFolder:
 
 def starting_code(task: Task, workspace: Path) -> dict[str, bytes]:
     """The solution files as the sandbox built them: the workspace's, or the stub's where
-    the workspace has none (testrun.stage_files does the same: a link, or a file behind
+    the workspace has none (staging.stage_files does the same: a link, or a file behind
     one, is not the workspace's and is never read)."""
     stubs = task.stub_files()
     out = {}

@@ -1,6 +1,6 @@
 """What every floor may know of a language without loading its toolchain: its name, which
 of an exercise's files are its own, and which files change how an exercise builds (no
-answer may write those). Each language's `layout.py` holds one `Layout`; how its tests
+answer may write those), and what its image needs. Each language's `layout.py` holds one `Layout`; how its tests
 build and run and its mutants (`language.Language`) live beside it in the same folder."""
 
 from __future__ import annotations
@@ -18,6 +18,10 @@ class Layout(BaseModel):
     solution_suffixes: tuple[str, ...]  # a solution file with one of these is this language's
     build_files: tuple[str, ...] = ()   # exact names that configure a build or a test run
     build_suffixes: tuple[str, ...] = ()
+    # The image's toolchain: Debian packages, and the files that assets/image.dockerfile (its
+    # own build steps, if any) copies from assets/ (nothing is fetched while a test runs).
+    image_packages: tuple[str, ...] = ()
+    image_files: tuple[str, ...] = ()
 
     def owns(self, solution_files: tuple[str, ...]) -> bool:
         return any(PurePosixPath(f).suffix.lower() in self.solution_suffixes for f in solution_files)

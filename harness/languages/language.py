@@ -24,7 +24,12 @@ class Language(ABC):
     @abstractmethod
     def run_tests(self, task: Task, workspace: Path | Mapping[str, bytes], session: SandboxSession, *,
                   transcript: bool = False, time_limit_s: float | None = None) -> TestReport:
-        """Build and test a workspace (see testrun.run_tests for the options' meaning)."""
+        """Build and test a workspace (see cpp/testrun.run_tests for the options' meaning)."""
+
+    @abstractmethod
+    def drop_build(self, task: Task, session: SandboxSession) -> None:
+        """Free what a task's builds keep in the session (a session that goes through a
+        whole suite would otherwise keep every task's)."""
 
     @abstractmethod
     def declared_test_cases(self, task: Task) -> int:

@@ -24,7 +24,8 @@ from ..paths import package_file
 from ..sandbox.base import SandboxSession
 from ..sandbox.capture import Kept, capture
 from ..task import Task
-from ..testrun import BuildTree, clean_log, signal_name, stage_files
+from ..languages.cpp.testrun import BuildTree, clean_log
+from ..staging import signal_name, stage_files
 from .build import build_probe
 from .schema import RecordKind
 from .stream import ProbeStream, read_stream
@@ -39,7 +40,7 @@ ProbeStatus = Literal["ok", "compile_error", "timeout", "crash", "incomplete", "
 
 def runtime_files() -> dict[str, bytes]:
     """The probe runtime as staged: the stand-in header tree and the probe main."""
-    return read_files(package_file("probe", "assets"))
+    return read_files(package_file("languages", "cpp", "probe-assets"))
 
 
 def runtime_hash() -> str:

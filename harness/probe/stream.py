@@ -1,5 +1,5 @@
 """Reading a probe's stream: the framed records a probe program writes on its fd 4
-(harness/probe/assets/include/harness_probe.hpp has the format). The reader is strict:
+(harness/languages/cpp/probe-assets/include/harness_probe.hpp has the format). The reader is strict:
 every case and record must come in order, each exactly once, with the counts the frames
 declare, each record within the schema (schema.py), and nothing may follow the final line.
 What precedes the first fault is kept; the fault says why the stream is not complete.

@@ -39,7 +39,7 @@ from ..result_facts import rounds_recorded
 from ..sandbox.pool import SessionLease, SessionPool
 from ..store import HARNESS_ERROR_LOG, RESULT, RunFolder, utc_now
 from ..task import Task
-from ..testrun import created_files
+from ..staging import created_files
 
 
 @dataclass(frozen=True)

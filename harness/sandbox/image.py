@@ -1,6 +1,7 @@
-"""The C++ toolchain image, tagged by the content of its build context, so a change to
-the Dockerfile or the test main makes a new image and an old run's image stays
-identifiable by digest.
+"""The toolchain image, tagged by the content of its build context, so a change to the
+Dockerfile or to a language's image files makes a new image and an old run's image stays
+identifiable by digest. The Dockerfile is sandbox/assets/Dockerfile with every language's
+packages and build steps (`Layout.image_packages`, languages/<name>/assets/) filled in.
 
 When no registry is reachable (these machines reach Debian's mirror and PyPI, not Docker
 Hub), the base is made offline: debootstrap a minimal bookworm, `docker import` it, and
@@ -21,14 +22,13 @@ from pydantic import BaseModel
 
 from ..errors import SandboxUnavailable
 from ..hashing import hash_files
+from ..languages import LAYOUTS
 from ..paths import package_file
 from .engine import docker_client, install_packages
 
 IMAGE_REPO = "harness-cpp"
 OFFICIAL_BASE = "debian:bookworm-slim"
 OFFLINE_BASE = "harness-bookworm-base:minbase"
-CONTEXT_FILES = ("Dockerfile", "test_main.cpp", "verdict_channel.cpp", "verdict_channel.cmake", "harness-cxx",
-                 "catch-pch-facts.sh", "std-headers.txt", "catch-pch-flags.txt")
 
 
 class ImageInfo(BaseModel):
@@ -40,7 +40,19 @@ class ImageInfo(BaseModel):
 
 
 def context_files() -> dict[str, bytes]:
-    return {name: package_file("sandbox", "assets", name).read_bytes() for name in CONTEXT_FILES}
+    """The build context: the Dockerfile, and each language's files under its name."""
+    files: dict[str, bytes] = {}
+    steps = []
+    for layout in LAYOUTS.values():
+        for name in layout.image_files:
+            files[f"{layout.name}/{name}"] = package_file("languages", layout.name, "assets", name).read_bytes()
+        own = package_file("languages", layout.name, "assets", "image.dockerfile")
+        if own.exists():
+            steps.append(own.read_text().strip())
+    packages = sorted({p for layout in LAYOUTS.values() for p in layout.image_packages})
+    dockerfile = package_file("sandbox", "assets", "Dockerfile").read_text()
+    dockerfile = dockerfile.replace("@packages@", " ".join(packages)).replace("@languages@", "\n\n".join(steps))
+    return {"Dockerfile": dockerfile.encode(), **files}
 
 
 def image_tag() -> str:

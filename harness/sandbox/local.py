@@ -49,13 +49,13 @@ def host_test_main() -> str:
 
 
 def host_verdict_channel() -> str:
-    """The verdict channel (assets/verdict_channel.cpp) compiled with the host's compiler."""
+    """The verdict channel (languages/cpp/assets/verdict_channel.cpp) compiled with the host's compiler."""
     return _host_object("verdict_channel", strip=True)
 
 
 def _host_object(name: str, strip: bool = False) -> str:
     """assets/<name>.cpp compiled as the image's Dockerfile compiles it, once per content."""
-    src = package_file("sandbox", "assets", f"{name}.cpp")
+    src = package_file("languages", "cpp", "assets", f"{name}.cpp")
     flags = ["-std=c++17", "-O1"]
     digest = sha256_bytes(src.read_bytes() + " ".join(flags).encode() + (b" strip" if strip else b""))[:12]
     obj = cache_dir() / "test-main" / f"{name}-{digest}.o"
@@ -175,7 +175,7 @@ class LocalSession(SandboxSession):
         channel.parent.mkdir()
         os.chmod(channel.parent, 0o755)
         shutil.copyfile(host_verdict_channel(), channel)
-        shutil.copyfile(package_file("sandbox", "assets", "verdict_channel.cmake"), channel.parent.parent / "verdict_channel.cmake")
+        shutil.copyfile(package_file("languages", "cpp", "assets", "verdict_channel.cmake"), channel.parent.parent / "verdict_channel.cmake")
         for f in (channel, channel.parent.parent / "verdict_channel.cmake"):
             os.chmod(f, 0o644)
         self.verdict_channel = str(channel.parent.parent / "verdict_channel.cmake")

@@ -42,7 +42,7 @@ from ..paths import cache_dir
 from ..records import TestReport
 from ..sandbox.base import Role, Sandbox, SandboxSession
 from ..task import Task
-from ..testrun import configure_steps
+from ..languages.cpp.testrun import configure_steps
 
 
 _image_ids: "weakref.WeakKeyDictionary[Sandbox, str | None]" = weakref.WeakKeyDictionary()

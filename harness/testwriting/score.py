@@ -12,7 +12,7 @@
 - A suite that holds a copy of one of the reference's function bodies (embedding.py) is
   scored, and marked `embeds_reference`.
 
-Everything runs through testrun.run_tests in one warm session per worker, with the task's
+Everything runs through languages/cpp/testrun.run_tests in one warm session per worker, with the task's
 test file swapped for the written one (written.py). The build tree keeps the written test
 unit compiled, and each target's solution unit is compiled once per session, then reused
 by every later suite (objects.py): so a target costs a link and a run, not a full build."""
@@ -36,7 +36,8 @@ from ..suite_validation import (CandidateResult, RunKind, candidate_result, cont
                                 work_on_tasks)
 from ..suite import find_suite
 from ..task import Task, load_task
-from ..testrun import configure_steps, note_configured, run_tests, stage_files
+from ..languages.cpp.testrun import configure_steps, note_configured, run_tests
+from ..staging import stage_files
 from .fill import FillReport, fill_placeholders
 from .objects import SolutionObjects, object_key
 from .embedding import embeds_reference, reference_similarity

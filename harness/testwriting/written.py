@@ -1,6 +1,6 @@
 """A task whose test file is a written one. Everything else (build files, the harness's
 test main, the reference, the faulty controls) stays the task's own, so the existing build
-and test steps (testrun.py) build the written suite exactly as they build the task's."""
+and test steps (languages/cpp/testrun.py) build the written suite exactly as they build the task's."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ class WrittenSuiteTask(Task):
 
     @cached_property
     def content_hash(self) -> str:
-        # The build tree is configured per content hash (testrun.configure_steps): a new
+        # The build tree is configured per content hash (languages/cpp/testrun.configure_steps): a new
         # written suite is a new content, so nothing of another suite's build is trusted.
         # (Task's own hash function called directly: super() would cache its value under
         # this same name.)

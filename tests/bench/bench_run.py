@@ -93,7 +93,7 @@ def time_steps() -> dict[str, list[float]]:
     import harness.run.trial as trial
     import harness.sandbox.docker as docker
     import harness.sandbox.pool as pool
-    import harness.testrun as testrun
+    import harness.languages.cpp.testrun as testrun
 
     times: dict[str, list[float]] = collections.defaultdict(list)
 

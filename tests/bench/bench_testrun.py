@@ -51,7 +51,8 @@ from harness.records import TestMain  # noqa: E402
 from harness.sandbox.base import Role  # noqa: E402
 from harness.sandbox.docker import DockerSandbox  # noqa: E402
 from harness.task import Task, load_task  # noqa: E402
-from harness.testrun import linked_test_main, run_tests, stage_files  # noqa: E402
+from harness.languages.cpp.testrun import linked_test_main, run_tests  # noqa: E402
+from harness.staging import stage_files  # noqa: E402
 
 GOAL = 1.3
 PARTS = ("cold", "warm", "baseline", "floor", "cold_cpu", "warm_cpu")

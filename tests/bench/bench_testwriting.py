@@ -37,7 +37,7 @@ sys.path.insert(0, str(ROOT))
 
 from harness.sandbox import make_sandbox  # noqa: E402
 from harness.suite import find_suite  # noqa: E402
-from harness.testrun import drop_build, run_tests  # noqa: E402
+from harness.languages.cpp.testrun import drop_build, run_tests  # noqa: E402
 from harness.testwriting.score import SuiteToScore, score_suites  # noqa: E402
 from harness.testwriting.targets import find_targets  # noqa: E402
 from harness.testwriting.written import with_written_tests  # noqa: E402

@@ -49,7 +49,7 @@ from harness.paths import bundled_dir
 from harness.sandbox.base import Role
 from harness.sandbox.docker import DockerSandbox
 from harness.task import load_task
-from harness.testrun import run_tests
+from harness.languages.cpp.testrun import run_tests
 from harness.verify import verify_many
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -28,7 +28,7 @@ from harness.languages.cpp.mutants import generate_mutants  # noqa: E402
 from harness.records import TestMain, TestReport  # noqa: E402
 from harness.sandbox.base import SandboxLimits  # noqa: E402
 from harness.sandbox.docker import DockerSandbox  # noqa: E402
-from harness.testrun import run_tests  # noqa: E402
+from harness.languages.cpp.testrun import run_tests  # noqa: E402
 
 
 def outcomes(report: TestReport) -> tuple:

@@ -13,7 +13,7 @@ from harness.records import Status
 from harness.sandbox.base import Role
 from harness.sandbox.pool import SessionPool
 from harness.task import load_task
-from harness.testrun import run_tests
+from harness.languages.cpp.testrun import run_tests
 
 from tests.conftest import GOLDEN, ROOT
 

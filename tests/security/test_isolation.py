@@ -21,7 +21,7 @@ from harness.records import Status
 from harness.sandbox.local import LocalSandbox
 from harness.sandbox.pool import SessionPool
 from harness.task import load_task
-from harness.testrun import run_tests
+from harness.languages.cpp.testrun import run_tests
 from harness.testwriting import score as scoring
 from harness.testwriting.score import TargetPool, score_with_report
 from harness.testwriting.written import with_written_tests

@@ -22,7 +22,7 @@ from harness.errors import BadInput
 from harness.sandbox.base import Sandbox, SandboxSession
 from harness.store import RunFolder
 from harness.task import load_task
-from harness.testrun import stage_files
+from harness.staging import stage_files
 
 from ..conftest import ROOT
 

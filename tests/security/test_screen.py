@@ -10,7 +10,7 @@ import pytest
 
 from harness.records import Status
 from harness.task import load_task
-from harness.testrun import run_tests
+from harness.languages.cpp.testrun import run_tests
 
 from ..conftest import ROOT
 

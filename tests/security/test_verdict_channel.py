@@ -1,5 +1,5 @@
 """`harness test` judged outside the candidate: the verdict of a test run is the harness's
-verdict channel's (harness/sandbox/assets/verdict_channel.cpp, read by
+verdict channel's (harness/languages/cpp/assets/verdict_channel.cpp, read by
 harness/languages/cpp/verdict_channel.py), never the report the candidate's process wrote.
 
 Each candidate below is a broken phone-number (it keeps no digits and never throws) that
@@ -17,7 +17,7 @@ from harness.languages.cpp.verdict_channel import CHANNEL_CAP, ChannelKeys, judg
 from harness.languages.cpp.catch2 import CatchRun
 from harness.records import Status
 from harness.task import load_task
-from harness.testrun import run_tests
+from harness.languages.cpp.testrun import run_tests
 
 from ..conftest import ROOT
 
@@ -248,9 +248,9 @@ def test_an_early_exit_with_status_0_is_forgery(session):
 def test_a_case_count_other_than_the_tasks_is_forgery(session, monkeypatch):
     # The screen forges this candidate first (it includes Catch2 to add a case); with the
     # screen out of the way the channel's own count still does.
-    import harness.testrun
+    import harness.languages.cpp.testrun
 
-    monkeypatch.setattr(harness.testrun, "judge_build", lambda *args: ([], 0.0))
+    monkeypatch.setattr(harness.languages.cpp.testrun, "judge_build", lambda *args: ([], 0.0))
     report = _test(session, _solution(_reference_cpp(), EXTRA_CASE))
     assert not report.passed and report.forged
     assert any("declare 18" in r for r in report.forgery), report.forgery

@@ -20,7 +20,7 @@ files, conservatively (anything it cannot vouch for is compiled as it is):
   Catch2's (its macros, its global names), so it cannot see Catch2;
 - the test file names neither of those two config macros.
 
-The launcher in the image (sandbox/assets/harness-cxx) checks the rest: the unit's flags
+The launcher in the image (languages/cpp/assets/harness-cxx) checks the rest: the unit's flags
 are the ones the facts hold for, and the header compiles on its own, as it must when it
 comes first. A build that fails with Catch2 precompiled is built again the upstream way,
 so a failing round's messages are the upstream build's, word for word."""

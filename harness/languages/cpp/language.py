@@ -9,7 +9,7 @@ from typing import Mapping
 from ...records import TestReport
 from ...sandbox.base import SandboxSession
 from ...task import Task
-from ...testrun import declared_test_cases, run_tests
+from .testrun import declared_test_cases, drop_build, run_tests
 from ..language import Language
 from ..mutation import Mutant
 from .layout import LAYOUT
@@ -22,6 +22,9 @@ class Cpp(Language):
     def run_tests(self, task: Task, workspace: Path | Mapping[str, bytes], session: SandboxSession, *,
                   transcript: bool = False, time_limit_s: float | None = None) -> TestReport:
         return run_tests(task, workspace, session, transcript=transcript, time_limit_s=time_limit_s)
+
+    def drop_build(self, task: Task, session: SandboxSession) -> None:
+        drop_build(task, session)
 
     def declared_test_cases(self, task: Task) -> int:
         return declared_test_cases(task)

@@ -1,4 +1,4 @@
-"""Reading the verdict channel of a test binary (harness/sandbox/assets/verdict_channel.cpp)
+"""Reading the verdict channel of a test binary (harness/languages/cpp/assets/verdict_channel.cpp)
 and deciding, in the harness's process, what the run says.
 
 The binary's own report (Catch2's XML, written by a reporter in the candidate's process)

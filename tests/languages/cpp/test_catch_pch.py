@@ -11,7 +11,7 @@ from harness.languages.cpp.catch_pch import PchFacts, precompiled_unit
 from harness.paths import bundled_dir
 from harness.records import Status
 from harness.task import load_task
-import harness.testrun as testrun
+import harness.languages.cpp.testrun as testrun
 
 FIXED26 = bundled_dir("suites") / "fixed26"
 

@@ -15,7 +15,7 @@ import pytest
 from harness.records import Status
 from harness.sandbox.base import SandboxLimits
 from harness.task import load_task
-from harness.testrun import run_tests
+from harness.languages.cpp.testrun import run_tests
 
 from tests.conftest import GOLDEN, make_backend
 

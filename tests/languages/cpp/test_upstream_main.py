@@ -15,7 +15,7 @@ from harness.paths import bundled_dir
 from harness.records import Status, TestMain, TestReport
 from harness.sandbox.base import Role, SandboxLimits
 from harness.task import load_task
-from harness.testrun import run_tests, linked_test_main
+from harness.languages.cpp.testrun import run_tests, linked_test_main
 
 from tests.conftest import make_backend
 from tests.upstream_layout import INCLUDE_SWITCH_V3, upstream_copy

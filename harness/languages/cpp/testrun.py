@@ -1,9 +1,8 @@
-"""One build-and-test of a workspace against a task in a sandbox session.
+"""One build-and-test of a C++ workspace against a task in a sandbox session: CMake
+configures the task's build once per session, make recompiles what changed, the Catch2
+binary runs as the runner, and the verdict is read from the channel and the XML report.
 
-The sandbox gets the task's protected files (tests, build files, anything that is not a
-solution file) from the task itself, and from the workspace the solution files and any
-file the model created; a workspace that changed a protected file, or created a build
-file, is flagged as tampered and overruled. The build tree stays in the session,
+What is staged comes from harness/staging.py. The build tree stays in the session,
 configured once per task, so a round in a warm session recompiles only what changed."""
 
 from __future__ import annotations
@@ -12,74 +11,26 @@ import os
 import re
 import secrets
 import shlex
-import signal
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Mapping
 
-from .languages.cpp.catch2 import CatchRun, parse_catch2_xml
-from .languages.cpp.catch_pch import precompiled_unit
-from .languages.cpp.policy import judge_build, plan_screen
-from .languages.cpp.verdict_channel import CHANNEL_CAP, ChannelKeys, judged, read_channel
-from .languages.cpp.mutants import count_test_cases
-from .file_names import refusal
-from .fs import read_files
-from .records import Status, TestCaseResult, TestMain, TestReport
-from .sandbox.base import ExecResult, Role, SandboxSession
-from .sandbox.capture import Kept, capture
-from .task import Task
+from .catch2 import CatchRun, parse_catch2_xml
+from .catch_pch import precompiled_unit
+from .policy import judge_build, plan_screen
+from .verdict_channel import CHANNEL_CAP, ChannelKeys, judged, read_channel
+from .mutants import count_test_cases
+from ...records import Status, TestCaseResult, TestMain, TestReport
+from ...sandbox.base import ExecResult, Role, SandboxSession
+from ...sandbox.capture import Kept, capture
+from ...staging import signal_name, stage_files
+from ...task import Task
 
 # Build-system chatter: progress lines, make entering and leaving folders, CMake's status
 # lines. make's own failing lines ("make[2]: *** ... Error 1") are kept.
 _NOISE = re.compile(
     r"^(\[\s*\d+%\]|g?make(\[\d+\])?: (?!\*\*\*)|Consolidate compiler generated dependencies|-- )"
 )
-# Files of the agent's own that may appear in a workspace and are never the model's work.
-_AGENT_FILES = (".aider",)
-
-
-def workspace_files(workspace: Path | Mapping[str, bytes]) -> dict[str, bytes]:
-    """Every regular file of a workspace folder (or the files given), by relative path."""
-    if isinstance(workspace, Mapping):
-        return dict(workspace)
-    return read_files(Path(workspace))
-
-
-def created_files(task: Task, provided: Iterable[str]) -> list[str]:
-    """The files of a workspace that the task does not ship: the ones the model created."""
-    shipped = set(task.shipped_files)
-    return sorted(f for f in provided if f not in shipped and not f.startswith(_AGENT_FILES))
-
-
-def stage_files(task: Task, workspace: Path | Mapping[str, bytes]) -> tuple[dict[str, bytes], list[str]]:
-    """The files the sandbox builds, and the protected files the workspace tried to change.
-    Files the model created go into the build tree too (whether they compile is the task's
-    CMake's decision, as in a real checkout), except build files: a created CMake file is
-    an attempt to change the build, refused and flagged like an edited one. So is a name
-    the path check refuses (file_names.py): it is never staged."""
-    provided = workspace_files(workspace)
-    tampered = [rel for rel in provided if refusal(rel) is not None]
-    provided = {rel: data for rel, data in provided.items() if rel not in tampered}
-    files: dict[str, bytes] = {}
-    for rel in task.protected_files:
-        original = task.read(rel)
-        files[rel] = original
-        if rel in provided and provided[rel] != original:
-            tampered.append(rel)
-    stubs = task.stub_files()
-    for rel in task.solution_files:
-        if rel in provided:
-            files[rel] = provided[rel]
-        elif rel in stubs:
-            files[rel] = stubs[rel]
-    for rel in created_files(task, provided):
-        if task.is_build_file(rel):
-            tampered.append(rel)
-        else:
-            files[rel] = provided[rel]
-    return files, sorted(tampered)
-
-
 def exercise_paths(text: str, session: SandboxSession, slug: str) -> str:
     """Sandbox paths as they read in an exercise checkout built the Exercism way: the
     sources as `<slug>/...`, the build tree as `<slug>/build/...` (what Aider's benchmark
@@ -96,17 +47,6 @@ def clean_log(text: str, session: SandboxSession, slug: str) -> str:
     text = text.replace(str(session.staging) + f"/{slug}/", "")
     lines = [ln for ln in text.splitlines() if not _NOISE.match(ln)]
     return "\n".join(lines).strip()
-
-
-def signal_name(code: int) -> str | None:
-    """Shells report death by signal N as 128+N; Popen as -N."""
-    num = -code if code < 0 else code - 128 if 128 < code < 128 + 65 else None
-    if num is None:
-        return None
-    try:
-        return signal.Signals(num).name
-    except ValueError:
-        return f"signal {num}"
 
 
 def linked_test_main(task: Task, session: SandboxSession) -> TestMain:
