@@ -19,7 +19,7 @@ from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from .probe.cases import task_cases
+from .languages.cpp.probe.cases import task_cases
 from .records import Status, TestCaseResult, TestReport
 from .task import Task
 

@@ -156,7 +156,7 @@ class VerdictStatus(str, Enum):
     compile_error = "compile_error"
     timeout = "timeout"
     crash = "crash"                  # killed by a signal before the stream ended
-    forged = "forged"                # a protected file changed, or a stream no honest program writes (probe/stream.py)
+    forged = "forged"                # a protected file changed, or a stream no honest program writes (languages/cpp/probe/stream.py)
     incomplete = "incomplete"        # the stream stopped early, or holds cases the task has not
     malformed = "malformed"          # the candidate names a file it may not write (file_names.py): not run
     # The harness could not judge it (`infra_error` says why: the sandbox, bad input about
@@ -267,7 +267,7 @@ def _absent(value: Any) -> bool:
 
 class SimulatedCase(Record):
     name: str
-    call: str = Field(description="the public test case asked about (probe/cases.py)")
+    call: str = Field(description="the public test case asked about (languages/cpp/probe/cases.py)")
     expected: dict[str, Any] = Field(description="the reference's record of it")
     predicted: dict[str, Any] | None = Field(description="the model's prediction for its own code; None: not in the answer format")
     passed: bool = Field(description="predicted to pass: the prediction matches the reference's record")

@@ -2,7 +2,7 @@
 process from the values the candidate's code produced in the sandbox.
 
 A task's checks come from `.meta/verifier.toml` (schema 2): each check names calls of the
-task's interface (harness/probe/calls.py: a C++ expression, or a call sequence with `=>`
+task's interface (harness/languages/cpp/probe/calls.py: a C++ expression, or a call sequence with `=>`
 observations), a group, a weight and how values compare (`exact`, `approx` with
 `abs_tol`/`rel_tol`, `unordered`, `exception`). A task without one is not verified: its
 test file's expected values are literals compiled into the candidate's program, where the
@@ -13,7 +13,7 @@ candidate could copy them into what it reports.
    (task, probe runtime, driver, the sandbox's compiler). These are the expected values:
    they never enter a candidate's sandbox.
 2. The candidate is built with the same probe and run once; its stream is read strictly
-   (harness/probe/stream.py, schema.py): cases and records in order, each once, counts as
+   (harness/languages/cpp/probe/stream.py, schema.py): cases and records in order, each once, counts as
    framed, each record of the exact shape an honest probe writes, within bounds.
 3. A check passes when every one of its calls matches the reference's; the reward is
    R = sum(w_k * (2*b_k - 1)) / sum(w_k) (equal weights: the study's (1/K) * sum(2*b_k - 1)).
@@ -47,9 +47,9 @@ from .hashing import hash_files, sha256_bytes
 from .paths import cache_dir
 from .executor import Executor, Slot, using
 from .executor.base import UnitFailure
-from .probe import driver_source, parse_call, run_probe, runtime_hash, test_unit
+from .languages.cpp.probe import driver_source, parse_call, run_probe, runtime_hash, test_unit
 from .probe.compare import Comparison, Mode, call_matches
-from .probe.run import ProbeRun, probe_tree
+from .languages.cpp.probe.run import ProbeRun, probe_tree
 from .records import CallOutcome, CheckOutcome, Record, Verdict, VerdictStatus
 from .sandbox import Sandbox, make_sandbox
 from .sandbox.base import Role, SandboxSession

@@ -15,7 +15,7 @@ import pytest
 
 from harness.predict.prompt import render_answer
 from harness.predict.public import DEFAULT_PUBLIC, public_cases
-from harness.probe.cases import task_cases
+from harness.languages.cpp.probe.cases import task_cases
 from harness.predict.select import SelectConfig, SelectionRecord, select, selection_file
 from harness.task import load_task
 

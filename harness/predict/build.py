@@ -2,10 +2,10 @@
 
 A task's calls are its verifier checks' (`.meta/verifier.toml`: the task's inputs, written
 to be probed) when it has them, else its own test cases, each case a call whose
-observations are the assertions it reaches (probe/cases.py), shown with the test file
+observations are the assertions it reaches (languages/cpp/probe/cases.py), shown with the test file
 around it. Every version of the code — the reference, the faulty controls, a few compiling
 mutants of the reference, and the model answers recorded in runs (every round's workspace
-snapshot) — is built once with the probe (harness/probe: `observe`; the driver of the
+snapshot) — is built once with the probe (harness/languages/cpp/probe: `observe`; the driver of the
 calls, or the task's own test file against the recording Catch2 stand-in) and runs all the
 task's calls, twice. A call whose two runs agree is an item; the truth is what the program
 did, never what the reference did.
@@ -40,8 +40,8 @@ from ..errors import BadInput
 from ..fs import atomic_write, write_record, written_folder
 from ..hashing import sha256_bytes
 from ..languages import language_of, no_language
-from ..probe import observe
-from ..probe.cases import case_context, task_cases
+from ..languages.cpp.probe import observe
+from ..languages.cpp.probe.cases import case_context, task_cases
 from ..probe.compare import Comparison, call_matches
 from ..sandbox import Sandbox, SandboxSession, make_sandbox
 from ..sandbox.base import SandboxLimits

@@ -54,7 +54,7 @@ class PredictItem(Record):
     prelude: str = ""
     files: dict[str, str] = Field(description="the solution files the value was observed on")
     code_hash: str = Field(description="hash of the files' normal form")
-    expected: dict[str, Any] = Field(description="the probe's record of the call (harness/probe/calls.py)")
+    expected: dict[str, Any] = Field(description="the probe's record of the call (harness/languages/cpp/probe/calls.py)")
     answer: str = Field(description="the expected answer in the stated format (predict/prompt.py)")
     compare: Comparison
     sources: list[Provenance] = Field(min_length=1)

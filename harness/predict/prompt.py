@@ -8,10 +8,10 @@ JSON or `throws <type>` when the observation threw. A statement that throws ends
 its exception is one more line `call ends: throws <type>` after the observations made
 before it (a line of its own kind: a statement between two observations could otherwise not
 be told from the second observation throwing). A
-probe record (harness/probe/calls.py) is `{"o": [{"v": value} | {"x": type}, ...]}` plus
+probe record (harness/languages/cpp/probe/calls.py) is `{"o": [{"v": value} | {"x": type}, ...]}` plus
 `"x": type` for a statement that threw, so the answer and the record map one to one.
 
-A call that is one of the task's test cases (probe/cases.py) is asked with the test file
+A call that is one of the task's test cases (languages/cpp/probe/cases.py) is asked with the test file
 around it and the rule of what its assertions observe (CASE_RULE); its answer has one line
 per assertion the case reaches, as many as the model says it reaches."""
 
@@ -21,7 +21,7 @@ import json
 from typing import Any, Mapping
 
 from ..hashing import sha256_json
-from ..probe import is_case, parse_call
+from ..languages.cpp.probe import is_case, parse_call
 from ..probe.schema import Forged, bounded_json
 from ..training_files import ChatMessage
 

@@ -9,7 +9,7 @@ task's instructions, the examples a reader was shown, those with the most such i
 first (a case that repeats several of the instructions' literals is more surely one of
 its examples than one that only names a word of it); else the first DEFAULT_PUBLIC cases.
 
-A public case is asked about as a call that is the test case itself (probe/cases.py), so
+A public case is asked about as a call that is the test case itself (languages/cpp/probe/cases.py), so
 every case can be, whatever its shape. Its truth is the reference's record of it, observed
 twice in the sandbox: a case whose two runs differ (random values), whose records cannot
 be read as a call's, or that makes more than MAX_OBSERVATIONS observations is not asked
@@ -26,8 +26,8 @@ from pydantic import Field, ValidationError
 
 from ..errors import BadInput, invalid
 from ..fs import read_toml
-from ..probe import observe
-from ..probe.cases import TaskCase, case_context, task_cases
+from ..languages.cpp.probe import observe
+from ..languages.cpp.probe.cases import TaskCase, case_context, task_cases
 from ..probe.compare import call_matches
 from ..records import Record
 from ..sandbox import SandboxSession

@@ -6,7 +6,7 @@ its first K trials (the round-1 workspace). A strategy picks one:
 - exec: the public tests (predict/public.py) run for real in the sandbox; most passed wins
   (the oracle a selector with an executor would have);
 - simulate: a judge model predicts what each public case observes on each candidate (the
-  output-prediction prompt, predict/prompt.py; the case itself is the call, probe/cases.py);
+  output-prediction prompt, predict/prompt.py; the case itself is the call, languages/cpp/probe/cases.py);
   a candidate is predicted to pass a case when the prediction matches what the reference did
   on it (judge.simulate), and most predicted passes wins;
 - shortest: fewest characters of solution code (short1@k);

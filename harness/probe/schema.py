@@ -1,4 +1,4 @@
-"""The schema of a probe's records: what the probe runtime (languages/cpp/probe-assets/include/harness_probe.hpp
+"""The schema of a probe's records: what the probe runtime (languages/cpp/probe/assets/include/harness_probe.hpp
 and the recording Catch2 stand-in) writes, and nothing else. The stream is the candidate's
 process talking, so it is hostile: a record is parsed with bounds (size, nesting depth,
 string length, digits of an integer) that no recursion or arithmetic of the harness can

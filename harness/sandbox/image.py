@@ -152,6 +152,7 @@ def build_image(force: bool = False, log: Callable[[str], None] = print) -> Imag
     tag = image_tag()
     with tempfile.TemporaryDirectory(prefix="harness-image-") as ctx:
         for name, data in context_files().items():
+            Path(ctx, name).parent.mkdir(parents=True, exist_ok=True)
             Path(ctx, name).write_bytes(data)
         log(f"building {tag} on {base}")
         stream = client.api.build(

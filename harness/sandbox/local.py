@@ -175,7 +175,8 @@ class LocalSession(SandboxSession):
         channel.parent.mkdir()
         os.chmod(channel.parent, 0o755)
         shutil.copyfile(host_verdict_channel(), channel)
-        shutil.copyfile(package_file("languages", "cpp", "assets", "verdict_channel.cmake"), channel.parent.parent / "verdict_channel.cmake")
+        shutil.copyfile(package_file("languages", "cpp", "assets", "verdict_channel.cmake"),
+                        channel.parent.parent / "verdict_channel.cmake")
         for f in (channel, channel.parent.parent / "verdict_channel.cmake"):
             os.chmod(f, 0o644)
         self.verdict_channel = str(channel.parent.parent / "verdict_channel.cmake")

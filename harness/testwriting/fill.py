@@ -4,7 +4,7 @@ as the placeholder `FILL`, one side of an `==` assertion:
     REQUIRE(perfect_numbers::classify(12) == FILL);
 
 The harness runs the written suite once on the correct solution through the probe
-(harness/probe/: the suite itself is the probe's test unit, its assertions recorded by the
+(harness/languages/cpp/probe/: the suite itself is the probe's test unit, its assertions recorded by the
 Catch2 stand-in, so sections, fixtures, loops and helpers run as the framework runs them),
 reads the value the other side had at each placeholder, and writes it in as C++ built
 from the value and the other side's type:
@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..languages.cpp.lexer import Token, tokenize
-from ..probe import run_probe
+from ..languages.cpp.probe import run_probe
 from ..records import Record
 from ..sandbox.base import SandboxSession
 from ..task import Task

@@ -22,7 +22,7 @@ from pathlib import Path
 from bench_validate import count_cpu
 
 from harness.predict.build import build
-from harness.probe import is_case
+from harness.languages.cpp.probe import is_case
 from harness.predict.config import PredictBuildConfig
 from harness.sandbox import make_sandbox
 

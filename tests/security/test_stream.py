@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from harness.probe.compare import Comparison, call_matches, same, same_unordered
-from harness.probe.stream import read_stream
+from harness.languages.cpp.probe.stream import read_stream
 
 
 def stream(*records: str, after: str = "") -> bytes:

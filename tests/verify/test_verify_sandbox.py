@@ -18,7 +18,7 @@ import pytest
 
 import harness.verify as verifier
 from harness.errors import BadInput
-from harness.probe import observe
+from harness.languages.cpp.probe import observe
 from harness.sandbox.base import Role, SandboxLimits
 from harness.task import load_task
 from harness.verify import Verdict, VerdictStatus, verify_in_session, verify_many

@@ -2,7 +2,7 @@
 // backend's cache) and linked into every task's test binary instead of Catch2's own main,
 // so a test round never compiles Catch2's implementation. It adds one reporter: Catch2's
 // XML with each test's captured output capped. (The verifier does not use it: it builds
-// the task with the probe's own main, harness/probe/.)
+// the task with the probe's own main, harness/languages/cpp/probe/.)
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 

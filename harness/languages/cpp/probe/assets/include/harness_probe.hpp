@@ -10,7 +10,7 @@
 //     done <number of cases>
 //
 // Nothing here decides whether a value is right: the harness reads the stream in its own
-// process and compares it with what the reference solution produced (harness/probe/).
+// process and compares it with what the reference solution produced (harness/languages/cpp/probe/).
 // Control flow follows the test framework's (a failed REQUIRE ends its test case), which
 // can only take records away from a candidate, never add one.
 #ifndef HARNESS_PROBE_HPP

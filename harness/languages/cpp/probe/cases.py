@@ -30,8 +30,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ..languages.cpp.files import is_source
-from ..task import Task
+from ..files import is_source
+from ....task import Task
 
 _CASE = re.compile(r'TEST_CASE\s*\(\s*"((?:[^"\\]|\\.)*)"[^{;]*\{')
 # The track's switch for the cases after the first: emptied of its cases, it says nothing.

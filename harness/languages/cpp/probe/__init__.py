@@ -21,9 +21,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, Mapping, Sequence
 
-from ..errors import BadInput
-from ..sandbox import Sandbox, SandboxSession, make_sandbox
-from ..task import Task
+from ....errors import BadInput
+from ....sandbox import Sandbox, SandboxSession, make_sandbox
+from ....task import Task
 from .calls import driver_source, parse_call, test_unit
 from .cases import case_name, case_record, is_case
 from .run import ProbeRun, ProbeStatus, run_probe, runtime_hash

@@ -17,11 +17,11 @@ import json
 import shlex
 from typing import Mapping
 
-from ..languages.cpp.files import headers
-from ..hashing import hash_files, sha256_bytes
-from ..sandbox.base import ExecResult, Role, SandboxSession
-from ..task import Task
-from ..languages.cpp.testrun import BuildTree, configure_and_build, configure_steps
+from ..files import headers
+from ....hashing import hash_files, sha256_bytes
+from ....sandbox.base import ExecResult, Role, SandboxSession
+from ....task import Task
+from ..testrun import BuildTree, configure_and_build, configure_steps
 
 
 def _commands_key(tree: BuildTree) -> str:

@@ -18,16 +18,16 @@ import shlex
 from dataclasses import dataclass, field, replace
 from typing import Literal, Mapping
 
-from ..fs import read_files
-from ..hashing import hash_files
-from ..paths import package_file
-from ..sandbox.base import SandboxSession
-from ..sandbox.capture import Kept, capture
-from ..task import Task
-from ..languages.cpp.testrun import BuildTree, clean_log
-from ..staging import signal_name, stage_files
+from ....fs import read_files
+from ....hashing import hash_files
+from ....paths import package_file
+from ....sandbox.base import SandboxSession
+from ....sandbox.capture import Kept, capture
+from ....task import Task
+from ..testrun import BuildTree, clean_log
+from ....staging import signal_name, stage_files
 from .build import build_probe
-from .schema import RecordKind
+from ....probe.schema import RecordKind
 from .stream import ProbeStream, read_stream
 
 RUNTIME_DIR = ".harness-probe"
@@ -40,7 +40,7 @@ ProbeStatus = Literal["ok", "compile_error", "timeout", "crash", "incomplete", "
 
 def runtime_files() -> dict[str, bytes]:
     """The probe runtime as staged: the stand-in header tree and the probe main."""
-    return read_files(package_file("languages", "cpp", "probe-assets"))
+    return read_files(package_file("languages", "cpp", "probe", "assets"))
 
 
 def runtime_hash() -> str:
