@@ -1,6 +1,6 @@
 """What a mutant is, in any language: one small change to one file of a correct solution,
 made by one of a few operators that each language's generator applies in its own way
-(`cpp/mutants.py` on C++ tokens). Suite validation counts the ones its tests kill, the
+(`cpp/mutants.py` on C++ tokens, `python/mutants.py` on Python's syntax tree). Suite validation counts the ones its tests kill, the
 repair curriculum starts from the ones that fail, test writing scores suites by them."""
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ class Operator(str, Enum):
     constant = "constant"        # a constant replaced by zero; true <-> false
     negate = "negate"            # the condition of an if or while negated
     delete = "delete"            # an expression statement removed
+    returned = "return"          # a returned value replaced by None (Python)
 
 
 class Mutant(BaseModel):
