@@ -5,22 +5,21 @@ exercism` writes.
 - `status`: pass (every test passed), fail (some test did not), error (no test ran: the
   build failed, or the binary stopped before any test finished); `message` only for error:
   the build's diagnostics as the report holds them, cut to the interface's 65,535 bytes.
-- `tests`, in the order of the test file: `name`, `status`, `message` where the test did not
-  pass, `output` (what the test printed, trimmed, and over 500 characters cut with the
-  interface's own message), `test_code` (the body of the test case as the file writes it,
-  dedented) and `task_id` (the N of a `[task_N]` tag, the track's task marker, when a test
-  has exactly one)."""
+- `tests`, in the order of the test file: `name` (as the track's own runner names the test),
+  `status`, `message` where the test did not pass, `output` (what the test printed, trimmed,
+  and over 500 characters cut with the interface's own message), and `test_code` and
+  `task_id`, which the task's language reads from its test files (`Language.case_texts`:
+  C++'s TEST_CASE body and `[task_N]` tag, Python's test function and
+  `@pytest.mark.task(taskno=N)`), never from what the run reports."""
 
 from __future__ import annotations
 
-import re
-import textwrap
 from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from .languages.cpp.probe.cases import task_cases
-from .records import Status, TestCaseResult, TestReport
+from .languages.registry import language_for
+from .records import Status, TestReport
 from .task import Task
 
 VERSION: Final = 3
@@ -28,7 +27,6 @@ OUTPUT_LIMIT = 500            # characters of a test's output
 OUTPUT_TRUNCATED = "Output was truncated. Please limit to 500 chars"
 MESSAGE_LIMIT = 65_535        # bytes of the top-level message
 MESSAGE_TRUNCATED = "\n... (message truncated to 65535 bytes)"
-_TASK_TAG = re.compile(r"task_(\d+)")
 
 
 class ExercismTest(BaseModel):
@@ -75,15 +73,6 @@ def capped_message(text: str) -> str:
     return data[:room].decode("utf-8", errors="ignore") + MESSAGE_TRUNCATED
 
 
-def task_id(case: TestCaseResult) -> int | None:
-    ids = {int(m.group(1)) for tag in case.tags if (m := _TASK_TAG.fullmatch(tag.strip()))}
-    return ids.pop() if len(ids) == 1 else None
-
-
-def _test_code(body: str) -> str:
-    return textwrap.dedent(body.strip("\n")).strip()
-
-
 def _top_message(report: TestReport) -> str:
     if report.message and report.message.strip():
         return report.message.strip()
@@ -96,13 +85,16 @@ def exercism_results(task: Task, report: TestReport) -> ExercismResults:
     """The report as results.json v3; the test file supplies test_code and the order."""
     if not report.tests:
         return ExercismResults(status="error", message=capped_message(_top_message(report)))
-    cases = task_cases(task)
-    code = {case.name: _test_code(case.body) for case in cases}
-    order = {case.name: i for i, case in enumerate(cases)}
-    tests = [ExercismTest(
-        name=case.name, status=case.status.value,
-        message=(case.message or case.status.value) if case.status is not Status.passed else None,
-        output=capped_output(case.output), test_code=code.get(case.name), task_id=task_id(case),
-    ) for case in sorted(report.tests, key=lambda c: order.get(c.name, len(order)))]
+    cases = {case.name: case for case in language_for(task).case_texts(task)}
+    order = {name: i for i, name in enumerate(cases)}
+    tests = []
+    for result in sorted(report.tests, key=lambda c: order.get(c.name, len(order))):
+        case = cases.get(result.name)
+        tests.append(ExercismTest(
+            name=case.title if case else result.name, status=result.status.value,
+            message=(result.message or result.status.value) if result.status is not Status.passed else None,
+            output=capped_output(result.output), test_code=case.test_code if case else None,
+            task_id=case.task_id if case else None,
+        ))
     status = "pass" if report.passed and all(t.status == "pass" for t in tests) else "fail"
     return ExercismResults(status=status, tests=tests)

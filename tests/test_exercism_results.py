@@ -12,9 +12,8 @@ import pytest
 from typer.testing import CliRunner
 
 from harness.cli import app
-from harness.exercism_results import (MESSAGE_LIMIT, OUTPUT_LIMIT, OUTPUT_TRUNCATED, capped_message, capped_output,
-                                      task_id)
-from harness.records import Status, TestCaseResult
+from harness.exercism_results import MESSAGE_LIMIT, OUTPUT_LIMIT, OUTPUT_TRUNCATED, capped_message, capped_output
+from harness.languages.cpp.language import task_id
 
 from tests.conftest import GOLDEN
 
@@ -47,7 +46,7 @@ def test_the_interface_limits_by_hand():
 @pytest.mark.parametrize("tags, expected", [(["task_3"], 3), (["task_12", "slow"], 12), (["task_1", "task_2"], None),
                                             ([], None), (["a1"], None), (["task_1", "task_1"], 1)])
 def test_a_test_is_linked_to_exactly_one_task(tags, expected):
-    assert task_id(TestCaseResult(name="t", status=Status.passed, tags=tags)) == expected
+    assert task_id(tags) == expected
 
 
 def test_format_and_out_are_checked_before_building(tmp_path):

@@ -8,11 +8,25 @@ from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import ClassVar, Mapping
 
+from pydantic import BaseModel, ConfigDict
+
 from ..records import TestReport
 from ..sandbox.base import SandboxSession
 from ..task import Task
 from .base import Layout
 from .mutation import Mutant
+
+
+class CaseText(BaseModel):
+    """One test case of a task's own test files as results.json shows it, read from the
+    task (never from a run): results.json's `test_code` and `task_id` come from here."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str                  # as the language's TestReport names the case
+    title: str                 # as results.json names it (the track's own runner's form)
+    test_code: str
+    task_id: int | None = None
 
 
 class Language(ABC):
@@ -35,6 +49,11 @@ class Language(ABC):
     def declared_test_cases(self, task: Task) -> int:
         """How many test cases the task's test files declare: read by the harness from the
         task, never from what the candidate's process reports."""
+
+    @abstractmethod
+    def case_texts(self, task: Task) -> list[CaseText]:
+        """The test cases the task's test files declare, in the files' order, as results.json
+        shows them."""
 
     @abstractmethod
     def mutants(self, files: Mapping[str, bytes], *, cap: int | None = None, seed: int = 0) -> list[Mutant]:

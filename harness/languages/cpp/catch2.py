@@ -13,6 +13,11 @@ from ...records import AssertionCount, Status, TestCaseResult
 _TAG = re.compile(r"\[([^\]]+)\]")
 
 
+def tag_names(spec: str) -> list[str]:
+    """The tags of a Catch2 tag string: `[task_1][slow]` -> task_1, slow."""
+    return _TAG.findall(spec)
+
+
 @dataclass
 class CatchRun:
     cases: list[TestCaseResult] = field(default_factory=list)
@@ -62,7 +67,7 @@ def _case_result(case: ET.Element) -> TestCaseResult:
     return TestCaseResult(
         name=case.get("name", "?"),
         status=Status.passed if passed else Status.failed,
-        tags=_TAG.findall(case.get("tags", "")),
+        tags=tag_names(case.get("tags", "")),
         message=message or (None if passed else "failed"),
         output=output or None,
     )

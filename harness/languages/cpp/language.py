@@ -1,19 +1,47 @@
 """C++ behind the language seam: CMake and Catch2 in the sandbox (testrun.py), test cases
-counted by the preprocessor conditions the build sets, mutants on the lexer's tokens."""
+counted by the preprocessor conditions the build sets, mutants on the lexer's tokens; in
+results.json a case's `test_code` is its body dedented and its `task_id` the N of its one
+`[task_N]` tag (the track's task marker), read from the test file's TEST_CASE."""
 
 from __future__ import annotations
 
+import re
+import textwrap
 from pathlib import Path
-from typing import Mapping
+from typing import Iterable, Mapping
 
 from ...records import TestReport
 from ...sandbox.base import SandboxSession
 from ...task import Task
+from .probe.cases import TaskCase, task_cases
+from .catch2 import tag_names
 from .testrun import declared_test_cases, drop_build, run_tests
-from ..language import Language
+from ..language import CaseText, Language
 from ..mutation import Mutant
 from .layout import LAYOUT
 from .mutants import generate_mutants
+
+
+_TASK_TAG = re.compile(r"task_(\d+)")
+_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
+
+
+def task_id(tags: Iterable[str]) -> int | None:
+    """The task a test case is linked to: the N of its `[task_N]` tag when it has exactly one."""
+    ids = {int(m.group(1)) for tag in tags if (m := _TASK_TAG.fullmatch(tag.strip()))}
+    return ids.pop() if len(ids) == 1 else None
+
+
+def _tags(case: TaskCase) -> list[str]:
+    """The tags of `TEST_CASE("name", "[tags]")`: its second string."""
+    header = case.source[:len(case.source) - len(case.body) - 1]
+    strings = _STRING.findall(header)
+    return tag_names(strings[1]) if len(strings) > 1 else []
+
+
+def case_texts(task: Task) -> list[CaseText]:
+    return [CaseText(name=case.name, title=case.name, test_code=textwrap.dedent(case.body.strip("\n")).strip(),
+                     task_id=task_id(_tags(case))) for case in task_cases(task)]
 
 
 class Cpp(Language):
@@ -28,6 +56,9 @@ class Cpp(Language):
 
     def declared_test_cases(self, task: Task) -> int:
         return declared_test_cases(task)
+
+    def case_texts(self, task: Task) -> list[CaseText]:
+        return case_texts(task)
 
     def mutants(self, files: Mapping[str, bytes], *, cap: int | None = None, seed: int = 0) -> list[Mutant]:
         return generate_mutants(files, cap=cap, seed=seed)
