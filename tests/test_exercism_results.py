@@ -12,8 +12,11 @@ import pytest
 from typer.testing import CliRunner
 
 from harness.cli import app
-from harness.exercism_results import MESSAGE_LIMIT, OUTPUT_LIMIT, OUTPUT_TRUNCATED, capped_message, capped_output
-from harness.languages.cpp.language import task_id
+from harness.exercism_results import (MESSAGE_LIMIT, OUTPUT_LIMIT, OUTPUT_TRUNCATED, capped_message, capped_output,
+                                      exercism_results)
+from harness.languages.cpp.language import Cpp, task_id
+from harness.records import Status, TestCaseResult, TestReport
+from harness.task import load_task
 
 from tests.conftest import GOLDEN
 
@@ -56,3 +59,15 @@ def test_format_and_out_are_checked_before_building(tmp_path):
     nowhere = runner.invoke(app, ["test", str(GOLDEN / "lasagna"), "--format", "exercism", "--out",
                                   str(tmp_path / "a-file" / "results.json")])
     assert nowhere.exit_code == 2 and "cannot be written" in nowhere.stderr and len(nowhere.stderr.splitlines()) == 1
+
+
+def test_test_code_and_task_come_from_the_test_file_not_the_run():
+    task = load_task(GOLDEN / "lasagna")
+    texts = Cpp().case_texts(task)
+    assert [t.task_id for t in texts] == [1, 2, 3, 3, 4, None, None]  # two tasks, or none: no task
+    report = TestReport(status=Status.passed, built=True, tests=[
+        TestCaseResult(name=t.name, status=Status.passed, tags=["task_7"]) for t in reversed(texts)])
+    results = exercism_results(task, report)
+    assert [t.name for t in results.tests] == [t.name for t in texts]  # the file's order
+    assert [t.task_id for t in results.tests] == [1, 2, 3, 3, 4, None, None]  # the run's tags say nothing
+    assert results.tests[0].test_code == "REQUIRE(lasagna::expected_minutes_in_oven() == 40);"
