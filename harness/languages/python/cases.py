@@ -86,13 +86,14 @@ def module_name(path: str) -> str:
 
 
 def exercism_test_code(lines: list[str], func: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
+    """A test function's code as Exercism's Python runner puts it in results.json (above)."""
     last: ast.stmt = func.body[-1]
     while isinstance(last, (ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith)):
         last = last.body[-1]
     taken = lines[func.lineno:last.lineno + 1]
     if taken and not taken[-1]:
         taken.pop()
-    while taken and all(line.startswith(" ") for line in taken if line):
+    while any(taken) and all(line.startswith(" ") for line in taken if line):
         taken = [line[1:] if line else line for line in taken]
     return "\n".join(taken)
 

@@ -224,3 +224,8 @@ def test_a_task_counts_and_names_its_cases_from_its_python_test_files():
     texts = case_texts(task)
     assert [(t.name, t.title, t.test_code) for t in texts] == [
         ("test_one", "test one", "assert 1"), ("TestB::test_two", "TestB.test two", "assert 2")]
+
+
+def test_a_one_line_test_takes_the_line_after_it_as_the_runner_does():
+    source = "def test_a(): assert True\n    \ndef test_b(): assert True\n"
+    assert [c.test_code for c in declared_cases(source, "t_test.py")] == ["", ""]  # and it ends
