@@ -61,5 +61,6 @@ on the host, with the stubs failing as they do in one process):
 - Objects of two proxied modules do not mix (one process each).
 
 The security rests on the process boundary only where the sandbox makes it one: there the
-server must run as a user other than the test process's (`ProxyConfig.launcher`, e.g.
-setpriv), or the candidate could signal the test process or rewrite its verdict file."""
+server runs as the runner and the test process as the builder, two execs that meet on named
+pipes the builder made (`ProxyConfig.fifos`, wire.meet; languages/python/testrun.py), so the
+candidate can neither signal the test process nor write its verdict file."""

@@ -20,18 +20,18 @@ _VERDICT_READ = 4096
 
 
 class ProxyConfig(BaseModel):
-    """What a proxy module is bound to: which module of which folder, run by which python,
-    within which time bounds, and where a forgery is written down."""
+    """What a proxy module is bound to: which module of which folder, run by which python
+    or met on which pipes, within which time bounds, and where a forgery is written down."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     module: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
     candidate_dir: str
     python: str | None = None  # None: the test process's own interpreter
-    # What the server's command line starts with: in the sandbox, a switch to a user other
-    # than the test process's (setpriv), so that the candidate can neither signal the test
-    # process nor write its verdict file.
-    launcher: tuple[str, ...] = ()
+    # (to the server, from it): named pipes on which a server that the sandbox started as
+    # another user meets the test process, so that the candidate can neither signal the
+    # test process nor write its verdict file. None: the test process starts the server.
+    fifos: tuple[str, str] | None = None
     call_timeout_s: float = Field(10.0, gt=0)
     total_timeout_s: float = Field(60.0, gt=0)  # every call's waiting together
     start_timeout_s: float = Field(30.0, gt=0)
