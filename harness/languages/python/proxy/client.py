@@ -39,7 +39,12 @@ def _package_root() -> str:
     return root
 
 
-_BOOT = f"import sys; sys.path.insert(0, sys.argv[1]); from {__package__}.server import main; main(sys.argv[2:])"
+def server_argv(python: str, root: str, package: str, candidate_dir: str, module: str, read: str,
+                write: str) -> list[str]:
+    """The server's command line (server.py): `root` holds the runtime `package`; `read` and
+    `write` are its ends, inherited descriptors' numbers or named pipes' paths."""
+    boot = f"import sys; sys.path.insert(0, sys.argv[1]); from {package}.server import main; main(sys.argv[2:])"
+    return [python, "-I", "-u", "-c", boot, root, candidate_dir, module, read, write]
 
 
 def _spawn(config: dict[str, Any], module: str) -> tuple[subprocess.Popen, int, int]:
@@ -49,10 +54,9 @@ def _spawn(config: dict[str, Any], module: str) -> tuple[subprocess.Popen, int, 
     from_server, to_test = os.pipe()
     log = open(config["log_path"], "ab") if config.get("log_path") else subprocess.DEVNULL
     try:
-        command = [config.get("python") or sys.executable, "-I", "-u", "-c", _BOOT, _package_root(),
-                   config["candidate_dir"], module, str(to_server), str(to_test)]
         process = subprocess.Popen(
-            command,
+            server_argv(config.get("python") or sys.executable, _package_root(), __package__, config["candidate_dir"],
+                        module, str(to_server), str(to_test)),
             pass_fds=(to_server, to_test), stdin=subprocess.DEVNULL, stdout=log, stderr=log,
             cwd=config["candidate_dir"], start_new_session=True,
             env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LC_ALL": "C.UTF-8"})

@@ -59,8 +59,12 @@ def read_verdict(path: Path) -> str | None:
     """Why the proxy found the run forged, or None: its verdict file is absent or empty."""
     try:
         with open(path, "rb") as verdict:
-            head = verdict.read(_VERDICT_READ)
+            return verdict_of(verdict.read(_VERDICT_READ))
     except FileNotFoundError:
         return None
+
+
+def verdict_of(head: bytes) -> str | None:
+    """The verdict in a verdict file's first bytes (read back from a sandbox)."""
     line = head.split(b"\n", 1)[0].decode("utf-8", "replace")
     return line.removeprefix("forged: ") if line else None
