@@ -214,6 +214,8 @@ def _report(task: Task, session: SandboxSession, ran: ExecResult, got: Captured 
     code = got.exit_code
     declared = {c.name: c for f in task.test_files for c in declared_cases(f, task.read_text(f))}
     tests, unreadable = parse_junit(got.contents[1], declared)
+    for t in tests:
+        t.message = exercise_paths(t.message, task, session) if t.message else t.message
     sig = signal_name(code) if code is not None else None
     why: str | None = None
     if sig is not None:
@@ -241,12 +243,16 @@ def _report(task: Task, session: SandboxSession, ran: ExecResult, got: Captured 
 
 def clean_console(text: str, task: Task, session: SandboxSession) -> str:
     """pytest's output as Aider's benchmark sends it: its timings gone, the exercise's
-    folder named by its name (here, the round's folders), the report file's line gone."""
+    folder named by its name, the report file's line gone."""
+    return _TIMING.sub("", exercise_paths(_JUNIT_LINE.sub("", text), task, session))
+
+
+def exercise_paths(text: str, task: Task, session: SandboxSession) -> str:
+    """The round's folders (tests, the candidate's, the proxy's) named as the exercise's."""
     where = _Round.of(task, session)
-    text = _JUNIT_LINE.sub("", text)
     for folder in (where.tests, where.candidate, where.proxy):
         text = text.replace(folder, task.slug)
-    return _TIMING.sub("", text)
+    return text
 
 
 def parse_junit(xml: bytes, declared: Mapping[str, DeclaredCase]) -> tuple[list[TestCaseResult], str | None]:
