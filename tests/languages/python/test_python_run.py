@@ -6,7 +6,8 @@ file run as the builder, the candidate's module behind the proxy as the runner.
   breaks, with pytest's message.
 - The transcript is pytest's console output as Aider's benchmark sends it: the exercise's
   folder by its name, no timings, no line about the report file.
-- What the candidate prints is its output, never the transcript's; a module that does not
+- What the candidate prints is its output, never the transcript's; its exception reads as in
+  one process, without the proxy's frames; a module that does not
   import fails as an error with its SyntaxError.
 - A task that names no test file is the suite's error, not the model's failure.
 - The test cases declared are those pytest collects, read from the file's syntax."""
@@ -116,3 +117,11 @@ class Derived(Base):
     assert [(c.name, c.count) for c in cases] == [
         ("t_test.py::test_a", 1), ("t_test.py::test_b", 3), ("t_test.py::TestC::test_c", 1),
         ("t_test.py::Base::test_z", 1), ("t_test.py::Derived::test_y", 1), ("t_test.py::Derived::test_z", 1)]
+
+
+def test_the_candidates_exception_reads_as_in_one_process(task, session):
+    report = _run(task, session, REFERENCE.replace("return a + b", "raise ValueError('no adding')"), transcript=True)
+    text = report.transcript or ""
+    assert report.status is Status.failed and [t.name for t in report.failing()] == [CASES[0]]
+    assert "E       ValueError: no adding" in text and 'File "tally/tally.py", line 2, in add' in text
+    assert "_harness_proxy" not in text

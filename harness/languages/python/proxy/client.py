@@ -24,6 +24,10 @@ from . import codec, wire
 from .ops import OPS
 from .proxies import CallTimeout, Forged, ProxyError, RemoteMeta, RemoteObject, ServerGone, dunder, ref
 
+# pytest leaves this module's frames out of a failure's traceback: a reader sees the test's line
+# and the candidate's exception, as in one process.
+__tracebackhide__ = True
+
 _NOTE = 8000              # characters of a remote traceback an exception may carry
 _CLASS_DEPTH = 16         # classes above a class, as its bases name them
 # What the candidate may ask of an object the test sent it (server._TestObject): uses, not

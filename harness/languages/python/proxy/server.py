@@ -114,7 +114,10 @@ class Server:
 
     def exception(self, exc: BaseException) -> list:
         try:
-            text = "".join(traceback.format_exception(exc))[-_TRACE:]
+            tb = exc.__traceback__  # the candidate's frames, as one process would show them, not ours
+            while tb is not None and tb.tb_frame.f_globals.get("__name__", "").startswith(f"{__package__}."):
+                tb = tb.tb_next
+            text = "".join(traceback.format_exception(type(exc), exc, tb))[-_TRACE:]
         except Exception:
             text = ""
         try:
