@@ -132,8 +132,11 @@ def _server_script(session: SandboxSession, where: _Round, modules: list[str]) -
         to_server, from_server = where.fifos(module)
         argv = server_argv(_PYTHON, where.proxy, PACKAGE, where.candidate, module, to_server, from_server)
         starts.append(f"{shlex.join(argv)} </dev/null 2>&1 &")
+    # When the servers are gone, so is everything they started (a fork bomb's children too:
+    # a second kill finds what forked during the first): it is the runner's only, here and
+    # now, while the builder's test run may still be reading back its files.
     return (f"cd {q(session.scratch_root)} && find . -mindepth 1 -delete 2>/dev/null; "
-            f"{' '.join(starts)} wait")
+            f"{' '.join(starts)} wait; kill -9 -1 2>/dev/null; kill -9 -1 2>/dev/null; exit 0")
 
 
 class _Servers(threading.Thread):
@@ -152,9 +155,15 @@ class _Servers(threading.Thread):
             self.error = exc
 
 
-def _end_runner(session: SandboxSession) -> None:
-    """End every process of the runner and remove what it made (capture.leave_nothing), or
-    make the session new where that cannot be made sure."""
+def _end_runner(session: SandboxSession, servers: _Servers) -> None:
+    """Once the test run has ended: the servers' exec ended (a server that outlives the test
+    process is killed where another exec can reach it, else its exec's own limit ends it),
+    then every process of the runner ended and what it made removed (capture.leave_nothing),
+    or the session made new where that cannot be made sure."""
+    servers.join(_SERVER_GRACE_S)
+    if servers.is_alive():
+        session.exec(["sh", "-c", "kill -9 -1 2>/dev/null; exit 0"], role=Role.runner, timeout_s=30)
+        servers.join()
     done = session.exec(["sh", "-c", leave_nothing(session)], role=Role.runner, timeout_s=30)
     session.runner_dirty = done.exit_code != 0
     if session.runner_dirty:
@@ -192,9 +201,7 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
     servers = _Servers(session, _server_script(session, where, modules), limit + 30)
     servers.start()
     ran = session.exec(["sh", "-c", _test_script(task, where)], role=Role.builder, timeout_s=limit)
-    servers.join(_SERVER_GRACE_S)
-    _end_runner(session)
-    servers.join()
+    _end_runner(session, servers)
     if servers.error is not None and not ran.timed_out:  # a timeout's restart ended the servers' exec too
         raise servers.error
     candidate_output = servers.result.output.decode(errors="replace") if servers.result else ""
