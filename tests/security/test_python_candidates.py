@@ -5,7 +5,9 @@ the next.
 
 - Patching pytest, its reports or builtins at import, exiting at import or in a call
   (sys.exit, os._exit), printing fake results at exit: done to the candidate's own process.
-- A conftest.py, a .pth or a sitecustomize.py in the workspace: refused as tampered, never staged.
+- A conftest.py, a .pth, a sitecustomize.py or a pytest.ini in the workspace: refused as
+  tampered, never staged; a test file it rewrites is the task's own again (a .py file that is
+  not a solution file).
 - Reading the test file, the staged sources, the junit report or the verdict file, writing
   either: a PermissionError, which the candidate's output shows.
 - A fork bomb, a memory bomb, an infinite loop: the call times out or the process dies, the
@@ -188,3 +190,9 @@ def test_frames_of_its_own_on_the_pipe_make_the_run_forged(task, session):
     assert report.forged and not report.passed, report
     assert report.forgery and report.forgery[0].startswith("forged:")
     _next_candidate_passes(task, session)
+
+
+def test_the_test_file_a_workspace_rewrites_is_the_tasks_own(task, session):
+    report, _ = _run(task, session, {SOLUTION: STUB.encode(), "tally_test.py": b"def test_add():\n    pass\n"})
+    assert "tally_test.py" in report.tampered
+    assert report.status is Status.failed and len(report.tests) == 3

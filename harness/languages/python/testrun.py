@@ -11,7 +11,7 @@ and read back by the builder's exec; the candidate never runs in that process.
 A round is four execs: the builder lays out the round's folder; the test run and the
 servers, side by side; the runner's clean-up once both have ended (not before: in a
 container, a clean-up that finds the builder's processes still there cannot tell them
-from the candidate's)."""
+from the candidate's). A task whose files cannot start a run is the suite's error."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ _PROXY_STAGED = ".python-proxy"  # the proxy's files, staged beside the task's (
 _JUNIT_LINE = re.compile(r"^-+ generated xml file: .* -+\n", re.M)
 _TIMING = re.compile(r"\bin \d+\.\d+s\b")  # what Aider's cleanup_test_output removes
 _MESSAGE_CAP = 8000
-# The runner's exec outlives the test run by this much at most before it is ended: an
+# How long the servers' exec may outlive the test run before another exec ends it: an
 # honest server exits as soon as the test process closes its end.
 _SERVER_GRACE_S = 2.0
 

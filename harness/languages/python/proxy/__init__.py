@@ -47,7 +47,7 @@ run forged: the session writes `forged: <reason>` to the harness's verdict file
 that call and every later one.
 
 What cannot be proxied (gold of Aider's 34 Python exercises passes 33/34 through the proxy,
-on the host, with the stubs failing as they do in one process):
+on the host and in the sandbox's round, with the stubs failing as they do in one process):
 - paasio: its test helper `SuperMock` decides what `super()` returns by reading the
   caller's stack for a frame of the candidate's file, and its `MeteredFile` subclasses
   `io.BufferedRandom` over the test's mock file; neither holds across two processes. It
