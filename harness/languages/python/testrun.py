@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, Mapping
 
-from ...errors import SuiteBroken
+from ...errors import SandboxUnavailable, SuiteBroken
 from ...fs import read_files
 from ...records import Status, TestCaseResult, TestReport
 from ...sandbox.base import ExecResult, Role, SandboxSession
@@ -195,9 +195,9 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
 
     laid = session.exec(["sh", "-c", _layout_script(task, session, where, candidate, tests, modules)],
                         role=Role.builder, timeout_s=60)
-    if laid.exit_code != 0:
-        raise SuiteBroken(f"{task.path}: its files could not be laid out for pytest: "
-                          f"{laid.output.decode(errors='replace').strip()[:500]}")
+    if laid.exit_code != 0:  # the task's files are checked above: the build space failed (full, gone)
+        raise SandboxUnavailable(f"the round's folder for {task.slug} could not be laid out: "
+                                 f"{laid.output.decode(errors='replace').strip()[:500]}")
     servers = _Servers(session, _server_script(session, where, modules), limit + 30)
     servers.start()
     ran = session.exec(["sh", "-c", _test_script(task, where)], role=Role.builder, timeout_s=limit)
@@ -217,6 +217,8 @@ def _report(task: Task, session: SandboxSession, ran: ExecResult, got: Captured 
                 else "the test run left no readable results")
         return TestReport(status=Status.error, timeout=ran.timed_out, message=lost, **timings)
     console = clean_console(got.contents[0].decode(errors="replace"), task, session)
+    if console.split("\n", 1)[0].endswith("No module named pytest"):  # python3's own line, before pytest runs
+        raise SandboxUnavailable(f"the {session.backend} sandbox's {_PYTHON} has no pytest")
     forgery = verdict_of(got.contents[2])
     code = got.exit_code
     declared = {c.name: c for f in task.test_files for c in declared_cases(f, task.read_text(f))}
