@@ -92,3 +92,11 @@ class ProviderFailure(InfraError):
 
     def __init__(self, message: str, attempts: int):
         super().__init__(InfraKind.provider, message, attempts)
+
+
+class SuiteBroken(InfraError):
+    """A task whose own files cannot start a test run (a Python exercise that names no test
+    file): the suite's error, recorded against the task in every trial, never the model's."""
+
+    def __init__(self, message: str):
+        super().__init__(InfraKind.suite, message)

@@ -6,8 +6,9 @@ from __future__ import annotations
 from ..task import Task
 from .language import Language
 from .cpp.language import Cpp
+from .python.language import Python
 
-_LANGUAGES: dict[str, Language] = {lang.layout.name: lang for lang in (Cpp(),)}
+_LANGUAGES: dict[str, Language] = {lang.layout.name: lang for lang in (Cpp(), Python())}
 
 
 def language_for(task: Task) -> Language:

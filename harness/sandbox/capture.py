@@ -54,19 +54,27 @@ def capture_script(session: SandboxSession, run: str, files: Sequence[Kept]) -> 
     program's exit status in $code), then the kill, the files, the closing line and the
     clean-up described above."""
     scratch = shlex.quote(session.scratch_root)
+    return (
+        f"cd {scratch} && find . -mindepth 1 -delete 2>/dev/null; code=; "
+        f"{run}; kill -9 -1 2>/dev/null; {read_back(files)}"
+        f"{leave_nothing(session)}"
+    )
+
+
+def read_back(files: Sequence[Kept]) -> str:
+    """Shell that prints the files of the current folder and the closing line with $code,
+    as `read_captured` reads them (for any role: the builder's test run reads back its own)."""
     kept = [f".harness-kept-{i}" for i in range(len(files))]
     names = " ".join(shlex.quote(f.name) for f in files)
     # Each file's first bytes are copied while nothing of the runner runs, then printed;
     # the sizes come after the closing line: the copies' in order, then each file's own as
     # `name size` (a file that is not there has no line). Two stats for every file at once:
     # each process the runner starts costs the round a few milliseconds.
-    read_back = "".join(f"head -c {f.keep} {shlex.quote(f.name)} >{k} 2>/dev/null; " for k, f in zip(kept, files))
+    heads = "".join(f"head -c {f.keep} {shlex.quote(f.name)} >{k} 2>/dev/null; " for k, f in zip(kept, files))
     return (
-        f"cd {scratch} && find . -mindepth 1 -delete 2>/dev/null; code=; "
-        f"{run}; kill -9 -1 2>/dev/null; rm -rf {' '.join(kept)}; {read_back}cat {' '.join(kept)}; "
+        f"rm -rf {' '.join(kept)}; {heads}cat {' '.join(kept)}; "
         f"printf '\\n{_CLOSING} %s\\n' \"${{code:-none}}\"; stat -c %s {' '.join(kept)}; "
         f"stat -L -c '%n %s' {names} 2>/dev/null; echo {_CLOSED}; "
-        f"{leave_nothing(session)}"
     )
 
 

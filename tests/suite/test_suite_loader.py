@@ -197,10 +197,14 @@ def _python_exercise(folder: Path) -> None:
 def test_an_exercise_of_a_language_the_harness_lacks_is_refused_on_import(tmp_path):
     upstream = tmp_path / "practice"
     shutil.copytree(GOLDEN / "sum-of-squares", upstream / "sum-of-squares")
-    _python_exercise(upstream / "leap")
-    proc = harness("suite", "import", str(upstream), "--name", "py", env_state=tmp_path / "state")
-    assert_one_line_exit_2(proc, f"{upstream / 'leap'}: a Python exercise; the harness runs C++ (cpp) exercises")
-    assert not (tmp_path / "state" / "suites" / "py").exists()
+    (upstream / "leap" / ".meta").mkdir(parents=True)
+    (upstream / "leap" / "leap.go").write_text("package leap\n")
+    (upstream / "leap" / "leap_test.go").write_text("package leap\n")
+    (upstream / "leap" / ".meta" / "config.json").write_text(json.dumps(
+        {"files": {"solution": ["leap.go"], "test": ["leap_test.go"]}}))
+    proc = harness("suite", "import", str(upstream), "--name", "go", env_state=tmp_path / "state")
+    assert_one_line_exit_2(proc, f"{upstream / 'leap'}: a Go exercise; the harness runs C++ (cpp), Python (python) exercises")
+    assert not (tmp_path / "state" / "suites" / "go").exists()
 
 
 def test_a_suite_names_a_language_its_tasks_are_in(tmp_path):
@@ -208,12 +212,12 @@ def test_a_suite_names_a_language_its_tasks_are_in(tmp_path):
     shutil.copytree(GOLDEN / "sum-of-squares", root / "sum-of-squares")
     manifest = 'schema_version = 1\nname = "s"\nversion = "1"\nimage = "x"\ntasks = ["sum-of-squares"]\n'
     (root / "suite.toml").write_text(manifest + 'language = "cobol"\n')
-    with pytest.raises(BadInput, match="language 'cobol' is not one the harness has: C\\+\\+ \\(cpp\\)"):
+    with pytest.raises(BadInput, match="language 'cobol' is not one the harness has: C\\+\\+ \\(cpp\\), Python \\(python\\)"):
         load_suite(root)
     _python_exercise(root / "leap")
     (root / "suite.toml").write_text(manifest.replace('["sum-of-squares"]', '["sum-of-squares", "leap"]')
                                      + 'language = "cpp"\n')
-    with pytest.raises(BadInput, match="leap: a Python exercise"):
+    with pytest.raises(BadInput, match="leap: a Python exercise in a suite whose language is C\\+\\+"):
         load_suite(root)
 
 

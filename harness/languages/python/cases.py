@@ -358,11 +358,16 @@ def _test_sources(task: Task) -> list[tuple[str, str]]:
 
 def count_declared(task: Task) -> int:
     """How many test cases the task's test files declare (`Language.declared_test_cases`)."""
-    return sum(len(declared_cases(text, rel)) for rel, text in _test_sources(task))
+    return len(task_cases(task))
 
 
 def case_texts(task: Task) -> list[CaseText]:
     """The task's test cases as results.json shows them (`Language.case_texts`), keyed by
-    the node id past the file, which a Python TestReport names its cases by."""
-    return [CaseText(name=c.node, title=c.title(), test_code=c.test_code, task_id=c.task_id)
-            for rel, text in _test_sources(task) for c in declared_cases(text, rel)]
+    the node id, which a Python TestReport names its cases by."""
+    return [CaseText(name=f"{rel}::{c.node}", title=c.title(), test_code=c.test_code, task_id=c.task_id)
+            for rel, c in task_cases(task)]
+
+
+def task_cases(task: Task) -> list[tuple[str, PytestCase]]:
+    """Every case of the task's test files, with the file it is in."""
+    return [(rel, c) for rel, text in _test_sources(task) for c in declared_cases(text, rel)]

@@ -347,9 +347,9 @@ def test_an_honest_module_passes_its_tests_through_the_proxy(tmp_path):
     assert outcome.verdict is None
 
 
-def test_the_candidates_print_goes_to_its_log_not_the_transcript_through_a_launcher(tmp_path):
+def test_the_candidates_print_goes_to_its_log_not_the_transcript(tmp_path):
     log = tmp_path / "candidate.log"
-    outcome = run_suite(tmp_path, HONEST + 'print("from the candidate")\n', log_path=str(log), launcher=("env",))
+    outcome = run_suite(tmp_path, HONEST + 'print("from the candidate")\n', log_path=str(log))
     assert outcome.passed == CASES, outcome.transcript
     assert "from the candidate" not in outcome.transcript
     assert log.read_text() == "from the candidate\n"

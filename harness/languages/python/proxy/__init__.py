@@ -47,7 +47,7 @@ run forged: the session writes `forged: <reason>` to the harness's verdict file
 that call and every later one.
 
 What cannot be proxied (gold of Aider's 34 Python exercises passes 33/34 through the proxy,
-on the host, with the stubs failing as they do in one process):
+on the host and in the sandbox's round, with the stubs failing as they do in one process):
 - paasio: its test helper `SuperMock` decides what `super()` returns by reading the
   caller's stack for a frame of the candidate's file, and its `MeteredFile` subclasses
   `io.BufferedRandom` over the test's mock file; neither holds across two processes. It
@@ -61,5 +61,6 @@ on the host, with the stubs failing as they do in one process):
 - Objects of two proxied modules do not mix (one process each).
 
 The security rests on the process boundary only where the sandbox makes it one: there the
-server must run as a user other than the test process's (`ProxyConfig.launcher`, e.g.
-setpriv), or the candidate could signal the test process or rewrite its verdict file."""
+server runs as the runner and the test process as the builder, two execs that meet on named
+pipes the builder made (`ProxyConfig.fifos`, wire.meet; languages/python/testrun.py), so the
+candidate can neither signal the test process nor write its verdict file."""

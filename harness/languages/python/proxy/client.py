@@ -24,6 +24,10 @@ from . import codec, wire
 from .ops import OPS
 from .proxies import CallTimeout, Forged, ProxyError, RemoteMeta, RemoteObject, ServerGone, dunder, ref
 
+# pytest leaves this module's frames out of a failure's traceback: a reader sees the test's line
+# and the candidate's exception, as in one process.
+__tracebackhide__ = True
+
 _NOTE = 8000              # characters of a remote traceback an exception may carry
 _CLASS_DEPTH = 16         # classes above a class, as its bases name them
 # What the candidate may ask of an object the test sent it (server._TestObject): uses, not
@@ -39,7 +43,33 @@ def _package_root() -> str:
     return root
 
 
-_BOOT = f"import sys; sys.path.insert(0, sys.argv[1]); from {__package__}.server import main; main(sys.argv[2:])"
+def server_argv(python: str, root: str, package: str, candidate_dir: str, module: str, read: str,
+                write: str) -> list[str]:
+    """The server's command line (server.py): `root` holds the runtime `package`; `read` and
+    `write` are its ends, inherited descriptors' numbers or named pipes' paths."""
+    boot = f"import sys; sys.path.insert(0, sys.argv[1]); from {package}.server import main; main(sys.argv[2:])"
+    return [python, "-I", "-u", "-c", boot, root, candidate_dir, module, read, write]
+
+
+def _spawn(config: dict[str, Any], module: str) -> tuple[subprocess.Popen, int, int]:
+    """The server started here, in a session of its own, on a pair of pipes: (the process,
+    the end to read it from, the end to write it to)."""
+    to_server, from_test = os.pipe()
+    from_server, to_test = os.pipe()
+    log = open(config["log_path"], "ab") if config.get("log_path") else subprocess.DEVNULL
+    try:
+        process = subprocess.Popen(
+            server_argv(config.get("python") or sys.executable, _package_root(), __package__, config["candidate_dir"],
+                        module, str(to_server), str(to_test)),
+            pass_fds=(to_server, to_test), stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+            cwd=config["candidate_dir"], start_new_session=True,
+            env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LC_ALL": "C.UTF-8"})
+    finally:
+        os.close(to_server)
+        os.close(to_test)
+        if not isinstance(log, int):  # a file, not subprocess.DEVNULL
+            log.close()
+    return process, from_server, from_test
 
 
 class Session:
@@ -60,27 +90,22 @@ class Session:
         self.lock = threading.RLock()  # reentrant: a call back runs on the thread that waits
         self.seq = 0
         self.server_seq = 0
-        to_server, from_test = os.pipe()
-        from_server, to_test = os.pipe()
-        log = open(config["log_path"], "ab") if config.get("log_path") else subprocess.DEVNULL
-        try:
-            command = [*config.get("launcher", ()), config.get("python") or sys.executable, "-I", "-u", "-c", _BOOT,
-                       _package_root(), config["candidate_dir"], self.module, str(to_server), str(to_test)]
-            self.process = subprocess.Popen(
-                command,
-                pass_fds=(to_server, to_test), stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                cwd=config["candidate_dir"], start_new_session=True,
-                env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LC_ALL": "C.UTF-8"})
-        finally:
-            os.close(to_server)
-            os.close(to_test)
-            if not isinstance(log, int):  # a file, not subprocess.DEVNULL
-                log.close()
-        self.write_fd = from_test
-        os.set_blocking(from_test, False)
-        self.reader = wire.Reader(from_server)
-        atexit.register(self.close, "the test process ended")
         self.deadline = time.monotonic() + float(config["start_timeout_s"])
+        self.process: subprocess.Popen | None = None
+        if config.get("fifos"):  # the sandbox started the server, as another user: meet it
+            to_server, from_server = config["fifos"]
+            try:
+                read_fd, write_fd = wire.meet(from_server, to_server, self.deadline)
+            except wire.TimedOut:
+                raise ServerGone(f"the candidate's process did not start within {config['start_timeout_s']:g} s") from None
+            except wire.Closed as exc:
+                raise ServerGone(f"the candidate's process could not be reached: {exc}") from None
+        else:
+            self.process, read_fd, write_fd = _spawn(config, self.module)
+        self.write_fd = write_fd
+        os.set_blocking(write_fd, False)
+        self.reader = wire.Reader(read_fd)
+        atexit.register(self.close, "the test process ended")
         self.pending.append(0)
         try:
             self.module_object = self._await(0)
@@ -159,13 +184,14 @@ class Session:
         raise CallTimeout(self.gone)
 
     def _died(self) -> None:
-        status = self.process.poll()
-        if status is None:
+        status = None
+        if self.process is not None:  # a server of the sandbox's: its status is not ours to know
             try:
                 status = self.process.wait(timeout=1)
             except subprocess.TimeoutExpired:
                 pass
-        self.close(f"the candidate's process ended (exit status {status}) before it answered")
+        self.close(f"the candidate's process ended{'' if status is None else f' (exit status {status})'} "
+                   "before it answered")
         raise ServerGone(self.gone)
 
     def forge(self, reason: str) -> None:
@@ -181,18 +207,20 @@ class Session:
         if self.gone:
             return
         self.gone = reason
-        for fd in (self.write_fd, self.reader.fd):  # first: a server we may not signal (another user's) sees the end
+        for fd in (self.write_fd, self.reader.fd):  # first: a server of another user's sees the end
             try:
                 os.close(fd)
             except OSError:
                 pass
+        if self.process is None:  # the sandbox's: it ends at the end of its stream, or with the run
+            return
         try:
             os.killpg(self.process.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
+        except ProcessLookupError:
             pass
         try:
             self.process.wait(timeout=5)
-        except subprocess.TimeoutExpired:  # the sandbox's teardown ends it
+        except subprocess.TimeoutExpired:
             pass
 
     def _answer(self, seq: int, op: str, operands: Any) -> None:

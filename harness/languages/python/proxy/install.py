@@ -20,18 +20,18 @@ _VERDICT_READ = 4096
 
 
 class ProxyConfig(BaseModel):
-    """What a proxy module is bound to: which module of which folder, run by which python,
-    within which time bounds, and where a forgery is written down."""
+    """What a proxy module is bound to: which module of which folder, run by which python
+    or met on which pipes, within which time bounds, and where a forgery is written down."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     module: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
     candidate_dir: str
     python: str | None = None  # None: the test process's own interpreter
-    # What the server's command line starts with: in the sandbox, a switch to a user other
-    # than the test process's (setpriv), so that the candidate can neither signal the test
-    # process nor write its verdict file.
-    launcher: tuple[str, ...] = ()
+    # (to the server, from it): named pipes on which a server that the sandbox started as
+    # another user meets the test process, so that the candidate can neither signal the
+    # test process nor write its verdict file. None: the test process starts the server.
+    fifos: tuple[str, str] | None = None
     call_timeout_s: float = Field(10.0, gt=0)
     total_timeout_s: float = Field(60.0, gt=0)  # every call's waiting together
     start_timeout_s: float = Field(30.0, gt=0)
@@ -59,8 +59,12 @@ def read_verdict(path: Path) -> str | None:
     """Why the proxy found the run forged, or None: its verdict file is absent or empty."""
     try:
         with open(path, "rb") as verdict:
-            head = verdict.read(_VERDICT_READ)
+            return verdict_of(verdict.read(_VERDICT_READ))
     except FileNotFoundError:
         return None
+
+
+def verdict_of(head: bytes) -> str | None:
+    """The verdict in a verdict file's first bytes (read back from a sandbox)."""
     line = head.split(b"\n", 1)[0].decode("utf-8", "replace")
     return line.removeprefix("forged: ") if line else None

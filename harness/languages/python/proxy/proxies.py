@@ -8,6 +8,11 @@ from __future__ import annotations
 from typing import Any, Callable
 
 
+# pytest leaves this module's frames out of a failure's traceback: a reader sees the test's line
+# and the candidate's exception, as in one process.
+__tracebackhide__ = True
+
+
 class ProxyError(BaseException):
     """Why a call to the candidate's process has no answer. Not an Exception, so that no
     `except Exception`, `assertRaises(Exception)` or `pytest.raises(Exception)` of a test

@@ -1,17 +1,21 @@
 """The candidate's side: a process of its own that imports the candidate's module and
-answers the test process's requests, in order, one frame each, over an inherited pair of
-pipes. Nothing here is trusted by the test process, which checks every frame (client.py);
+answers the test process's requests, in order, one frame each, over a pair of pipes: inherited
+from the test process that started it, or, in the sandbox, named pipes the builder made,
+met as the runner (wire.meet). Nothing here is trusted by the test process, which checks every frame (client.py);
 what the candidate does to this process (patching builtins, exiting, writing to the pipes)
 is done to this process only.
 
-Run by the test process as `python3 -I -c BOOT ROOT CANDIDATE_DIR MODULE READ_FD WRITE_FD`."""
+Run as `python3 -I -c BOOT ROOT CANDIDATE_DIR MODULE READ WRITE`, READ and WRITE the
+inherited descriptors' numbers or the named pipes' paths."""
 
 from __future__ import annotations
 
 import builtins
 import importlib
 import os
+import select
 import sys
+import threading
 import traceback
 from typing import Any
 
@@ -110,7 +114,10 @@ class Server:
 
     def exception(self, exc: BaseException) -> list:
         try:
-            text = "".join(traceback.format_exception(exc))[-_TRACE:]
+            tb = exc.__traceback__  # the candidate's frames, as one process would show them, not ours
+            while tb is not None and tb.tb_frame.f_globals.get("__name__", "").startswith(f"{__package__}."):
+                tb = tb.tb_next
+            text = "".join(traceback.format_exception(type(exc), exc, tb))[-_TRACE:]
         except Exception:
             text = ""
         try:
@@ -160,8 +167,25 @@ class Server:
         return self.decode(value)
 
 
+def _ends(read: str, write: str) -> tuple[int, int]:
+    if read.isdigit() and write.isdigit():
+        return int(read), int(write)
+    return wire.meet(read, write, None)  # the sandbox ends a server the test process never met
+
+
+def _end_with_the_test(write_fd: int) -> None:
+    """Exit when the test process has closed its end, even while the candidate's code holds
+    the main thread (a call the test gave up on): nothing is left to answer."""
+    watch = select.poll()
+    watch.register(write_fd, 0)  # a pipe's write end reports only its reader's end
+    watch.poll()
+    _exit(0)
+
+
 def main(argv: list[str]) -> None:
-    candidate_dir, module, read_fd, write_fd = argv[0], argv[1], int(argv[2]), int(argv[3])
+    candidate_dir, module = argv[0], argv[1]
+    read_fd, write_fd = _ends(argv[2], argv[3])
+    threading.Thread(target=_end_with_the_test, args=(write_fd,), daemon=True).start()
     sys.path.insert(0, candidate_dir)
     server = Server(read_fd, write_fd)
     try:

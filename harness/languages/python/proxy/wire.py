@@ -1,8 +1,10 @@
 """Frames on a pipe: one message a line, read and written against a deadline, so that a
-peer that stops reading or writing costs the other side its deadline and no more."""
+peer that stops reading or writing costs the other side its deadline and no more; and the
+two named pipes a sandbox's two users meet on (`meet`)."""
 
 from __future__ import annotations
 
+import errno
 import os
 import select
 import time
@@ -66,3 +68,28 @@ def write(fd: int, data: bytes, deadline: float | None) -> None:
         except OSError as exc:  # BrokenPipeError among them: the reader is gone
             raise Closed(str(exc)) from None
         view = view[done:]
+
+
+def meet(read_path: str, write_path: str, deadline: float | None) -> tuple[int, int]:
+    """The ends of two named pipes that the peer opens the other way round: (read, write).
+    Nothing blocks: the read end opens at once, and the write end as soon as the peer has
+    its read end open (before the deadline, or TimedOut), which each side opens first. A
+    read end that no writer has opened yet waits for one (Linux reports no end of stream
+    before a first writer), and sees the end at once when its writer dies."""
+    read_fd = os.open(read_path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        while True:
+            try:
+                write_fd = os.open(write_path, os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+                break
+            except OSError as exc:
+                if exc.errno != errno.ENXIO:  # ENXIO: no reader yet
+                    raise Closed(str(exc)) from None
+            if deadline is not None and time.monotonic() > deadline:
+                raise TimedOut
+            time.sleep(0.002)
+    except BaseException:
+        os.close(read_fd)
+        raise
+    os.set_blocking(read_fd, True)
+    return read_fd, write_fd

@@ -1,0 +1,38 @@
+"""Python behind the language seam: pytest in the sandbox with the candidate's modules behind
+the proxy (testrun.py), test cases read from the test files' syntax (cases.py), mutants on
+the syntax tree (mutants.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Mapping
+
+from ...records import TestReport
+from ...sandbox.base import SandboxSession
+from ...task import Task
+from ..language import CaseText, Language
+from ..mutation import Mutant
+from .layout import LAYOUT
+from .cases import case_texts, count_declared
+from .mutants import generate_mutants
+from .testrun import drop_build, run_tests
+
+
+class Python(Language):
+    layout = LAYOUT
+
+    def run_tests(self, task: Task, workspace: Path | Mapping[str, bytes], session: SandboxSession, *,
+                  transcript: bool = False, time_limit_s: float | None = None) -> TestReport:
+        return run_tests(task, workspace, session, transcript=transcript, time_limit_s=time_limit_s)
+
+    def drop_build(self, task: Task, session: SandboxSession) -> None:
+        drop_build(task, session)
+
+    def declared_test_cases(self, task: Task) -> int:
+        return count_declared(task)
+
+    def case_texts(self, task: Task) -> list[CaseText]:
+        return case_texts(task)
+
+    def mutants(self, files: Mapping[str, bytes], *, cap: int | None = None, seed: int = 0) -> list[Mutant]:
+        return generate_mutants(files, cap=cap, seed=seed)

@@ -1,0 +1,127 @@
+"""Python's test round in the real sandbox (Docker, and the local backend): the task's pytest
+file run as the builder, the candidate's module behind the proxy as the runner.
+
+- The reference passes every test, each named by its pytest node id and tagged by its
+  Exercism task marker; the stub fails every one; a wrong answer fails the one test it
+  breaks, with pytest's message.
+- The transcript is pytest's console output as Aider's benchmark sends it: the exercise's
+  folder by its name, no timings, no line about the report file.
+- What the candidate prints is its output, never the transcript's; its exception reads as in
+  one process, without the proxy's frames; a module that does not
+  import fails as an error with its SyntaxError.
+- A task that names no test file is the suite's error, not the model's failure.
+- The test cases declared are those pytest collects, read from the file's syntax."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness.errors import InfraKind, SuiteBroken
+from harness.languages.python.cases import declared_cases
+from harness.languages.registry import language_for
+from harness.records import Status
+
+from ...conftest import make_backend
+from .tally import CASES, REFERENCE, SOLUTION, STUB, WRONG, write_tally
+
+pytestmark = [pytest.mark.slow]
+
+
+@pytest.fixture(scope="module", params=["docker", "local"])
+def session(request):
+    with make_backend(request.param).session("python-run") as session:
+        yield session
+
+
+@pytest.fixture(scope="module")
+def task(tmp_path_factory):
+    return write_tally(tmp_path_factory.mktemp("python"))
+
+
+def _run(task, session, solution: str, **options):
+    return language_for(task).run_tests(task, {SOLUTION: solution.encode()}, session, **options)
+
+
+def test_the_reference_passes_every_test_named_and_tagged(task, session):
+    report = _run(task, session, REFERENCE)
+    assert report.passed, report
+    assert [(t.name, t.status, t.tags) for t in report.tests] == [
+        (CASES[0], Status.passed, ["task_1"]), (CASES[1], Status.passed, ["task_1"]),
+        (CASES[2], Status.passed, ["task_2"])]
+    assert language_for(task).declared_test_cases(task) == 3
+    assert report.backend == session.backend and not report.forged
+
+
+def test_the_stub_fails_every_test_and_the_transcript_reads_as_pytest_in_the_exercise(task, session):
+    report = _run(task, session, STUB, transcript=True)
+    assert report.status is Status.failed
+    assert [t.status for t in report.tests] == [Status.failed] * 3
+    text = report.transcript
+    assert text is not None and "rootdir: tally" in text and "FAILED tally_test.py::test_add" in text
+    assert "3 failed" in text
+    for noise in ("/build", session.build_root, "generated xml", " in 0.", "_harness_proxy.server"):
+        assert noise not in text, noise
+
+
+def test_a_wrong_answer_fails_the_one_test_it_breaks(task, session):
+    report = _run(task, session, WRONG)
+    assert report.status is Status.failed
+    assert [t.name for t in report.failing()] == [CASES[1]]
+    message = report.failing()[0].message or ""
+    assert "['a', 'b', '', 'c']" in message and session.build_root not in message
+
+
+def test_what_the_candidate_prints_is_its_output_not_the_transcript(task, session):
+    report = _run(task, session, WRONG.replace("return a + b", 'print("adding"); return a + b'), transcript=True)
+    assert report.status is Status.failed
+    assert "adding" in (report.output or "") and "adding" not in (report.transcript or "")
+
+
+def test_a_module_that_does_not_import_is_an_error_with_its_syntax_error(task, session):
+    report = _run(task, session, "def add(:\n", transcript=True)
+    assert report.status is Status.error and not report.passed
+    assert "SyntaxError" in (report.message or "") and "SyntaxError" in (report.transcript or "")
+
+
+def test_a_task_that_names_no_test_file_is_the_suites_error(tmp_path, session):
+    broken = write_tally(tmp_path, tests=None)
+    with pytest.raises(SuiteBroken) as raised:
+        _run(broken, session, REFERENCE)
+    assert raised.value.kind is InfraKind.suite
+
+
+def test_declared_cases_are_what_pytest_collects():
+    source = '''
+import unittest, pytest
+
+def test_a(): pass
+def helper(): pass
+
+@pytest.mark.parametrize("x", [1, 2, 3])
+def test_b(x): pass
+
+class TestC:
+    def test_c(self): pass
+
+class TestNot:
+    def __init__(self): pass
+    def test_skipped(self): pass
+
+class Base(unittest.TestCase):
+    def test_z(self): pass
+
+class Derived(Base):
+    def test_y(self): pass
+'''
+    cases = declared_cases("t_test.py", source)
+    assert [(c.name, c.count) for c in cases] == [
+        ("t_test.py::test_a", 1), ("t_test.py::test_b", 3), ("t_test.py::TestC::test_c", 1),
+        ("t_test.py::Base::test_z", 1), ("t_test.py::Derived::test_y", 1), ("t_test.py::Derived::test_z", 1)]
+
+
+def test_the_candidates_exception_reads_as_in_one_process(task, session):
+    report = _run(task, session, REFERENCE.replace("return a + b", "raise ValueError('no adding')"), transcript=True)
+    text = report.transcript or ""
+    assert report.status is Status.failed and [t.name for t in report.failing()] == [CASES[0]]
+    assert "E       ValueError: no adding" in text and 'File "tally/tally.py", line 2, in add' in text
+    assert "_harness_proxy" not in text

@@ -1,0 +1,198 @@
+"""Hostile Python candidates through Python's real test round (issue 31), in Docker and the
+local backend: each would pass if its attack worked, and none passes; the bombs end within
+their bounds; after each, the reference passes in the same session, so no candidate harms
+the next.
+
+- Patching pytest, its reports or builtins at import, exiting at import or in a call
+  (sys.exit, os._exit), printing fake results at exit: done to the candidate's own process.
+- A conftest.py, a .pth, a sitecustomize.py or a pytest.ini in the workspace: refused as
+  tampered, never staged; a test file it rewrites is the task's own again (a .py file that is
+  not a solution file).
+- Reading the test file, the staged sources, the junit report or the verdict file, writing
+  either: a PermissionError, which the candidate's output shows.
+- A fork bomb, a memory bomb, an infinite loop: the call times out or the process dies, the
+  round fails within its bound.
+- Killing or stopping every process it can see: only its own die; the test process reports.
+- Writing its own frames on the pipe from the server: the run is forged."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from harness.languages.registry import language_for
+from harness.records import Status
+
+from ..conftest import make_backend
+from ..languages.python.tally import REFERENCE, SOLUTION, STUB, write_tally
+
+pytestmark = [pytest.mark.slow]
+
+LIMIT_S = 15.0  # the round's limit: a call's bound is a third of it
+
+# Answers right only where its attack worked: `won()` says whether it did.
+CHEAT = REFERENCE.replace("return a + b", "return a + b if won() else None").replace(
+    "return text.split()", "return text.split() if won() else None").replace(
+    "return sum(self.seen.values())", "return sum(self.seen.values()) if won() else None")
+
+HOSTILE = {
+    "patches pytest and its reports at import": '''
+import sys, types
+import _pytest.reports, _pytest.runner
+fake = types.ModuleType("pytest")
+fake.raises = lambda *a, **k: None
+sys.modules["pytest"] = fake
+_pytest.reports.TestReport.passed = property(lambda self: True)
+_pytest.runner.pytest_runtest_makereport = lambda item, call: None
+won = lambda: False
+''',
+    "patches builtins at import": '''
+import builtins
+builtins.isinstance = lambda *args: True
+builtins.len = lambda *args: 3
+builtins.AssertionError = type("AssertionError", (BaseException,), {})
+won = lambda: False
+''',
+    "sys.exit at import": "import sys\nsys.exit(0)\nwon = lambda: True\n",
+    "os._exit at import": "import os\nos._exit(0)\nwon = lambda: True\n",
+    "sys.exit in a call": "import sys\ndef won():\n    sys.exit(0)\n",
+    "os._exit in a call": "import os\ndef won():\n    os._exit(0)\n",
+    "prints fake results at exit": '''
+import atexit, os, sys
+atexit.register(lambda: print("==== 3 passed in 0.01s ===="))
+def won():
+    sys.exit(0)
+''',
+    "reads the tests and writes the verdict": '''
+import glob, os
+ROUND = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the round's folder, beside its own
+TRIED = []
+
+def won():
+    for path in [f"{ROUND}/tests/tally_test.py", f"{ROUND}/out/junit.xml", f"{ROUND}/out/verdict",
+                 *glob.glob("/src/tally/*"), *glob.glob("/tmp/harness-stage-*/tally/*")]:
+        try:
+            with open(path) as f:
+                f.read()
+            return True
+        except OSError as exc:
+            TRIED.append(type(exc).__name__)
+    for path in [f"{ROUND}/out/junit.xml", f"{ROUND}/out/verdict", f"{ROUND}/pipes/extra", f"{ROUND}/tests/conftest.py",
+                 f"{ROUND}/proxy/_harness_proxy/client.py", f"{ROUND}/proxy/tally.py"]:
+        try:
+            with open(path, "w") as f:
+                f.write("<testsuites/>")
+            return True
+        except OSError as exc:
+            TRIED.append(type(exc).__name__)
+    print("tried:", *sorted(set(TRIED)))
+    return False
+''',
+    "a fork bomb": '''
+import os
+def won():
+    while True:
+        try:
+            os.fork()
+        except OSError:
+            pass
+''',
+    "a memory bomb": '''
+def won():
+    hog = []
+    while True:
+        hog.append(bytearray(64 << 20))
+''',
+    "an infinite loop": "def won():\n    while True:\n        pass\n",
+    "kills and stops every process it can": '''
+import os, signal
+def won():
+    for pid in os.listdir("/proc"):
+        if pid.isdigit() and int(pid) != os.getpid():
+            for sig in (signal.SIGSTOP, signal.SIGKILL):
+                try:
+                    os.kill(int(pid), sig)
+                except OSError:
+                    pass
+    try:
+        os.kill(-1, signal.SIGKILL)
+    except OSError:
+        pass
+    return False
+''',
+}
+
+# What a workspace adds beside the solution: each refused as tampered, never staged.
+TAMPERING = {
+    "conftest.py": b"import pytest\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n"
+                   b"    outcome = yield\n    outcome.get_result().outcome = 'passed'\n",
+    "evil.pth": b"import os; os.environ['PWNED'] = '1'\n",
+    "sitecustomize.py": b"import builtins; builtins.AssertionError = Exception\n",
+    "pytest.ini": b"[pytest]\naddopts = -p no:python\n",
+}
+
+FORGES = '''
+import os
+ROUND = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+def won():
+    fd = os.open(f"{ROUND}/pipes/tally.out", os.O_WRONLY | os.O_NONBLOCK)
+    os.write(fd, b'["r",1,["s","yes"]]\\n["garbage"\\n')
+    return False
+'''
+
+
+@pytest.fixture(scope="module", params=["docker", "local"])
+def session(request):
+    with make_backend(request.param).session("python-hostile") as session:
+        yield session
+
+
+@pytest.fixture(scope="module")
+def task(tmp_path_factory):
+    return write_tally(tmp_path_factory.mktemp("python-hostile"))
+
+
+def _run(task, session, files: dict[str, bytes]):
+    started = time.monotonic()
+    report = language_for(task).run_tests(task, files, session, time_limit_s=LIMIT_S, transcript=True)
+    return report, time.monotonic() - started
+
+
+def _next_candidate_passes(task, session) -> None:
+    report, _ = _run(task, session, {SOLUTION: REFERENCE.encode()})
+    assert report.passed, report.transcript or report.message
+
+
+@pytest.mark.parametrize("name", list(HOSTILE))
+def test_a_hostile_candidate_passes_nothing_and_harms_no_one_after_it(task, session, name):
+    report, seconds = _run(task, session, {SOLUTION: (HOSTILE[name] + CHEAT).encode()})
+    assert not report.passed, report
+    assert not any(t.status is Status.passed for t in report.tests), report.tests
+    assert seconds < LIMIT_S + 30
+    if name == "reads the tests and writes the verdict":
+        assert "tried:" in (report.output or "") and "PermissionError" in (report.output or ""), report.output
+        assert "won" not in (report.output or "")
+    if name == "kills and stops every process it can":
+        assert report.status is Status.failed and len(report.tests) == 3  # the test process lived and reported
+    _next_candidate_passes(task, session)
+
+
+@pytest.mark.parametrize("name", list(TAMPERING))
+def test_a_build_file_in_the_workspace_is_refused_as_tampered(task, session, name):
+    report, _ = _run(task, session, {SOLUTION: STUB.encode(), name: TAMPERING[name]})
+    assert name in report.tampered
+    assert not report.passed and report.status is Status.failed
+
+
+def test_frames_of_its_own_on_the_pipe_make_the_run_forged(task, session):
+    report, _ = _run(task, session, {SOLUTION: (FORGES + CHEAT).encode()})
+    assert report.forged and not report.passed, report
+    assert report.forgery and report.forgery[0].startswith("forged:")
+    _next_candidate_passes(task, session)
+
+
+def test_the_test_file_a_workspace_rewrites_is_the_tasks_own(task, session):
+    report, _ = _run(task, session, {SOLUTION: STUB.encode(), "tally_test.py": b"def test_add():\n    pass\n"})
+    assert "tally_test.py" in report.tampered
+    assert report.status is Status.failed and len(report.tests) == 3
