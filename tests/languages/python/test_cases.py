@@ -223,7 +223,7 @@ def test_a_task_counts_and_names_its_cases_from_its_python_test_files():
     assert count_declared(task) == 2
     texts = case_texts(task)
     assert [(t.name, t.title, t.test_code) for t in texts] == [
-        ("test_one", "test one", "assert 1"), ("TestB::test_two", "TestB.test two", "assert 2")]
+        ("a_test.py::test_one", "test one", "assert 1"), ("b_test.py::TestB::test_two", "TestB.test two", "assert 2")]
 
 
 def test_a_one_line_test_takes_the_line_after_it_as_the_runner_does():

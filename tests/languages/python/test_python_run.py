@@ -10,14 +10,15 @@ file run as the builder, the candidate's module behind the proxy as the runner.
   one process, without the proxy's frames; a module that does not
   import fails as an error with its SyntaxError.
 - A task that names no test file is the suite's error, not the model's failure.
-- The test cases declared are those pytest collects, read from the file's syntax."""
+- results.json (Exercism's v3) names each test as Exercism's Python runner does, with its
+  code and task."""
 
 from __future__ import annotations
 
 import pytest
 
 from harness.errors import InfraKind, SuiteBroken
-from harness.languages.python.cases import declared_cases
+from harness.exercism_results import exercism_results
 from harness.languages.registry import language_for
 from harness.records import Status
 
@@ -90,38 +91,18 @@ def test_a_task_that_names_no_test_file_is_the_suites_error(tmp_path, session):
     assert raised.value.kind is InfraKind.suite
 
 
-def test_declared_cases_are_what_pytest_collects():
-    source = '''
-import unittest, pytest
-
-def test_a(): pass
-def helper(): pass
-
-@pytest.mark.parametrize("x", [1, 2, 3])
-def test_b(x): pass
-
-class TestC:
-    def test_c(self): pass
-
-class TestNot:
-    def __init__(self): pass
-    def test_skipped(self): pass
-
-class Base(unittest.TestCase):
-    def test_z(self): pass
-
-class Derived(Base):
-    def test_y(self): pass
-'''
-    cases = declared_cases("t_test.py", source)
-    assert [(c.name, c.count) for c in cases] == [
-        ("t_test.py::test_a", 1), ("t_test.py::test_b", 3), ("t_test.py::TestC::test_c", 1),
-        ("t_test.py::Base::test_z", 1), ("t_test.py::Derived::test_y", 1), ("t_test.py::Derived::test_z", 1)]
-
-
 def test_the_candidates_exception_reads_as_in_one_process(task, session):
     report = _run(task, session, REFERENCE.replace("return a + b", "raise ValueError('no adding')"), transcript=True)
     text = report.transcript or ""
     assert report.status is Status.failed and [t.name for t in report.failing()] == [CASES[0]]
     assert "E       ValueError: no adding" in text and 'File "tally/tally.py", line 2, in add' in text
     assert "_harness_proxy" not in text
+
+
+def test_results_json_names_each_test_as_exercisms_runner_with_its_code_and_task(task, session):
+    results = exercism_results(task, _run(task, session, WRONG.replace("return a + b", 'print("adding"); return a + b')))
+    assert results.version == 3 and results.status == "fail"
+    assert [(t.name, t.status, t.task_id) for t in results.tests] == [
+        ("test add~", "pass", 1), ("test words~", "fail", 1), ("Tally > total~", "pass", 2)]
+    assert results.tests[0].test_code == "assert add(2, 3) == 5"
+    assert "['a', 'b', '', 'c']" in (results.tests[1].message or "")
