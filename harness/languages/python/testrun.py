@@ -8,6 +8,12 @@ its own module's files and the proxy's runtime. The outcome is pytest's junit XM
 proxy's verdict file, both written by the test process in a folder only the builder reads,
 and read back by the builder's exec; the candidate never runs in that process.
 
+A task whose tests read the call stack runs in one process (inprocess.py): the candidate's
+files, once the static screen (screen.py) has passed them in the harness's own process,
+are laid out beside the test files, where the builder's pytest imports them directly; the
+round is then the layout and the test run, with no proxy, no servers and nothing of the
+runner's to clean up. A refused candidate is never staged: its round is forged.
+
 A round is four execs: the builder lays out the round's folder; the test run and the
 servers, side by side; the runner's clean-up once both have ended (not before: in a
 container, a clean-up that finds the builder's processes still there cannot tell them
@@ -32,8 +38,10 @@ from ...sandbox.capture import Captured, Kept, leave_nothing, read_back, read_ca
 from ...staging import signal_name, stage_files
 from ...task import Task
 from .cases import PytestCase, task_cases
+from .inprocess import runs_in_process
 from .proxy.client import server_argv
 from .proxy.install import PACKAGE, ProxyConfig, install, verdict_of
+from .screen import screen
 
 _PYTHON = "python3"
 _PROXY_STAGED = ".python-proxy"  # the proxy's files, staged beside the task's (a name no slug has)
@@ -92,13 +100,14 @@ def _proxy_files(configs: list[ProxyConfig]) -> dict[str, bytes]:
 
 
 def _layout_script(task: Task, session: SandboxSession, where: _Round, candidate: list[str], tests: list[str],
-                   modules: list[str]) -> str:
+                   modules: list[str], in_process: bool) -> str:
     q = shlex.quote
     src = f"{session.src_root}/{task.slug}"
     steps = [f"rm -rf {q(where.root)}",
              "mkdir -p " + " ".join(q(d) for d in (where.candidate, where.tests, where.proxy, where.pipes, where.out)),
              f"cd {q(src)}"]
-    for files, dest in ((candidate, where.candidate), (tests, where.tests)):
+    # In process the candidate's files lie beside the tests, where pytest's sys.path finds them.
+    for files, dest in ((candidate, where.tests if in_process else where.candidate), (tests, where.tests)):
         if files:
             steps.append(f"cp --parents -- {' '.join(q(f) for f in files)} {q(dest)}/")
     steps += [f"cp -R {q(session.src_root)}/{_PROXY_STAGED}/. {q(where.proxy)}/",
@@ -111,9 +120,10 @@ def _layout_script(task: Task, session: SandboxSession, where: _Round, candidate
     return " && ".join(steps)
 
 
-def _test_script(task: Task, where: _Round) -> str:
+def _test_script(task: Task, where: _Round, in_process: bool) -> str:
     q = shlex.quote
-    env = (f"PYTHONPATH={q(where.proxy)} PYTHONDONTWRITEBYTECODE=1 PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 "
+    path = "" if in_process else f"PYTHONPATH={q(where.proxy)} "
+    env = (f"{path}PYTHONDONTWRITEBYTECODE=1 PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 "
            "HOME=/nonexistent LANG=C.UTF-8")
     pytest = (f"{_PYTHON} -s -m pytest -p no:cacheprovider --junitxml={q(where.out)}/junit.xml "
               + " ".join(q(f) for f in task.test_files))
@@ -184,6 +194,9 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
     candidate = sorted(f for f in files if f not in protected)
     tests = sorted(f for f in files if f in protected)
     limit = session.limits.timeout_s if time_limit_s is None else time_limit_s
+    common: dict[str, Any] = dict(tampered=tampered, backend=session.backend)
+    if runs_in_process(task):
+        return _run_in_process(task, session, files, candidate, tests, limit, transcript, common)
     where = _Round.of(task, session)
     configs = [ProxyConfig(module=m, candidate_dir=where.candidate, python=_PYTHON, fifos=where.fifos(m),
                            call_timeout_s=max(1.0, min(10.0, limit / 3)), total_timeout_s=max(1.0, limit - 5),
@@ -191,22 +204,47 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
                for m in modules]
     session.stage(task.slug, files)
     session.stage(_PROXY_STAGED, _proxy_files(configs))
-    common: dict[str, Any] = dict(tampered=tampered, backend=session.backend)
-
-    laid = session.exec(["sh", "-c", _layout_script(task, session, where, candidate, tests, modules)],
-                        role=Role.builder, timeout_s=60)
-    if laid.exit_code != 0:  # the task's files are checked above: the build space failed (full, gone)
-        raise SandboxUnavailable(f"the round's folder for {task.slug} could not be laid out: "
-                                 f"{laid.output.decode(errors='replace').strip()[:500]}")
+    _lay_out(task, session, where, candidate, tests, modules, in_process=False)
     servers = _Servers(session, _server_script(session, where, modules), limit + 30)
     servers.start()
-    ran = session.exec(["sh", "-c", _test_script(task, where)], role=Role.builder, timeout_s=limit)
+    ran = session.exec(["sh", "-c", _test_script(task, where, False)], role=Role.builder, timeout_s=limit)
     _end_runner(session, servers)
     if servers.error is not None and not ran.timed_out:  # a timeout's restart ended the servers' exec too
         raise servers.error
     candidate_output = servers.result.output.decode(errors="replace") if servers.result else ""
     got = None if ran.timed_out else read_captured(ran.output, _kept_files(where))
     return _report(task, session, ran, got, limit, candidate_output, transcript, common)
+
+
+def _lay_out(task: Task, session: SandboxSession, where: _Round, candidate: list[str], tests: list[str],
+             modules: list[str], *, in_process: bool) -> None:
+    script = _layout_script(task, session, where, candidate, tests, modules, in_process)
+    laid = session.exec(["sh", "-c", script], role=Role.builder, timeout_s=60)
+    if laid.exit_code != 0:  # the task's files are checked above: the build space failed (full, gone)
+        raise SandboxUnavailable(f"the round's folder for {task.slug} could not be laid out: "
+                                 f"{laid.output.decode(errors='replace').strip()[:500]}")
+
+
+def _run_in_process(task: Task, session: SandboxSession, files: Mapping[str, bytes], candidate: list[str],
+                    tests: list[str], limit: float, transcript: bool, common: dict[str, Any]) -> TestReport:
+    """The round of a task judged in one process: screened here, then pytest alone."""
+    # Beside the tests any other file of the workspace would be a module the tests import
+    # in place of the standard library's (an `errno.py`, a compiled `io.*.so`).
+    solution = set(task.solution_files)
+    refused = [f"file: {f}: not a solution file of the task, it would lie beside the tests"
+               for f in candidate if f not in solution]
+    refused += [str(r) for r in screen({f: files[f] for f in candidate if f in solution})]
+    if refused:
+        # Nothing of it is staged or run: what it would report is what it reached for.
+        message = "forged: " + "; ".join(refused)
+        return TestReport(status=Status.failed, built=False, message=message,
+                          transcript=message if transcript else None, **common).overruled(refused)
+    where = _Round.of(task, session)
+    session.stage(task.slug, dict(files))
+    _lay_out(task, session, where, candidate, tests, [], in_process=True)
+    ran = session.exec(["sh", "-c", _test_script(task, where, True)], role=Role.builder, timeout_s=limit)
+    got = None if ran.timed_out else read_captured(ran.output, _kept_files(where))
+    return _report(task, session, ran, got, limit, "", transcript, common)
 
 
 def _report(task: Task, session: SandboxSession, ran: ExecResult, got: Captured | None, limit: float,
