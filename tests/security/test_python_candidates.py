@@ -13,7 +13,16 @@ the next.
 - A fork bomb, a memory bomb, an infinite loop: the call times out or the process dies, the
   round fails within its bound.
 - Killing or stopping every process it can see: only its own die; the test process reports.
-- Writing its own frames on the pipe from the server: the run is forged."""
+- Writing its own frames on the pipe from the server: the run is forged.
+
+A task whose tests read the call stack runs in one process (languages/python/inprocess.py),
+behind the static screen: every candidate of IN_PROCESS would patch pytest, builtins or
+sys.exit, or read the test's frames or globals, by one route of the screen's rules
+(importing sys or os, `__builtins__`, `__import__`, a traceback's or a generator's frame,
+`().__class__.__base__.__subclasses__()`, `"{0.__globals__}".format(f)`, getattr of a
+computed name, an object equal to everything, a module file beside the tests): each is
+forged before anything runs, and the exercise's honest reference, which the proxy could
+not judge, passes."""
 
 from __future__ import annotations
 
@@ -25,6 +34,7 @@ from harness.languages.registry import language_for
 from harness.records import Status
 
 from ..conftest import make_backend
+from ..languages.python import meter
 from ..languages.python.tally import REFERENCE, SOLUTION, STUB, write_tally
 
 pytestmark = [pytest.mark.slow]
@@ -196,3 +206,94 @@ def test_the_test_file_a_workspace_rewrites_is_the_tasks_own(task, session):
     report, _ = _run(task, session, {SOLUTION: STUB.encode(), "tally_test.py": b"def test_add():\n    pass\n"})
     assert "tally_test.py" in report.tampered
     assert report.status is Status.failed and len(report.tests) == 3
+
+
+# Answers right only where its attack worked, in the in-process exercise.
+IN_PROCESS_CHEAT = meter.REFERENCE.replace("        return data\n", "        return data if won() else None\n")
+
+IN_PROCESS = {
+    "imports sys to exit": "import sys\ndef won():\n    sys.exit(0)\n",
+    "imports os to exit": "import os\ndef won():\n    os._exit(0)\n",
+    "patches pytest from sys.modules": '''
+import sys
+def won():
+    sys.modules["_pytest.reports"].TestReport.passed = property(lambda self: True)
+    return True
+''',
+    "patches __builtins__": "def won():\n    __builtins__['isinstance'] = lambda *a: True\n    return True\n",
+    "__import__('os')": "def won():\n    __import__('os')._exit(0)\n",
+    "walks frames from an exception's traceback": '''
+def won():
+    try:
+        raise ValueError
+    except ValueError as exc:
+        frame = exc.__traceback__.tb_frame.f_back
+    frame.f_globals["MeterTest"].assertEqual = lambda *a: None
+    return True
+''',
+    "walks frames from a generator": '''
+def won():
+    gen = (x for x in [1])
+    frame = gen.gi_frame.f_back
+    frame.f_locals["self"].assertEqual = lambda *a: None
+    return True
+''',
+    "reaches every class through object": '''
+def won():
+    for cls in ().__class__.__base__.__subclasses__():
+        if cls.__name__ == "TestReport":
+            cls.passed = property(lambda self: True)
+    return True
+''',
+    "reads globals through a format field": '''
+def won():
+    return "{0.__globals__}".format(won) != ""
+''',
+    "getattr with a computed name": '''
+def won():
+    try:
+        raise ValueError
+    except ValueError as exc:
+        tb = getattr(exc, "__trace" + "back__")
+    getattr(getattr(tb, "tb_" + "frame"), "f_" + "back").f_globals["unittest"].TestCase.assertEqual = print
+    return True
+''',
+    "eval of a string": "def won():\n    return eval(\"__import__('os')._exit(0)\")\n",
+    "exit at import": "import sys\nsys.exit(0)\nwon = lambda: True\n",
+    "reads the test file": "def won():\n    return 'pull' in open('meter_test.py').read()\n",
+    "the standard library's own reach": "import random\ndef won():\n    random._os._exit(0)\n",
+    "a metaclass": "class Meta(type):\n    pass\nclass Anything(metaclass=Meta):\n    pass\ndef won():\n    return True\n",
+    "an object equal to everything": '''
+class Anything:
+    def __eq__(self, other):
+        return True
+def won():
+    return True
+''',
+}
+
+
+@pytest.fixture(scope="module")
+def meter_task(tmp_path_factory):
+    return meter.write_meter(tmp_path_factory.mktemp("python-in-process"))
+
+
+@pytest.mark.parametrize("name", list(IN_PROCESS))
+def test_an_in_process_candidate_that_reaches_the_test_process_is_forged(meter_task, session, name):
+    report, _ = _run(meter_task, session, {meter.SOLUTION: (IN_PROCESS[name] + IN_PROCESS_CHEAT).encode()})
+    assert report.forged and not report.passed, report
+    assert report.forgery and report.message and report.message.startswith("forged: "), report
+    assert not report.tests  # never run
+
+
+def test_a_module_file_beside_the_solution_is_forged_in_process(meter_task, session):
+    report, _ = _run(meter_task, session, {meter.SOLUTION: meter.REFERENCE.encode(), "errno.py": b"ENOENT = 0\n"})
+    assert report.forged and not report.passed and "errno.py" in report.forgery[0], report
+
+
+def test_the_honest_in_process_reference_passes_and_its_stub_fails(meter_task, session):
+    report, _ = _run(meter_task, session, {meter.SOLUTION: meter.REFERENCE.encode()})
+    assert report.passed, report.transcript or report.message
+    assert sorted(t.name for t in report.tests) == sorted(meter.CASES)
+    stub, _ = _run(meter_task, session, {meter.SOLUTION: meter.STUB.encode()})
+    assert stub.status is Status.failed and not stub.forged and len(stub.tests) == 3

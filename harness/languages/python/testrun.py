@@ -110,9 +110,10 @@ def _layout_script(task: Task, session: SandboxSession, where: _Round, candidate
     for files, dest in ((candidate, where.tests if in_process else where.candidate), (tests, where.tests)):
         if files:
             steps.append(f"cp --parents -- {' '.join(q(f) for f in files)} {q(dest)}/")
-    steps += [f"cp -R {q(session.src_root)}/{_PROXY_STAGED}/. {q(where.proxy)}/",
-              f"chmod -R go+rX {q(where.candidate)} {q(where.proxy)}",
-              f"chmod 711 {q(where.root)} {q(where.pipes)}", f"chmod 700 {q(where.tests)} {q(where.out)}"]
+    if not in_process:
+        steps += [f"cp -R {q(session.src_root)}/{_PROXY_STAGED}/. {q(where.proxy)}/",
+                  f"chmod -R go+rX {q(where.candidate)} {q(where.proxy)}"]
+    steps += [f"chmod 711 {q(where.root)} {q(where.pipes)}", f"chmod 700 {q(where.tests)} {q(where.out)}"]
     for module in modules:
         to_server, from_server = (q(p) for p in where.fifos(module))
         # Others (the runner) may read the pipe to the server and write the one from it.
