@@ -20,7 +20,8 @@ behind the static screen: every candidate of IN_PROCESS would patch pytest, buil
 sys.exit, or read the test's frames or globals, by one route of the screen's rules
 (importing sys or os, `__builtins__`, `__import__`, a traceback's or a generator's frame,
 `().__class__.__base__.__subclasses__()`, `"{0.__globals__}".format(f)`, getattr of a
-computed name, an object equal to everything, a module file beside the tests): each is
+computed name, an object equal to everything, a test object's counter set, a module file
+beside the tests): each is
 forged before anything runs, and the exercise's honest reference, which the proxy could
 not judge, passes."""
 
@@ -263,6 +264,13 @@ def won():
     "reads the test file": "def won():\n    return 'pull' in open('meter_test.py').read()\n",
     "the standard library's own reach": "import random\ndef won():\n    random._os._exit(0)\n",
     "a metaclass": "class Meta(type):\n    pass\nclass Anything(metaclass=Meta):\n    pass\ndef won():\n    return True\n",
+    "sets the test helper's counter": '''
+class Pull:
+    def __init__(self, source):
+        source.reads = 2
+def won():
+    return True
+''',
     "an object equal to everything": '''
 class Anything:
     def __eq__(self, other):

@@ -18,7 +18,7 @@ The rules (RULES, each one a reason):
 - builtin: `__import__`, `eval`, `exec`, `compile`, `globals`, `locals`, `vars`, `breakpoint`,
   `open`, `input`, `help`, `exit`, `quit`, and the exceptions that end a run rather than fail
   a test (SystemExit, KeyboardInterrupt, BaseException).
-- dunder: any name or attribute `__x__`, but a method's own name, a call by name of a
+- dunder: any name, attribute or keyword argument `__x__`, but a method's own name, a call by name of a
   data-model method that a call, `with` or `for` makes anyway (`super().__init__(...)`,
   `self._file.__exit__(...)`), `__slots__` in a class body and `from __future__ import`;
   any string constant holding one (a name given to `format` or reflection at run time).
@@ -31,7 +31,11 @@ The rules (RULES, each one a reason):
   `called`, `call_args`, `side_effect`, ...): what would reach the test's stack or make its
   mock's assertions hold.
 - reflection: `getattr`/`setattr`/`delattr`/`hasattr` whose name is not a string constant,
-  or is one that the rules above refuse; `type(...)` with three arguments.
+  or is one that the rules above refuse; `type(...)` with three arguments; any of these
+  other than called by its name (`g = getattr`, `map(getattr, ...)`).
+- mutation: setting or deleting an attribute (`x.a = ...`, `setattr`) of anything but the
+  method's own object, its first parameter: through the proxy no object the test lends
+  can be changed, here a mock's or a helper's counters could.
 - format: `.format`/`.format_map` of anything but a string constant, or of one with a field
   that reads an attribute (`"{0.f_back}"`).
 - class: a metaclass or other class keyword; a base `type`.
@@ -78,6 +82,8 @@ _BUILTINS_REFUSED = frozenset({
     "quit", "SystemExit", "KeyboardInterrupt", "BaseException",
 })
 _REFLECTION = frozenset({"getattr", "setattr", "delattr", "hasattr"})
+# Builtins that may only be called where they stand, where their arguments are checked.
+_CALLED_ONLY = _REFLECTION | {"type"}
 _DECORATORS = frozenset({"property", "staticmethod", "classmethod"})
 _PROPERTY_PARTS = frozenset({"setter", "getter", "deleter"})
 _COMPARISON = frozenset({
@@ -195,6 +201,9 @@ class _Screen(ast.NodeVisitor):
         self.modules: set[str] = set()       # names bound to a module object by `import`
         self.allowed_dunder: set[int] = set()  # ids of nodes whose dunder is allowed
         self.top_level: set[str] = set()
+        self.called: set[int] = set()        # ids of names called where they stand
+        self.own: list[str | None] = []       # the first parameter of each enclosing method
+        self.methods: set[int] = set()       # ids of the functions defined in a class body
 
     def refuse(self, rule: str, node: ast.AST, why: str) -> None:
         self.refusals.append(Refusal(rule, self.file, getattr(node, "lineno", 0), why))
@@ -249,6 +258,8 @@ class _Screen(ast.NodeVisitor):
             self.refuse("dunder", node, f"the name {node.id}")
         elif node.id in _BUILTINS_REFUSED:
             self.refuse("builtin", node, f"the name {node.id}")
+        elif node.id in _CALLED_ONLY and id(node) not in self.called:
+            self.refuse("reflection", node, f"{node.id} other than called by its name")
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         base = node.value
@@ -294,7 +305,14 @@ class _Screen(ast.NodeVisitor):
         func = node.func
         if isinstance(func, ast.Attribute) and func.attr in _DATA_MODEL_CALLS:
             self.allowed_dunder.add(id(func))
+        if isinstance(func, ast.Name):
+            self.called.add(id(func))
+        for keyword in node.keywords:
+            if keyword.arg is not None and _is_dunder(keyword.arg):
+                self.refuse("dunder", node, f"the keyword {keyword.arg}")
         if isinstance(func, ast.Name) and func.id in _REFLECTION:
+            if func.id in ("setattr", "delattr"):
+                self.check_own(node, node.args[0] if node.args else None)
             name = node.args[1] if len(node.args) > 1 else None
             if not (isinstance(name, ast.Constant) and isinstance(name.value, str)):
                 self.refuse("reflection", node, f"{func.id} with a name that is not a string constant")
@@ -309,11 +327,49 @@ class _Screen(ast.NodeVisitor):
         if node.name in _COMPARISON:
             self.refuse("comparison", node, f"defines {node.name}")
         self.check_decorators(node)
+        params = node.args.posonlyargs + node.args.args
+        self.own.append(params[0].arg if params and id(node) in self.methods else None)
         for child in ast.iter_child_nodes(node):
             if child not in node.decorator_list:
                 self.visit(child)
+        self.own.pop()
 
     visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_Lambda(self, node: ast.Lambda) -> None:
+        self.own.append(None)
+        self.generic_visit(node)
+        self.own.pop()
+
+    def check_own(self, node: ast.AST, target: ast.expr | None) -> None:
+        """An attribute set or deleted on anything but the method's own object (its first
+        parameter) changes what the test handed over: the proxy lets no lent object change."""
+        own = self.own[-1] if self.own else None
+        if not (isinstance(target, ast.Name) and own is not None and target.id == own):
+            what = ast.unparse(target)[:60] if target is not None else "nothing"
+            self.refuse("mutation", node, f"sets or deletes an attribute of {what}, not of its own object")
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        self.check_targets(node.targets)
+        self.generic_visit(node)
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        self.check_targets([node.target])
+        self.generic_visit(node)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        self.check_targets([node.target])
+        self.generic_visit(node)
+
+    def visit_Delete(self, node: ast.Delete) -> None:
+        self.check_targets(node.targets)
+        self.generic_visit(node)
+
+    def check_targets(self, targets: list[ast.expr]) -> None:
+        for target in targets:
+            for sub in ast.walk(target):
+                if isinstance(sub, ast.Attribute) and isinstance(sub.ctx, (ast.Store, ast.Del)):
+                    self.check_own(sub, sub.value)
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
         for keyword in node.keywords:
@@ -323,6 +379,8 @@ class _Screen(ast.NodeVisitor):
                 self.refuse("class", node, "a subclass of type")
         self.check_decorators(node)
         for stmt in node.body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.methods.add(id(stmt))
             if isinstance(stmt, ast.Assign) and [getattr(t, "id", None) for t in stmt.targets] == ["__slots__"]:
                 self.allowed_dunder.add(id(stmt.targets[0]))
         for child in ast.iter_child_nodes(node):

@@ -1,7 +1,8 @@
 """The static screen of in-process candidates (harness/languages/python/screen.py) and the
 rule that picks in-process tasks (inprocess.py), on sources written here:
 
-- each rule refuses what it names, with its rule and line; the honest reference of the
+- each rule refuses what it names, with its rule and line (a route around one, such as
+  `g = getattr`, too); the honest reference of the
   in-process exercise passes, and so do the idioms honest solutions write (super() calls,
   properties, constants computed from the allowed modules, data-model methods);
 - a task runs in process when a test file reads the stack, not otherwise."""
@@ -70,6 +71,15 @@ REFUSED = {
     "class Truthy:\n    def __bool__(self):\n        return True\n": "comparison",
     "class Name(str):\n    def __hash__(self):\n        return 0\n": "comparison",
     "def f(:\n": "syntax",
+    "def f(e):\n    g = getattr\n    return g(e, 'x')\n": "reflection",
+    "def f(xs):\n    return list(map(getattr, xs, ['a']))\n": "reflection",
+    "def f():\n    t = type\n    return t('X', (), {})\n": "reflection",
+    "import dataclasses\ndef f(g):\n    return dataclasses.make_dataclass('X', [], namespace=dict(__eq__=g))\n": "dunder",
+    "class M:\n    def pull(self, source):\n        source.reads = 2\n": "mutation",
+    "class M:\n    def pull(self):\n        self._source.reads += 1\n": "mutation",
+    "class M:\n    def pull(self, source):\n        setattr(source, 'reads', 2)\n": "mutation",
+    "def f(source):\n    del source.data\n": "mutation",
+    "class M:\n    def pull(self):\n        return (lambda: setattr(self, 'x', 1))()\n": "mutation",
 }
 
 ALLOWED = [
