@@ -50,9 +50,10 @@ What cannot be proxied (gold of Aider's 34 Python exercises passes 33/34 through
 on the host and in the sandbox's round, with the stubs failing as they do in one process):
 - paasio: its test helper `SuperMock` decides what `super()` returns by reading the
   caller's stack for a frame of the candidate's file, and its `MeteredFile` subclasses
-  `io.BufferedRandom` over the test's mock file; neither holds across two processes. It
-  needs its tests run in one process with the candidate, judged by the static screen and a
-  verdict channel instead (not built here).
+  `io.BufferedRandom` over the test's mock file; neither holds across two processes. A
+  task whose test files read the stack, paasio alone of the 34, runs its tests in one
+  process with the candidate, behind a static screen of the candidate's source
+  (languages/python/inprocess.py, screen.py); gold passes 34/34 that way.
 - What inspects the module itself: `inspect.getsource`, `__file__`, the module's
   `__dict__`, `dir()`, `from module import *` (dunder names are answered locally, absent).
 - A test's subclass of a candidate's class constructs the candidate's class; `copy` of a
