@@ -15,7 +15,8 @@ The rules (RULES, each one a reason):
   (importing it here, the standard library's): not private, not one that opens files or
   reaches another module (`random._os`, `dataclasses.sys`, `io.open`), not one that reads
   attributes by a name computed at run time (`operator.attrgetter`, `string.Formatter`).
-- builtin: `__import__`, `eval`, `exec`, `compile`, `globals`, `locals`, `vars`, `breakpoint`,
+- builtin: `type` (`type(type(x))` is type itself, which makes a class of names computed
+  at run time: `isinstance` is what a solution needs), `__import__`, `eval`, `exec`, `compile`, `globals`, `locals`, `vars`, `breakpoint`,
   `open`, `input`, `help`, `exit`, `quit`, and the exceptions that end a run rather than fail
   a test (SystemExit, KeyboardInterrupt, BaseException).
 - dunder: any name, attribute or keyword argument `__x__`, but a method's own name, a call by name of a
@@ -31,8 +32,7 @@ The rules (RULES, each one a reason):
   `called`, `call_args`, `side_effect`, ...): what would reach the test's stack or make its
   mock's assertions hold.
 - reflection: `getattr`/`setattr`/`delattr`/`hasattr` whose name is not a string constant,
-  or is one that the rules above refuse; `type(...)` with three arguments; any of these
-  other than called by its name (`g = getattr`, `map(getattr, ...)`).
+  or is one that the rules above refuse; any of these other than called by its name (`g = getattr`, `map(getattr, ...)`).
 - mutation: setting or deleting an attribute (`x.a = ...`, `setattr`) of anything but the
   method's own object, its first parameter: through the proxy no object the test lends
   can be changed, here a mock's or a helper's counters could.
@@ -65,25 +65,27 @@ from typing import Iterable, Mapping
 # The modules a solution may import: the pure computing modules of the standard library that
 # references of exercises use (Aider's 34 use collections, dataclasses, functools, itertools,
 # json, operator, random, re, string and io; paasio's reference io alone). None of them reads
-# the process's state (sys, os, gc, inspect, threading, importlib, builtins are not here).
+# the process's state (sys, os, gc, inspect, threading, importlib, builtins are not here);
+# enum and abc are not here either, for their class factories (`Enum("X", [(name, f)])`
+# and `ABCMeta(name, bases, namespace)` make a class of names computed at run time).
 ALLOWED_MODULES = frozenset({
-    "__future__", "abc", "bisect", "collections", "collections.abc", "dataclasses", "decimal", "enum",
-    "fractions", "functools", "heapq", "io", "itertools", "json", "math", "operator", "random", "re",
-    "statistics", "string", "textwrap", "typing",
+    "__future__", "bisect", "collections", "collections.abc", "dataclasses", "decimal", "fractions",
+    "functools", "heapq", "io", "itertools", "json", "math", "operator", "random", "re", "statistics",
+    "string", "textwrap", "typing",
 })
-# Names of allowed modules that open files, run code given as text or read attributes by a
-# name computed at run time.
+# Names of allowed modules that open files, run code given as text, read attributes by a
+# name computed at run time or make a class of such names (and any metaclass, below).
 _MODULE_NAMES_REFUSED = frozenset({
     "open", "open_code", "FileIO", "attrgetter", "methodcaller", "Formatter", "get_type_hints",
-    "ForwardRef", "evaluate_forward_ref", "get_annotations", "load", "dump",
+    "ForwardRef", "evaluate_forward_ref", "get_annotations", "load", "dump", "make_dataclass",
 })
 _BUILTINS_REFUSED = frozenset({
-    "eval", "exec", "compile", "globals", "locals", "vars", "breakpoint", "open", "input", "help", "exit",
+    "type", "eval", "exec", "compile", "globals", "locals", "vars", "breakpoint", "open", "input", "help", "exit",
     "quit", "SystemExit", "KeyboardInterrupt", "BaseException",
 })
 _REFLECTION = frozenset({"getattr", "setattr", "delattr", "hasattr"})
 # Builtins that may only be called where they stand, where their arguments are checked.
-_CALLED_ONLY = _REFLECTION | {"type"}
+_CALLED_ONLY = _REFLECTION
 _DECORATORS = frozenset({"property", "staticmethod", "classmethod"})
 _PROPERTY_PARTS = frozenset({"setter", "getter", "deleter"})
 _COMPARISON = frozenset({
@@ -190,6 +192,8 @@ def _module_name_problem(module: str, name: str) -> str | None:
         return None  # not there: the import fails when it runs, as it would anywhere
     if isinstance(value, types.ModuleType) and value.__name__ not in ALLOWED_MODULES:
         return f"{module}.{name} is the module {value.__name__}, not allowed"
+    if isinstance(value, type) and issubclass(value, type):
+        return f"{module}.{name} is a metaclass, which makes classes of names computed at run time"
     return None
 
 
@@ -318,8 +322,6 @@ class _Screen(ast.NodeVisitor):
                 self.refuse("reflection", node, f"{func.id} with a name that is not a string constant")
             elif _is_dunder(name.value) or _internal(name.value):
                 self.refuse("reflection", node, f"{func.id} of {name.value}")
-        if isinstance(func, ast.Name) and func.id == "type" and len(node.args) + len(node.keywords) > 1:
-            self.refuse("reflection", node, "type(...) with more than one argument makes a class")
         self.generic_visit(node)
 
     # Definitions -------------------------------------------------------------------------
