@@ -30,6 +30,7 @@ from __future__ import annotations
 import ast
 
 from ...task import Task
+from .screen import parse
 
 # What reads the call stack: `module.function` as a test file calls it.
 STACK_READERS = frozenset({
@@ -47,7 +48,7 @@ def runs_in_process(task: Task) -> bool:
 
 def _reads_stack(source: bytes) -> bool:
     try:
-        tree = ast.parse(source)
+        tree = parse(source)
     except (SyntaxError, ValueError):
         return False
     for node in ast.walk(tree):

@@ -58,6 +58,7 @@ import ast
 import importlib
 import re
 import string
+import threading
 import types
 from dataclasses import dataclass
 from typing import Iterable, Mapping
@@ -106,6 +107,15 @@ _MOCK_NAMES = frozenset({
     "side_effect", "reset_mock", "configure_mock", "attach_mock", "mock_add_spec",
 })
 _DUNDER = re.compile(r"__\w+__")
+# CPython 3.11's parser is not safe in concurrent threads (a SystemError, "AST constructor
+# recursion depth mismatch", where the workers of `suite validate` parse at once).
+_PARSING = threading.Lock()
+
+
+def parse(source: bytes | str, filename: str = "<unknown>") -> ast.Module:
+    """`ast.parse`, one thread at a time."""
+    with _PARSING:
+        return ast.parse(source, filename=filename)
 
 
 @dataclass(frozen=True)
@@ -126,7 +136,7 @@ def screen(files: Mapping[str, bytes]) -> list[Refusal]:
     refusals: list[Refusal] = []
     for name in sorted(f for f in files if f.endswith(".py")):
         try:
-            tree = ast.parse(files[name], filename=name)
+            tree = parse(files[name], name)
         except (SyntaxError, ValueError) as exc:
             # pytest would report it as an import error; refused here, nothing of it runs.
             refusals.append(Refusal("syntax", name, getattr(exc, "lineno", None) or 0, str(exc)[:200]))
