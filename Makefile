@@ -13,9 +13,10 @@ run: setup
 	$(BIN)/harness run --suite fixed26 --model gold --trials 1
 
 # Two workers, one per core: most tests wait on compilers, containers and servers in turn,
-# and a test file stays on one worker so its module fixtures are built once.
+# and a test file stays on one worker so its module fixtures are built once; files go out
+# slowest first (tests/conftest.py's order, which xdist would otherwise replace).
 test: setup
-	$(BIN)/pytest -q -n 2 --dist loadfile --durations=30
+	$(BIN)/pytest -q -n 2 --dist loadfile --no-loadscope-reorder --durations=30
 
 setup: $(STAMP) sandbox
 

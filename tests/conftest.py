@@ -15,16 +15,20 @@ ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "tests" / "golden"
 
 
-# The slowest files first. The test command gives each worker a file at a time, so the suite
-# ends when its last file does; a long file collected last (they sort by name) left one core
-# idle for minutes at the end of CI's run.
-LONGEST_FIRST = ("test_suite_validate.py", "test_verdict_channel.py", "test_executor_ray.py", "test_screen.py",
-                 "test_loop.py", "test_testwriting.py",
-                 "test_testwriting_run.py", "test_train_loop.py", "test_verify_sandbox.py", "test_curriculum.py",
-                 "test_predict_eval.py", "test_run_resume.py", "test_verifier_candidates.py", "test_run_e2e.py",
-                 "test_run_simulated.py", "test_quickstart.py", "test_lint.py", "test_run_gold.py", "test_train_cpp.py",
-                 "test_upstream_main.py", "test_golden_sandbox.py", "test_view.py", "test_isolation.py",
-                 "test_run_direct.py")
+# The slowest files first, as measured (seconds of a worker, summed over a file's tests),
+# with xdist told to keep this order (the Makefile's --no-loadscope-reorder; by default it
+# sends the files with the most tests first). The test command gives each worker a file at
+# a time, so the suite ends when its last file does: a long file started last leaves the
+# other core idle until it ends.
+LONGEST_FIRST = ("test_testwriting.py", "test_suite_validate.py", "test_executor_ray.py",
+                 "test_verify_sandbox.py", "test_run_resume.py", "test_catch_pch.py", "test_lint.py",
+                 "test_train_loop.py", "test_quickstart.py", "test_predict.py", "test_curriculum.py",
+                 "test_verifier_candidates.py", "test_upstream_main.py", "test_predict_eval.py",
+                 "test_train_cpp.py", "test_testwriting_run.py", "test_screen.py", "test_suite_loader.py",
+                 "test_python_candidates.py", "test_run_gold.py", "test_golden_sandbox.py",
+                 "test_verdict_channel.py", "test_train_predict.py", "test_loop.py", "test_stats.py",
+                 "test_view_pages.py", "test_local_server.py", "test_session_pool.py", "test_proxy.py",
+                 "test_batch.py", "test_vllm_launcher.py", "test_python_run.py", "test_isolation.py")
 
 
 def pytest_collection_modifyitems(items):
