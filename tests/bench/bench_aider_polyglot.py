@@ -294,11 +294,15 @@ def _files_message_sorted(text: str) -> str:
 
 
 _MAKE_CLOSING = re.compile(r"^g?make(\[\d+\])?: \*\*\*.*\n?", re.MULTILINE)
+# The Python Aider runs in, which its Python linter's follow-up names: each side's own venv.
+_LINTER_PYTHON = re.compile(r"^## Running: \S+ -m flake8 ", re.MULTILINE)
 
 
 def _without_make_closing(messages: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """make's closing "*** ... Error" lines dropped: they differ by design (see README)."""
-    return [(role, _MAKE_CLOSING.sub("", content)) for role, content in messages]
+    """make's closing "*** ... Error" lines dropped: they differ by design (see README);
+    and the interpreter named in a Python lint follow-up made one."""
+    return [(role, _LINTER_PYTHON.sub("## Running: python -m flake8 ", _MAKE_CLOSING.sub("", content)))
+            for role, content in messages]
 
 
 def _normal(messages: list[dict], names: list[str]) -> list[tuple[str, str]]:
@@ -355,7 +359,7 @@ def compare(server: ScriptedServer, slugs: list[str], failure_text: str, left: s
                      f"{'identical' if system_same else 'differs'}; first user message "
                      f"{'identical' if first_message_same else 'differs'}; whole first request "
                      f"{'identical' if requests_same else 'differs'}; requests identical: {alike} of {len(a)}, "
-                     f"{make_only} more but for make's closing lines; "
+                     f"{make_only} more but for make's closing lines or the linter's interpreter; "
                      f"round-2 message carries diagnostics and "
                      f"failure text: {left} {carries[0]}, {right} {carries[1]}")
         if fb_a and fb_h:
@@ -364,7 +368,7 @@ def compare(server: ScriptedServer, slugs: list[str], failure_text: str, left: s
             if diff:
                 lines += ["    " + d for d in diff[:60]] + (["    ..."] if len(diff) > 60 else [])
     lines.append(f"all exercises: {totals['requests']} requests by {left}; identical {totals['identical']}, "
-                 f"{totals['make']} more but for make's closing lines, "
+                 f"{totals['make']} more but for make's closing lines or the linter's interpreter, "
                  f"{totals['requests'] - totals['identical'] - totals['make']} otherwise; "
                  f"other request parameters differ in {totals['params']}"
                  + (f"; {unplaced} requests named no exercise" if unplaced else ""))
