@@ -1,13 +1,16 @@
 """Aider's own benchmark and `harness run --agent aider-polyglot`, side by side, over the
 upstream polyglot C++ exercises, against one scripted OpenAI-compatible server that logs
-every request either of them sends.
+every request either of them sends; the C++ or the Python exercises (the language is the
+exercises folder's: polyglot-benchmark/<language>/exercises/practice).
 
     .venv/bin/python tests/bench/bench_aider_polyglot.py --aider-checkout /path/to/aider \\
-        --exercises /path/to/polyglot-benchmark/cpp/exercises/practice \\
+        --exercises /path/to/polyglot-benchmark/{cpp,python}/exercises/practice \\
         --aider-python /path/to/venv/bin/python [--tasks a,b] [--out DIR]
 
 The server answers each exercise's first request with the reference solution plus a line
-that does not compile, Aider's lint follow-ups ("# Fix any errors below") with its
+that does not compile (C++) or names an undefined name at import (Python: flake8's F821,
+which Aider's Python linter reports, so the lint follow-ups come, then a test run that
+fails on import), Aider's lint follow-ups ("# Fix any errors below") with its
 previous answer again, every later request with the reference solution, and chat-history
 summary requests with a sentence. Both harnesses get the same answers to the same
 requests, so their logs can be compared request by request.
@@ -16,9 +19,11 @@ Aider's side runs Aider's unmodified benchmark/benchmark.py from a copy of the c
 (made a git repository, which benchmark.py asks for), with the interpreter given by
 --aider-python: a virtual environment of your own with aider-chat 0.86.2 and the
 benchmark's requirements (lox, typer, pandas, matplotlib, imgcat), never the project's.
-benchmark.py runs C++ tests with the absolute path /aider/benchmark/cpp-test.sh (in
-Aider's container the checkout is mounted at /aider), so it runs under bubblewrap with the
-copy mounted at /aider and the host's toolchain (cmake, make, g++). Then its own summary
+benchmark.py runs Python tests with the `pytest` first on its PATH in the exercise's
+folder (here /usr/bin's: Debian's python3-pytest, as in the sandbox image), and C++ tests
+with the absolute path /aider/benchmark/cpp-test.sh (in Aider's container the checkout is
+mounted at /aider), so it runs under bubblewrap with the copy mounted at /aider and the
+host's toolchain (cmake, make, g++). Then its own summary
 code (`benchmark.py --stats`) prints pass_num_1 and pass_num_2.
 
 The harness side imports the exercises with `harness suite import`, runs them with
@@ -62,7 +67,23 @@ from tests.scripted_model import is_preflight  # noqa: E402
 MODEL = "openai/scripted"
 SUMMARY_MARK = "summarize this partial conversation"
 LINT_MARK = "# Fix any errors below"
-BROKEN_LINE = "\nint harness_first_answer_does_not_compile() { return undeclared_name; }\n"
+
+
+class Language:
+    """What the scripted answers and the checks need of a language: the line added to the
+    first answer, the file it goes in (the first of the sorted solution files the key puts
+    first), and what the round-2 message must then carry (the diagnostic's words)."""
+
+    def __init__(self, name: str, broken_line: str, first: str, diagnostics: tuple[str, ...]):
+        self.name, self.broken_line, self.first, self.diagnostics = name, broken_line, first, diagnostics
+
+
+LANGUAGES = {
+    "cpp": Language("cpp", "\nint harness_first_answer_does_not_compile() { return undeclared_name; }\n", ".cpp",
+                    ("undeclared_name", "error:")),
+    "python": Language("python", "\nharness_first_answer_fails = undeclared_name\n", ".py",
+                       ("undeclared_name", "NameError")),
+}
 
 
 # --- the scripted server ---------------------------------------------------------------
@@ -80,8 +101,9 @@ class ScriptedServer:
     """Answers as described above, per harness (the route) and exercise, and logs every
     request with what it was and what it got."""
 
-    def __init__(self, tasks: dict):
+    def __init__(self, tasks: dict, language: Language):
         self.tasks = tasks  # slug -> Task
+        self.language = language
         self.names = {slug: sorted(Path(f).name for f in t.solution_files) for slug, t in tasks.items()}
         self.log: dict[str, list[dict]] = defaultdict(list)
         self.turns: dict[tuple[str, str], int] = defaultdict(int)
@@ -114,8 +136,8 @@ class ScriptedServer:
                 kind = "task" if self.turns[key] == 0 else "feedback"
                 files = {name: data.decode() for name, data in self.tasks[slug].reference_files().items()}
                 if self.turns[key] == 0:
-                    last = sorted(files, key=lambda f: (not f.endswith(".cpp"), f))[0]
-                    files[last] = files[last] + BROKEN_LINE
+                    last = sorted(files, key=lambda f: (not f.endswith(self.language.first), f))[0]
+                    files[last] = files[last] + self.language.broken_line
                 answer = whole_answer(files)
                 self.turns[key] += 1
                 self.last[key] = answer
@@ -174,18 +196,20 @@ def run_aider(args, work: Path, api_base: str, slugs: list[str], name: str = "si
         subprocess.run(git + ["add", "-A"], check=True)
         subprocess.run(git + ["commit", "-q", "-m", "checkout under test"], check=True)
     benchmarks = work / "benchmarks"
-    practice = benchmarks / "polyglot-benchmark" / "cpp" / "exercises" / "practice"
+    practice = benchmarks / "polyglot-benchmark" / args.language / "exercises" / "practice"
     if not practice.is_dir():
         practice.mkdir(parents=True)
         for slug in slugs:
             shutil.copytree(Path(args.exercises) / slug, practice / slug)
+    # Python's tests run with the `pytest` first on the PATH: Debian's, as the sandbox image has it.
+    path = {"PATH": "/usr/bin:/bin:" + os.environ.get("PATH", "")} if args.language == "python" else {}
     env = _quiet_env(AIDER_DOCKER="1", AIDER_BENCHMARK_DIR=str(benchmarks), OPENAI_API_BASE=api_base,
-                     OPENAI_API_KEY="scripted")
+                     OPENAI_API_KEY="scripted", **path)
     wrap, bench = _aider_command(args, work)
     t0 = time.monotonic()
     with open(work / f"aider-benchmark-{name}.log", "w") as log:
         subprocess.run(wrap + bench + [name, "--model", MODEL, "--edit-format", "whole", "--threads", "1",
-                                       "--tries", "2", "--languages", "cpp"],
+                                       "--tries", "2", "--languages", args.language],
                        env=env, stdout=log, stderr=subprocess.STDOUT, check=True, timeout=args.timeout)
     print(f"Aider's benchmark ({name}): {time.monotonic() - t0:.0f} s", flush=True)
     (run_dir,) = [d for d in benchmarks.iterdir() if d.name.endswith(f"--{name}")]
@@ -233,10 +257,11 @@ def check_import(args, work: Path, env: dict, run_dir: Path) -> list[str]:
 def run_harness(args, work: Path, api_base: str, slugs: list[str]) -> dict:
     harness = [str(ROOT / ".venv" / "bin" / "harness")]
     env = dict(os.environ, HARNESS_STATE_DIR=str(work / "state"))
-    subprocess.run(harness + ["suite", "import", str(args.exercises), "--name", "polyglot-cpp"], env=env, check=True,
+    suite = f"polyglot-{args.language}"
+    subprocess.run(harness + ["suite", "import", str(args.exercises), "--name", suite], env=env, check=True,
                    capture_output=True)
     t0 = time.monotonic()
-    run = subprocess.run(harness + ["run", "--suite", "polyglot-cpp", "--tasks", ",".join(slugs), "--agent", "aider-polyglot",
+    run = subprocess.run(harness + ["run", "--suite", suite, "--tasks", ",".join(slugs), "--agent", "aider-polyglot",
                                     "--aider-checkout", str(args.aider_checkout), "--model", MODEL, "--api-base", api_base,
                                     "--trials", "1", "--workers", "1", "--runs-dir", str(work / "runs"),
                                     "--run-id", "side-by-side"],
@@ -269,11 +294,15 @@ def _files_message_sorted(text: str) -> str:
 
 
 _MAKE_CLOSING = re.compile(r"^g?make(\[\d+\])?: \*\*\*.*\n?", re.MULTILINE)
+# The Python Aider runs in, which its Python linter's follow-up names: each side's own venv.
+_LINTER_PYTHON = re.compile(r"^## Running: \S+ -m flake8 ", re.MULTILINE)
 
 
 def _without_make_closing(messages: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """make's closing "*** ... Error" lines dropped: they differ by design (see README)."""
-    return [(role, _MAKE_CLOSING.sub("", content)) for role, content in messages]
+    """make's closing "*** ... Error" lines dropped: they differ by design (see README);
+    and the interpreter named in a Python lint follow-up made one."""
+    return [(role, _LINTER_PYTHON.sub("## Running: python -m flake8 ", _MAKE_CLOSING.sub("", content)))
+            for role, content in messages]
 
 
 def _normal(messages: list[dict], names: list[str]) -> list[tuple[str, str]]:
@@ -311,8 +340,9 @@ def compare(server: ScriptedServer, slugs: list[str], failure_text: str, left: s
         fb_a = next((e for e in a if e["kind"] == "feedback"), None)
         fb_h = next((e for e in h if e["kind"] == "feedback"), None)
         tail = failure_text.format(file_list=" ".join(names))
-        carries = [e is not None and "undeclared_name" in (msg := _set_file_list(_last_user(e["body"]), names))
-                   and "error:" in msg and tail in msg for e in (fb_a, fb_h)]
+        carries = [e is not None and all(word in (msg := _set_file_list(_last_user(e["body"]), names))
+                                         for word in server.language.diagnostics) and tail in msg
+                   for e in (fb_a, fb_h)]
         pairs = [(_normal(x["body"]["messages"], names), _normal(y["body"]["messages"], names)) for x, y in zip(a, h)]
         alike = sum(x == y for x, y in pairs)
         make_only = sum(x != y and _without_make_closing(x) == _without_make_closing(y) for x, y in pairs)
@@ -329,7 +359,7 @@ def compare(server: ScriptedServer, slugs: list[str], failure_text: str, left: s
                      f"{'identical' if system_same else 'differs'}; first user message "
                      f"{'identical' if first_message_same else 'differs'}; whole first request "
                      f"{'identical' if requests_same else 'differs'}; requests identical: {alike} of {len(a)}, "
-                     f"{make_only} more but for make's closing lines; "
+                     f"{make_only} more but for make's closing lines or the linter's interpreter; "
                      f"round-2 message carries diagnostics and "
                      f"failure text: {left} {carries[0]}, {right} {carries[1]}")
         if fb_a and fb_h:
@@ -338,7 +368,7 @@ def compare(server: ScriptedServer, slugs: list[str], failure_text: str, left: s
             if diff:
                 lines += ["    " + d for d in diff[:60]] + (["    ..."] if len(diff) > 60 else [])
     lines.append(f"all exercises: {totals['requests']} requests by {left}; identical {totals['identical']}, "
-                 f"{totals['make']} more but for make's closing lines, "
+                 f"{totals['make']} more but for make's closing lines or the linter's interpreter, "
                  f"{totals['requests'] - totals['identical'] - totals['make']} otherwise; "
                  f"other request parameters differ in {totals['params']}"
                  + (f"; {unplaced} requests named no exercise" if unplaced else ""))
@@ -357,7 +387,7 @@ def _stat(text: str, key: str) -> str | None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--aider-checkout", type=Path, required=True)
-    ap.add_argument("--exercises", type=Path, required=True, help="the polyglot benchmark's cpp/exercises/practice")
+    ap.add_argument("--exercises", type=Path, required=True, help="the polyglot benchmark's cpp/ or python/exercises/practice")
     ap.add_argument("--aider-python", type=Path, help="Python of a venv with aider-chat and the benchmark's requirements")
     ap.add_argument("--tasks", help="comma-separated exercises (default: all)")
     ap.add_argument("--out", type=Path, help="keep the work folder and request logs here")
@@ -367,13 +397,17 @@ def main() -> None:
     ap.add_argument("--timeout", type=float, default=7200)
     args = ap.parse_args()
 
+    args.language = args.exercises.resolve().parent.parent.name
+    if args.language not in LANGUAGES:
+        ap.error(f"{args.exercises}: not a polyglot-benchmark/<language>/exercises/practice folder of "
+                 f"{' or '.join(LANGUAGES)}")
     slugs = sorted(p.name for p in args.exercises.iterdir() if (p / ".meta" / "config.json").is_file())
     if args.tasks:
         slugs = [s for s in slugs if s in args.tasks.split(",")]
     tasks = {slug: load_task(args.exercises / slug) for slug in slugs}
     failure_text = read_prompts(args.aider_checkout).test_failures
     work = Path(args.out or tempfile.mkdtemp(prefix="aider-side-by-side-"))
-    server = ScriptedServer(tasks)
+    server = ScriptedServer(tasks, LANGUAGES[args.language])
     if args.compare_only:
         server.log.update(json.loads((work / "requests.json").read_text()))
         printed = (work / "aider-stats.txt").read_text()

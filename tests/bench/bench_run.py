@@ -1,19 +1,21 @@
 """Benchmark (not part of the test command): `harness run --model gold` on fixed26 and on
-the upstream Exercism C++ exercises imported with `harness suite import`, where each
-trial's wall time goes, and Aider's own benchmark on the same exercises with the same
+the upstream Exercism C++ or Python exercises imported with `harness suite import`, where
+each trial's wall time goes, and Aider's own benchmark on the same exercises with the same
 answers, side by side in one invocation.
 
     .venv/bin/python tests/bench/bench_run.py [--upstream PATH] [--workers 2] [--tasks a,b]
         [--aider-repo DIR --aider-python PY]
 
-  --upstream PATH     the upstream exercises (polyglot-benchmark/cpp/exercises/practice),
-                      imported into a throw-away state folder; without it that half is
-                      skipped, and so is Aider's benchmark
+  --upstream PATH     the upstream exercises (polyglot-benchmark/cpp/exercises/practice or
+                      .../python/exercises/practice: the language is the folder's), imported
+                      into a throw-away state folder; without it that half is skipped, and
+                      so is Aider's benchmark; with Python's, fixed26 (C++) is skipped
   --aider-repo DIR    an Aider source tree (its benchmark/benchmark.py is run as it is)
   --aider-python PY   a Python with aider-chat and the benchmark's own requirements
                       (lox, typer, pandas, matplotlib, imgcat); Aider's benchmark runs its
                       C++ tests with /aider/benchmark/cpp-test.sh, the path its Docker image
-                      has: on a host, `ln -s DIR /aider`
+                      has: on a host, `ln -s DIR /aider`; Python tests with the `pytest`
+                      first on the PATH (here /usr/bin's, Debian's, as in the sandbox image)
 
 For each suite and worker count, one run in process (the code path `harness run` takes),
 timed from the call to the summary. Per trial, from its result.json:
@@ -32,9 +34,9 @@ sandbox session's hand-over, the build and the run, record writing.
 
 Aider's benchmark gets the same answers: a local OpenAI-compatible server that answers
 every request with the reference solution of the exercise whose files it names, through
-`--model openai/gold --edit-format whole --threads N --tries 2`. It has no sandbox: it
-builds and runs the tests on the host, the upstream way (cmake, make, Catch2's main
-compiled in every exercise).
+`--model openai/gold --edit-format whole --threads N --tries 2 --languages L`. It has no
+sandbox: it builds and runs the tests on the host, the upstream way (C++: cmake, make,
+Catch2's main compiled in every exercise; Python: `pytest` in the exercise's folder).
 
 Goals, at 2 workers on 2 cores: either suite in at most 45 s, and at least 5x faster than
 Aider's benchmark on the same exercises and answers.
@@ -232,10 +234,16 @@ class AnswerByFiles:
         return reference_answer(named[0], "whole")
 
 
+def language_of(upstream: Path) -> str:
+    """The language of polyglot-benchmark/<language>/exercises/practice."""
+    return upstream.resolve().parent.parent.name
+
+
 def aider_benchmark(args, tasks: list[Task], workers: int, tmp: Path) -> dict:
     """Run Aider's benchmark.py, unchanged, on a copy of the exercises, timed end to end."""
     bench_dir = tmp / "aider-benchmarks"
-    practice = bench_dir / "polyglot" / "cpp" / "exercises" / "practice"
+    language = language_of(args.upstream)
+    practice = bench_dir / "polyglot" / language / "exercises" / "practice"
     for task in tasks:
         shutil.copytree(args.upstream / task.slug, practice / task.slug)
     work = tmp / "aider-cwd"  # benchmark.py reads the commit of the git repository it runs in
@@ -246,9 +254,11 @@ def aider_benchmark(args, tasks: list[Task], workers: int, tmp: Path) -> dict:
     server = ChatServer(AnswerByFiles(tasks)).start()
     env = {**os.environ, "AIDER_DOCKER": "1", "AIDER_BENCHMARK_DIR": str(bench_dir), "OPENAI_API_BASE": server.base(""),
            "OPENAI_API_KEY": "gold", "LITELLM_LOCAL_MODEL_COST_MAP": "True", "AIDER_ANALYTICS": "false"}
+    if language == "python":  # the `pytest` it runs: Debian's, as the sandbox image has it
+        env["PATH"] = "/usr/bin:/bin:" + env.get("PATH", "")
     argv = [args.aider_python, str(args.aider_repo / "benchmark" / "benchmark.py"), "gold", "--new",
             "--model", "openai/gold", "--edit-format", "whole", "--threads", str(workers), "--tries", "2",
-            "--languages", "cpp", "--exercises-dir", "polyglot"]
+            "--languages", language, "--exercises-dir", "polyglot"]
     load_before = os.getloadavg()[0]
     t0 = time.time()
     try:
@@ -256,7 +266,7 @@ def aider_benchmark(args, tasks: list[Task], workers: int, tmp: Path) -> dict:
     finally:
         server.stop()
     total = time.time() - t0
-    results = [json.loads(p.read_text()) for p in bench_dir.glob("*--gold/cpp/exercises/practice/*/.aider.results.json")]
+    results = [json.loads(p.read_text()) for p in bench_dir.glob(f"*--gold/{language}/exercises/practice/*/.aider.results.json")]
     if done.returncode != 0 or not results:
         tail = "\n".join(done.stdout.splitlines()[-15:])
         raise SystemExit(f"Aider's benchmark failed (exit {done.returncode}):\n{tail}")
@@ -304,7 +314,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-run-") as tmp:
         tmp = Path(tmp)
         os.environ["HARNESS_STATE_DIR"] = str(tmp / "state")  # the imported suite lives and dies here
-        suites = [("fixed26", "fixed26")]
+        python = args.upstream is not None and language_of(args.upstream) == "python"
+        suites = [] if python else [("fixed26", "fixed26")]  # fixed26 is C++
         upstream_tasks: list[Task] = []
         if args.upstream is None:
             print("no --upstream PATH: skipping the imported upstream suite and Aider's benchmark")
@@ -325,7 +336,7 @@ def main() -> None:
         if upstream_tasks and (args.aider_repo is None or args.aider_python is None):
             print("\nno --aider-repo/--aider-python: skipping Aider's benchmark")
         elif upstream_tasks:
-            if not Path("/aider/benchmark/cpp-test.sh").is_file():
+            if not python and not Path("/aider/benchmark/cpp-test.sh").is_file():
                 print(f"\nAider's benchmark runs /aider/benchmark/cpp-test.sh, which is missing: skipping it "
                       f"(`ln -s {args.aider_repo} /aider` provides it)")
             else:

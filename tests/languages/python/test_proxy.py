@@ -11,6 +11,10 @@ module runs in a process of its own.
   forged frames on the pipe, sleeping, dying mid-call) passes none of the same tests, and
   the test process ends within its time bound; a frame no honest server sends leaves the
   verdict `forged`. The test's objects it is lent it can use, never read privately or change.
+- A candidate's failure reads as pytest shows it with the module in its process, byte for
+  byte: an exception at import (the test's import line, then the module's), one raised
+  two calls deep (each frame's source and arguments), under the image's pytest; forged frames naming the round's
+  other files are left out.
 - The codec refuses, without raising anything else, what is outside its forms and bounds.
 
 For now these run on the host, in a temporary folder; the sandbox's run is the next step."""
@@ -18,6 +22,7 @@ For now these run on the host, in a temporary folder; the sandbox's run is the n
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import time
@@ -27,7 +32,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.languages.python.proxy import codec
+from harness.languages.python.proxy import codec, frames
 from harness.languages.python.proxy.install import ProxyConfig, install, read_verdict
 
 MODULE = "subject"
@@ -318,7 +323,7 @@ class Outcome:
     seconds: float
 
 
-def run_suite(root: Path, candidate: str, tests: str = TESTS, **config) -> Outcome:
+def run_suite(root: Path, candidate: str, tests: str = TESTS, python: str = sys.executable, **config) -> Outcome:
     """The real pytest over a test file in a folder of its own, the proxy module first on
     its path and the candidate's module in a folder only the server reads."""
     candidate_dir, tests_dir = root / "candidate", root / "tests"
@@ -332,7 +337,7 @@ def run_suite(root: Path, candidate: str, tests: str = TESTS, **config) -> Outco
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "PYTEST"))}
     env.update(PYTHONPATH=str(proxy), PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
     started = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={junit}",
+    done = subprocess.run([python, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={junit}",
                            f"{MODULE}_test.py"], cwd=tests_dir, env=env, capture_output=True, text=True, timeout=120)
     seconds = time.monotonic() - started
     cases = ET.parse(junit).getroot().iter("testcase") if junit.exists() else []
@@ -437,6 +442,78 @@ def test_a_module_that_cannot_import_fails_collection(tmp_path):
     outcome = run_suite(tmp_path, "def broken(:\n")
     assert outcome.returncode != 0 and outcome.passed == 0
     assert "SyntaxError" in outcome.transcript
+
+
+# -- the candidate's failure, as in one process ---------------------------------------------
+
+FAILING = {
+    "at import": "def answer(q):\n    return 5\n\nharness = undeclared_name\n",
+    "two calls deep": ("def helper(x, *rest, k=3):\n    y = x * 2\n    raise KeyError(x)\n\n\n"
+                       "def answer(question):\n    return helper(question, 1, 2)\n"),
+}
+FAILING_TESTS = f'''import unittest
+from {MODULE} import answer
+
+
+class T(unittest.TestCase):
+    def test_answer(self):
+        self.assertEqual(answer("What is 5?"), 5)
+'''
+
+
+# The sandbox image's pytest (Debian's python3-pytest 7.2, as Aider's benchmark image has
+# pytest 7): the frames are rebuilt as it shows them. pytest 8 and later also print an
+# expression's columns under its line, and the arguments of a frame without the quirk of
+# 7's Code.getargs, which rebuilt frames do not carry.
+IMAGE_PYTHON = "/usr/bin/python3"
+
+
+def _image_pytest() -> bool:
+    done = subprocess.run([IMAGE_PYTHON, "-c", "import pytest; print(pytest.__version__)"], capture_output=True,
+                          text=True) if os.path.exists(IMAGE_PYTHON) else None
+    return done is not None and done.returncode == 0 and done.stdout.startswith("7.")
+
+
+def _one_process(root: Path, candidate: str) -> str:
+    """pytest's output with the module beside its tests, as Aider's benchmark runs it."""
+    root.mkdir()
+    (root / f"{MODULE}.py").write_text(candidate)
+    (root / f"{MODULE}_test.py").write_text(FAILING_TESTS)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "PYTEST"))}
+    done = subprocess.run([IMAGE_PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"{MODULE}_test.py"],
+                          cwd=root, env=env, capture_output=True, text=True, timeout=120)
+    return done.stdout + done.stderr
+
+
+@pytest.mark.skipif(not _image_pytest(), reason=f"no pytest 7 at {IMAGE_PYTHON}, the sandbox image's")
+@pytest.mark.parametrize("where", FAILING)
+def test_a_failure_reads_as_in_one_process(tmp_path, where):
+    (tmp_path / "proxied").mkdir()
+    proxied = run_suite(tmp_path / "proxied", FAILING[where], FAILING_TESTS, python=IMAGE_PYTHON)
+    plain = _one_process(tmp_path / "plain", FAILING[where])
+    # The timings, and the line about the report file the run here asks for (testrun.py drops both).
+    noise = re.compile(r"\bin \d+\.\d+s\b|^-+ generated xml file: .* -+\n", re.M)
+    assert proxied.passed == 0 and "_harness_proxy" not in proxied.transcript
+    assert noise.sub("", proxied.transcript) == noise.sub("", plain)
+
+
+def test_forged_frames_show_no_file_of_the_round_but_the_candidates(tmp_path):
+    root = tmp_path / "round"
+    (root / "candidate").mkdir(parents=True)
+    (root / "candidate" / "m.py").write_text("SECRET_OF_THE_CANDIDATE = 1\n")
+    (root / "tests").mkdir()
+    (root / "tests" / "m_test.py").write_text("SECRET_OF_THE_TESTS = 1\n")
+    forged = [[str(root / "tests" / "m_test.py"), 1, 1, "f", []], [str(root / "candidate" / "m.py"), 1, 1, "g", []],
+              [str(root / "candidate" / ".." / "tests" / "m_test.py"), 1, 1, "h", [["x", "1"]]]]
+    assert frames.well_formed(forged)
+    tb = frames.traceback_of(forged, str(root / "candidate"))
+    shown = []
+    while tb is not None:
+        shown.append((tb.tb_frame.f_code.co_filename, tb.tb_frame.f_code.co_name))
+        tb = tb.tb_next
+    assert shown == [("m.py", "g")]
+    assert not frames.well_formed([["m.py", 1, 1, "f", [["x", "1"], ["x", "2"]]]])  # a name twice
+    assert not frames.well_formed([["m.py", 1, 1, "f", [["class", "1"]]]])  # not a name
 
 
 # -- the codec -------------------------------------------------------------------------

@@ -95,7 +95,7 @@ def test_the_candidates_exception_reads_as_in_one_process(task, session):
     report = _run(task, session, REFERENCE.replace("return a + b", "raise ValueError('no adding')"), transcript=True)
     text = report.transcript or ""
     assert report.status is Status.failed and [t.name for t in report.failing()] == [CASES[0]]
-    assert "E       ValueError: no adding" in text and 'File "tally/tally.py", line 2, in add' in text
+    assert "E       ValueError: no adding" in text and "tally.py:2: ValueError" in text
     assert "_harness_proxy" not in text
 
 

@@ -20,7 +20,7 @@ import time
 import types
 from typing import Any
 
-from . import codec, wire
+from . import codec, frames, wire
 from .ops import OPS
 from .proxies import CallTimeout, Forged, ProxyError, RemoteMeta, RemoteObject, ServerGone, dunder, ref
 
@@ -28,7 +28,6 @@ from .proxies import CallTimeout, Forged, ProxyError, RemoteMeta, RemoteObject, 
 # and the candidate's exception, as in one process.
 __tracebackhide__ = True
 
-_NOTE = 8000              # characters of a remote traceback an exception may carry
 _CLASS_DEPTH = 16         # classes above a class, as its bases name them
 # What the candidate may ask of an object the test sent it (server._TestObject): uses, not
 # changes; and of its attributes only the public ones (`get` of `_name` is an AttributeError).
@@ -77,6 +76,7 @@ class Session:
 
     def __init__(self, config: dict[str, Any]):
         self.module = config["module"]
+        self.candidate_dir = config["candidate_dir"]
         self.timeout = float(config["call_timeout_s"])
         self.time_left = float(config["total_timeout_s"])
         self.verdict_path = config.get("verdict_path")
@@ -346,8 +346,7 @@ class Session:
 
     def _exception(self, item: Any) -> BaseException:
         """The candidate's exception, raised here as its builtin type or its proxy class."""
-        if not (type(item) is list and len(item) == 4 and item[0] == "E" and type(item[3]) is str
-                and len(item[3]) <= _NOTE):
+        if not (type(item) is list and len(item) == 4 and item[0] == "E" and frames.well_formed(item[3])):
             self.forge("an exception not in its form")
         try:
             cls = self._class(item[1], 0)
@@ -362,9 +361,8 @@ class Session:
             made = cls(*args)
         except Exception:  # a builtin whose constructor wants other arguments (UnicodeError)
             made = _named_exception(cls.__name__, Exception)(*args)
-        if item[3]:
-            made.add_note(f"raised in the candidate's process:\n{item[3]}")
-        return made
+        # Raised from here, the test's frames and ours (hidden) come before the candidate's.
+        return made.with_traceback(frames.traceback_of(item[3], self.candidate_dir))
 
 
 _NAMED: dict[tuple[str, type], type] = {}
@@ -412,9 +410,6 @@ def bind(namespace: dict[str, Any], config: dict[str, Any]) -> None:
         session = Session(config)
     except (ProxyError, KeyboardInterrupt):
         raise
-    except BaseException as exc:  # the candidate's SystemExit at import too
-        raise ImportError(f"the candidate's module {config['module']!r} failed to import in its own process: "
-                          f"{type(exc).__name__}: {exc}") from exc
 
     def __getattr__(name: str) -> Any:
         if dunder(name):

@@ -15,7 +15,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 PACKAGE = "_harness_proxy"
-_RUNTIME = ("codec.py", "wire.py", "ops.py", "proxies.py", "client.py", "server.py")
+_RUNTIME = ("codec.py", "frames.py", "wire.py", "ops.py", "proxies.py", "client.py", "server.py")
 _VERDICT_READ = 4096
 
 
@@ -51,6 +51,7 @@ def install(proxy_dir: Path, configs: list[ProxyConfig]) -> Path:
         (proxy_dir / f"{config.module}.py").write_text(
             f'"""The proxy of the candidate\'s module {config.module!r}, which runs in a process of its own."""\n'
             f"from {PACKAGE}.client import bind\n"
+            "__tracebackhide__ = True  # pytest shows the test's import line, then the candidate's frames\n"
             f"bind(globals(), {config.model_dump(mode='json')!r})\n")
     return proxy_dir
 

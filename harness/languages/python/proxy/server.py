@@ -16,13 +16,15 @@ import os
 import select
 import sys
 import threading
-import traceback
 from typing import Any
 
-from . import codec, wire
+from . import codec, frames, wire
 from .ops import OPS
 
-_TRACE = 4000  # characters of a remote traceback carried back as the exception's note
+# Frames no one process would show: the proxy's own, the import machinery's (as an import
+# statement leaves them out).
+_HIDDEN = (os.path.dirname(os.path.abspath(__file__)) + os.sep, "<frozen importlib.",
+           os.path.join(os.path.dirname(importlib.__file__), "__init__.py"))
 
 _exit = os._exit
 _import = importlib.import_module
@@ -114,19 +116,16 @@ class Server:
 
     def exception(self, exc: BaseException) -> list:
         try:
-            tb = exc.__traceback__  # the candidate's frames, as one process would show them, not ours
-            while tb is not None and tb.tb_frame.f_globals.get("__name__", "").startswith(f"{__package__}."):
-                tb = tb.tb_next
-            text = "".join(traceback.format_exception(type(exc), exc, tb))[-_TRACE:]
+            listed = frames.listed(exc.__traceback__, _HIDDEN)  # the candidate's frames, as one process shows them
         except Exception:
-            text = ""
+            listed = []
         try:
             args = self.encode(tuple(exc.args))
         except Exception:
             args = ["t", []]
         if len(codec.dump(args)) > codec.MAX_FRAME // 2:
             args = ["t", [self.handle(exc.args)]]
-        return ["E", self.class_item(type(exc)), args, text]
+        return ["E", self.class_item(type(exc)), args, listed]
 
     def send(self, message: list) -> None:
         wire.write(self.write_fd, codec.dump(message), None)
