@@ -13,6 +13,8 @@ the next.
 - A fork bomb, a memory bomb, an infinite loop: the call times out or the process dies, the
   round fails within its bound.
 - Killing or stopping every process it can see: only its own die; the test process reports.
+- A daemon that outlives its server, which ends at import, or that ends the shell of its
+  servers so that their clean-up never runs: no process of the runner's is left after the round.
 - Writing its own frames on the pipe from the server: the run is forged.
 
 A task whose tests read the call stack runs in one process (languages/python/inprocess.py),
@@ -33,6 +35,7 @@ import pytest
 
 from harness.languages.registry import language_for
 from harness.records import Status
+from harness.sandbox.base import Role
 
 from ..conftest import make_backend
 from ..languages.python import meter
@@ -78,6 +81,9 @@ def won():
     "reads the tests and writes the verdict": '''
 import glob, os
 ROUND = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the round's folder, beside its own
+# The round's pipes, found as its server holds them (each round's have a fresh name).
+PIPES = next(os.path.dirname(p) for p in (os.readlink(f"/proc/self/fd/{n}") for n in os.listdir("/proc/self/fd"))
+             if p.endswith("tally.out"))
 TRIED = []
 
 def won():
@@ -89,7 +95,7 @@ def won():
             return True
         except OSError as exc:
             TRIED.append(type(exc).__name__)
-    for path in [f"{ROUND}/out/junit.xml", f"{ROUND}/out/verdict", f"{ROUND}/pipes/extra", f"{ROUND}/tests/conftest.py",
+    for path in [f"{ROUND}/out/junit.xml", f"{ROUND}/out/verdict", f"{PIPES}/extra", f"{ROUND}/tests/conftest.py",
                  f"{ROUND}/proxy/_harness_proxy/client.py", f"{ROUND}/proxy/tally.py"]:
         try:
             with open(path, "w") as f:
@@ -132,7 +138,27 @@ def won():
         pass
     return False
 ''',
+    # The runner's clean-up runs in its servers' exec, beside the test run still reading back
+    # its files: a daemon must not outlive it, nor the shell's end skip it.
+    "leaves a daemon and ends its server at import": '''
+import os
+if os.fork() == 0:
+    os.setsid()
+    os.execv("/bin/sleep", ["sleep", "6001"])
+os._exit(0)
+won = lambda: True
+''',
+    "ends the shell of its servers and leaves a daemon": '''
+import os, signal
+if os.fork() == 0:
+    os.setsid()
+    os.execv("/bin/sleep", ["sleep", "6001"])
+os.kill(os.getppid(), signal.SIGKILL)
+won = lambda: False
+''',
 }
+# The candidates of HOSTILE that leave a process, whose command line says 6001.
+DAEMONS = ("leaves a daemon and ends its server at import", "ends the shell of its servers and leaves a daemon")
 
 # What a workspace adds beside the solution: each refused as tampered, never staged.
 TAMPERING = {
@@ -145,9 +171,10 @@ TAMPERING = {
 
 FORGES = '''
 import os
-ROUND = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# The pipe to the test process, found as its server holds it (each round's pipes have a fresh name).
+PIPE = next(p for p in (os.readlink(f"/proc/self/fd/{n}") for n in os.listdir("/proc/self/fd")) if p.endswith("tally.out"))
 def won():
-    fd = os.open(f"{ROUND}/pipes/tally.out", os.O_WRONLY | os.O_NONBLOCK)
+    fd = os.open(PIPE, os.O_WRONLY | os.O_NONBLOCK)
     os.write(fd, b'["r",1,["s","yes"]]\\n["garbage"\\n')
     return False
 '''
@@ -186,6 +213,10 @@ def test_a_hostile_candidate_passes_nothing_and_harms_no_one_after_it(task, sess
         assert "won" not in (report.output or "")
     if name == "kills and stops every process it can":
         assert report.status is Status.failed and len(report.tests) == 3  # the test process lived and reported
+    if name in DAEMONS:  # no process of the runner's is left (under bubblewrap it sees its own alone)
+        left = session.exec(["sh", "-c", "for p in /proc/[0-9]*; do [ -O $p ] && tr '\\0' ' ' <$p/cmdline; echo; done"],
+                            role=Role.runner, timeout_s=30)
+        assert b"6001" not in left.output, left.output
     _next_candidate_passes(task, session)
 
 

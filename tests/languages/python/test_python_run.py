@@ -10,6 +10,8 @@ file run as the builder, the candidate's module behind the proxy as the runner.
   one process, without the proxy's frames; a module that does not
   import fails as an error with its SyntaxError.
 - A task that names no test file is the suite's error, not the model's failure.
+- A round whose container is made new under it (the emptying owed since a reset found it
+  unfit) runs again and passes.
 - results.json (Exercism's v3) names each test as Exercism's Python runner does, with its
   code and task."""
 
@@ -21,6 +23,7 @@ from harness.errors import InfraKind, SuiteBroken
 from harness.exercism_results import exercism_results
 from harness.languages.registry import language_for
 from harness.records import Status
+from harness.sandbox.base import Role
 
 from ...conftest import make_backend
 from .tally import CASES, REFERENCE, SOLUTION, STUB, WRONG, write_tally
@@ -89,6 +92,20 @@ def test_a_task_that_names_no_test_file_is_the_suites_error(tmp_path, session):
     with pytest.raises(SuiteBroken) as raised:
         _run(broken, session, REFERENCE)
     assert raised.value.kind is InfraKind.suite
+
+
+def test_a_round_whose_container_is_made_new_under_it_runs_again(task, session):
+    # The runner's exec starts beside the builder's, whose first command after a reset first
+    # empties the container: one it finds unfit (a process an earlier trial left) is made new,
+    # which ends the servers' exec with it; the round then runs again in the new one.
+    if session.backend != "docker":
+        pytest.skip("the local backend's commands end all they start")
+    session.exec(["sh", "-c", "sleep 600 >/dev/null 2>&1 &"], role=Role.builder, timeout_s=30)
+    session.reset()
+    unfit = session.container.id
+    report = _run(task, session, REFERENCE, time_limit_s=6)  # the lost round's test run waits 2 s for its server
+    assert report.passed, report
+    assert session.container.id != unfit
 
 
 def test_the_candidates_exception_reads_as_in_one_process(task, session):
