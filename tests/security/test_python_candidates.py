@@ -13,6 +13,8 @@ the next.
 - A fork bomb, a memory bomb, an infinite loop: the call times out or the process dies, the
   round fails within its bound.
 - Killing or stopping every process it can see: only its own die; the test process reports.
+- Signalling, tracing or reading the builder's warm pytest, or writing its request: refused,
+  and the same warm pytest serves the next round.
 - A daemon that outlives its server, which ends at import, or that ends the shell of its
   servers so that their clean-up never runs: no process of the runner's is left after the round.
 - Writing its own frames on the pipe from the server: the run is forged.
@@ -156,6 +158,43 @@ if os.fork() == 0:
 os.kill(os.getppid(), signal.SIGKILL)
 won = lambda: False
 ''',
+    # The builder's warm pytest (languages/python/warm.py) forks every later round's test
+    # run: signalling, tracing or reading it, or writing its request, would reach them.
+    "reaches for the warm pytest": '''
+import os, signal
+def won():
+    reached, seen = [], 0
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if b"warm_pytest" not in f.read():
+                    continue
+        except OSError:
+            continue
+        seen += 1
+        for sig in (signal.SIGUSR1, signal.SIGSTOP, signal.SIGKILL):
+            try:
+                os.kill(int(pid), sig)
+                reached.append(sig)
+            except OSError:
+                pass
+        for name in ("mem", "environ", "fd/0"):
+            try:
+                with open(f"/proc/{pid}/{name}", "rb") as f:
+                    f.read(1)
+                reached.append(name)
+            except OSError:
+                pass
+    for path in ("/build/.python-warm/request", "/build/.python-warm/reply"):
+        try:
+            with open(path, "w") as f:
+                f.write("/tmp\\n\\n/tmp/x\\n-p\\n")
+            reached.append(path)
+        except OSError:
+            pass
+    print("warm pytests seen:", seen, "reached:", reached)
+    return bool(reached)
+''',
 }
 # The candidates of HOSTILE that leave a process, whose command line says 6001.
 DAEMONS = ("leaves a daemon and ends its server at import", "ends the shell of its servers and leaves a daemon")
@@ -204,6 +243,7 @@ def _next_candidate_passes(task, session) -> None:
 
 @pytest.mark.parametrize("name", list(HOSTILE))
 def test_a_hostile_candidate_passes_nothing_and_harms_no_one_after_it(task, session, name):
+    warm_before = session.kept.get("pytest")
     report, seconds = _run(task, session, {SOLUTION: (HOSTILE[name] + CHEAT).encode()})
     assert not report.passed, report
     assert not any(t.status is Status.passed for t in report.tests), report.tests
@@ -213,6 +253,11 @@ def test_a_hostile_candidate_passes_nothing_and_harms_no_one_after_it(task, sess
         assert "won" not in (report.output or "")
     if name == "kills and stops every process it can":
         assert report.status is Status.failed and len(report.tests) == 3  # the test process lived and reported
+    if name == "reaches for the warm pytest":
+        assert "reached: []" in (report.output or ""), report.output
+        if session.keeps_processes:  # it saw it (and the test run it forked), which is still the session's
+            assert "warm pytests seen: 0" not in (report.output or ""), report.output
+            assert session.kept["pytest"] == (warm_before or session.kept["pytest"])
     if name in DAEMONS:  # no process of the runner's is left (under bubblewrap it sees its own alone)
         left = session.exec(["sh", "-c", "for p in /proc/[0-9]*; do [ -O $p ] && tr '\\0' ' ' <$p/cmdline; echo; done"],
                             role=Role.runner, timeout_s=30)

@@ -47,6 +47,8 @@ from .inprocess import runs_in_process
 from .proxy.client import server_argv
 from .proxy.install import PACKAGE, ProxyConfig, proxy_files, verdict_of
 from .screen import screen
+from . import warm
+from .warm import keeps_one, pytest_script, settle
 
 _PYTHON = "python3"
 _PROXY_STAGED = ".python-proxy"  # the proxy's files, staged beside the task's (a name no slug has)
@@ -59,8 +61,11 @@ _MESSAGE_CAP = 8000
 _SERVER_GRACE_S = 2.0
 # The builder's exec's exit status when the round's folder could not be laid out.
 _LAYOUT_FAILED = 97
-# In the session's record of its build tree (SandboxSession.configured): the round under way.
+# In the session's record of its build tree (SandboxSession.configured): the round under way;
+# that a candidate's module ran in the builder's own process since the builder's emptying
+# (no warm pytest is started there until then: warm.py).
 _ROUND_KEY = "python round"
+_IN_PROCESS_RAN = "python in process"
 
 
 @dataclass(frozen=True)
@@ -133,15 +138,14 @@ def _layout_script(task: Task, session: SandboxSession, where: _Round, candidate
     return f"{{ {' && '.join(steps)}; }} 2>&1 || exit {_LAYOUT_FAILED}"
 
 
-def _test_script(task: Task, where: _Round, in_process: bool) -> str:
+def _test_script(task: Task, session: SandboxSession, where: _Round, in_process: bool) -> str:
+    """The builder's shell that runs pytest over the task's test files (warm.py: on the
+    session's warm pytest where it may) and reads back what it wrote."""
     q = shlex.quote
-    path = "" if in_process else f"PYTHONPATH={q(where.proxy)} "
-    env = (f"{path}PYTHONDONTWRITEBYTECODE=1 PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 "
-           "HOME=/nonexistent LANG=C.UTF-8")
-    pytest = (f"{_PYTHON} -s -m pytest -p no:cacheprovider --junitxml={q(where.out)}/junit.xml "
-              + " ".join(q(f) for f in task.test_files))
-    return (f"cd {q(where.tests)} && env -i PATH=/usr/bin:/bin {env} {pytest} >{q(where.out)}/console 2>&1 "
-            f"</dev/null; code=$?; cd {q(where.out)} && {{ {read_back(_kept_files(where))} }}")
+    args = ["-p", "no:cacheprovider", f"--junitxml={where.out}/junit.xml", *task.test_files]
+    run = pytest_script(session, where.tests, "" if in_process else where.proxy, f"{where.out}/console", args,
+                        warm=not in_process and _IN_PROCESS_RAN not in session.configured)
+    return f"{run}; cd {q(where.out)} && {{ {read_back(_kept_files(where))} }}"
 
 
 def _kept_files(where: _Round) -> list[Kept]:
@@ -217,7 +221,7 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
         return _run_in_process(task, session, files, candidate, tests, limit, transcript, common)
     session.stage(task.slug, files)
     for _ in range(2):
-        where, ran, servers = _proxied_round(task, session, candidate, tests, modules, limit)
+        where, ran, servers, warm_lost = _proxied_round(task, session, candidate, tests, modules, limit)
         if where is not None:
             break
     else:
@@ -226,15 +230,17 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
         raise servers.error
     candidate_output = servers.result.output.decode(errors="replace") if servers.result else ""
     got = None if ran.timed_out else read_captured(ran.output, _kept_files(where))
-    return _report(task, session, ran, got, limit, candidate_output, transcript, common)
+    broke = "the warm pytest ended before the test run's end was known" if warm_lost else None
+    return _report(task, session, ran, got, limit, candidate_output, transcript, common, broke=broke)
 
 
 def _proxied_round(task: Task, session: SandboxSession, candidate: list[str], tests: list[str], modules: list[str],
-                   limit: float) -> tuple[_Round | None, ExecResult, _Servers]:
+                   limit: float) -> tuple[_Round | None, ExecResult, _Servers, bool]:
     """The builder's exec (lay out, test, read back) beside the runner's (the servers, its
     clean-up); the round's folder, or None where the build tree was lost before the test
     run began (the emptying the session owed since its reset found the container unfit and
-    made it new, ending the servers' exec with it): that round is to run again."""
+    made it new, ending the servers' exec with it): that round is to run again; and whether
+    the warm pytest it ran on ended before it answered (warm.settle)."""
     where = _Round.of(task, session, fresh=True)
     start_s = max(1.0, min(20.0, limit / 3))
     configs = [ProxyConfig(module=m, candidate_dir=where.candidate, python=_PYTHON, fifos=where.fifos(m),
@@ -242,16 +248,20 @@ def _proxied_round(task: Task, session: SandboxSession, candidate: list[str], te
                            start_timeout_s=start_s, verdict_path=f"{where.out}/verdict")
                for m in modules]
     session.stage(_PROXY_STAGED, proxy_files(configs))
+    if session.keeps_processes:
+        session.stage(warm.STAGED, warm.staged_files())
     session.configured[_ROUND_KEY] = where.token  # forgotten when the build tree is lost
     servers = _Servers(session, _server_script(session, where, modules, start_s), limit + 30)
     servers.start()
-    script = f"{_layout_script(task, session, where, candidate, tests, modules, False)}; {_test_script(task, where, False)}"
+    script = (f"{_layout_script(task, session, where, candidate, tests, modules, False)}; "
+              f"{_test_script(task, session, where, False)}")
     ran = session.exec(["sh", "-c", script], role=Role.builder, timeout_s=limit)
     lost = not ran.timed_out and session.configured.get(_ROUND_KEY) != where.token
+    warm_lost = not ran.timed_out and settle(session, ran.output)
     _end_runner(session, servers)
     if not lost:
         _check_layout(task, ran)
-    return None if lost else where, ran, servers
+    return None if lost else where, ran, servers, warm_lost
 
 
 def _check_layout(task: Task, ran: ExecResult) -> None:
@@ -274,9 +284,13 @@ def _run_in_process(task: Task, session: SandboxSession, files: Mapping[str, byt
         message = "forged: " + "; ".join(refused)
         return TestReport(status=Status.failed, built=False, message=message,
                           transcript=message if transcript else None, **common).overruled(refused)
+    if keeps_one(session):  # the candidate's module is about to run as the builder, beside it (warm.py)
+        session.make_fit()
+    session.configured[_IN_PROCESS_RAN] = task.slug  # forgotten at the next reset, before the emptying
     where = _Round.of(task, session, fresh=True)
     session.stage(task.slug, dict(files))
-    script = f"{_layout_script(task, session, where, candidate, tests, [], True)}; {_test_script(task, where, True)}"
+    script = (f"{_layout_script(task, session, where, candidate, tests, [], True)}; "
+              f"{_test_script(task, session, where, True)}")
     ran = session.exec(["sh", "-c", script], role=Role.builder, timeout_s=limit)
     _check_layout(task, ran)
     got = None if ran.timed_out else read_captured(ran.output, _kept_files(where))
@@ -284,11 +298,12 @@ def _run_in_process(task: Task, session: SandboxSession, files: Mapping[str, byt
 
 
 def _report(task: Task, session: SandboxSession, ran: ExecResult, got: Captured | None, limit: float,
-            candidate_output: str, transcript: bool, common: dict[str, Any]) -> TestReport:
+            candidate_output: str, transcript: bool, common: dict[str, Any], broke: str | None = None) -> TestReport:
+    """The round's report; `broke` says why the run broke down where the harness saw it."""
     timings = dict(built=True, run_seconds=round(ran.seconds, 3), output=candidate_output or None, **common)
-    if got is None:
+    if got is None or broke is not None:
         lost = (f"the test run timed out after {limit:g} s and was killed" if ran.timed_out
-                else "the test run left no readable results")
+                else broke or "the test run left no readable results")
         return TestReport(status=Status.error, timeout=ran.timed_out, message=lost, **timings)
     console = clean_console(got.contents[0].decode(errors="replace"), task, session)
     if console.split("\n", 1)[0].endswith("No module named pytest"):  # python3's own line, before pytest runs
