@@ -33,7 +33,8 @@ from pathlib import Path
 import pytest
 
 from harness.languages.python.proxy import codec, frames
-from harness.languages.python.proxy.install import ProxyConfig, install, read_verdict
+from harness.languages.python.proxy.client import server_argv
+from harness.languages.python.proxy.install import PACKAGE, ProxyConfig, install, read_verdict
 
 MODULE = "subject"
 
@@ -442,6 +443,29 @@ def test_a_module_that_cannot_import_fails_collection(tmp_path):
     outcome = run_suite(tmp_path, "def broken(:\n")
     assert outcome.returncode != 0 and outcome.passed == 0
     assert "SyntaxError" in outcome.transcript
+
+
+def test_a_module_that_cannot_import_waits_for_a_test_process_slow_to_meet_its_pipes(tmp_path):
+    # In the sandbox the server meets the test process on named pipes (wire.meet): one that
+    # left at once after its import error left the test process no reader to open its
+    # write end to, and the test waited out its start bound instead of reading the error.
+    (tmp_path / f"{MODULE}.py").write_text("def broken(:\n")
+    to_server, from_server = str(tmp_path / "in"), str(tmp_path / "out")
+    os.mkfifo(to_server)
+    os.mkfifo(from_server)
+    server = subprocess.Popen(server_argv(sys.executable, str(install(tmp_path / "proxy", [])), PACKAGE, str(tmp_path),
+                                          MODULE, to_server, from_server))
+    try:
+        reading = os.open(from_server, os.O_RDONLY | os.O_NONBLOCK)
+        time.sleep(0.5)  # the server has met, imported and answered by now
+        writing = os.open(to_server, os.O_WRONLY | os.O_NONBLOCK)  # ENXIO if it had left
+        os.set_blocking(reading, True)
+        assert b"SyntaxError" in os.read(reading, 1 << 16)
+        os.close(writing)  # the test process's end: the server leaves
+        assert server.wait(10) == 0
+        os.close(reading)
+    finally:
+        server.kill()
 
 
 # -- the candidate's failure, as in one process ---------------------------------------------

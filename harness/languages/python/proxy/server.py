@@ -191,6 +191,8 @@ def main(argv: list[str]) -> None:
         loaded = _import(module)
     except BaseException as exc:
         server.send(["e", 0, server.exception(exc)])
-        _exit(0)
+        # Not gone at once: a test process still meeting its pipes (wire.meet) would find no
+        # reader of its write end, and wait out its start bound instead of reading this.
+        server.wait(None)
     server.send(["r", 0, server.encode(loaded)])
     server.wait(None)
