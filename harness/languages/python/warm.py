@@ -49,10 +49,11 @@ def staged_files() -> dict[str, bytes]:
 
 
 def pytest_script(session: SandboxSession, cwd: str, pythonpath: str, console: str, args: list[str],
-                  warm: bool) -> str:
+                  warm: bool, preload: tuple[str, str] | None = None) -> str:
     """The builder's shell that runs `pytest ARGS` in `cwd`, its output in `console`, and
     leaves its exit status in $code: on the session's warm pytest where `warm` and the
-    session keeps processes (started here when it has none alive), else afresh."""
+    session keeps processes (started here when it has none alive; `preload`: a folder and
+    a module of it that its runs import, imported once with pytest), else afresh."""
     q = shlex.quote
     path = f"PYTHONPATH={q(pythonpath)} " if pythonpath else ""
     fresh = (f"cd {q(cwd)} && env -i {path}{ENV} {_PYTHON} -s -m pytest {' '.join(q(a) for a in args)} "
@@ -62,12 +63,13 @@ def pytest_script(session: SandboxSession, cwd: str, pythonpath: str, console: s
     w = q(f"{session.build_root}/{STAGED}")
     program = q(f"{session.src_root}/{STAGED}/{_PROGRAM}")
     request = " ".join(q(line) for line in (cwd, pythonpath, console, *args))
+    extra = "".join(f" {q(p)}" for p in preload or ())
     # A reply is read to its end, where the warm pytest closes the pipe: the next open of
     # it then never meets a writer of an earlier reply. A process of the kept pid that is
     # not asleep or running is a dead one (a zombie keeps its pid for good) or a stopped
     # one: another is started, and named (or `none`: the run is then a fresh pytest).
     start = (f"pid=; mkdir -p -m 700 {w} && rm -f {w}/reply && mkfifo -m 600 {w}/reply && "
-             f"{{ env -i {ENV} {_PYTHON} -s {program} {w} </dev/null >/dev/null 2>&1 & pid=$!; }} && "
+             f"{{ env -i {ENV} {_PYTHON} -s {program} {w}{extra} </dev/null >/dev/null 2>&1 & pid=$!; }} && "
              f"{{ read -r s; read -r _; }} <{w}/reply; [ \"$s\" = ready ] || pid=; echo \"{_STARTED} ${{pid:-none}}\"")
     return (f"pid={session.kept.get(_KEPT, '')}; s=; [ -z \"$pid\" ] || read -r _ _ s _ </proc/$pid/stat; "
             f"case $s in [RSD]) ;; *) {start} ;; esac; "

@@ -2,15 +2,20 @@
 for each request, which runs as `python3 -s -m pytest ARGS` would in its folder, with its
 output in its console file (languages/python/warm.py says who asks and why).
 
-Run as `python3 -s warm_pytest.py FOLDER`, with the environment of a test run but its
-PYTHONPATH. FOLDER holds the named pipe `reply` (made by the client before it starts this);
-a request is the file FOLDER/request, lines `cwd`, `PYTHONPATH` (empty: none), `console`,
-then pytest's arguments, one a line, written before the client sends SIGUSR1. The reply
-is one line on FOLDER/reply: `ready` once (or `failed`), then for each request the run's
-exit status as a shell gives it (128 + N: killed by signal N; 125: no run); the pipe is
-open for writing before the child is forked, so a client sees its end if this process dies. Runs with the standard library
-and pytest alone; nothing of the candidate's ever runs in this process (its child imports
-the proxy modules and the task's tests, as a fresh process would)."""
+Run as `python3 -s warm_pytest.py FOLDER [ROOT MODULE]`, with the environment of a test
+run but its PYTHONPATH; with ROOT and MODULE it imports MODULE from ROOT too (the proxy's
+runtime, which every run's proxy modules import), ROOT left off `sys.path` again.
+
+FOLDER holds the named pipe `reply` (made by the client before it starts this). A request
+is the file FOLDER/request, lines `cwd`, `PYTHONPATH` (empty: none), `console`, then
+pytest's arguments, one a line, written before the client sends SIGUSR1. The reply is one
+line on FOLDER/reply: `ready` once (or `failed`), then for each request the run's exit
+status as a shell gives it (128 + N: killed by signal N; 125: no run). The pipe is open
+for writing before the child is forked, so a client sees its end if this process dies.
+
+Runs with the standard library, pytest and the harness's proxy runtime; nothing of the
+candidate's ever runs in this process (its child imports the proxy modules and the task's
+tests, as a fresh process would)."""
 
 from __future__ import annotations
 
@@ -25,9 +30,9 @@ from typing import BinaryIO, NoReturn
 _RUN_IMPORTS = ("pdb", "faulthandler", "_pytest._argcomplete", "_pytest.config.compat")
 
 
-def _preload() -> None:
+def _preload(extra: list[str]) -> None:
     """pytest, every plugin its configuration loads and what its run imports, as a run
-    would import them."""
+    would import them; `extra`: [ROOT, MODULE] (see above), or []."""
     # Here, not at the top: a python3 without pytest answers `failed` (main), and its
     # client runs pytest afresh, whose error says so.
     import _pytest.config
@@ -36,6 +41,10 @@ def _preload() -> None:
         importlib.import_module(f"_pytest.{name}")
     for name in _RUN_IMPORTS:
         importlib.import_module(name)
+    if extra:
+        sys.path.insert(0, extra[0])
+        importlib.import_module(extra[1])
+        sys.path.remove(extra[0])
 
 
 def _reply(folder: str) -> BinaryIO:
@@ -81,10 +90,10 @@ def _status(waited: int) -> int:
     return 128 - code if code < 0 else code
 
 
-def main(folder: str) -> None:
+def main(folder: str, extra: list[str]) -> None:
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1})
     try:
-        _preload()
+        _preload(extra)
     except BaseException:
         with _reply(folder) as reply:
             reply.write(b"failed\n")
@@ -109,4 +118,4 @@ def main(folder: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(sys.argv[1], sys.argv[2:4])
