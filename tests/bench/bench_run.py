@@ -30,13 +30,19 @@ first trial starts, throughput, and the load average the machine was under (thes
 are shared; a loaded machine inflates every figure). With --steps, the harness's own steps
 are timed as well (count, total, mean, max seconds): container start and removal, the
 agent chat's start (a driver's first one waits for its Aider import), its round, the
-sandbox session's hand-over, the build and the run, record writing.
+sandbox session's hand-over, the build and the run (C++), the test run beside the servers
+and the runner's end (Python), record writing.
 
 Aider's benchmark gets the same answers: a local OpenAI-compatible server that answers
 every request with the reference solution of the exercise whose files it names, through
 `--model openai/gold --edit-format whole --threads N --tries 2 --languages L`. It has no
 sandbox: it builds and runs the tests on the host, the upstream way (C++: cmake, make,
 Catch2's main compiled in every exercise; Python: `pytest` in the exercise's folder).
+
+With --baseline-rev REV [--rounds N] (needs --upstream and Aider's), each of N rounds runs
+`harness run --model gold` with this tree, with REV's (a git worktree, its own copy of this
+script; its sandbox image built when missing) and Aider's benchmark, in an order that turns
+each round, and prints each one's median wall time and the medians of the per-round ratios.
 
 Goals, at 2 workers on 2 cores: either suite in at most 45 s, and at least 5x faster than
 Aider's benchmark on the same exercises and answers.
@@ -96,6 +102,7 @@ def time_steps() -> dict[str, list[float]]:
     import harness.sandbox.docker as docker
     import harness.sandbox.pool as pool
     import harness.languages.cpp.testrun as testrun
+    import harness.languages.python.testrun as python_round
 
     times: dict[str, list[float]] = collections.defaultdict(list)
 
@@ -124,6 +131,8 @@ def time_steps() -> dict[str, list[float]]:
     wrap(pool.SessionLease, "close", "session given back")
     wrap(testrun, "_configure_and_build", "configure and build")
     wrap(testrun, "_run_binary", "test binary run and collect")
+    wrap(python_round, "_proxied_round", "Python: test run beside the servers")
+    wrap(python_round, "_end_runner", "Python: the runner's end, after the test run")
     wrap(run_package, "write_record", "record writing")  # the run's profile and contracts
     wrap(trial, "write_record", "record writing")
     return times
@@ -295,6 +304,54 @@ def print_row(b: dict) -> None:
     print("  largest overheads: " + ", ".join(f"{task} {s:.2f} s" for s, task in b["slowest_overhead"]))
 
 
+def harness_half(tree: Path, args) -> dict:
+    """One gold run of `tree`'s harness through its own copy of this script (upstream only)."""
+    argv = [sys.executable, str(tree / "tests" / "bench" / "bench_run.py"), "--upstream", str(args.upstream),
+            "--workers", "2", "--json"] + (["--tasks", ",".join(args.tasks)] if args.tasks else [])
+    got = subprocess.run(argv, cwd=tree, env={**os.environ, "PYTHONPATH": str(tree)}, capture_output=True, text=True)
+    if got.returncode != 0:
+        raise SystemExit(f"{tree}: exit {got.returncode}: {got.stderr.strip()[-2000:]}")
+    return next(b for b in json.loads(got.stdout[got.stdout.index("["):]) if b["suite"] == "upstream")
+
+
+def versus(args) -> None:
+    """This tree, REV and Aider's benchmark, round by round (see the docstring)."""
+    from tests.bench.bench_testrun import _IMAGE
+
+    load = os.getloadavg()[0]
+    runs: dict[str, list[dict]] = {"this": [], args.baseline_rev: [], "aider": []}
+    with tempfile.TemporaryDirectory(prefix="bench-run-baseline-") as tmp:
+        tree = Path(tmp) / "tree"
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(tree), args.baseline_rev],
+                       check=True, capture_output=True)
+        try:
+            subprocess.run([sys.executable, "-c", _IMAGE], cwd=tree, env={**os.environ, "PYTHONPATH": str(tree)},
+                           check=True)
+            os.environ["HARNESS_STATE_DIR"] = str(Path(tmp) / "state")
+            from harness.suite import import_suite
+
+            tasks = import_suite(args.upstream, "upstream").select(args.tasks)
+            sides = [("this", lambda: harness_half(ROOT, args)), (args.baseline_rev, lambda: harness_half(tree, args)),
+                     ("aider", lambda: aider_benchmark(args, tasks, 2, Path(tempfile.mkdtemp(dir=tmp))))]
+            for i in range(args.rounds):
+                for name, side in sides[i % 3:] + sides[:i % 3]:
+                    runs[name].append(side())
+                    print(f"round {i + 1}: {name} {runs[name][-1]['total_s']:.1f} s "
+                          f"({runs[name][-1]['passed_round_1']}/{runs[name][-1]['trials']} passed round 1), "
+                          f"load average {os.getloadavg()[0]:.1f}", flush=True)
+        finally:
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], capture_output=True)
+    med = statistics.median
+    print(f"\nload average {load:.1f} -> {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; {args.rounds} rounds, "
+          "each side once a round, the order turning; gold, 2 workers, Docker\n")
+    print("| side | wall (median) | rounds | Aider's / this side's (median of per-round ratios) |")
+    print("|---|---|---|---|")
+    for name, rs in runs.items():
+        ratio = med(a["total_s"] / r["total_s"] for a, r in zip(runs["aider"], rs))
+        each = ", ".join(f"{r['total_s']:.1f}" for r in rs)
+        print(f"| {name} | {med(r['total_s'] for r in rs):.1f} s | {each} | {ratio:.2f}x |")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--upstream", type=Path, default=None, help="folder of the upstream exercises (practice/)")
@@ -306,9 +363,16 @@ def main() -> None:
     ap.add_argument("--aider-python", default=None)
     ap.add_argument("--steps", action="store_true", help="time the harness's own steps too")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
+    ap.add_argument("--baseline-rev", default=None, help="a git revision to run side by side (see the docstring)")
+    ap.add_argument("--rounds", type=int, default=3, help="with --baseline-rev: rounds of the three")
     args = ap.parse_args()
     steps = time_steps() if args.steps else None
     args.tasks = args.tasks.split(",") if args.tasks else None
+    if args.baseline_rev:
+        if args.upstream is None or args.aider_repo is None or args.aider_python is None:
+            raise SystemExit("--baseline-rev needs --upstream, --aider-repo and --aider-python")
+        versus(args)
+        return
     worker_counts = [int(x) for x in args.workers.split(",")]
     out = []
     with tempfile.TemporaryDirectory(prefix="bench-run-") as tmp:
