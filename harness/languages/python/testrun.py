@@ -23,6 +23,8 @@ that worked. The runner's clean-up may run while the builder's test run still re
 its files: it tells the builder's processes from the candidate's by their owner. A
 runner's exec that did not end that way (a server that outlives the test run, a shell the
 candidate killed) is followed by a clean-up exec of its own, or the session is made new.
+Where the session keeps processes (Docker), the test run is forked from a warm pytest
+(warm.py) instead of a fresh one; a round judged in one process never runs beside it.
 A task whose files cannot start a run is the suite's error."""
 
 from __future__ import annotations
