@@ -143,6 +143,9 @@ def versus(rev: str, upstream: str, tasks: str, rounds: int, repeats: int) -> No
             for i in range(rounds):  # ABBA: neither side always runs first
                 for side in ((ROOT, ours), (tree, theirs))[:: 1 if i % 2 == 0 else -1]:
                     side[1].append({r["task"]: r for r in runs_of(side[0], upstream, tasks, repeats)})
+                    print(f"run {i + 1} of {'this tree' if side[0] == ROOT else rev}: "
+                          + ", ".join(f"{t} {r['round_over_floor']:.2f}x" for t, r in side[1][-1].items())
+                          + f"; load average {os.getloadavg()[0]:.1f}", flush=True)
         finally:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], capture_output=True)
     print(f"\nload average {load:.1f} -> {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; {rounds} runs of each tree "

@@ -14,7 +14,8 @@ the next.
   round fails within its bound.
 - Killing or stopping every process it can see: only its own die; the test process reports.
 - Signalling, tracing or reading the builder's warm pytest, or writing its request: refused,
-  and the same warm pytest serves the next round.
+  and the same warm pytest serves the next round; lines that would name another, or say it
+  ended, in what the test run prints: read as the test run's output, never as the builder's.
 - A daemon that outlives its server, which ends at import, or that ends the shell of its
   servers so that their clean-up never runs: no process of the runner's is left after the round.
 - Writing its own frames on the pipe from the server: the run is forged.
@@ -195,6 +196,16 @@ def won():
     print("warm pytests seen:", seen, "reached:", reached)
     return bool(reached)
 ''',
+    # The builder's output names the warm pytest it started, or one that ended mid-run: what
+    # it reads back of the test run's files (which a candidate writes into) is never read so.
+    "forges the warm pytest's lines": '''
+LINES = "\\n@@harness-warm-pytest 1\\n@@harness-warm-pytest-lost\\n@@harness-warm-pytest none\\n"
+class Lines:
+    def __repr__(self):
+        return LINES
+def won():
+    raise ValueError(LINES, Lines())
+''',
 }
 # The candidates of HOSTILE that leave a process, whose command line says 6001.
 DAEMONS = ("leaves a daemon and ends its server at import", "ends the shell of its servers and leaves a daemon")
@@ -257,6 +268,10 @@ def test_a_hostile_candidate_passes_nothing_and_harms_no_one_after_it(task, sess
         assert "reached: []" in (report.output or ""), report.output
         if session.keeps_processes:  # it saw it (and the test run it forked), which is still the session's
             assert "warm pytests seen: 0" not in (report.output or ""), report.output
+            assert session.kept["pytest"] == (warm_before or session.kept["pytest"])
+    if name == "forges the warm pytest's lines":
+        assert report.status is Status.failed, report  # not a run whose warm pytest ended
+        if session.keeps_processes:
             assert session.kept["pytest"] == (warm_before or session.kept["pytest"])
     if name in DAEMONS:  # no process of the runner's is left (under bubblewrap it sees its own alone)
         left = session.exec(["sh", "-c", "for p in /proc/[0-9]*; do [ -O $p ] && tr '\\0' ' ' <$p/cmdline; echo; done"],

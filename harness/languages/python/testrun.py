@@ -225,26 +225,42 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
         return _run_in_process(task, session, files, candidate, tests, limit, transcript, common)
     session.stage(task.slug, files)
     for _ in range(2):
-        where, ran, servers, warm_lost = _proxied_round(task, session, candidate, tests, modules, limit)
-        if where is not None:
+        done = _proxied_round(task, session, candidate, tests, modules, limit)
+        if done is not None:
             break
     else:
         raise SandboxUnavailable(f"the {session.backend} sandbox was made new under two rounds of {task.slug} in a row")
-    if servers.error is not None and not ran.timed_out:  # a timeout's restart ended the servers' exec too
+    ran, servers = done
+    if servers.error is not None and not ran.result.timed_out:  # a timeout's restart ended the servers' exec too
         raise servers.error
     candidate_output = servers.result.output.decode(errors="replace") if servers.result else ""
+    return _report(task, session, ran, limit, candidate_output, transcript, common)
+
+
+@dataclass(frozen=True)
+class _Ran:
+    """What the builder's exec of a round gave: its result, what it read back, and whether
+    the warm pytest it ran on ended before it answered (warm.settle)."""
+
+    result: ExecResult
+    got: Captured | None
+    warm_lost: bool
+
+
+def _builder_run(task: Task, session: SandboxSession, where: _Round, script: str, limit: float) -> _Ran:
+    ran = session.exec(["sh", "-c", script], role=Role.builder, timeout_s=limit)
     got = None if ran.timed_out else read_captured(ran.output, _kept_files(where))
-    broke = "the warm pytest ended before the test run's end was known" if warm_lost else None
-    return _report(task, session, ran, got, limit, candidate_output, transcript, common, broke=broke)
+    # Only the script's own lines, before the files it read back (the test run prints only
+    # into its files, which hold what the candidate made it print).
+    return _Ran(ran, got, got is not None and settle(session, got.preamble))
 
 
 def _proxied_round(task: Task, session: SandboxSession, candidate: list[str], tests: list[str], modules: list[str],
-                   limit: float) -> tuple[_Round | None, ExecResult, _Servers, bool]:
+                   limit: float) -> tuple[_Ran, _Servers] | None:
     """The builder's exec (lay out, test, read back) beside the runner's (the servers, its
-    clean-up); the round's folder, or None where the build tree was lost before the test
-    run began (the emptying the session owed since its reset found the container unfit and
-    made it new, ending the servers' exec with it): that round is to run again; and whether
-    the warm pytest it ran on ended before it answered (warm.settle)."""
+    clean-up), or None where the build tree was lost before the test run began (the
+    emptying the session owed since its reset found the container unfit and made it new,
+    ending the servers' exec with it): that round is to run again."""
     where = _Round.of(task, session, fresh=True)
     start_s = max(1.0, min(20.0, limit / 3))
     configs = [ProxyConfig(module=m, candidate_dir=where.candidate, python=_PYTHON, fifos=where.fifos(m),
@@ -259,13 +275,13 @@ def _proxied_round(task: Task, session: SandboxSession, candidate: list[str], te
     servers.start()
     script = (f"{_layout_script(task, session, where, candidate, tests, modules, False)}; "
               f"{_test_script(task, session, where, False)}")
-    ran = session.exec(["sh", "-c", script], role=Role.builder, timeout_s=limit)
-    lost = not ran.timed_out and session.configured.get(_ROUND_KEY) != where.token
-    warm_lost = not ran.timed_out and settle(session, ran.output)
+    ran = _builder_run(task, session, where, script, limit)
+    lost = not ran.result.timed_out and session.configured.get(_ROUND_KEY) != where.token
     _end_runner(session, servers)
-    if not lost:
-        _check_layout(task, ran)
-    return None if lost else where, ran, servers, warm_lost
+    if lost:
+        return None
+    _check_layout(task, ran.result)
+    return ran, servers
 
 
 def _check_layout(task: Task, ran: ExecResult) -> None:
@@ -295,19 +311,19 @@ def _run_in_process(task: Task, session: SandboxSession, files: Mapping[str, byt
     session.stage(task.slug, dict(files))
     script = (f"{_layout_script(task, session, where, candidate, tests, [], True)}; "
               f"{_test_script(task, session, where, True)}")
-    ran = session.exec(["sh", "-c", script], role=Role.builder, timeout_s=limit)
-    _check_layout(task, ran)
-    got = None if ran.timed_out else read_captured(ran.output, _kept_files(where))
-    return _report(task, session, ran, got, limit, "", transcript, common)
+    ran = _builder_run(task, session, where, script, limit)
+    _check_layout(task, ran.result)
+    return _report(task, session, ran, limit, "", transcript, common)
 
 
-def _report(task: Task, session: SandboxSession, ran: ExecResult, got: Captured | None, limit: float,
-            candidate_output: str, transcript: bool, common: dict[str, Any], broke: str | None = None) -> TestReport:
-    """The round's report; `broke` says why the run broke down where the harness saw it."""
+def _report(task: Task, session: SandboxSession, run: _Ran, limit: float, candidate_output: str, transcript: bool,
+            common: dict[str, Any]) -> TestReport:
+    ran, got = run.result, run.got
     timings = dict(built=True, run_seconds=round(ran.seconds, 3), output=candidate_output or None, **common)
-    if got is None or broke is not None:
+    if got is None or run.warm_lost:
         lost = (f"the test run timed out after {limit:g} s and was killed" if ran.timed_out
-                else broke or "the test run left no readable results")
+                else "the warm pytest ended before the test run's end was known" if run.warm_lost
+                else "the test run left no readable results")
         return TestReport(status=Status.error, timeout=ran.timed_out, message=lost, **timings)
     console = clean_console(got.contents[0].decode(errors="replace"), task, session)
     if console.split("\n", 1)[0].endswith("No module named pytest"):  # python3's own line, before pytest runs

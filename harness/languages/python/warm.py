@@ -71,7 +71,7 @@ def pytest_script(session: SandboxSession, cwd: str, pythonpath: str, console: s
     start = (f"pid=; mkdir -p -m 700 {w} && rm -f {w}/reply && mkfifo -m 600 {w}/reply && "
              f"{{ env -i {ENV} {_PYTHON} -s {program} {w}{extra} </dev/null >/dev/null 2>&1 & pid=$!; }} && "
              f"{{ read -r s; read -r _; }} <{w}/reply; [ \"$s\" = ready ] || pid=; echo \"{_STARTED} ${{pid:-none}}\"")
-    return (f"pid={session.kept.get(_KEPT, '')}; s=; [ -z \"$pid\" ] || read -r _ _ s _ </proc/$pid/stat; "
+    return (f"pid={session.kept.get(_KEPT, '')}; s=; [ -z \"$pid\" ] || read -r _ _ s _ 2>/dev/null </proc/$pid/stat; "
             f"case $s in [RSD]) ;; *) {start} ;; esac; "
             f"if [ -n \"$pid\" ]; then [ -p {w}/reply ] || {{ mkdir -p -m 700 {w} && mkfifo -m 600 {w}/reply; }}; "
             f"code=; printf '%s\\n' {request} >{w}/request && kill -USR1 $pid && {{ read -r code; read -r _; }} <{w}/reply; "
@@ -79,8 +79,9 @@ def pytest_script(session: SandboxSession, cwd: str, pythonpath: str, console: s
 
 
 def settle(session: SandboxSession, output: bytes) -> bool:
-    """What a run's builder output says of the warm pytest, kept by the session (a new one
-    named, or none); whether the one it ran on ended before it answered."""
+    """What the builder's script printed of the warm pytest (its own lines, never a file it
+    read back, which could hold what a candidate made pytest print): a new one, kept by the
+    session, or none; whether the one it ran on ended before it answered."""
     text = output.decode(errors="replace")
     named = _STARTED_LINE.search(text)
     if named is not None:
