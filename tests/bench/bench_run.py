@@ -5,12 +5,16 @@ answers, side by side in one invocation.
 
     .venv/bin/python tests/bench/bench_run.py [--upstream PATH] [--workers 2] [--tasks a,b]
         [--aider-repo DIR --aider-python PY]
+    .venv/bin/python tests/bench/bench_run.py --baseline-rev REV [--rounds N] [--upstream PATH] ...
 
   --upstream PATH     the upstream exercises (polyglot-benchmark/cpp/exercises/practice or
                       .../python/exercises/practice: the language is the folder's), imported
                       into a throw-away state folder; without it that half is skipped, and
                       so is Aider's benchmark; with Python's, fixed26 (C++) is skipped
   --aider-repo DIR    an Aider source tree (its benchmark/benchmark.py is run as it is)
+  --baseline-rev REV  this tree and REV (a git worktree, with REV's sandbox image) run the
+                      same gold runs in turn, --rounds times (A/B/A/B, so a machine that gets
+                      busier weighs on both): whether a change made runs slower
   --aider-python PY   a Python with aider-chat and the benchmark's own requirements
                       (lox, typer, pandas, matplotlib, imgcat); Aider's benchmark runs its
                       C++ tests with /aider/benchmark/cpp-test.sh, the path its Docker image
@@ -67,6 +71,8 @@ from harness.records import TrialResult  # noqa: E402
 from harness.run import run  # noqa: E402
 from harness.run.config import RunConfig  # noqa: E402
 from harness.task import Task  # noqa: E402
+
+from tests.bench.revisions import revision, run_bench  # noqa: E402
 
 PARTS = ("wall", "model", "agent", "test", "overhead")
 GOAL_WALL_S = 45.0
@@ -295,6 +301,29 @@ def print_row(b: dict) -> None:
     print("  largest overheads: " + ", ".join(f"{task} {s:.2f} s" for s, task in b["slowest_overhead"]))
 
 
+def versus(args, passed: list[str]) -> None:
+    """This tree's gold runs against REV's, alternating; the medians of the rounds' walls."""
+    def walls(tree: Path) -> dict[tuple[str, int], float]:
+        out = run_bench(tree, "bench_run.py", "--json", *passed)
+        rows = json.loads(out[out.index("\n[") + 1:] if not out.startswith("[") else out)  # after what it said first
+        return {(r["suite"], r["workers"]): r["total_s"] for r in rows if r["harness"] == "harness run"}
+
+    ours: list[dict[tuple[str, int], float]] = []
+    theirs: list[dict[tuple[str, int], float]] = []
+    with revision(args.baseline_rev) as tree:
+        for _ in range(args.rounds):
+            ours.append(walls(ROOT))
+            theirs.append(walls(tree))
+    rev = args.baseline_rev
+    print(f"{args.rounds} rounds, alternating; load average now {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores\n")
+    print(f"| suite | workers | this tree | {rev} | this / {rev} (median of per-round ratios) |")
+    print("|---|---|---|---|---|")
+    for key in ours[0]:
+        a, b = [r[key] for r in ours], [r[key] for r in theirs]
+        ratio = statistics.median(x / y for x, y in zip(a, b))
+        print(f"| {key[0]} | {key[1]} | {statistics.median(a):.1f} s | {statistics.median(b):.1f} s | {ratio:.2f}x |")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--upstream", type=Path, default=None, help="folder of the upstream exercises (practice/)")
@@ -306,7 +335,14 @@ def main() -> None:
     ap.add_argument("--aider-python", default=None)
     ap.add_argument("--steps", action="store_true", help="time the harness's own steps too")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
+    ap.add_argument("--baseline-rev", default=None, help="a git revision to measure this tree's gold runs against")
+    ap.add_argument("--rounds", type=int, default=3, help="with --baseline-rev: alternating runs of each tree")
     args = ap.parse_args()
+    if args.baseline_rev:
+        passed = [f"--{k.replace('_', '-')}={v}" for k, v in vars(args).items()
+                  if k in ("upstream", "tasks", "trials", "workers", "sandbox") and v is not None]
+        versus(args, passed)
+        return
     steps = time_steps() if args.steps else None
     args.tasks = args.tasks.split(",") if args.tasks else None
     worker_counts = [int(x) for x in args.workers.split(",")]
