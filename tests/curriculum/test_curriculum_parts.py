@@ -11,6 +11,7 @@ import pytest
 
 from harness.curriculum.normalize import interface_names, normalized_hash
 from harness.curriculum.taxonomy import FailureKind, classify, same_failure
+from harness.languages.registry import language_for
 from harness.records import Status, TestCaseResult, TestReport
 from harness.task import load_task
 
@@ -94,11 +95,12 @@ def test_same_failure_wants_the_same_tests_or_the_same_kind_of_compile_error():
 
 
 REF = (GOLDEN / "sum-of-squares" / ".meta" / "example.cpp").read_text()
-KEEP = interface_names([*TASK.stub_files().values(), TASK.read("sum_of_squares_test.cpp")])
+CPP = language_for(TASK)
+KEEP = interface_names(CPP, [*TASK.stub_files().values(), TASK.read("sum_of_squares_test.cpp")])
 
 
 def h(cpp: str) -> str:
-    return normalized_hash({"sum_of_squares.cpp": cpp.encode(), "sum_of_squares.h": TASK.read("sum_of_squares.h")}, KEEP)
+    return normalized_hash(CPP, {"sum_of_squares.cpp": cpp.encode(), "sum_of_squares.h": TASK.read("sum_of_squares.h")}, KEEP)
 
 
 def test_near_duplicates_share_a_hash_and_real_differences_do_not():
