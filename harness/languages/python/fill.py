@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ...errors import SandboxUnavailable
 from ...sandbox.base import Role, SandboxSession
 from ...sandbox.capture import Kept, capture
 from ...staging import signal_name, stage_files
@@ -109,7 +110,7 @@ def read_records(data: bytes, truncated: bool, sites: int) -> tuple[dict[int, li
     """The values recorded for each site; or none, and why the records are not the
     recorder's (a line it never writes, or more than the bound)."""
     if truncated:
-        return {}, f"the run recorded more than {_RECORDS.keep} bytes"
+        return {}, f"more than {_RECORDS.keep} bytes of records"
     lines = data.split(b"\n")
     if lines[-1]:
         return {}, "the records end in the middle of a line"
@@ -171,8 +172,9 @@ def _run(task: Task, test_file: str, suite: str, session: SandboxSession) -> _Ra
     src, root, scratch = q(f"{session.src_root}/{where}"), q(f"{session.build_root}/{where}"), q(session.scratch_root)
     laid = session.exec(["sh", "-c", f"rm -rf {root} && mkdir -p {root} && cp -R {src}/. {root}/ && chmod -R go+rX {root} "
                          f"&& chmod go+x {q(session.build_root)}/{_ROOT}"], role=Role.builder, timeout_s=60)
-    if laid.exit_code != 0:
-        return _Ran("error", f"the suite could not be laid out: {laid.output.decode(errors='replace').strip()[:300]}")
+    if laid.exit_code != 0:  # the task's files are staged: the build space failed (full, gone)
+        raise SandboxUnavailable(f"the fill run of {task.slug} could not be laid out: "
+                                 f"{laid.output.decode(errors='replace').strip()[:300]}")
     env = (f"env -i PATH=/usr/bin:/bin PYTHONPATH={root}/runtime PYTHONDONTWRITEBYTECODE=1 PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 "
            f"HOME=/nonexistent LANG=C.UTF-8 HARNESS_FILL_RECORDS={scratch}/{_RECORDS.name}")
     run = (f"(cd {root}/tests && {env} python3 -m pytest -p no:cacheprovider -q -rfE {q(test_file)} "
@@ -203,14 +205,16 @@ def _last_error(output: str) -> str:
     return lines[-1][:300]
 
 
-def _unreached(p_test: str | None, ran: _Ran) -> str:
+def _unreached(test: str | None, ran: _Ran) -> str:
+    if ran.status in ("timeout", "incomplete"):
+        return f"the run on the correct solution gave nothing back: {ran.reason}"
     why = "never reached when the suite ran on the correct solution"
     if ran.status not in ("ok", "failed"):
         return f"{why}: the run ended early ({ran.reason})"
     for node, message in _SUMMARY.findall(ran.output):
         name = node.rsplit("::", 1)[-1]
-        if p_test is not None and (name == p_test or name.startswith(p_test + "[")):
-            return f"{why}: {node} failed first" + (f" ({message.strip()[:200]})" if message else "")
+        if test is not None and (name == test or name.startswith(test + "[")):
+            return f"{why}; its test {node} did not pass" + (f": {message.strip()[:200]}" if message else "")
     return why
 
 
@@ -225,7 +229,7 @@ def _decide(suite: Suite, ran: _Ran) -> tuple[dict[int, str], dict[int, str]]:
         if p.why is not None:
             unfilled[i] = p.why
         elif forged is not None:
-            unfilled[i] = f"the run on the correct solution wrote records the recorder never writes ({forged})"
+            unfilled[i] = f"what the run on the correct solution recorded is not the recorder's ({forged})"
         elif i not in records:
             unfilled[i] = _unreached(p.test, ran)
         else:
