@@ -43,6 +43,7 @@ from typing import Iterator, Mapping
 
 from ...hashing import sha256_text
 from ..mutation import Mutant, Operator, decode
+from .screen import compile_exec, parse
 from .spans import SourceText
 
 _BINARY = {ast.Add: "-", ast.Sub: "+", ast.Mult: "/", ast.Div: "*", ast.FloorDiv: "/", ast.Mod: "//",
@@ -231,7 +232,7 @@ def mutants_of_source(text: str, file: str) -> list[Mutant]:
     """Every mutant of one file's text, in file order (then by operator), each compiling,
     duplicates and no-ops removed."""
     try:
-        tree = ast.parse(text, file)
+        tree = parse(text, file)
         src = _Source(text)
     except (SyntaxError, ValueError, tokenize.TokenError):
         return []
@@ -249,7 +250,7 @@ def mutants_of_source(text: str, file: str) -> list[Mutant]:
             continue
         seen.add(digest)
         try:
-            compile(mutated, file, "exec", dont_inherit=True)
+            compile_exec(mutated, file)
         except (SyntaxError, ValueError):
             continue
         unique.append(m)
