@@ -16,7 +16,8 @@ correct solution's source among it) is left where a later runner could read it.
   reached say so, or the run timed out.
 - A child that outlives the run to write a record after it, a fork bomb: the child is
   killed with everything else (or its record only spoils its own suite), the bomb ends at
-  the process limit."""
+  the process limit. A named pipe for the records file: reading it back ends at the run's
+  time bound at most."""
 
 from __future__ import annotations
 
@@ -135,6 +136,14 @@ def test_add():
         os._exit(0)
     assert add(2, 3) == FILL
 ''',
+    "makes its records file a named pipe": '''import os
+from tally import add
+os.mkfifo(os.environ["HARNESS_FILL_RECORDS"])
+
+
+def test_add():
+    assert add(2, 3) == FILL
+''',
     "forks without end": '''import os
 from tally import add
 
@@ -199,6 +208,8 @@ def test_a_hostile_written_suite_spoils_only_its_own_fill(name, task, session):
         assert "assert add(2, 3) == 5\n" in filled.source.decode() or r.probe in ("timeout", "crash", "incomplete"), got
     elif name == "loops forever":
         assert r.probe == "timeout" and r.filled == 0 and "gave nothing back: it timed out" in got, got
+    elif name == "makes its records file a named pipe":
+        assert r.filled == 0 and r.probe == "timeout", got
     elif name == "leaves a child that writes a record after the run":
         # Killed before the records are read back, or it races its own suite's fill.
         assert got == "filled 5" or "different values" in got, got

@@ -22,6 +22,7 @@ statement; reached, it raises NameError, which the model sees after the round.""
 from __future__ import annotations
 
 import math
+import os
 import re
 import shlex
 import time
@@ -168,6 +169,7 @@ def _run(task: Task, test_file: str, suite: str, session: SandboxSession) -> _Ra
     staged[test_file] = suite.encode("utf-8", "surrogateescape")
     where = f"{_ROOT}/{task.slug}"
     session.stage(where, {**{f"tests/{rel}": data for rel, data in staged.items()}, **_runtime()})
+    os.chmod(session.staging / _ROOT, 0o755)  # the folder above the staged one: the builder passes it
     q = shlex.quote
     src, root, scratch = q(f"{session.src_root}/{where}"), q(f"{session.build_root}/{where}"), q(session.scratch_root)
     laid = session.exec(["sh", "-c", f"rm -rf {root} && mkdir -p {root} && cp -R {src}/. {root}/ && chmod -R go+rX {root} "
