@@ -13,10 +13,10 @@ machine or a cluster's nodes):
 A candidate is tested in its suite task's own build tree, not in the repair task's folder:
 the files the sandbox builds are the same bytes (a repair task keeps the suite task's
 tests and build files; only a C++ task's CMake target takes the folder's name), and
-candidates of one task then share one compiled test unit where the language compiles one. Runs are cached by the exact files staged, so
-the reference and each control run once per task however many candidates share them: the
-driver keeps the cache, sends each unit the runs of its task it knows, and takes back the
-runs the unit made."""
+candidates of one task then share one compiled test unit where the language compiles one.
+Runs are cached by the exact files staged, so the reference and each control run once per
+task however many candidates share them: the driver keeps the cache, sends each unit the
+runs of its task it knows, and takes back the runs the unit made."""
 
 from __future__ import annotations
 
