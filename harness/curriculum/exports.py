@@ -7,9 +7,11 @@ folder, which the verifier builds), in harness.training_files' row models.
 A repair task is its suite task's folder with: the starting code as its solution files,
 instructions that add the failure and what to fix (the exercise's text in
 .docs/instructions.md, the prompt contract's feedback text in instructions.append.md),
-mutant controls under .meta/faulty/, and .meta/repair.json. Its CMake target takes the
-repair task's folder name (the build runs `<folder>/<folder>`) while its files keep the
-suite task's names, so tests and includes stay as they are."""
+mutant controls under .meta/faulty/, and .meta/repair.json. Everything else is the suite
+task's as it is: its test files, and its .meta (config.json, the reference, a verifier's
+calls), which the verifier judges a GRPO candidate by. Its files keep the suite task's
+names under the repair task's folder name, so tests and imports stay as they are; a C++
+task's CMake target takes the folder's name (the build runs `<folder>/<folder>`)."""
 
 from __future__ import annotations
 
@@ -108,7 +110,8 @@ def content_hash(folder: Path) -> str:
     return hash_files({rel: data for rel, data in read_files(folder).items() if rel not in (MANIFEST_FILE, CANDIDATES_FILE)})
 
 
-def write_curriculum(root: Path, name: str, image: str, kept: Sequence[Candidate], records: Sequence[RepairRecord],
+def write_curriculum(root: Path, name: str, language: str, image: str, kept: Sequence[Candidate],
+                     records: Sequence[RepairRecord],
                      all_candidates: Sequence[Candidate], contract: PromptContract, manifest: CurriculumManifest,
                      replace: bool) -> Path:
     """Write the curriculum into a staging folder beside its final place, then move it
@@ -129,7 +132,7 @@ def write_curriculum(root: Path, name: str, image: str, kept: Sequence[Candidate
         (staging / "suite.toml").write_text(
             "# A repair curriculum written by `harness curriculum` (manifest.json says from what).\n"
             # Built here: no model can have seen its tasks before (suite.toml `unseen`).
-            + tomli_w.dumps({"name": name, "version": "1", "language": "cpp", "image": image,
+            + tomli_w.dumps({"name": name, "version": "1", "language": language, "image": image,
                              "description": f"repair curriculum {name}", "tasks": [c.kept_as for c in kept],
                              "unseen": True}))
         write_jsonl(staging / SFT_FILE, sft)

@@ -15,11 +15,14 @@ from ...sandbox.base import SandboxSession
 from ...task import Task
 from .probe.cases import TaskCase, task_cases
 from .catch2 import tag_names
+from .files import headers
+from .fill import fill_placeholders
 from .testrun import declared_test_cases, drop_build, run_tests
-from ..language import CaseText, Language
+from ..language import CaseText, FilledSuite, Language
 from ..mutation import Mutant
 from .layout import LAYOUT
 from .mutants import generate_mutants
+from .normal_form import names, normal_form
 
 
 _TASK_TAG = re.compile(r"task_(\d+)")
@@ -62,3 +65,15 @@ class Cpp(Language):
 
     def mutants(self, files: Mapping[str, bytes], *, cap: int | None = None, seed: int = 0) -> list[Mutant]:
         return generate_mutants(files, cap=cap, seed=seed)
+
+    def names(self, text: str) -> set[str]:
+        return names(text)
+
+    def normal_form(self, text: str, keep: set[str]) -> str:
+        return normal_form(text, keep)
+
+    def compiled_with_tests(self, files: Mapping[str, bytes]) -> dict[str, bytes]:
+        return {name: files[name] for name in headers(files)}
+
+    def fill_placeholders(self, task: Task, test_file: str, source: bytes, session: SandboxSession) -> FilledSuite:
+        return fill_placeholders(task, test_file, source, session)

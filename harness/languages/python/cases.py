@@ -45,6 +45,7 @@ from pydantic import BaseModel, ConfigDict
 
 from ...task import Task
 from ..language import CaseText
+from .screen import parse
 
 _UNITTEST_BASES = frozenset({"TestCase", "IsolatedAsyncioTestCase"})
 
@@ -253,7 +254,7 @@ def _parametrizations(decorators: list[ast.expr], literals: dict[str, ast.expr])
 
 class _File:
     def __init__(self, source: str, path: str):
-        self.tree = ast.parse(source, path)
+        self.tree = parse(source, path)
         self.lines = source.splitlines()
         self.module = module_name(path)
         self.classes = {n.name: n for n in self.tree.body if isinstance(n, ast.ClassDef)}

@@ -1,6 +1,7 @@
 """Python behind the language seam: pytest in the sandbox with the candidate's modules behind
 the proxy (testrun.py), test cases read from the test files' syntax (cases.py), mutants on
-the syntax tree (mutants.py)."""
+the syntax tree (mutants.py), normal forms from its tokens (normal_form.py), placeholders
+filled by execution (fill.py)."""
 
 from __future__ import annotations
 
@@ -10,11 +11,13 @@ from typing import Mapping
 from ...records import TestReport
 from ...sandbox.base import SandboxSession
 from ...task import Task
-from ..language import CaseText, Language
+from ..language import CaseText, FilledSuite, Language
 from ..mutation import Mutant
 from .layout import LAYOUT
 from .cases import case_texts, count_declared
+from .fill import fill_placeholders
 from .mutants import generate_mutants
+from .normal_form import names, normal_form
 from .testrun import drop_build, run_tests
 
 
@@ -36,3 +39,12 @@ class Python(Language):
 
     def mutants(self, files: Mapping[str, bytes], *, cap: int | None = None, seed: int = 0) -> list[Mutant]:
         return generate_mutants(files, cap=cap, seed=seed)
+
+    def names(self, text: str) -> set[str]:
+        return names(text)
+
+    def normal_form(self, text: str, keep: set[str]) -> str:
+        return normal_form(text, keep)
+
+    def fill_placeholders(self, task: Task, test_file: str, source: bytes, session: SandboxSession) -> FilledSuite:
+        return fill_placeholders(task, test_file, source, session)
