@@ -39,7 +39,6 @@ from typing import Any, Callable, Hashable, Literal, Mapping, Sequence
 
 from pydantic import Field, ValidationError, model_validator
 
-from .languages.cpp.files import headers
 from .errors import BadInput, InfraError, InfraKind, invalid
 from .file_names import describe, refusal
 from .fs import atomic_write, read_files, read_toml
@@ -47,15 +46,14 @@ from .hashing import hash_files, sha256_bytes
 from .paths import cache_dir
 from .executor import Executor, Slot, using
 from .executor.base import UnitFailure
-from .languages.cpp.probe import driver_source, parse_call, run_probe, runtime_hash, test_unit
+from .languages.language import CallProbe, Language
+from .languages.registry import language_for
 from .probe.compare import Comparison, Mode, call_matches
-from .languages.cpp.probe.run import ProbeRun, probe_tree
+from .probe.result import ProbeRun
 from .records import CallOutcome, CheckOutcome, Record, Verdict, VerdictStatus
 from .sandbox import Sandbox, make_sandbox
-from .sandbox.base import Role, SandboxSession
-from .languages.cpp.screen import screen
+from .sandbox.base import SandboxSession
 from .task import Task
-from .languages.cpp.testrun import drop_build
 from .staging import stage_files
 
 VERIFIER_FILE = ".meta/verifier.toml"
@@ -93,8 +91,10 @@ class CheckSpec(Record):
 
 class VerifierSpec(Record):
     schema_version: Literal[2] = 2
-    includes: list[str] = Field(default_factory=list, description="headers the calls need beyond the solution's")
-    prelude: str = Field("", description="C++ placed before the calls: helpers, using-declarations")
+    includes: list[str] = Field(default_factory=list, description="C++: headers the calls need beyond the solution's")
+    prelude: str | None = Field(None, description="code the calls need: C++ placed before them (helpers, "
+                                "using-declarations); Python run before each call (default: imports of the "
+                                "public names the task's stub defines)")
     groups: list[CheckGroup] = Field(default_factory=list)
     checks: list[CheckSpec] = Field(min_length=1)
 
@@ -116,8 +116,8 @@ class VerifierSpec(Record):
 
 
 def load_spec(task: Task) -> VerifierSpec | None:
-    """The task's `.meta/verifier.toml`, or None when it has none (then every test case is
-    a check)."""
+    """The task's `.meta/verifier.toml`, or None when it has none (then, where its language
+    allows, every test case is a check)."""
     path = task.path / VERIFIER_FILE
     if not path.is_file():
         return None
@@ -167,10 +167,13 @@ class _Plan:
 
     task: Task
     spec: VerifierSpec
-    unit: tuple[str, str]   # the generated driver: the calls, each a probe case
-    observations: list[int]  # per call, the values it observes
+    probe: CallProbe          # the calls, each a probe case, prepared in the task's language
     reference: ReferenceValues | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def observations(self) -> list[int]:  # per call, the values it observes
+        return self.probe.observations
 
     def forgery(self, cases: Sequence[list[dict[str, Any]]]) -> str | None:
         """What no honest program of the interface writes in these cases: a record per
@@ -202,21 +205,25 @@ class _Plan:
 
 
 def _plan(task: Task) -> _Plan:
-    if not task.links_harness_main:
-        raise BadInput(f"{task.slug}: the verifier needs a task that links the harness test main (HARNESS_TEST_MAIN in its CMakeLists.txt)")
+    language = language_for(task)
     spec = load_spec(task)
-    if spec is None:
+    if spec is not None:
+        return _Plan(task, spec, language.call_probe(task, spec.calls, includes=spec.includes, prelude=spec.prelude))
+    probe = language.test_case_probe(task)
+    if probe is None:
         raise BadInput(f"{task.path / VERIFIER_FILE}: missing; the verifier judges a task by the calls its verifier.toml "
                        "names (its test file's expected values would be in the candidate's program)")
-    unit = (test_unit(task), driver_source(task, spec.calls, includes=spec.includes, prelude=spec.prelude))
-    return _Plan(task, spec, unit, [sum(step.observe for step in parse_call(c)) for c in spec.calls])
+    return _Plan(task, _test_case_spec(language, task), probe)
 
 
-def _toolchain(session: SandboxSession) -> str:
-    """What compiles the probe, for the reference cache's key."""
-    got = session.exec(["sh", "-c", "g++ -dumpfullversion -dumpmachine; cat /etc/debian_version 2>/dev/null"],
-                       role=Role.builder, timeout_s=60)
-    return f"{session.backend}:{got.output.decode(errors='replace').strip()}"
+def _test_case_spec(language: Language, task: Task) -> VerifierSpec:
+    """A check per test case of the task's own files, grouped by the task it belongs to;
+    its call is the case, observed as how it ended (Language.test_case_probe)."""
+    cases = language.case_texts(task)
+    if not cases:
+        raise BadInput(f"{task.slug}: no test cases for the verifier to check")
+    return VerifierSpec(checks=[CheckSpec(name=c.name, group=f"task {c.task_id}" if c.task_id is not None else "tests",
+                                          calls=[c.name]) for c in cases])
 
 
 def _reference_failure(task: Task, run: ProbeRun) -> BadInput:
@@ -249,7 +256,7 @@ def _reference(plan: _Plan, session: SandboxSession) -> ReferenceValues:
         if plan.reference is not None:
             return plan.reference
         task = plan.task
-        key = sha256_bytes("\n".join([task.content_hash, runtime_hash(), plan.unit[1], _toolchain(session)]).encode())
+        key = sha256_bytes("\n".join([task.content_hash, plan.probe.key(session)]).encode())
         path = _references_dir() / f"{task.slug}-{key[:24]}.json"
         cached = None
         if path.is_file():
@@ -259,7 +266,7 @@ def _reference(plan: _Plan, session: SandboxSession) -> ReferenceValues:
                 cached = None
         if cached is None or cached.key != key:
             # Calls must be deterministic: two runs show it.
-            run = run_probe(task, task.reference_files(), session, test_unit=plan.unit, records="call", runs=2)
+            run = plan.probe.run(task.reference_files(), session, runs=2)
             if run.status != "ok":
                 raise _reference_failure(task, run)
             names = [[c.name for c in stream.cases] for stream in run.streams]
@@ -297,12 +304,12 @@ def _verify_in(plan: _Plan, ref: ReferenceValues, candidate: Mapping[str, bytes]
         return _verdict(plan, candidate_hash, VerdictStatus.malformed, backend=session.backend,
                         reason=f"the candidate names files it may not write: {'; '.join(refused[:3])}")
     _, tampered = stage_files(task, provided)
-    common = dict(flags=screen(solution), tampered=tampered, backend=session.backend)
+    common = dict(flags=language_for(task).flags(solution), tampered=tampered, backend=session.backend)
     if tampered:
         return _verdict(plan, candidate_hash, VerdictStatus.forged,
                         reason=f"the candidate changed protected files: {', '.join(tampered)}", **common)
 
-    run = run_probe(task, provided, session, test_unit=plan.unit, records="call")
+    run = plan.probe.run(provided, session)
     common.update(build_log=run.build_log, output=run.output, exit_code=run.exit_code,
                   build_seconds=run.build_seconds, run_seconds=run.run_seconds)
     if run.status != "ok":
@@ -349,15 +356,11 @@ def verify(task: Task, candidate_files: Mapping[str, bytes], *, sandbox: Sandbox
         return verify_in_session(task, candidate_files, session)
 
 
-def _header_key(task: Task, candidate: Mapping[str, bytes]) -> str:
-    """What the test unit's object depends on among the solution files: its headers."""
-    return hash_files({f: bytes(candidate.get(f, b"")) for f in headers(task.solution_files)})
-
-
 def _batches(keys: Sequence[tuple[Hashable, str]], workers: int) -> list[list[int]]:
-    """Candidate indices in work units: those sharing a key (a task and its header) stay
-    together (one test-unit compile per unit), a large group is split so every worker gets
-    a share of the whole batch, and a task's units come one after another (the larger
+    """Candidate indices in work units: those sharing a key (a task and what its probe's
+    build depends on, a C++ task's headers) stay together (one test-unit compile per
+    unit), a large group is split so every worker gets a share of the whole batch, and a
+    task's units come one after another (the larger
     first), so the workers that share a task share it while its build tree is warm."""
     groups: dict[tuple[Hashable, str], list[int]] = {}
     for i, k in enumerate(keys):
@@ -394,7 +397,7 @@ def _verify_batch(batch: _Batch, slot: Slot) -> list[Verdict]:
     out = []
     for candidate in batch.candidates:
         try:
-            session = slot.warm_session(("probe", task.path), lambda s: drop_build(task, s, probe_tree(task, s)))
+            session = slot.warm_session(("probe", task.path), _plan_for(task).probe.drop)
             out.append(verify_in_session(task, candidate, session))
         except Exception as exc:  # noqa: BLE001  typed into the verdict
             out.append(failed_verdict(task, candidate, UnitFailure.of(exc)))
@@ -429,7 +432,7 @@ def verify_batch(items: Sequence[tuple[Task, Mapping[str, bytes]]], *, sandbox: 
         failed(batch, UnitFailure.of(InfraError(InfraKind.node, why)))
 
     with using(sandbox, min(workers or os.cpu_count() or 1, len(items))) as executor:
-        keys = [(id(t), _header_key(t, c)) for t, c in items]
+        keys = [(id(t), _plan_for(t).probe.build_key(c)) for t, c in items]
         units = [_Batch(items[u[0]][0], u, [items[i][1] for i in u]) for u in _batches(keys, executor.slots)]
         executor.run(units, _verify_batch, label="verify", on_result=verified, on_failure=failed, on_lost=lost,
                      affinity=lambda b: b.task.path)
