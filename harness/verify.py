@@ -1,32 +1,49 @@
 """The verifier: a structured reward for a candidate solution, judged in the harness's
-process from the values the candidate's code produced in the sandbox.
+process from the values the candidate's code produced in the sandbox. It asks the task's
+language (`languages/registry.language_for`) for its probe (`languages.language.CallProbe`)
+and never which language it is.
 
 A task's checks come from `.meta/verifier.toml` (schema 2): each check names calls of the
-task's interface (harness/languages/cpp/probe/calls.py: a C++ expression, or a call sequence with `=>`
-observations), a group, a weight and how values compare (`exact`, `approx` with
-`abs_tol`/`rel_tol`, `unordered`, `exception`). A task without one is not verified: its
-test file's expected values are literals compiled into the candidate's program, where the
-candidate could copy them into what it reports.
+task's interface in its language (C++, languages/cpp/probe/calls.py: an expression, or a
+call sequence with `=>` observations; Python, languages/python/probe/calls.py: the same two
+forms in Python, after a `prelude` that by default imports the names the stub defines), a
+group, a weight and how values compare (`exact`, `approx` with `abs_tol`/`rel_tol`,
+`unordered`, `exception`).
+
+A task without one is judged by its own test cases where its language says they can be
+checks (`Language.test_case_probe`): in Python, where the test process never executes the
+candidate's code (it runs behind the proxy, in a process of its own, as another user) and
+the candidate cannot read the tests (languages/python/testrun.py), each test case is a check
+of weight 1, grouped by its task marker, observed as how it ended in one test round (the
+round's report: pass, fail, error), and the reward is the formula below; a module that does
+not import is `compile_error`, as a C++ build that fails. Not in C++, whose test file's
+expected values are literals compiled into the candidate's program, where it could copy
+them into what it reports, nor for a Python task whose tests run in one process with the
+candidate (languages/python/inprocess.py): those need a verifier.toml, or are one line of
+bad input.
 
 1. The reference solution runs through the probe once per task, twice in a row (calls
    must give the same values every time), cached in memory and on disk by content hash
-   (task, probe runtime, driver, the sandbox's compiler). These are the expected values:
-   they never enter a candidate's sandbox.
-2. The candidate is built with the same probe and run once; its stream is read strictly
-   (harness/languages/cpp/probe/stream.py, schema.py): cases and records in order, each once, counts as
-   framed, each record of the exact shape an honest probe writes, within bounds.
+   (task, probe runtime, driver, the sandbox's compiler or interpreter). These are the
+   expected values: they never enter a candidate's sandbox.
+2. The candidate runs through the same probe once; its stream is read strictly
+   (probe/stream.py, schema.py): cases and records in order, each once, counts as framed,
+   each record of the exact shape an honest probe writes, within bounds.
 3. A check passes when every one of its calls matches the reference's; the reward is
    R = sum(w_k * (2*b_k - 1)) / sum(w_k) (equal weights: the study's (1/K) * sum(2*b_k - 1)).
    Any status but ok scores -1.
 
-Statuses: ok; compile_error; timeout; crash (killed by a signal before the stream ended);
+Statuses: ok; compile_error (C++: does not build; Python: does not import); timeout;
+crash (killed by a signal, or the candidate's process ended, before the stream did);
 incomplete (the stream stopped early); forged: the candidate changed a protected file (a
 test or build file), or its program wrote what no honest program of the interface writes
 (a line or record outside the stream's schema, cases the task does not have, a call with
-more or fewer outcomes than it observes); malformed: it names a file it may not write
-(file_names.py). The static screen (languages/cpp/screen.py) flags suspicious source; flags travel with
-the verdict and decide nothing. tests/security/README.md says what this does and does not
-defend against."""
+more or fewer outcomes than it observes; in Python, a frame the proxy refuses); malformed:
+it names a file it may not write (file_names.py). The language's raw-text screen
+(`Language.flags`, C++'s languages/cpp/screen.py) flags suspicious source; flags travel
+with the verdict and decide nothing. tests/security/README.md says what this does and does
+not defend against."""
+
 
 from __future__ import annotations
 
