@@ -227,7 +227,7 @@ sys.setrecursionlimit(10000)
 def add(a, b):
     return 10 ** 5000 if a == 2 else 10 ** 4000
 def words(text):
-    return "x" * 10_000_000
+    return "x" * 10_000_000 if text == "a b  c" else list(text)
 class Tally:
     def count(self, word):
         return self
@@ -316,8 +316,8 @@ STATUSES = {
     "an infinite loop in a call": {"timeout"}, "a repr that never returns": {"timeout"},
     # Under Docker its processes share the container's limit with the builder's read-back.
     "a fork bomb": {"timeout", "crash", "incomplete"}, "a memory bomb": {"crash", "ok", "timeout"},
-    # `tuple(words(...))` iterates a 10-million-character string of its process one call an item.
-    "values over every bound": {"ok", "crash", "timeout"},
+    # A repr 100,000 lists deep may overflow its process's stack.
+    "values over every bound": {"ok", "crash"},
 }
 ON_TESTS_STATUSES = {"frames of its own on the pipe": {"forged"}}
 # What an answer of its own earns honestly, where that is more than the honest loser: adding

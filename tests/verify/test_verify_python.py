@@ -16,6 +16,7 @@ from __future__ import annotations
 import pytest
 
 from harness.errors import BadInput
+from harness.languages.registry import language_for
 from harness.sandbox.base import SandboxLimits
 from harness.verify import VerdictStatus, verify_in_session, verify_many
 
@@ -69,7 +70,7 @@ def test_python_calls_score_the_reference_a_wrong_answer_and_the_stub(verified, 
     stub = _verify(verified, session, STUB)
     assert (stub.status, stub.reward, stub.checks_passed) == (VerdictStatus.ok, -1.0, 0)
     broken = _verify(verified, session, "def add(:\n")
-    assert (broken.status, broken.reward) == (VerdictStatus.compile_error, -1.0)
+    assert (broken.status, broken.reward) == (VerdictStatus.compile_error, -1.0), broken.reason
     assert "SyntaxError" in (broken.build_log or "") and broken.reason == "the candidate does not import"
 
 
@@ -84,6 +85,20 @@ def test_an_object_of_the_candidates_is_its_class_and_repr_never_the_value_it_sp
     first = liar.checks[0].calls[0]
     assert first.observed == {"o": [{"v": {"object": ["Five", "5"]}}]} and not first.passed
     assert liar.reward == fraction.reward == 0.5  # the other three checks hold
+
+
+def test_the_probe_answers_any_python_calls_without_a_verifier(plain, session):
+    probe = language_for(plain).call_probe(plain, [
+        "add(b'ab', b'c')", "words('x')[0] * 3", "{add(1, 2): (None, 2.5)}", "add(1, [])",
+        "t = Tally()\n=> t.count('a') is t\n=> t.seen\nt.count(None)['x']\n=> 'never'",
+    ])
+    got = probe.observe({SOLUTION: REFERENCE.encode()}, session)
+    assert got.status == "ok", got.reason
+    assert got.values == [
+        {"o": [{"v": {"bytes": "616263"}}]}, {"o": [{"v": "xxx"}]},
+        {"o": [{"v": {"dict": [[3, {"tuple": [None, 2.5]}]]}}]}, {"o": [{"x": "TypeError"}]},
+        {"o": [{"v": True}, {"v": {"dict": [["a", 1]]}}], "x": "TypeError"},
+    ]
 
 
 def test_a_task_without_a_verifier_toml_is_judged_by_its_own_test_cases(plain, session):

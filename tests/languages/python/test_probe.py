@@ -8,6 +8,10 @@ and a value over the schema's bounds cut to its digest, never a record the reade
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from collections import Counter, OrderedDict
 
 import pytest
@@ -16,10 +20,13 @@ from harness.errors import BadInput
 from harness.languages.python.probe.calls import default_prelude, parse_call
 from harness.languages.python.probe.run import BOUNDS
 from harness.languages.python.probe.runtime import Encoder, exception_name
+from harness.languages.python.proxy.install import ProxyConfig, install
+from harness.paths import package_file
 from harness.probe.compare import Comparison, call_matches, same, same_unordered
 from harness.probe.schema import MAX_RECORD, MAX_STRING, read_record
+from harness.probe.stream import read_stream
 
-from .tally import write_tally
+from .tally import REFERENCE, write_tally
 
 ENCODER = Encoder(BOUNDS, lambda value: False, lambda value: None)
 
@@ -130,3 +137,35 @@ def test_a_call_that_does_not_parse_is_bad_input(call, words):
 def test_the_default_prelude_imports_the_public_names_the_stub_defines(tmp_path):
     task = write_tally(tmp_path)
     assert default_prelude(task) == "import tally\nfrom tally import add, words, Tally"
+
+
+def drive(tmp_path, calls: list[str], **proxy) -> tuple[str, list]:
+    """The driver run here, as the sandbox runs it, over the proxy of tally's reference (its
+    server started by the proxy itself, unless `proxy` names pipes): (status line, records)."""
+    (tmp_path / "candidate").mkdir()
+    (tmp_path / "candidate" / "tally.py").write_text(REFERENCE)
+    config = ProxyConfig(module="tally", candidate_dir=str(tmp_path / "candidate"), python=sys.executable, **proxy)
+    install(tmp_path / "proxy", [config])
+    (tmp_path / "calls.json").write_text(json.dumps({
+        "calls": [parse_call(c) for c in calls], "prelude": default_prelude(write_tally(tmp_path / "task")),
+        "modules": ["tally"], "bounds": BOUNDS, "stream": str(tmp_path / "stream"), "status": str(tmp_path / "status")}))
+    runtime = package_file("languages", "python", "probe", "runtime.py")
+    subprocess.run([sys.executable, str(runtime), str(tmp_path / "calls.json")], cwd=tmp_path, timeout=120, check=True,
+                   env={"PATH": os.environ["PATH"], "PYTHONPATH": str(tmp_path / "proxy")})
+    stream = read_stream((tmp_path / "stream").read_bytes())
+    return (tmp_path / "status").read_text().strip(), [r for case in stream.cases for r in case.records]
+
+
+def test_the_driver_writes_each_calls_record_and_says_how_it_ended(tmp_path):
+    status, records = drive(tmp_path, ["add(2, 3)", "t = Tally()\n=> t.count('a').total()\nt.count(1, 2)\n=> 0"])
+    assert status == "ok"
+    assert records == [{"o": [{"v": 5}]}, {"o": [{"v": 1}], "x": "TypeError"}]
+
+
+def test_a_server_that_never_starts_is_the_sandboxs_not_the_candidates(tmp_path):
+    # Pipes no server opens: none of the candidate's code ran, and the status says so.
+    pipes = (str(tmp_path / "to-server"), str(tmp_path / "from-server"))
+    for pipe in pipes:
+        os.mkfifo(pipe)
+    status, records = drive(tmp_path, ["add(2, 3)"], fifos=pipes, start_timeout_s=0.2)
+    assert status.startswith("start ") and "did not start" in status and records == []

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from functools import lru_cache
 from typing import Any, Mapping, Sequence
 
-from ....errors import BadInput
+from ....errors import BadInput, SandboxUnavailable
 from ....fs import read_files
 from ....hashing import hash_files
 from ....paths import package_file
@@ -38,8 +39,10 @@ BOUNDS = {"string": schema.MAX_STRING, "depth": schema.MAX_DEPTH, "record": sche
            "int_digits": schema.MAX_INT_DIGITS}
 
 
+@lru_cache(maxsize=1)
 def _runtime() -> dict[str, bytes]:
-    """What the values depend on besides the calls: the driver and the proxy's runtime."""
+    """What the values depend on besides the calls: the driver and the proxy's runtime (files
+    of the installed package, read once)."""
     return {"runtime.py": package_file("languages", "python", "probe", "runtime.py").read_bytes(),
             **{f"proxy/{k}": v for k, v in read_files(package_file("languages", "python", "proxy")).items()
                if k.endswith(".py")}}
@@ -88,14 +91,28 @@ class PythonCallProbe(CallProbe):
         limit = session.limits.timeout_s
         out = ProbeRun("ok", tampered=tampered)
         for attempt in range(runs):
-            ran, got, printed = proxied_round(task, session, staged, candidate, tests, limit,
-                                              f"python3 {_DRIVER} {_CONFIG}", _KEPT)
+            ran, got, printed = self._round(session, staged, candidate, tests, limit)
             out.run_seconds = round(out.run_seconds + ran.seconds, 3)
             if attempt == 0:
                 out.output = printed[:_OUTPUT_KEEP].strip() or None
             if not _read_run(out, ran, got, limit, first=attempt == 0):
                 break
         return out
+
+
+    def _round(self, session: SandboxSession, staged: dict[str, bytes], candidate: list[str], tests: list[str],
+               limit: float) -> tuple[ExecResult, Captured | None, str]:
+        """One round; again, once, when the candidate's process never started (none of its
+        code ran: a slow sandbox's doing, not the candidate's), then the sandbox's error."""
+        why = b""
+        for _ in range(2):
+            ran, got, printed = proxied_round(self.task, session, staged, candidate, tests, limit,
+                                              f"python3 {_DRIVER} {_CONFIG}", _KEPT)
+            if got is None or not got.contents[1].startswith(b"start "):
+                return ran, got, printed
+            why = got.contents[1][6:300]
+        raise SandboxUnavailable(f"the candidate's process for {self.task.slug} did not start, twice: "
+                                 f"{why.decode(errors='replace').strip()}")
 
 
 def _read_run(out: ProbeRun, ran: ExecResult, got: Captured | None, limit: float, *, first: bool) -> bool:

@@ -25,7 +25,8 @@ encoding: equal exactly when the encodings are.
 The status line says how the driver ended: `ok`; `import <why>` (a candidate module does
 not import); `timeout`, `gone` or `forged` with the proxy's reason (no answer within a
 call's bound, the candidate's process ended, it sent what no honest server sends: the
-stream stops there)."""
+stream stops there); `start` (the candidate's process never started, so none of its code
+ran: the sandbox's doing)."""
 
 from __future__ import annotations
 
@@ -192,7 +193,7 @@ class Driver:
                 self.write(f"rec {i} 0 {self.encoder.record(self.call(prelude, steps))}")
                 self.write(f"end {i} 1")
         except self.proxies.ProxyError as exc:
-            kind = {"CallTimeout": "timeout", "Forged": "forged"}.get(type(exc).__name__, "gone")
+            kind = {"CallTimeout": "timeout", "Forged": "forged", "NotStarted": "start"}.get(type(exc).__name__, "gone")
             return f"{kind} {exc}"
         self.write(f"done {len(calls)}")
         return "ok"
