@@ -157,9 +157,11 @@ def drive(tmp_path, calls: list[str], **proxy) -> tuple[str, list]:
 
 
 def test_the_driver_writes_each_calls_record_and_says_how_it_ended(tmp_path):
-    status, records = drive(tmp_path, ["add(2, 3)", "t = Tally()\n=> t.count('a').total()\nt.count(1, 2)\n=> 0"])
+    status, records = drive(tmp_path, ["add(2, 3)", "t = Tally()\n=> t.count('a').total()\nt.count(1, 2)\n=> 0",
+                                       "int(add(2 ** 13999, 2 ** 13999))"])
     assert status == "ok"
-    assert records == [{"o": [{"v": 5}]}, {"o": [{"v": 1}], "x": "TypeError"}]
+    assert records == [{"o": [{"v": 5}]}, {"o": [{"v": 1}], "x": "TypeError"},
+                       {"o": [{"x": "_harness_proxy.proxies.OverBounds"}]}]
 
 
 def test_a_server_that_never_starts_is_the_sandboxs_not_the_candidates(tmp_path):

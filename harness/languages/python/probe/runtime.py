@@ -151,8 +151,13 @@ class Driver:
         self.stream.write(line + "\n")
         self.stream.flush()
 
+    def _ends_probe(self, exc: BaseException) -> bool:
+        """No answer, or a forgery: the session is over. An answer over the proxy's bounds
+        where the call needed a plain one (an `int()` of a huge int) is an outcome."""
+        return isinstance(exc, self.proxies.ProxyError) and not isinstance(exc, self.proxies.OverBounds)
+
     def call(self, prelude: Any, steps: list[tuple[bool, Any]]) -> dict[str, Any]:
-        """One call's record; a ProxyError (no answer, a forgery) ends the probe."""
+        """One call's record; a ProxyError that ends the session ends the probe."""
         namespace: dict[str, Any] = {"__name__": "__harness_call__"}
         outcomes: list[dict[str, Any]] = []
         try:
@@ -163,13 +168,13 @@ class Driver:
                     continue
                 try:
                     outcomes.append({"v": self.encoder.value(eval(code, namespace))})
-                except self.proxies.ProxyError:
-                    raise
                 except BaseException as exc:  # the candidate's SystemExit stand-in too: an outcome
+                    if self._ends_probe(exc):
+                        raise
                     outcomes.append({"x": exception_name(exc)})
-        except self.proxies.ProxyError:
-            raise
         except BaseException as exc:
+            if self._ends_probe(exc):
+                raise
             return {"o": outcomes, "x": exception_name(exc)}
         return {"o": outcomes}
 
