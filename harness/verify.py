@@ -228,8 +228,8 @@ def _plan(task: Task) -> _Plan:
         return _Plan(task, spec, language.call_probe(task, spec.calls, includes=spec.includes, prelude=spec.prelude))
     probe = language.test_case_probe(task)
     if probe is None:
-        raise BadInput(f"{task.path / VERIFIER_FILE}: missing; the verifier judges a task by the calls its verifier.toml "
-                       "names (its test file's expected values would be in the candidate's program)")
+        raise BadInput(f"{task.path / VERIFIER_FILE}: missing; the verifier judges this task by the calls its "
+                       "verifier.toml names (its tests' expected values would be in the candidate's program or process)")
     return _Plan(task, _test_case_spec(language, task), probe)
 
 
