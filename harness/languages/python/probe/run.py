@@ -99,7 +99,6 @@ class PythonCallProbe(CallProbe):
                 break
         return out
 
-
     def _round(self, session: SandboxSession, staged: dict[str, bytes], candidate: list[str], tests: list[str],
                limit: float) -> tuple[ExecResult, Captured | None, str]:
         """One round; again, once, when the candidate's process never started (none of its
