@@ -24,6 +24,7 @@ FLOORS: tuple[tuple[bool, tuple[str, ...]], ...] = (
              "languages.cpp.policy", "languages.cpp.verdict_channel", "languages.cpp.compared_types", "languages.cpp.testrun",
              "languages.cpp.probe", "languages.cpp.fill", "languages.python.fill",
              "languages.python.cases", "languages.python.inprocess", "languages.python.language", "languages.python.testrun",
+             "languages.python.probe",
              "suite_validation", "verify", "probe", "gold", "mutant_model", "kinds.base", "exercism_results",
              "schemas")),     # schemas: the records on disk and Exercism's results.json
     (True, ("curriculum", "testwriting", "serve")),

@@ -99,7 +99,7 @@ def task_calls(task: Task) -> TaskCalls:
     spec = load_spec(task)
     if spec is not None:
         return TaskCalls([(c.name, call, rule_for(c)) for c in spec.checks for call in c.calls], spec.includes,
-                         spec.prelude)
+                         spec.prelude or "")
     return TaskCalls([(c.name, c.call, PREDICTION_RULE) for c in task_cases(task)], prelude=case_context(task),
                      from_cases=True)
 

@@ -8,21 +8,23 @@ from __future__ import annotations
 import re
 import textwrap
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import Iterable, Mapping, Sequence
 
-from ...records import TestReport
+from ...records import ScreenFlag, TestReport
 from ...sandbox.base import SandboxSession
 from ...task import Task
+from .probe.call_probe import CppCallProbe
 from .probe.cases import TaskCase, task_cases
 from .catch2 import tag_names
 from .files import headers
 from .fill import fill_placeholders
 from .testrun import declared_test_cases, drop_build, run_tests
-from ..language import CaseText, FilledSuite, Language
+from ..language import CallProbe, CaseText, FilledSuite, Language
 from ..mutation import Mutant
 from .layout import LAYOUT
 from .mutants import generate_mutants
 from .normal_form import names, normal_form
+from .screen import screen
 
 
 _TASK_TAG = re.compile(r"task_(\d+)")
@@ -77,3 +79,15 @@ class Cpp(Language):
 
     def fill_placeholders(self, task: Task, test_file: str, source: bytes, session: SandboxSession) -> FilledSuite:
         return fill_placeholders(task, test_file, source, session)
+
+    def call_probe(self, task: Task, calls: Sequence[str], *, includes: Sequence[str] = (),
+                   prelude: str | None = None) -> CallProbe:
+        return CppCallProbe(task, calls, includes=includes, prelude=prelude)
+
+    def test_case_probe(self, task: Task) -> CallProbe | None:
+        """None: a test file's expected values are literals compiled into the candidate's
+        program, where it could copy them into what it reports."""
+        return None
+
+    def flags(self, files: Mapping[str, bytes]) -> list[ScreenFlag]:
+        return screen(files)

@@ -121,15 +121,21 @@ def _layout_script(task: Task, session: SandboxSession, where: _Round, candidate
     return " && ".join(steps)
 
 
-def _test_script(task: Task, where: _Round, in_process: bool) -> str:
+def _pytest(task: Task, where: _Round) -> str:
+    return (f"{_PYTHON} -s -m pytest -p no:cacheprovider --junitxml={shlex.quote(where.out)}/junit.xml "
+            + " ".join(shlex.quote(f) for f in task.test_files))
+
+
+def _builder_script(where: _Round, command: str, kept: list[Kept], in_process: bool) -> str:
+    """The builder's exec: `command` in the tests' folder, the proxy modules first on its
+    path (in process, the candidate's own beside the tests), its output in out/console;
+    then `kept` files of the out folder read back."""
     q = shlex.quote
     path = "" if in_process else f"PYTHONPATH={q(where.proxy)} "
     env = (f"{path}PYTHONDONTWRITEBYTECODE=1 PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 "
            "HOME=/nonexistent LANG=C.UTF-8")
-    pytest = (f"{_PYTHON} -s -m pytest -p no:cacheprovider --junitxml={q(where.out)}/junit.xml "
-              + " ".join(q(f) for f in task.test_files))
-    return (f"cd {q(where.tests)} && env -i PATH=/usr/bin:/bin {env} {pytest} >{q(where.out)}/console 2>&1 "
-            f"</dev/null; code=$?; cd {q(where.out)} && {{ {read_back(_kept_files(where))} }}")
+    return (f"cd {q(where.tests)} && env -i PATH=/usr/bin:/bin {env} {command} >{q(where.out)}/console 2>&1 "
+            f"</dev/null; code=$?; cd {q(where.out)} && {{ {read_back(kept)} }}")
 
 
 def _kept_files(where: _Round) -> list[Kept]:
@@ -199,6 +205,24 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
     if runs_in_process(task):
         return _run_in_process(task, session, files, candidate, tests, limit, transcript, common)
     where = _Round.of(task, session)
+    ran, got, candidate_output = proxied_round(task, session, files, candidate, tests, limit, _pytest(task, where),
+                                               _kept_files(where))
+    return _report(task, session, ran, got, limit, candidate_output, transcript, common)
+
+
+def out_folder(task: Task, session: SandboxSession) -> str:
+    """Where a round's builder writes what it reads back: a folder only the builder reads."""
+    return _Round.of(task, session).out
+
+
+def proxied_round(task: Task, session: SandboxSession, files: Mapping[str, bytes], candidate: list[str],
+                  tests: list[str], limit: float, command: str, kept: list[Kept]) -> tuple[ExecResult, Captured | None, str]:
+    """One round behind the proxy: `files` staged, those named in `candidate` laid out as the
+    servers' and those in `tests` as the builder's; the servers run as the runner beside the
+    builder's `command` (`_builder_script`), whose `kept` files of the out folder come back:
+    (the builder's exec, what it read back or None after a timeout, what the candidate printed)."""
+    modules = proxied_modules(task)
+    where = _Round.of(task, session)
     configs = [ProxyConfig(module=m, candidate_dir=where.candidate, python=_PYTHON, fifos=where.fifos(m),
                            call_timeout_s=max(1.0, min(10.0, limit / 3)), total_timeout_s=max(1.0, limit - 5),
                            start_timeout_s=max(1.0, min(20.0, limit / 3)), verdict_path=f"{where.out}/verdict")
@@ -208,13 +232,13 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
     _lay_out(task, session, where, candidate, tests, modules, in_process=False)
     servers = _Servers(session, _server_script(session, where, modules), limit + 30)
     servers.start()
-    ran = session.exec(["sh", "-c", _test_script(task, where, False)], role=Role.builder, timeout_s=limit)
+    ran = session.exec(["sh", "-c", _builder_script(where, command, kept, False)], role=Role.builder, timeout_s=limit)
     _end_runner(session, servers)
     if servers.error is not None and not ran.timed_out:  # a timeout's restart ended the servers' exec too
         raise servers.error
     candidate_output = servers.result.output.decode(errors="replace") if servers.result else ""
-    got = None if ran.timed_out else read_captured(ran.output, _kept_files(where))
-    return _report(task, session, ran, got, limit, candidate_output, transcript, common)
+    got = None if ran.timed_out else read_captured(ran.output, kept)
+    return ran, got, candidate_output
 
 
 def _lay_out(task: Task, session: SandboxSession, where: _Round, candidate: list[str], tests: list[str],
@@ -243,7 +267,8 @@ def _run_in_process(task: Task, session: SandboxSession, files: Mapping[str, byt
     where = _Round.of(task, session)
     session.stage(task.slug, dict(files))
     _lay_out(task, session, where, candidate, tests, [], in_process=True)
-    ran = session.exec(["sh", "-c", _test_script(task, where, True)], role=Role.builder, timeout_s=limit)
+    ran = session.exec(["sh", "-c", _builder_script(where, _pytest(task, where), _kept_files(where), True)],
+                       role=Role.builder, timeout_s=limit)
     got = None if ran.timed_out else read_captured(ran.output, _kept_files(where))
     return _report(task, session, ran, got, limit, "", transcript, common)
 

@@ -25,6 +25,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 import time
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
@@ -32,7 +33,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.languages.python.proxy import codec, frames
+from harness.languages.python.proxy import codec, frames, wire
 from harness.languages.python.proxy.install import ProxyConfig, install, read_verdict
 
 MODULE = "subject"
@@ -556,3 +557,30 @@ def test_what_is_over_a_bound_or_not_plain_goes_to_the_other_side(value):
 def test_the_decoder_refuses_what_is_not_in_its_forms(frame):
     with pytest.raises(codec.Malformed):
         _decode(frame)
+
+
+def test_a_peer_that_answered_and_left_before_the_other_end_opened_is_still_heard(tmp_path):
+    """A server whose module fails at import answers and exits at once, maybe before the test
+    process opens its write end: the test process still reads the answer, then the end,
+    never waits out its start bound as if the server had never started."""
+    to_peer, from_peer = str(tmp_path / "to-peer"), str(tmp_path / "from-peer")
+    os.mkfifo(to_peer)
+    os.mkfifo(from_peer)
+
+    def peer() -> None:
+        os.close(os.open(to_peer, os.O_RDONLY | os.O_NONBLOCK))  # its read end, open and closed: it is gone
+        with open(from_peer, "wb") as out:  # waits for the test process's read end
+            out.write(b'["e",0,"it failed"]\n')
+
+    thread = threading.Thread(target=peer)
+    thread.start()
+    started = time.monotonic()
+    read_fd, write_fd = wire.meet(from_peer, to_peer, time.monotonic() + 10)
+    thread.join()
+    reader = wire.Reader(read_fd)
+    assert reader.frame(time.monotonic() + 5) == b'["e",0,"it failed"]'
+    with pytest.raises(wire.Closed):
+        reader.frame(time.monotonic() + 5)
+    assert time.monotonic() - started < 5
+    os.close(read_fd)
+    os.close(write_fd)

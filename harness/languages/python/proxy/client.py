@@ -22,7 +22,7 @@ from typing import Any
 
 from . import codec, frames, wire
 from .ops import OPS
-from .proxies import CallTimeout, Forged, ProxyError, RemoteMeta, RemoteObject, ServerGone, dunder, ref
+from .proxies import CallTimeout, Forged, NotStarted, ProxyError, RemoteMeta, RemoteObject, ServerGone, dunder, ref
 
 # pytest leaves this module's frames out of a failure's traceback: a reader sees the test's line
 # and the candidate's exception, as in one process.
@@ -97,7 +97,7 @@ class Session:
             try:
                 read_fd, write_fd = wire.meet(from_server, to_server, self.deadline)
             except wire.TimedOut:
-                raise ServerGone(f"the candidate's process did not start within {config['start_timeout_s']:g} s") from None
+                raise NotStarted(f"the candidate's process did not start within {config['start_timeout_s']:g} s") from None
             except wire.Closed as exc:
                 raise ServerGone(f"the candidate's process could not be reached: {exc}") from None
         else:

@@ -70,21 +70,36 @@ def write(fd: int, data: bytes, deadline: float | None) -> None:
         view = view[done:]
 
 
+def _open_writer(path: str) -> int | None:
+    """A named pipe's write end, or None while it has no reader."""
+    try:
+        return os.open(path, os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        if exc.errno != errno.ENXIO:  # ENXIO: no reader
+            raise Closed(str(exc)) from None
+    return None
+
+
 def meet(read_path: str, write_path: str, deadline: float | None) -> tuple[int, int]:
     """The ends of two named pipes that the peer opens the other way round: (read, write).
     Nothing blocks: the read end opens at once, and the write end as soon as the peer has
     its read end open (before the deadline, or TimedOut), which each side opens first. A
     read end that no writer has opened yet waits for one (Linux reports no end of stream
-    before a first writer), and sees the end at once when its writer dies."""
+    before a first writer), and sees the end at once when its writer dies. A peer that came
+    and went before this side's write end opened (a server whose module failed at import
+    answers and exits at once) left its answer, or its end, on the read end: the write end
+    is then the null device, and the reader finds what the peer said, then the end."""
     read_fd = os.open(read_path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     try:
         while True:
-            try:
-                write_fd = os.open(write_path, os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+            # The peer opens its read end before it writes: once it has written (or come and
+            # gone), a write end that still finds no reader finds no peer.
+            said = bool(select.select([read_fd], [], [], 0)[0])
+            write_fd = _open_writer(write_path)
+            if write_fd is None and said:
+                write_fd = os.open(os.devnull, os.O_WRONLY | os.O_CLOEXEC)
+            if write_fd is not None:
                 break
-            except OSError as exc:
-                if exc.errno != errno.ENXIO:  # ENXIO: no reader yet
-                    raise Closed(str(exc)) from None
             if deadline is not None and time.monotonic() > deadline:
                 raise TimedOut
             time.sleep(0.002)
