@@ -130,6 +130,12 @@ class Language(ABC):
         gone, and each name the code declares itself, but those in `keep`, replaced by its
         order of first appearance. Near-duplicate attempts share one."""
 
+    def relocated_build_files(self, task: Task) -> dict[str, bytes]:
+        """The build files a copy of `task` in a folder of another name (a repair task of it)
+        needs in place of the task's own to build and test the same files; bad input where
+        such a copy could not. Nothing where the build does not take names from the folder."""
+        return {}
+
     def compiled_with_tests(self, files: Mapping[str, bytes]) -> dict[str, bytes]:
         """The files among a candidate's that the task's compiled test unit takes in (C++'s
         headers): candidates that agree on them are tested one after another, so that the

@@ -16,6 +16,7 @@ from ...task import Task
 from .probe.call_probe import CppCallProbe
 from .probe.cases import TaskCase, task_cases
 from .catch2 import tag_names
+from .cmake import relocated_build_files
 from .files import headers
 from .fill import fill_placeholders
 from .testrun import declared_test_cases, drop_build, run_tests
@@ -73,6 +74,9 @@ class Cpp(Language):
 
     def normal_form(self, text: str, keep: set[str]) -> str:
         return normal_form(text, keep)
+
+    def relocated_build_files(self, task: Task) -> dict[str, bytes]:
+        return relocated_build_files(task)
 
     def compiled_with_tests(self, files: Mapping[str, bytes]) -> dict[str, bytes]:
         return {name: files[name] for name in headers(files)}

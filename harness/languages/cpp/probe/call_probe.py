@@ -13,6 +13,7 @@ from ....probe.result import ProbeRun
 from ....sandbox.base import Role, SandboxSession
 from ....task import Task
 from ...language import CallProbe
+from ..cmake import links_harness_main
 from ..files import headers
 from ..testrun import drop_build
 from .calls import driver_source, parse_call, test_unit
@@ -28,7 +29,7 @@ def _toolchain(session: SandboxSession) -> str:
 
 class CppCallProbe(CallProbe):
     def __init__(self, task: Task, calls: Sequence[str], *, includes: Sequence[str] = (), prelude: str | None = None):
-        if not task.links_harness_main:
+        if not links_harness_main(task):
             raise BadInput(f"{task.slug}: the verifier needs a task that links the harness test main "
                            "(HARNESS_TEST_MAIN in its CMakeLists.txt)")
         self.task = task
