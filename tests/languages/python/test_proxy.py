@@ -26,6 +26,7 @@ import re
 import subprocess
 import sys
 import time
+import types
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
@@ -450,6 +451,8 @@ FAILING = {
     "at import": "def answer(q):\n    return 5\n\nharness = undeclared_name\n",
     "two calls deep": ("def helper(x, *rest, k=3):\n    y = x * 2\n    raise KeyError(x)\n\n\n"
                        "def answer(question):\n    return helper(question, 1, 2)\n"),
+    # its frame's argument is `.0`, the iterator, which no source can name
+    "in a generator expression": "def answer(question):\n    return sum(int(word) for word in question.split())\n",
 }
 FAILING_TESTS = f'''import unittest
 from {MODULE} import answer
@@ -491,8 +494,9 @@ def test_a_failure_reads_as_in_one_process(tmp_path, where):
     (tmp_path / "proxied").mkdir()
     proxied = run_suite(tmp_path / "proxied", FAILING[where], FAILING_TESTS, python=IMAGE_PYTHON)
     plain = _one_process(tmp_path / "plain", FAILING[where])
-    # The timings, and the line about the report file the run here asks for (testrun.py drops both).
-    noise = re.compile(r"\bin \d+\.\d+s\b|^-+ generated xml file: .* -+\n", re.M)
+    # The timings, the line about the report file the run here asks for (testrun.py drops both),
+    # and the addresses in reprs.
+    noise = re.compile(r"\bin \d+\.\d+s\b|^-+ generated xml file: .* -+\n|\b0x[0-9a-f]+\b", re.M)
     assert proxied.passed == 0 and "_harness_proxy" not in proxied.transcript
     assert noise.sub("", proxied.transcript) == noise.sub("", plain)
 
@@ -513,7 +517,32 @@ def test_forged_frames_show_no_file_of_the_round_but_the_candidates(tmp_path):
         tb = tb.tb_next
     assert shown == [("m.py", "g")]
     assert not frames.well_formed([["m.py", 1, 1, "f", [["x", "1"], ["x", "2"]]]])  # a name twice
-    assert not frames.well_formed([["m.py", 1, 1, "f", [["class", "1"]]]])  # not a name
+    for name in ("class", ".x", ".", "..0", ".0\n", ".1234"):  # neither a name nor a comprehension's argument
+        assert not frames.well_formed([["m.py", 1, 1, "f", [[name, "1"]]]]), name
+    # The one name a rebuilt frame calls by is no argument of it: an argument of that name calls nothing.
+    rebuilt = frames.traceback_of([["m.py", 1, 1, "f", [["__harness_getframe__", "print"], [".0", "x"]]]], str(root))
+    assert rebuilt is not None and rebuilt.tb_frame.f_locals["__harness_getframe__"].text == "print"
+
+
+def _listed_of(call) -> list:
+    try:
+        call()
+    except ValueError as exc:
+        return frames.listed(exc.__traceback__, ())
+    raise AssertionError("no ValueError")
+
+
+def test_the_frames_an_honest_server_lists_are_well_formed(tmp_path):
+    namespace: dict = {}
+    exec(compile(f"def f({'a' * 300}1, {'a' * 300}2):\n    raise ValueError\n", "", "exec"), namespace)
+    no_lines = types.FunctionType(namespace["f"].__code__.replace(co_linetable=b""), namespace)
+    for call in (lambda: sum(int(word) for word in ["one"]),  # a comprehension's argument, `.0`
+                 lambda: namespace["f"](1, 2),  # a file named "", names alike in their first 256 characters
+                 lambda: no_lines(1, 2)):  # a code object without line numbers
+        listed = _listed_of(call)
+        assert frames.well_formed(listed), listed
+        assert frames.traceback_of(listed, str(tmp_path / "round" / "candidate")) is not None
+    assert [".0"] == [name for name, _ in _listed_of(lambda: sum(int(w) for w in ["one"]))[-1][4]]
 
 
 # -- the codec -------------------------------------------------------------------------
