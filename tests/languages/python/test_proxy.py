@@ -306,6 +306,20 @@ sys.modules["_harness_proxy.ops"].OPS["iter"] = lambda a: "yes"
 RESULT = object()
 ''',
     "a call back of a callable never sent": '''ACT = lambda: write(b'["q",1,"call",["t",[["c",99],["t",[]],["d",[]]]]]\\n')''',
+    # within the recursion limit the proxy raises while it reads a frame, over the codec's depth
+    "a reply nested 1200 deep": '''
+sys.setrecursionlimit(10_000)
+
+
+def deep(value):
+    item = ["i", "1"]
+    for _ in range(600):
+        item = ["l", [item]]
+    return item
+
+
+ACT = lambda: setattr(sys.modules["_harness_proxy.server"].Server, "encode", lambda self, value: deep(value))
+''',
     "a builtin that is not an exception": '''
 sys.modules["_harness_proxy.server"].Server.exception = lambda self, exc: ["E", ["x", "open"], ["t", []], ""]
 def ACT():
@@ -381,6 +395,114 @@ def test_a_module_that_forges_frames_is_forged(tmp_path, name):
     _fails_everything(outcome)
     assert outcome.verdict, outcome.transcript
     assert outcome.seconds < 60
+
+
+# Honest modules at the edges of what crosses, each with its tests: every one was forged, or
+# lost its process, before the proxy learnt to send it within the bounds it reads.
+AT_THE_EDGES = {
+    # the candidate's RecursionError comes while it waits for the test process: the request
+    # that could not be made took a number, and the next one came out of order
+    "recurses for ever through the test's callable": ('''
+def fold(fn, acc):
+    return fold(fn, fn(acc))
+
+
+def answer():
+    return 42
+''', '''
+import pytest
+from subject import answer, fold
+
+
+def test_recursion():
+    with pytest.raises(RecursionError):
+        fold(lambda x: x, 0)
+    assert answer() == 42
+'''),
+    "calls the test's callable with arguments over a frame's bound": ('''
+def apply(fn):
+    return fn("\\U0001F600" * 400_000, text="\\U0001F600" * 400_000)  # 4.8 MB of JSON each
+''', '''
+from subject import apply
+
+
+def test_apply():
+    assert apply(lambda first, text: len(first) + len(text)) == 800_000
+'''),
+    "classes deeper and wider than the bound": ('''
+class C0:
+    def where(self):
+        return "C0"
+
+
+class E0(LookupError):
+    pass
+
+
+for i in range(1, 20):
+    globals()[f"C{i}"] = type(f"C{i}", (globals()[f"C{i - 1}"],), {})
+    globals()[f"E{i}"] = type(f"E{i}", (globals()[f"E{i - 1}"],), {})
+Wide = type("Wide", tuple(type(f"B{i}", (), {}) for i in range(20)), {})
+
+
+def deep():
+    return C19()
+
+
+def wide():
+    return Wide()
+
+
+def fail():
+    raise E19("deep")
+''', '''
+import pytest
+from subject import C19, Wide, deep, fail, wide
+
+
+def test_classes():
+    assert deep().where() == "C0"
+    assert isinstance(deep(), C19) and isinstance(wide(), Wide)
+    with pytest.raises(LookupError, match="deep"):
+        fail()
+'''),
+    "calls the test's callable from threads": ('''
+from concurrent.futures import ThreadPoolExecutor
+
+
+def pmap(fn, xs):
+    with ThreadPoolExecutor(8) as pool:
+        return list(pool.map(fn, xs))
+''', '''
+from subject import pmap
+
+
+def test_pmap():
+    for _ in range(10):
+        assert pmap(lambda x: x * 2, list(range(100))) == list(range(0, 200, 2))
+'''),
+    "raises through frames whose arguments escape to more than a frame holds": (f'''
+def down(n, {", ".join(f"a{i}" for i in range(15))}):
+    if n == 0:
+        raise ValueError("bottom")
+    return down(n - 1, {", ".join(f"a{i}" for i in range(15))})
+''', '''
+import pytest
+from subject import down
+
+
+def test_down():
+    with pytest.raises(ValueError, match="bottom"):
+        down(70, *["\\U0001F600" * 1000] * 15)  # 16 arguments of up to 12 KB of JSON each, 64 frames
+'''),
+}
+
+
+@pytest.mark.parametrize("name", list(AT_THE_EDGES))
+def test_an_honest_module_at_the_edges_of_the_bounds_passes(tmp_path, name):
+    module, tests = AT_THE_EDGES[name]
+    outcome = run_suite(tmp_path, module, tests)
+    assert (outcome.passed, outcome.cases, outcome.verdict) == (1, 1, None), outcome.transcript
 
 
 @pytest.mark.slow
@@ -566,6 +688,13 @@ def _nested(depth: int) -> list:
     for _ in range(depth):
         value = [value]
     return value
+
+
+def test_what_the_encoder_sends_the_decoder_reads():
+    # a dict's entries count twice, key and value, in the decoder's bound
+    for value in ({n: n for n in range(codec.MAX_ITEMS // 2 + 1)}, [{n: n for n in range(codec.MAX_ITEMS // 3)}] * 2):
+        sent = codec.dump(codec.Encoder(lambda v: ["h", 1, "o", ["x", "Exception"]]).encode(value))
+        codec.Decoder(lambda tag, item: None).decode(codec.parse(sent))
 
 
 @pytest.mark.parametrize("value", [_nested(codec.MAX_DEPTH + 1), "x" * (codec.MAX_STR + 1), 1 << (codec.MAX_INT_BITS + 1),
