@@ -481,6 +481,29 @@ def test_pmap():
     for _ in range(10):
         assert pmap(lambda x: x * 2, list(range(100))) == list(range(0, 200, 2))
 '''),
+    # the server named it as a builtin, which the test process's builtins do not hold
+    "puts an exception of its own into builtins": ('''
+import builtins
+
+
+class AppError(LookupError):
+    pass
+
+
+builtins.AppError = AppError
+
+
+def fail():
+    raise AppError("no such thing")
+''', '''
+import pytest
+from subject import AppError, fail
+
+
+def test_fail():
+    with pytest.raises(AppError, match="no such thing"):
+        fail()
+'''),
     "raises through frames whose arguments escape to more than a frame holds": (f'''
 def down(n, {", ".join(f"a{i}" for i in range(15))}):
     if n == 0:

@@ -28,14 +28,15 @@ _HIDDEN = (os.path.dirname(os.path.abspath(__file__)) + os.sep, "<frozen importl
 
 _exit = os._exit
 _import = importlib.import_module
+# The builtin exceptions, as the test process knows them by name: taken before the candidate's
+# module is imported, which may put an exception of its own into builtins.
+_BUILTIN_EXCEPTIONS = {name: value for name, value in vars(builtins).items()
+                       if isinstance(value, type) and issubclass(value, BaseException)}
 
 
 def _builtin_exception(cls: Any) -> str | None:
     name = getattr(cls, "__name__", None)
-    if type(name) is str and getattr(builtins, name, None) is cls and isinstance(cls, type) \
-            and issubclass(cls, BaseException):
-        return name
-    return None
+    return name if type(name) is str and _BUILTIN_EXCEPTIONS.get(name) is cls else None
 
 
 class _TestObject:
@@ -118,8 +119,7 @@ class Server:
         if tag == "c":
             return self.test_objects.setdefault(item[1], _TestObject(self, item[1]))
         if tag == "x":
-            cls = getattr(builtins, item[1], Exception)
-            return cls if _builtin_exception(cls) else Exception
+            return _BUILTIN_EXCEPTIONS.get(item[1], Exception)
         cls = self.resolve(item[1][0], item[1])
         args = self.decode(item[2])
         try:
