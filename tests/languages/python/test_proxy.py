@@ -419,6 +419,28 @@ def test_recursion():
         fold(lambda x: x, 0)
     assert answer() == 42
 '''),
+    # the test process's RecursionError came as it parsed a frame, and read as one no JSON holds
+    "recurses for ever back and forth with the test's function": ('''
+def call(fn, n):
+    return fn(n)
+
+
+def answer():
+    return 42
+''', '''
+import pytest
+from subject import answer, call
+
+
+def back(n):
+    return call(back, n + 1)
+
+
+def test_recursion():
+    with pytest.raises(RecursionError):
+        call(back, 0)
+    assert answer() == 42
+'''),
     "calls the test's callable with arguments over a frame's bound": ('''
 def apply(fn):
     return fn("\\U0001F600" * 400_000, text="\\U0001F600" * 400_000)  # 4.8 MB of JSON each
