@@ -5,7 +5,9 @@ module runs in a process of its own.
 - An honest module (functions, a class with state, exceptions and their messages, a
   builtin's subclass of its own, nested containers, generators, the test's callables, mocks
   and file objects, a name the test patches in it, equality of its objects, threads) passes
-  its tests through the proxy, unittest's style and pytest's.
+  its tests through the proxy, unittest's style and pytest's; so does one at the edges of
+  the bounds (an infinite recursion through the test's callable, arguments, classes and
+  exception frames over a bound, its threads calling the test's callable), never forged.
 - A hostile module (patching pytest, exiting at import, printing fake results at exit,
   patching builtins, an `__eq__` that is always true, values over every bound, garbage or
   forged frames on the pipe, sleeping, dying mid-call) passes none of the same tests, and
