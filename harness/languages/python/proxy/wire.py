@@ -7,11 +7,51 @@ from __future__ import annotations
 import errno
 import os
 import select
+import sys
 import time
 
 from .codec import MAX_FRAME, Malformed
 
 _CHUNK = 1 << 16
+
+
+# Levels of Python's stack a message needs of its own, written and its answer read: JSON's
+# parser takes one a level (three a level of a dict: about 200 for the codec's 64), the
+# codec two or three a level, the pipe's calls a few.
+ROOM = 500
+
+
+class Room:
+    """`with room:` (one a side) a message is written and its answer read with room on the
+    stack, so that a side that recursed to its limit (an infinite recursion through a
+    callable the test lent the candidate) never stops between the two, which would leave the
+    sides out of step; its own code still raises the RecursionError it would in one process.
+
+    The outermost message raises the recursion limit by ROOM, and lowers it after: from a
+    depth two frames under the limit, which it checks first, as lowering a limit to the
+    depth it is lowered at fails. One sent while another waits (a call back's) raises
+    nothing, so that calls going back and forth for ever cannot raise it without bound: it
+    must find ROOM // 2 frames left. Either check is a RecursionError before anything is sent."""
+
+    def __init__(self) -> None:
+        self.open = 0
+        self.limit = 0
+
+    def __enter__(self) -> None:
+        _deeper(ROOM // 2 if self.open else 1)
+        if not self.open:
+            self.limit = sys.getrecursionlimit()
+            sys.setrecursionlimit(self.limit + ROOM)
+        self.open += 1
+
+    def __exit__(self, *info: object) -> None:
+        self.open -= 1
+        if not self.open:
+            sys.setrecursionlimit(self.limit)
+
+
+def _deeper(frames: int) -> int:
+    return _deeper(frames - 1) if frames else 0
 
 
 class Closed(Exception):
