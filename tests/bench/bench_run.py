@@ -302,26 +302,32 @@ def print_row(b: dict) -> None:
 
 
 def versus(args, passed: list[str]) -> None:
-    """This tree's gold runs against REV's, alternating; the medians of the rounds' walls."""
-    def walls(tree: Path) -> dict[tuple[str, int], float]:
+    """This tree's gold runs against REV's, alternating: the medians of the rounds' walls and
+    of the CPU seconds the run itself used (its containers, the engine, the harness and the
+    Aider drivers: what a shared machine's other work does not add to)."""
+    def figures(tree: Path) -> dict[tuple[str, int], tuple[float, float]]:
         out = run_bench(tree, "bench_run.py", "--json", *passed)
         rows = json.loads(out[out.index("\n[") + 1:] if not out.startswith("[") else out)  # after what it said first
-        return {(r["suite"], r["workers"]): r["total_s"] for r in rows if r["harness"] == "harness run"}
+        return {(r["suite"], r["workers"]): (r["total_s"], sum(v for k, v in r["cpu_s"].items()
+                                                                if k in ("containers", "engine", "harness", "drivers") and v))
+                for r in rows if r["harness"] == "harness run"}
 
-    ours: list[dict[tuple[str, int], float]] = []
-    theirs: list[dict[tuple[str, int], float]] = []
+    ours: list[dict[tuple[str, int], tuple[float, float]]] = []
+    theirs: list[dict[tuple[str, int], tuple[float, float]]] = []
     with revision(args.baseline_rev) as tree:
         for _ in range(args.rounds):
-            ours.append(walls(ROOT))
-            theirs.append(walls(tree))
+            ours.append(figures(ROOT))
+            theirs.append(figures(tree))
     rev = args.baseline_rev
     print(f"{args.rounds} rounds, alternating; load average now {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores\n")
-    print(f"| suite | workers | this tree | {rev} | this / {rev} (median of per-round ratios) |")
-    print("|---|---|---|---|---|")
+    print(f"| suite | workers | figure | this tree | {rev} | this / {rev} (median of per-round ratios) |")
+    print("|---|---|---|---|---|---|")
     for key in ours[0]:
-        a, b = [r[key] for r in ours], [r[key] for r in theirs]
-        ratio = statistics.median(x / y for x, y in zip(a, b))
-        print(f"| {key[0]} | {key[1]} | {statistics.median(a):.1f} s | {statistics.median(b):.1f} s | {ratio:.2f}x |")
+        for i, figure in enumerate(("wall", "CPU of the run")):
+            a, b = [r[key][i] for r in ours], [r[key][i] for r in theirs]
+            ratio = statistics.median(x / y for x, y in zip(a, b))
+            print(f"| {key[0]} | {key[1]} | {figure} | {statistics.median(a):.1f} s | {statistics.median(b):.1f} s "
+                  f"| {ratio:.2f}x |")
 
 
 def main() -> None:
