@@ -10,7 +10,6 @@ format, `.meta/item.json` the item it was made from, predict/build.py)."""
 from __future__ import annotations
 
 import json
-import re
 from functools import cached_property
 from pathlib import Path
 from typing import Literal, get_args
@@ -55,11 +54,6 @@ class Task(BaseModel):
     def is_build_file(self, rel: str) -> bool:
         """A file that changes how the exercise builds or its tests run: no answer may write one."""
         return self.language is not None and self.layout.is_build_file(rel)
-
-    @property
-    def name(self) -> str:
-        """The C++ identifier form of the slug, used for file, namespace and target names."""
-        return self.slug.replace("-", "_")
 
     def instruction_docs(self) -> list[str]:
         """The exercise's documents in reading order (introduction, instructions, appendix),
@@ -117,31 +111,6 @@ class Task(BaseModel):
         return (rel not in self.shipped_files and rel.split("/")[0] not in _NOT_BUILT and not self.is_build_file(rel)
                 and refusal(rel) is None)
 
-    @property
-    def links_harness_main(self) -> bool:
-        """Our own tasks link the harness test main (and its reporter); upstream exercises
-        link Catch2's own main (see `has_exercism_test_suite_branch`)."""
-        cmake = self.path / "CMakeLists.txt"
-        return cmake.is_file() and b"HARNESS_TEST_MAIN" in cmake.read_bytes()
-
-    @property
-    def has_exercism_test_suite_branch(self) -> bool:
-        """Upstream exercises have a second way to build, the one Exercism's own test
-        runner takes: configured with EXERCISM_TEST_SUITE, their CMakeLists links a system
-        Catch2's precompiled `Catch2::Catch2WithMain` and their tests include
-        <catch2/catch.hpp> instead of the vendored single header. Both halves must be
-        there, or the test unit would mix two copies of Catch2. A test whose branch
-        includes Catch2 v3's headers (<catch2/catch_all.hpp>, as Exercism's current C++
-        runner builds) cannot build against the image's Catch2 v2: such a task builds on
-        its own branch, with the Catch2 it vendors."""
-        cmake = self.path / "CMakeLists.txt"
-        if not cmake.is_file():
-            return False
-        text = cmake.read_bytes()
-        if b"EXERCISM_TEST_SUITE" not in text or b"Catch2WithMain" not in text:
-            return False
-        return bool(self.test_files) and all(_switches_to_catch2_v2(self.read(f)) for f in self.test_files)
-
     def read(self, rel: str) -> bytes:
         return (self.path / rel).read_bytes()
 
@@ -174,15 +143,6 @@ class Task(BaseModel):
 
 # An #include of one of Catch2 v3's headers (catch_all.hpp, catch_test_macros.hpp, ...);
 # v2 has the one catch.hpp.
-_CATCH2_V3_INCLUDE = re.compile(rb"#\s*include\s*[<\"]catch2/catch_\w+\.hpp[>\"]")
-
-
-def _switches_to_catch2_v2(test_file: bytes) -> bool:
-    """The test file has an EXERCISM_TEST_SUITE branch, and it takes Catch2 v2's header."""
-    return (b"EXERCISM_TEST_SUITE" in test_file and b"catch2/catch.hpp" in test_file
-            and not _CATCH2_V3_INCLUDE.search(test_file))
-
-
 def decode_text(data: bytes, where: Path | str) -> str:
     try:
         return data.decode("utf-8")

@@ -1,32 +1,49 @@
 """The verifier: a structured reward for a candidate solution, judged in the harness's
-process from the values the candidate's code produced in the sandbox.
+process from the values the candidate's code produced in the sandbox. It asks the task's
+language (`languages/registry.language_for`) for its probe (`languages.language.CallProbe`)
+and never which language it is.
 
 A task's checks come from `.meta/verifier.toml` (schema 2): each check names calls of the
-task's interface (harness/languages/cpp/probe/calls.py: a C++ expression, or a call sequence with `=>`
-observations), a group, a weight and how values compare (`exact`, `approx` with
-`abs_tol`/`rel_tol`, `unordered`, `exception`). A task without one is not verified: its
-test file's expected values are literals compiled into the candidate's program, where the
-candidate could copy them into what it reports.
+task's interface in its language (C++, languages/cpp/probe/calls.py: an expression, or a
+call sequence with `=>` observations; Python, languages/python/probe/calls.py: the same two
+forms in Python, after a `prelude` that by default imports the names the stub defines), a
+group, a weight and how values compare (`exact`, `approx` with `abs_tol`/`rel_tol`,
+`unordered`, `exception`).
+
+A task without one is judged by its own test cases where its language says they can be
+checks (`Language.test_case_probe`): in Python, where the test process never executes the
+candidate's code (it runs behind the proxy, in a process of its own, as another user) and
+the candidate cannot read the tests (languages/python/testrun.py), each test case is a check
+of weight 1, grouped by its task marker, observed as how it ended in one test round (the
+round's report: pass, fail, error), and the reward is the formula below; a module that does
+not import is `compile_error`, as a C++ build that fails. Not in C++, whose test file's
+expected values are literals compiled into the candidate's program, where it could copy
+them into what it reports, nor for a Python task whose tests run in one process with the
+candidate (languages/python/inprocess.py): those need a verifier.toml, or are one line of
+bad input.
 
 1. The reference solution runs through the probe once per task, twice in a row (calls
    must give the same values every time), cached in memory and on disk by content hash
-   (task, probe runtime, driver, the sandbox's compiler). These are the expected values:
-   they never enter a candidate's sandbox.
-2. The candidate is built with the same probe and run once; its stream is read strictly
-   (harness/languages/cpp/probe/stream.py, schema.py): cases and records in order, each once, counts as
-   framed, each record of the exact shape an honest probe writes, within bounds.
+   (task, probe runtime, driver, the sandbox's compiler or interpreter). These are the
+   expected values: they never enter a candidate's sandbox.
+2. The candidate runs through the same probe once; its stream is read strictly
+   (probe/stream.py, schema.py): cases and records in order, each once, counts as framed,
+   each record of the exact shape an honest probe writes, within bounds.
 3. A check passes when every one of its calls matches the reference's; the reward is
    R = sum(w_k * (2*b_k - 1)) / sum(w_k) (equal weights: the study's (1/K) * sum(2*b_k - 1)).
    Any status but ok scores -1.
 
-Statuses: ok; compile_error; timeout; crash (killed by a signal before the stream ended);
+Statuses: ok; compile_error (C++: does not build; Python: does not import); timeout;
+crash (killed by a signal, or the candidate's process ended, before the stream did);
 incomplete (the stream stopped early); forged: the candidate changed a protected file (a
 test or build file), or its program wrote what no honest program of the interface writes
 (a line or record outside the stream's schema, cases the task does not have, a call with
-more or fewer outcomes than it observes); malformed: it names a file it may not write
-(file_names.py). The static screen (languages/cpp/screen.py) flags suspicious source; flags travel with
-the verdict and decide nothing. tests/security/README.md says what this does and does not
-defend against."""
+more or fewer outcomes than it observes; in Python, a frame the proxy refuses); malformed:
+it names a file it may not write (file_names.py). The language's raw-text screen
+(`Language.flags`, C++'s languages/cpp/screen.py) flags suspicious source; flags travel
+with the verdict and decide nothing. tests/security/README.md says what this does and does
+not defend against."""
+
 
 from __future__ import annotations
 
@@ -39,7 +56,6 @@ from typing import Any, Callable, Hashable, Literal, Mapping, Sequence
 
 from pydantic import Field, ValidationError, model_validator
 
-from .languages.cpp.files import headers
 from .errors import BadInput, InfraError, InfraKind, invalid
 from .file_names import describe, refusal
 from .fs import atomic_write, read_files, read_toml
@@ -47,15 +63,14 @@ from .hashing import hash_files, sha256_bytes
 from .paths import cache_dir
 from .executor import Executor, Slot, using
 from .executor.base import UnitFailure
-from .languages.cpp.probe import driver_source, parse_call, run_probe, runtime_hash, test_unit
+from .languages.language import CallProbe, Language
+from .languages.registry import language_for
 from .probe.compare import Comparison, Mode, call_matches
-from .languages.cpp.probe.run import ProbeRun, probe_tree
+from .probe.result import ProbeRun
 from .records import CallOutcome, CheckOutcome, Record, Verdict, VerdictStatus
 from .sandbox import Sandbox, make_sandbox
-from .sandbox.base import Role, SandboxSession
-from .languages.cpp.screen import screen
+from .sandbox.base import SandboxSession
 from .task import Task
-from .languages.cpp.testrun import drop_build
 from .staging import stage_files
 
 VERIFIER_FILE = ".meta/verifier.toml"
@@ -93,8 +108,10 @@ class CheckSpec(Record):
 
 class VerifierSpec(Record):
     schema_version: Literal[2] = 2
-    includes: list[str] = Field(default_factory=list, description="headers the calls need beyond the solution's")
-    prelude: str = Field("", description="C++ placed before the calls: helpers, using-declarations")
+    includes: list[str] = Field(default_factory=list, description="C++: headers the calls need beyond the solution's")
+    prelude: str | None = Field(None, description="code the calls need: C++ placed before them (helpers, "
+                                "using-declarations); Python run before each call (default: imports of the "
+                                "public names the task's stub defines)")
     groups: list[CheckGroup] = Field(default_factory=list)
     checks: list[CheckSpec] = Field(min_length=1)
 
@@ -116,8 +133,8 @@ class VerifierSpec(Record):
 
 
 def load_spec(task: Task) -> VerifierSpec | None:
-    """The task's `.meta/verifier.toml`, or None when it has none (then every test case is
-    a check)."""
+    """The task's `.meta/verifier.toml`, or None when it has none (then, where its language
+    allows, every test case is a check)."""
     path = task.path / VERIFIER_FILE
     if not path.is_file():
         return None
@@ -167,10 +184,13 @@ class _Plan:
 
     task: Task
     spec: VerifierSpec
-    unit: tuple[str, str]   # the generated driver: the calls, each a probe case
-    observations: list[int]  # per call, the values it observes
+    probe: CallProbe          # the calls, each a probe case, prepared in the task's language
     reference: ReferenceValues | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def observations(self) -> list[int]:  # per call, the values it observes
+        return self.probe.observations
 
     def forgery(self, cases: Sequence[list[dict[str, Any]]]) -> str | None:
         """What no honest program of the interface writes in these cases: a record per
@@ -202,21 +222,25 @@ class _Plan:
 
 
 def _plan(task: Task) -> _Plan:
-    if not task.links_harness_main:
-        raise BadInput(f"{task.slug}: the verifier needs a task that links the harness test main (HARNESS_TEST_MAIN in its CMakeLists.txt)")
+    language = language_for(task)
     spec = load_spec(task)
-    if spec is None:
-        raise BadInput(f"{task.path / VERIFIER_FILE}: missing; the verifier judges a task by the calls its verifier.toml "
-                       "names (its test file's expected values would be in the candidate's program)")
-    unit = (test_unit(task), driver_source(task, spec.calls, includes=spec.includes, prelude=spec.prelude))
-    return _Plan(task, spec, unit, [sum(step.observe for step in parse_call(c)) for c in spec.calls])
+    if spec is not None:
+        return _Plan(task, spec, language.call_probe(task, spec.calls, includes=spec.includes, prelude=spec.prelude))
+    probe = language.test_case_probe(task)
+    if probe is None:
+        raise BadInput(f"{task.path / VERIFIER_FILE}: missing; the verifier judges this task by the calls its "
+                       "verifier.toml names (its tests' expected values would be in the candidate's program or process)")
+    return _Plan(task, _test_case_spec(language, task), probe)
 
 
-def _toolchain(session: SandboxSession) -> str:
-    """What compiles the probe, for the reference cache's key."""
-    got = session.exec(["sh", "-c", "g++ -dumpfullversion -dumpmachine; cat /etc/debian_version 2>/dev/null"],
-                       role=Role.builder, timeout_s=60)
-    return f"{session.backend}:{got.output.decode(errors='replace').strip()}"
+def _test_case_spec(language: Language, task: Task) -> VerifierSpec:
+    """A check per test case of the task's own files, grouped by the task it belongs to;
+    its call is the case, observed as how it ended (Language.test_case_probe)."""
+    cases = language.case_texts(task)
+    if not cases:
+        raise BadInput(f"{task.slug}: no test cases for the verifier to check")
+    return VerifierSpec(checks=[CheckSpec(name=c.name, group=f"task {c.task_id}" if c.task_id is not None else "tests",
+                                          calls=[c.name]) for c in cases])
 
 
 def _reference_failure(task: Task, run: ProbeRun) -> BadInput:
@@ -249,7 +273,7 @@ def _reference(plan: _Plan, session: SandboxSession) -> ReferenceValues:
         if plan.reference is not None:
             return plan.reference
         task = plan.task
-        key = sha256_bytes("\n".join([task.content_hash, runtime_hash(), plan.unit[1], _toolchain(session)]).encode())
+        key = sha256_bytes("\n".join([task.content_hash, plan.probe.key(session)]).encode())
         path = _references_dir() / f"{task.slug}-{key[:24]}.json"
         cached = None
         if path.is_file():
@@ -259,7 +283,7 @@ def _reference(plan: _Plan, session: SandboxSession) -> ReferenceValues:
                 cached = None
         if cached is None or cached.key != key:
             # Calls must be deterministic: two runs show it.
-            run = run_probe(task, task.reference_files(), session, test_unit=plan.unit, records="call", runs=2)
+            run = plan.probe.run(task.reference_files(), session, runs=2)
             if run.status != "ok":
                 raise _reference_failure(task, run)
             names = [[c.name for c in stream.cases] for stream in run.streams]
@@ -297,12 +321,12 @@ def _verify_in(plan: _Plan, ref: ReferenceValues, candidate: Mapping[str, bytes]
         return _verdict(plan, candidate_hash, VerdictStatus.malformed, backend=session.backend,
                         reason=f"the candidate names files it may not write: {'; '.join(refused[:3])}")
     _, tampered = stage_files(task, provided)
-    common = dict(flags=screen(solution), tampered=tampered, backend=session.backend)
+    common = dict(flags=language_for(task).flags(solution), tampered=tampered, backend=session.backend)
     if tampered:
         return _verdict(plan, candidate_hash, VerdictStatus.forged,
                         reason=f"the candidate changed protected files: {', '.join(tampered)}", **common)
 
-    run = run_probe(task, provided, session, test_unit=plan.unit, records="call")
+    run = plan.probe.run(provided, session)
     common.update(build_log=run.build_log, output=run.output, exit_code=run.exit_code,
                   build_seconds=run.build_seconds, run_seconds=run.run_seconds)
     if run.status != "ok":
@@ -349,15 +373,11 @@ def verify(task: Task, candidate_files: Mapping[str, bytes], *, sandbox: Sandbox
         return verify_in_session(task, candidate_files, session)
 
 
-def _header_key(task: Task, candidate: Mapping[str, bytes]) -> str:
-    """What the test unit's object depends on among the solution files: its headers."""
-    return hash_files({f: bytes(candidate.get(f, b"")) for f in headers(task.solution_files)})
-
-
 def _batches(keys: Sequence[tuple[Hashable, str]], workers: int) -> list[list[int]]:
-    """Candidate indices in work units: those sharing a key (a task and its header) stay
-    together (one test-unit compile per unit), a large group is split so every worker gets
-    a share of the whole batch, and a task's units come one after another (the larger
+    """Candidate indices in work units: those sharing a key (a task and what its probe's
+    build depends on, a C++ task's headers) stay together (one test-unit compile per
+    unit), a large group is split so every worker gets a share of the whole batch, and a
+    task's units come one after another (the larger
     first), so the workers that share a task share it while its build tree is warm."""
     groups: dict[tuple[Hashable, str], list[int]] = {}
     for i, k in enumerate(keys):
@@ -394,7 +414,7 @@ def _verify_batch(batch: _Batch, slot: Slot) -> list[Verdict]:
     out = []
     for candidate in batch.candidates:
         try:
-            session = slot.warm_session(("probe", task.path), lambda s: drop_build(task, s, probe_tree(task, s)))
+            session = slot.warm_session(("probe", task.path), _plan_for(task).probe.drop)
             out.append(verify_in_session(task, candidate, session))
         except Exception as exc:  # noqa: BLE001  typed into the verdict
             out.append(failed_verdict(task, candidate, UnitFailure.of(exc)))
@@ -429,7 +449,7 @@ def verify_batch(items: Sequence[tuple[Task, Mapping[str, bytes]]], *, sandbox: 
         failed(batch, UnitFailure.of(InfraError(InfraKind.node, why)))
 
     with using(sandbox, min(workers or os.cpu_count() or 1, len(items))) as executor:
-        keys = [(id(t), _header_key(t, c)) for t, c in items]
+        keys = [(id(t), _plan_for(t).probe.build_key(c)) for t, c in items]
         units = [_Batch(items[u[0]][0], u, [items[i][1] for i in u]) for u in _batches(keys, executor.slots)]
         executor.run(units, _verify_batch, label="verify", on_result=verified, on_failure=failed, on_lost=lost,
                      affinity=lambda b: b.task.path)

@@ -22,13 +22,15 @@ GOLDEN = ROOT / "tests" / "golden"
 # other core idle until it ends.
 LONGEST_FIRST = ("test_testwriting.py", "test_suite_validate.py", "test_executor_ray.py",
                  "test_verify_sandbox.py", "test_run_resume.py", "test_catch_pch.py", "test_lint.py",
-                 "test_train_loop.py", "test_quickstart.py", "test_predict.py", "test_curriculum.py",
+                 "test_train_loop.py", "test_quickstart.py", "test_predict.py", "test_curriculum.py", "test_python_curriculum.py",
                  "test_verifier_candidates.py", "test_upstream_main.py", "test_predict_eval.py",
                  "test_train_cpp.py", "test_testwriting_run.py", "test_screen.py", "test_suite_loader.py",
-                 "test_python_candidates.py", "test_run_gold.py", "test_golden_sandbox.py",
+                 "test_python_candidates.py", "test_python_verifier_candidates.py", "test_python_fill.py",
+                 "test_run_gold.py", "test_golden_sandbox.py",
                  "test_verdict_channel.py", "test_train_predict.py", "test_loop.py", "test_stats.py",
                  "test_view_pages.py", "test_local_server.py", "test_session_pool.py", "test_proxy.py",
-                 "test_batch.py", "test_vllm_launcher.py", "test_python_run.py", "test_isolation.py")
+                 "test_batch.py", "test_vllm_launcher.py", "test_python_run.py", "test_verify_python.py",
+                 "test_isolation.py", "test_python_reward.py")
 
 
 def pytest_collection_modifyitems(items):

@@ -13,7 +13,7 @@ from typing import Iterable, Mapping
 
 from pydantic import BaseModel, ConfigDict
 
-from ..languages.cpp.files import is_cpp_file
+from ..languages import LAYOUTS
 from ..file_names import Allowed, describe, refusal
 
 
@@ -140,9 +140,7 @@ def _fence(contents: Mapping[str, str]) -> tuple[str, str]:
 
 def _lang(name: str) -> str:
     """The fence's language tag; Aider ignores it, a reader of the transcript sees it."""
-    if is_cpp_file(name):
-        return "cpp"
-    return "python" if PurePosixPath(name).suffix == ".py" else ""
+    return next((layout.name for layout in LAYOUTS.values() if layout.owns((name,))), "")
 
 
 def _body(text: str) -> str:

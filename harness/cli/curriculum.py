@@ -33,8 +33,8 @@ _HOLD = typer.Option(None, "--hold-out", help="comma-separated suite tasks (slug
 _ROOT = typer.Option(None, help="the folder curricula go in (default: ./curricula)")
 _CONTROLS = typer.Option(default(CurriculumSettings, "controls"),
                          help="mutants of the reference kept as faulty controls of each repair task")
-_CONTRACT = typer.Option(default(CurriculumSettings, "contract"),
-                         help="the prompt contract of the repair instructions and training prompts")
+_CONTRACT = typer.Option(None, help="the prompt contract of the repair instructions and training prompts "
+                               "(default: the suite language's: repair for C++, repair-python for Python)")
 _SANDBOX = typer.Option(default(CurriculumSettings, "sandbox"), help="docker, local, or auto")
 _WORKERS = typer.Option(None, help="parallel sandbox sessions (default: one per core)")
 _TIMEOUT = typer.Option(default(CurriculumSettings, "run_timeout_s"), "--timeout",
@@ -91,7 +91,7 @@ def curriculum_build(
     controls: int = _CONTROLS,
     mutants_per_task: int = typer.Option(default(BuildConfig, "mutants_per_task"),
                                          help="mutants screened per suite task to find the controls"),
-    contract: str = _CONTRACT,
+    contract: Optional[str] = _CONTRACT,
     sandbox: str = _SANDBOX,
     workers: Optional[int] = _WORKERS,
     timeout: float = _TIMEOUT,
@@ -125,7 +125,7 @@ def curriculum_synth(
     controls: int = _CONTROLS,
     mutants_per_task: int = typer.Option(default(SynthConfig, "mutants_per_task"),
                                          help="mutants of each reference screened as starting points"),
-    contract: str = _CONTRACT,
+    contract: Optional[str] = _CONTRACT,
     sandbox: str = _SANDBOX,
     workers: Optional[int] = _WORKERS,
     timeout: float = _TIMEOUT,

@@ -87,7 +87,7 @@ def grpo_cmd(
     alpha: Optional[float] = typer.Option(None, help="LoRA alpha (a new adapter only)"),
     max_completion_length: Optional[int] = typer.Option(None, help="tokens per sampled answer"),
     checkpoint_every: Optional[int] = typer.Option(None, help="publish NAME@iterK every this many updates"),
-    verifier: Optional[str] = typer.Option(None, help="cpp (the sandbox verifier) or exact (string match)"),
+    verifier: Optional[str] = typer.Option(None, help="sandbox (harness.verify; cpp is its older name) or exact (string match)"),
     sandbox: Optional[str] = typer.Option(None, help="auto, docker or local"),
     executor: Optional[str] = EXECUTOR,
     ray_address: Optional[str] = RAY_ADDRESS,

@@ -19,10 +19,10 @@ from ..contract import load_contract
 from ..errors import BadInput
 from ..executor import make_executor
 from ..store import utc_now
-from ..suite import find_suite
+from ..suite import Suite, find_suite
 from ..hold_out import HoldOut
 from .candidates import Candidate, from_mutant, from_run, open_run, select_kinds
-from .config import BuildConfig, CommonOptions, SynthConfig
+from .config import BuildConfig, CommonOptions, SynthConfig, contract_for
 from .exports import check_layout, control_names, repair_slug, write_curriculum
 from .records import (
     BuildOptions,
@@ -108,10 +108,10 @@ def _summary(candidates: list[Candidate], validator: Validator) -> CurriculumSum
     )
 
 
-def _finish(config: BuildConfig | SynthConfig, made_from: str, candidates: list[Candidate], validator: Validator, image: str,
-            runs: list[RunSource], suite: str | None) -> Built:
+def _finish(config: BuildConfig | SynthConfig, made_from: str, candidates: list[Candidate], validator: Validator,
+            source: Suite, runs: list[RunSource], suite: str | None) -> Built:
     """Cap, name, write; the curriculum and its manifest."""
-    contract = load_contract(config.contract)
+    contract = load_contract(contract_for(config.contract, source.language))
     _cap(candidates, config.max_per_task, config.seed)
     kept = sorted((c for c in candidates if c.dropped is None), key=lambda c: c.key)
     taken: set[str] = set()
@@ -142,8 +142,8 @@ def _finish(config: BuildConfig | SynthConfig, made_from: str, candidates: list[
     )
     if not kept:
         return Built(path=None, manifest=manifest)
-    path = write_curriculum(config.out_root(), config.out, image, kept, records, candidates, contract, manifest,
-                            config.replace)
+    path = write_curriculum(config.out_root(), config.out, source.language, source.image, kept, records, candidates,
+                            contract, manifest, config.replace)
     return Built(path=path, manifest=manifest)
 
 
@@ -157,7 +157,8 @@ def _validator(config: CommonOptions, progress: ProgressFn | None,
 def _check_destination(config: CommonOptions) -> None:
     """Refused before any work: a bad name or a curriculum that would be overwritten."""
     _check_name(config.out)
-    load_contract(config.contract)
+    if config.contract is not None:
+        load_contract(config.contract)
     dest = config.out_root() / config.out
     if dest.exists() and not config.replace:
         raise BadInput(f"{dest}: a curriculum named {config.out!r} exists already (use --replace to overwrite it)")
@@ -178,18 +179,19 @@ def build_from_runs(config: BuildConfig, progress: ProgressFn | None = None,
     hold_out = HoldOut(config.hold_out)
     sources: list[RunSource] = []
     candidates: list[Candidate] = []
-    images: set[str] = set()
+    suites: list[Suite] = []
     task_ids: list[str] = []
     for ref in dict.fromkeys(config.runs):
         source, suite, found = from_run(open_run(ref, config.runs_dir), hold_out)
         sources.append(source)
-        images.add(suite.image)
+        suites.append(suite)
         task_ids += [f"{source.suite}/{t.slug}" for t in suite.tasks]
         candidates += found
     _warn_unmatched(hold_out, task_ids, notice)
-    if len(images) > 1:
-        raise BadInput(f"the runs' suites build in different sandbox images ({', '.join(sorted(images))}); "
-                       "one curriculum is one suite")
+    for what, seen in (("languages", {s.language for s in suites}), ("sandbox images", {s.image for s in suites})):
+        if len(seen) > 1:
+            raise BadInput(f"the runs' suites are of different {what} ({', '.join(sorted(seen))}); "
+                           "one curriculum is one suite")
     select_kinds(candidates, config.failure_kinds)
     _dedupe(candidates, config.seed)
     live = [c for c in candidates if c.dropped is None]
@@ -201,7 +203,7 @@ def build_from_runs(config: BuildConfig, progress: ProgressFn | None = None,
         for c in live:
             c.controls = bases[c.source_task].controls[:config.controls]
         validator.check(live, bases)
-    return _finish(config, "runs", candidates, validator, images.pop(), sources, None)
+    return _finish(config, "runs", candidates, validator, suites[0], sources, None)
 
 
 def synthesize(config: SynthConfig, progress: ProgressFn | None = None,
@@ -234,4 +236,4 @@ def synthesize(config: SynthConfig, progress: ProgressFn | None = None,
             picked = set(rng.sample(range(len(others)), min(config.controls, len(others))))
             c.controls = [m for i, m in enumerate(others) if i in picked]
         validator.check(live, bases)
-    return _finish(config, "synth", candidates, validator, suite.image, [], suite.name)
+    return _finish(config, "synth", candidates, validator, suite, [], suite.name)

@@ -12,11 +12,11 @@ machine or a cluster's nodes):
 
 A candidate is tested in its suite task's own build tree, not in the repair task's folder:
 the files the sandbox builds are the same bytes (a repair task keeps the suite task's
-tests and build files; only its CMake target takes the folder's name), and candidates of
-one task then share one compiled test unit. Runs are cached by the exact files staged, so
-the reference and each control run once per task however many candidates share them: the
-driver keeps the cache, sends each unit the runs of its task it knows, and takes back the
-runs the unit made."""
+tests and build files; only a C++ task's CMake target takes the folder's name), and
+candidates of one task then share one compiled test unit where the language compiles one.
+Runs are cached by the exact files staged, so the reference and each control run once per
+task however many candidates share them: the driver keeps the cache, sends each unit the
+runs of its task it knows, and takes back the runs the unit made."""
 
 from __future__ import annotations
 
@@ -24,7 +24,6 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
-from ..languages.cpp.files import headers
 from ..executor import Executor, using
 from ..hashing import hash_files
 from ..languages.mutation import Mutant
@@ -206,10 +205,11 @@ class Validator:
             by_task.setdefault(c.source_task, []).append(c)
         units, chunks = [], {}
         for tid, group in by_task.items():
-            # Candidates with the same header in a row: the test unit includes it, so it is
-            # recompiled only when the header changes.
-            group = sorted(group, key=lambda c: (hash_files({k: c.files[k] for k in headers(c.files)}), c.key))
+            # Candidates in a row that the compiled test unit sees alike (the same C++ header):
+            # it is recompiled only when that changes.
             basis = bases[tid]
+            compiled = language_for(basis.task).compiled_with_tests
+            group = sorted(group, key=lambda c: (hash_files(compiled(c.files)), c.key))
             for i in range(0, len(group), _CHUNK):
                 chunk = group[i:i + _CHUNK]
                 unit = _Unit(task=basis.task, runs=len(chunk), source_task=tid, known=self.known(basis.task),

@@ -84,14 +84,14 @@ def report_hash(report: TestReport) -> str:
 
 def interface(task: Task) -> set[str]:
     """The names the task's own files use (stub and tests): kept by the normal form."""
-    return interface_names([*task.stub_files().values(), *(task.read(f) for f in task.test_files)])
+    return interface_names(language_for(task), [*task.stub_files().values(), *(task.read(f) for f in task.test_files)])
 
 
 def describe_failure(c: Candidate) -> None:
     """Classify the recorded failure and hash the starting code's normal form."""
     assert c.expected is not None  # a candidate is described once found with its report
     c.failure = classify(c.expected)
-    c.normalized_hash = normalized_hash(c.files, interface(c.live_task))
+    c.normalized_hash = normalized_hash(language_for(c.live_task), c.files, interface(c.live_task))
 
 
 # --- from runs -----------------------------------------------------------------------------

@@ -9,10 +9,9 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..executor import ExecutorSettings
+from ..languages import layout_named
 from ..training_files import curriculum_roots
 from .taxonomy import FailureKind
-
-DEFAULT_CONTRACT = "repair"
 
 
 def default_root() -> Path:
@@ -30,11 +29,17 @@ class CurriculumSettings(BaseModel):
     failure_kinds: list[FailureKind] | None = None
     seed: int = 0
     controls: int = Field(2, ge=0, description="mutant faulty controls per repair task")
-    contract: str = DEFAULT_CONTRACT
+    # None: the repair contract of the suite's language (languages/ `Layout.repair_contract`).
+    contract: str | None = None
     sandbox: str = "auto"
     workers: int | None = Field(None, ge=1)
     run_timeout_s: float = Field(10.0, gt=0, description="one run of a test binary during validation")
     executor: ExecutorSettings | None = None  # where validation runs; None: as HARNESS_EXECUTOR says
+
+
+def contract_for(named: str | None, language: str) -> str:
+    """The prompt contract a curriculum of a suite in `language` is written with."""
+    return named if named is not None else layout_named(language, "the suite").repair_contract
 
 
 class CommonOptions(CurriculumSettings):

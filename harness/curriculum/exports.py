@@ -7,14 +7,15 @@ folder, which the verifier builds), in harness.training_files' row models.
 A repair task is its suite task's folder with: the starting code as its solution files,
 instructions that add the failure and what to fix (the exercise's text in
 .docs/instructions.md, the prompt contract's feedback text in instructions.append.md),
-mutant controls under .meta/faulty/, and .meta/repair.json. Its CMake target takes the
-repair task's folder name (the build runs `<folder>/<folder>`) while its files keep the
-suite task's names, so tests and includes stay as they are."""
+mutant controls under .meta/faulty/, and .meta/repair.json. Everything else is the suite
+task's as it is: its test files, and its .meta (config.json, the reference, a verifier's
+calls), which the verifier judges a GRPO candidate by. Its files keep the suite task's
+names under the repair task's folder name, so tests and imports stay as they are; a C++
+task's CMake target takes the folder's name (the build runs `<folder>/<folder>`)."""
 
 from __future__ import annotations
 
 import json
-import re
 import shutil
 from pathlib import Path
 from typing import Sequence
@@ -26,13 +27,12 @@ from ..agents.editformat import render_whole
 from ..errors import BadInput
 from ..fs import read_files, written_folder
 from ..hashing import hash_files
+from ..languages.registry import language_for
 from ..task import Task, load_task
 from ..training_files import GRPO_FILE, SFT_FILE, ChatMessage, GrpoRow, SftRow, write_jsonl
 from .candidates import Candidate
 from .records import CANDIDATES_FILE, MANIFEST_FILE, REPAIR_RECORD, CurriculumManifest, RepairRecord
 
-_FILE_BY_FOLDER = 'string(REPLACE "-" "_" file ${exercise})'
-_FILE_FIXED = re.compile(r"^set\(file \w+\)", re.M)
 _NOT_COPIED = (".docs", ".git", ".exercism")
 
 
@@ -41,23 +41,9 @@ def repair_slug(c: Candidate) -> str:
     return f"{c.slug}-{c.normalized_hash[:8]}"
 
 
-def retarget_cmake(text: str, task: Task) -> str:
-    """The task's CMakeLists.txt with its file stem fixed to the suite task's, where
-    Exercism's derives it from the folder name. A task whose stem is fixed already (a
-    repair task itself) keeps its own."""
-    if _FILE_BY_FOLDER in text:
-        return text.replace(_FILE_BY_FOLDER, f"set(file {task.name})  # the suite task's file names, in any folder")
-    if _FILE_FIXED.search(text):
-        return text
-    raise BadInput(f"{task.path / 'CMakeLists.txt'}: no line `{_FILE_BY_FOLDER}`; a repair task of it "
-                   "could not keep its file names under another folder name")
-
-
 def check_layout(task: Task) -> None:
     """Refuse, before any work, a task whose repair tasks could not be written."""
-    cmake = task.path / "CMakeLists.txt"
-    if cmake.is_file():
-        retarget_cmake(cmake.read_text(), task)
+    language_for(task).relocated_build_files(task)
 
 
 def exercise_text(task: Task) -> str:
@@ -80,9 +66,8 @@ def write_repair_task(dest: Path, c: Candidate, record: RepairRecord, contract: 
     shutil.copytree(source.path, dest, symlinks=True,  # a link is never read (fs.py): nor copied as a file
                     ignore=lambda d, names: [n for n in names if n in _NOT_COPIED or
                                              (Path(d) == source.path / ".meta" and n == "faulty")])
-    cmake = dest / "CMakeLists.txt"
-    if cmake.is_file():
-        cmake.write_text(retarget_cmake(cmake.read_text(), source))
+    for rel, data in language_for(source).relocated_build_files(source).items():
+        (dest / rel).write_bytes(data)
     for rel, data in c.files.items():
         (dest / rel).write_bytes(data)
     (dest / ".docs").mkdir()
@@ -108,7 +93,8 @@ def content_hash(folder: Path) -> str:
     return hash_files({rel: data for rel, data in read_files(folder).items() if rel not in (MANIFEST_FILE, CANDIDATES_FILE)})
 
 
-def write_curriculum(root: Path, name: str, image: str, kept: Sequence[Candidate], records: Sequence[RepairRecord],
+def write_curriculum(root: Path, name: str, language: str, image: str, kept: Sequence[Candidate],
+                     records: Sequence[RepairRecord],
                      all_candidates: Sequence[Candidate], contract: PromptContract, manifest: CurriculumManifest,
                      replace: bool) -> Path:
     """Write the curriculum into a staging folder beside its final place, then move it
@@ -129,7 +115,7 @@ def write_curriculum(root: Path, name: str, image: str, kept: Sequence[Candidate
         (staging / "suite.toml").write_text(
             "# A repair curriculum written by `harness curriculum` (manifest.json says from what).\n"
             # Built here: no model can have seen its tasks before (suite.toml `unseen`).
-            + tomli_w.dumps({"name": name, "version": "1", "language": "cpp", "image": image,
+            + tomli_w.dumps({"name": name, "version": "1", "language": language, "image": image,
                              "description": f"repair curriculum {name}", "tasks": [c.kept_as for c in kept],
                              "unseen": True}))
         write_jsonl(staging / SFT_FILE, sft)

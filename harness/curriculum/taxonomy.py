@@ -4,16 +4,20 @@ tests' outcomes, and whether a second report shows the same failure.
 A compile error is named by its first diagnostic (the root cause; later errors usually
 follow from it). A failed test run is named by its first failing test, except that failures
 confined to boundary cases (the empty input, zero, one element, the largest value) are
-told apart from wrong values in general. The rules are heuristics over gcc's wording and
-Catch2's messages; `detail` keeps the line each decision was made from, so a reader can
-check it."""
+told apart from wrong values in general. The rules are heuristics over gcc's wording,
+Catch2's messages and, for Python, the exception pytest reports for the first failing test
+(or for the test file that did not import): Python has no compile step, so a module that
+does not import, and a name, signature or type error in a test, take the compile kinds
+that C++'s compiler would have found them as. `detail` keeps the line each decision was
+made from, so a reader can check it."""
 
 from __future__ import annotations
 
 import re
+import sys
 from enum import Enum
 
-from ..records import Record, Status, TestReport
+from ..records import Record, Status, TestCaseResult, TestReport
 
 
 class FailureKind(str, Enum):
@@ -93,11 +97,62 @@ def _compile_failure(message: str) -> Failure:
     return Failure(kind=FailureKind.other_compile_error, detail=(errors or lines or ["(no compiler output)"])[0])
 
 
+# A Python exception as pytest reports it: the first line of a test's message, or a line
+# `E   Name: text` of the traceback of a test file that did not import.
+_PY_EXCEPTION = re.compile(r"^(?:E +)?(?:[A-Za-z_][\w]*\.)*([A-Z]\w*(?:Error|Exception|Exit)|CallTimeout|ServerGone|Failed)"
+                           r"(?::(.*))?$", re.M)
+_SIGNATURE = re.compile(r"positional argument|keyword argument|takes \d+|required (?:positional|keyword)|"
+                        r"arguments? but \d+")
+_NAME_ERROR = re.compile(r"name '(\w+)' is not defined")
+_NOT_RAISED = re.compile(r"DID NOT RAISE|not raised")
+_PY_KINDS = {
+    "SyntaxError": FailureKind.syntax_error, "IndentationError": FailureKind.syntax_error,
+    "TabError": FailureKind.syntax_error, "ModuleNotFoundError": FailureKind.missing_include,
+    "ImportError": FailureKind.missing_declaration, "AttributeError": FailureKind.missing_declaration,
+    "UnboundLocalError": FailureKind.missing_declaration, "CallTimeout": FailureKind.timeout,
+    "ServerGone": FailureKind.crash, "RecursionError": FailureKind.crash, "MemoryError": FailureKind.crash,
+}
+
+
+def _python_failure(test: TestCaseResult) -> Failure | None:
+    """The kind a Python exception names, for a test (or a test file) that failed with one
+    other than a plain assertion's; None for a message that is not pytest's."""
+    text = test.message or ""
+    if ".py::" in test.name:  # a test's node id: its message starts with what it raised
+        found = _PY_EXCEPTION.match(text.split("\n", 1)[0])
+    elif text.startswith("collection failure"):  # the file did not import: its traceback's last exception
+        found = next(reversed(list(_PY_EXCEPTION.finditer(text))), None)
+    else:
+        return None
+    if found is None:
+        return None
+    name, line = found.group(1), found.group(0).removeprefix("E").strip()
+    detail = f"{test.name}: {line}"
+    if name == "AssertionError" or name == "Failed":
+        return Failure(kind=FailureKind.wrong_exception, detail=detail) if _NOT_RAISED.search(line) else None
+    if name == "NameError":
+        missing = _NAME_ERROR.search(line)
+        standard = missing is not None and missing.group(1) in sys.stdlib_module_names
+        return Failure(kind=FailureKind.missing_include if standard else FailureKind.missing_declaration, detail=detail)
+    if name == "TypeError":
+        return Failure(kind=FailureKind.signature_mismatch if _SIGNATURE.search(line) else FailureKind.type_error,
+                       detail=detail)
+    # Anything else the code raised where the test did not expect it.
+    return Failure(kind=_PY_KINDS.get(name, FailureKind.wrong_exception), detail=detail)
+
+
 _EXCEPTION = re.compile(r"_THROWS|_NOTHROW|unexpected exception")
 # Words test names use for boundary cases.
 _BOUNDARY = re.compile(
     r"\b(zero|empty|nothing|none|no|single|one|negative|minimum|maximum|min|max|smallest|largest|lowest"
     r"|highest|boundary|edge|limit|overflow|underflow|exactly|only|leap|last)\b", re.I)
+
+
+def _words(name: str) -> str:
+    """A test's name as words: a pytest node id's test, its underscores spaces."""
+    if ".py::" not in name:
+        return name
+    return name.rsplit("::", 1)[-1].replace("_", " ")
 
 
 def classify(report: TestReport) -> Failure:
@@ -111,13 +166,16 @@ def classify(report: TestReport) -> Failure:
     if not report.built:
         return _compile_failure(report.message or "")
     failing = report.failing()
+    python = _python_failure(failing[0]) if failing else None
+    if python is not None:
+        return python
     if report.status is Status.error:
         return Failure(kind=FailureKind.crash, detail=(report.message or "the test binary failed").strip().splitlines()[0])
     first = failing[0]
     if _EXCEPTION.search(first.message or ""):
         return Failure(kind=FailureKind.wrong_exception, detail=f"{first.name}: {_first_line(first.message)}")
     value_failures = [t for t in failing if not _EXCEPTION.search(t.message or "")]
-    boundary = len(failing) < len(report.tests) and all(_BOUNDARY.search(t.name) for t in value_failures)
+    boundary = len(failing) < len(report.tests) and all(_BOUNDARY.search(_words(t.name)) for t in value_failures)
     kind = FailureKind.wrong_value_boundary if boundary else FailureKind.wrong_value
     names = ", ".join(t.name for t in failing[:3]) + (f" and {len(failing) - 3} more" if len(failing) > 3 else "")
     return Failure(kind=kind, detail=names)

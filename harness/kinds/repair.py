@@ -7,7 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..contract import DEFAULT_CONTRACT
-from ..languages.cpp.screen import screen
 from ..languages.registry import language_for
 from ..records import ScreenFlag
 from ..sandbox.base import SandboxSession
@@ -45,7 +44,7 @@ class RepairKind(TrialKind):
         report = language_for(task).run_tests(task, workspace, session, transcript=transcript,
                                               time_limit_s=time_limit_s)
         solution = {f: (workspace / f).read_bytes() for f in task.solution_files if (workspace / f).is_file()}
-        return RoundJudgement(report, report.passed, RepairFacts(screen_flags=screen(solution)))
+        return RoundJudgement(report, report.passed, RepairFacts(screen_flags=language_for(task).flags(solution)))
 
     def gold_answer(self, task: Task) -> tuple[dict[str, bytes], dict[str, bytes]]:
         return task.stub_files(), task.reference_files()

@@ -22,6 +22,9 @@ class Layout(BaseModel):
     # own build steps, if any) copies from assets/ (nothing is fetched while a test runs).
     image_packages: tuple[str, ...] = ()
     image_files: tuple[str, ...] = ()
+    # The prompt contract (prompt_contracts/) its repair curricula are written with unless
+    # one is named: the instructions say which language and library to keep to.
+    repair_contract: str = "repair"
 
     def owns(self, solution_files: tuple[str, ...]) -> bool:
         return any(PurePosixPath(f).suffix.lower() in self.solution_suffixes for f in solution_files)

@@ -1,16 +1,23 @@
 """The interface a language implements to be judged: one subclass per language folder
 (`cpp/language.py`), found by `registry.language_for`. Above the layouts: it runs builds
-in the sandbox."""
+in the sandbox.
+
+A language's probe (`CallProbe`) is what the verifier, output prediction and fill ask of
+it: a task's calls prepared once, then run on any candidate's files in a session, giving
+back each run's stream of per-call records and a status (probe/result.py); the values are
+compared in the harness's process (probe/compare.py), never in the language's."""
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar, Mapping
+from typing import ClassVar, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
-from ..records import TestReport
+from ..probe.result import Observation, ProbeRun, call_records
+from ..records import Record, ScreenFlag, TestReport
 from ..sandbox.base import SandboxSession
 from ..task import Task
 from .base import Layout
@@ -27,6 +34,59 @@ class CaseText(BaseModel):
     title: str                 # as results.json names it (the track's own runner's form)
     test_code: str
     task_id: int | None = None
+
+
+class Unfilled(Record):
+    line: int
+    why: str
+
+
+class FillReport(Record):
+    """What filling expected values by execution did to one written suite."""
+
+    placeholders: int
+    filled: int = 0
+    unfilled: list[Unfilled] = []
+    probe: str | None = None   # how the run on the correct solution ended, when it ran
+    seconds: float = 0.0
+
+
+@dataclass
+class FilledSuite:
+    source: bytes
+    report: FillReport
+class CallProbe(ABC):
+    """A task's calls prepared for its language's probe, to run on one candidate after
+    another. Each call's case in a run's stream is named `call <i>` and holds one record,
+    `{"o": [outcome, ...]}` (plus `"x"` when a statement threw), with an outcome per
+    observation (`observations`; fewer only when a statement threw)."""
+
+    calls: list[str]
+    observations: list[int]
+
+    @abstractmethod
+    def key(self, session: SandboxSession) -> str:
+        """What the values observed depend on besides the task's files: the probe's runtime,
+        its driver, the session's toolchain (the reference's values are cached by it)."""
+
+    @abstractmethod
+    def run(self, files: Mapping[str, bytes], session: SandboxSession, *, runs: int = 1) -> ProbeRun:
+        """Run the calls `runs` times on the solution `files` (by name; protected files are
+        the task's whatever they say, missing solution files its stubs)."""
+
+    @abstractmethod
+    def drop(self, session: SandboxSession) -> None:
+        """Free what the probe's builds keep in the session."""
+
+    def build_key(self, files: Mapping[str, bytes]) -> str:
+        """What a run's build depends on among a candidate's files: candidates that share it,
+        run one after another in a session, share a build."""
+        return ""
+
+    def observe(self, files: Mapping[str, bytes], session: SandboxSession, *, runs: int = 1) -> Observation:
+        """The calls' records per run (None for a call not reached)."""
+        run = self.run(files, session, runs=runs)
+        return Observation(run.status, run.reason, call_records(run, len(self.calls)), run)
 
 
 class Language(ABC):
@@ -59,3 +119,50 @@ class Language(ABC):
     def mutants(self, files: Mapping[str, bytes], *, cap: int | None = None, seed: int = 0) -> list[Mutant]:
         """Mutants of the language's files among `files`, in a stable order; with `cap` a
         seeded sample of at most that many."""
+
+    @abstractmethod
+    def names(self, text: str) -> set[str]:
+        """Every name in a text of the language (what a task's own files use)."""
+
+    @abstractmethod
+    def normal_form(self, text: str, keep: set[str]) -> str:
+        """One file's code without what does not change what it does: comments and layout
+        gone, and each name the code declares itself, but those in `keep`, replaced by its
+        order of first appearance. Near-duplicate attempts share one."""
+
+    def relocated_build_files(self, task: Task) -> dict[str, bytes]:
+        """The build files a copy of `task` in a folder of another name (a repair task of it)
+        needs in place of the task's own to build and test the same files; bad input where
+        such a copy could not. Nothing where the build does not take names from the folder."""
+        return {}
+
+    def compiled_with_tests(self, files: Mapping[str, bytes]) -> dict[str, bytes]:
+        """The files among a candidate's that the task's compiled test unit takes in (C++'s
+        headers): candidates that agree on them are tested one after another, so that the
+        unit is compiled once for them. Nothing where nothing is compiled."""
+        return {}
+
+    @abstractmethod
+    def fill_placeholders(self, task: Task, test_file: str, source: bytes, session: SandboxSession) -> FilledSuite:
+        """`source`, a written suite in place of the task's `test_file`, with each `FILL`
+        placeholder that the correct solution's run fills replaced by its value, and the
+        others left with the reason (testwriting/fill.py)."""
+
+    @abstractmethod
+    def call_probe(self, task: Task, calls: Sequence[str], *, includes: Sequence[str] = (),
+                   prelude: str | None = None) -> CallProbe:
+        """`calls` (text in the language's call syntax: an expression, or statements with
+        `=> expression` observations) prepared for the probe; `includes` and `prelude` are
+        what the calls need beside them (None: the language's default). Bad input names what
+        is wrong with a call."""
+
+    @abstractmethod
+    def test_case_probe(self, task: Task) -> CallProbe | None:
+        """The task's own test cases as calls, one per case in `case_texts` order, each
+        observing how its case ended; None where they cannot be a verifier's checks: where
+        their expected values would reach the candidate's process."""
+
+    def flags(self, files: Mapping[str, bytes]) -> list[ScreenFlag]:
+        """What the language's raw-text screen notes in a candidate's solution files, for a
+        reader: a flag decides nothing."""
+        return []

@@ -13,7 +13,7 @@ from ..adapter_card import find_card
 from ..agents.registry import load_profile
 from ..contract import load_contract
 from ..curriculum.config import BuildConfig, SynthConfig
-from ..curriculum.config import CurriculumSettings as CurriculumBuildSettings
+from ..curriculum.config import CurriculumSettings as CurriculumBuildSettings, contract_for
 from ..errors import BadInput, invalid
 from ..fs import read_toml
 from ..hold_out import HoldOut
@@ -112,7 +112,8 @@ def prepare(config: LoopConfig) -> LoopConfig:
         raise BadInput("every evaluated task is held out: no curriculum could be built")
     load_profile(config.eval.agent)
     load_contract(config.eval.contract)
-    load_contract(config.curriculum.contract)
+    contract = contract_for(config.curriculum.contract, suite.language)
+    load_contract(contract)
     base = base_ref(config.base)
     if config.init_adapter:
         card, _ = find_card(config.init_adapter)
@@ -125,5 +126,5 @@ def prepare(config: LoopConfig) -> LoopConfig:
         "suite": suite_ref, "base": base,
         "eval": config.eval.model_copy(update={"agent": _resolved(config.eval.agent),
                                                "contract": _resolved(config.eval.contract)}),
-        "curriculum": config.curriculum.model_copy(update={"contract": _resolved(config.curriculum.contract)}),
+        "curriculum": config.curriculum.model_copy(update={"contract": _resolved(contract)}),
     })

@@ -41,6 +41,7 @@ from ..fs import atomic_write, write_record, written_folder
 from ..hashing import sha256_bytes
 from ..languages import language_of, no_language
 from ..languages.cpp.probe import observe
+from ..languages.registry import language_for
 from ..languages.cpp.probe.cases import case_context, task_cases
 from ..probe.compare import Comparison, call_matches
 from ..sandbox import Sandbox, SandboxSession, make_sandbox
@@ -98,7 +99,7 @@ def task_calls(task: Task) -> TaskCalls:
     spec = load_spec(task)
     if spec is not None:
         return TaskCalls([(c.name, call, rule_for(c)) for c in spec.checks for call in c.calls], spec.includes,
-                         spec.prelude)
+                         spec.prelude or "")
     return TaskCalls([(c.name, c.call, PREDICTION_RULE) for c in task_cases(task)], prelude=case_context(task),
                      from_cases=True)
 
@@ -194,12 +195,13 @@ def _observe(unit: _Unit, code: _Code, code_hash: str, session: SandboxSession) 
 
 def _work(unit: _Unit, mutants: int, seed: int, progress: ProgressFn | None) -> Callable[[SandboxSession], None]:
     keep = interface(unit.task)
+    language = language_for(unit.task)
 
     def run(session: SandboxSession) -> None:
         seen: dict[str, _Code] = {}
         order: list[tuple[str, _Code]] = []
         for code in unit.codes:
-            h = normalized_hash(code.files, keep)
+            h = normalized_hash(language, code.files, keep)
             if h in seen:
                 seen[h].sources.extend(code.sources)
                 unit.dropped["duplicate code (same normal form)"] += 1
@@ -220,7 +222,7 @@ def _work(unit: _Unit, mutants: int, seed: int, progress: ProgressFn | None) -> 
             if built >= mutants:
                 break
             files = m.apply(reference)
-            h = normalized_hash(files, keep)
+            h = normalized_hash(language, files, keep)
             if h in seen:
                 continue
             code = _Code(files, [Provenance(task=unit.task_id, source="mutant", name=m.label)])

@@ -1,7 +1,12 @@
 """How observed values compare, in the harness's process: a candidate's values against the
-reference's. Values are the JSON the probe wrote (harness_probe.hpp), held to its schema
-(schema.py): numbers, text, booleans, null, arrays, and objects for what is neither
-(`{"float": "nan"}`, `{"text": ...}` for a type written with operator<<, ...).
+reference's. Values are the JSON the probe wrote (harness_probe.hpp, Python's driver), held
+to its schema (schema.py): numbers, text, booleans, null, arrays, and objects for what is
+neither (`{"float": "nan"}`, `{"text": ...}` for a type written with operator<<, Python's
+`{"tuple": [...]}`, `{"set": [...]}`, `{"dict": [[key, value], ...]}`, `{"int": digits}`, ...).
+Exact equality is Python's == on the values these stand for (an int equals a float of the
+same value, a tuple never equals a list, a set's members and a dict's entries count in any
+order, a big int is read as the int it is), but a boolean is never a number and a NaN
+equals a NaN: a value is compared as what it is, not as what arithmetic makes of it.
 
 A call's record (`{"o": [outcome, ...]}`, see calls.py) compares by a check's mode:
 `exact`, `approx` (every number within an absolute or relative tolerance), `unordered`
@@ -15,6 +20,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any, Literal
 
 from pydantic import Field
@@ -22,6 +28,7 @@ from pydantic import Field
 from ..records import Record
 
 Mode = Literal["exact", "approx", "unordered", "exception"]
+_DIGITS = re.compile(r"-?[0-9]{1,4300}")  # what int() reads without Python's limit on digits
 
 
 class Comparison(Record):
@@ -34,6 +41,16 @@ def _number(x: Any) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 
+def _numeric(x: Any) -> int | float | None:
+    """A number's value: a JSON number, or a Python int written as `{"int": digits}` (at most
+    schema.MAX_BIG_INT_DIGITS, which int() reads)."""
+    if _number(x):
+        return x
+    if isinstance(x, dict) and x.keys() == {"int"} and isinstance(x["int"], str) and _DIGITS.fullmatch(x["int"]):
+        return int(x["int"])
+    return None
+
+
 def _close(a: float, b: float, abs_tol: float, rel_tol: float) -> bool:
     try:
         return math.isclose(a, b, abs_tol=abs_tol, rel_tol=rel_tol)
@@ -41,20 +58,43 @@ def _close(a: float, b: float, abs_tol: float, rel_tol: float) -> bool:
         return a == b
 
 
-def same(a: Any, b: Any, *, abs_tol: float = 0.0, rel_tol: float = 0.0) -> bool:
-    """JSON values equal: a boolean is never a number, an integer equals a float of the same
-    value, and numbers may differ by the tolerances."""
-    if _number(a) and _number(b):
-        if abs_tol or rel_tol:
-            return _close(a, b, abs_tol, rel_tol)
-        return a == b
+def _equal(a: Any, b: Any, how: Comparison, unordered: bool) -> bool:
+    x, y = _numeric(a), _numeric(b)
+    if x is not None and y is not None:
+        return _close(x, y, how.abs_tol, how.rel_tol) if how.abs_tol or how.rel_tol else x == y
     if type(a) is not type(b):
         return False
     if isinstance(a, list):
-        return len(a) == len(b) and all(same(x, y, abs_tol=abs_tol, rel_tol=rel_tol) for x, y in zip(a, b))
+        if len(a) != len(b):
+            return False
+        if unordered:
+            a, b = sorted(a, key=_canonical), sorted(b, key=_canonical)
+        return all(_equal(p, q, how, unordered) for p, q in zip(a, b))
     if isinstance(a, dict):
-        return a.keys() == b.keys() and all(same(a[k], b[k], abs_tol=abs_tol, rel_tol=rel_tol) for k in a)
+        if a.keys() != b.keys():
+            return False
+        if a.keys() == {"set"} and isinstance(a["set"], list) and isinstance(b["set"], list):
+            return _equal(a["set"], b["set"], how, True)  # members in any order, as Python's ==
+        if a.keys() == {"dict"} and isinstance(a["dict"], list) and isinstance(b["dict"], list):
+            return _same_pairs(a["dict"], b["dict"], how, unordered)
+        return all(_equal(a[k], b[k], how, unordered) for k in a)
     return a == b
+
+
+def _same_pairs(a: list, b: list, how: Comparison, unordered: bool) -> bool:
+    """A dict's [key, value] pairs in any order, each key with its own value."""
+    if len(a) != len(b) or not all(isinstance(p, list) and len(p) == 2 for p in a + b):
+        return False
+    a, b = sorted(a, key=lambda p: _canonical(p[0])), sorted(b, key=lambda p: _canonical(p[0]))
+    return all(_equal(p[0], q[0], how, unordered) and _equal(p[1], q[1], how, unordered) for p, q in zip(a, b))
+
+
+def same(a: Any, b: Any, *, abs_tol: float = 0.0, rel_tol: float = 0.0) -> bool:
+    """Values equal: a boolean is never a number, an integer equals a float of the same
+    value (as Python's == says), and numbers may differ by the tolerances; a set's
+    members and a dict's entries in any order, a tuple never a list."""
+    return _equal(a, b, Comparison(mode="approx" if abs_tol or rel_tol else "exact", abs_tol=abs_tol, rel_tol=rel_tol),
+                  False)
 
 
 def _canonical(x: Any) -> str:
@@ -64,7 +104,8 @@ def _canonical(x: Any) -> str:
         if isinstance(v, list):
             return [norm(e) for e in v]
         if isinstance(v, dict):
-            return {k: norm(e) for k, e in v.items()}
+            big = _numeric(v)
+            return big if big is not None else {k: norm(e) for k, e in v.items()}
         return v
 
     return json.dumps(norm(x), sort_keys=True)
@@ -72,15 +113,7 @@ def _canonical(x: Any) -> str:
 
 def same_unordered(a: Any, b: Any) -> bool:
     """Arrays as multisets, at every level; everything else as `same`."""
-    if isinstance(a, list) and isinstance(b, list):
-        if len(a) != len(b):
-            return False
-        left = sorted(a, key=_canonical)
-        right = sorted(b, key=_canonical)
-        return all(same_unordered(x, y) for x, y in zip(left, right))
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(same_unordered(a[k], b[k]) for k in a)
-    return same(a, b)
+    return _equal(a, b, Comparison(mode="unordered"), True)
 
 
 def _outcome_matches(expected: dict, observed: dict, how: Comparison) -> bool:
@@ -92,11 +125,7 @@ def _outcome_matches(expected: dict, observed: dict, how: Comparison) -> bool:
         return expected["x"] == observed["x"]
     if how.mode == "exception":
         return True
-    if how.mode == "unordered":
-        return same_unordered(expected["v"], observed["v"])
-    if how.mode == "approx":
-        return same(expected["v"], observed["v"], abs_tol=how.abs_tol, rel_tol=how.rel_tol)
-    return same(expected["v"], observed["v"])
+    return _equal(expected["v"], observed["v"], how, how.mode == "unordered")
 
 
 def _one_of(outcome: dict) -> bool:

@@ -1,5 +1,6 @@
-"""The schema of a probe's records: what the probe runtime (languages/cpp/probe/assets/include/harness_probe.hpp
-and the recording Catch2 stand-in) writes, and nothing else. The stream is the candidate's
+"""The schema of a probe's records: what the probe runtimes (C++'s
+languages/cpp/probe/assets/include/harness_probe.hpp and the recording Catch2 stand-in;
+Python's driver, languages/python/probe/runtime.py) write, and nothing else. The stream is the candidate's
 process talking, so it is hostile: a record is parsed with bounds (size, nesting depth,
 string length, digits of an integer) that no recursion or arithmetic of the harness can
 trip over, and then held to the exact shapes an honest probe emits. A record outside them
@@ -10,7 +11,12 @@ A value is JSON as `encode` writes it: null, a boolean, an integer of at most 20
 written as an object, never as a bare token), printable ASCII text (the probe escapes
 every other byte), an array of values, or one of the objects the encoder writes:
 `{"float": "nan" | "inf" | "-inf"}`, `{"pointer": "set"}`, `{"text": string}`, and an
-Approx operand, `{"approx": [target, epsilon, margin, scale]}`.
+Approx operand, `{"approx": [target, epsilon, margin, scale]}`. Python's values add the
+forms JSON alone would lose: `{"int": digits}` (21 to 4,300 digits, as Python prints an
+int), `{"bytes": hex}`, `{"tuple": [values]}`, `{"set": [values]}`, `{"dict": [[key,
+value], ...]}`, `{"range": [start, stop, step]}` (integers), `{"class": name}`,
+`{"object": [class name, repr or null]}` (an object of the candidate's, or of no other
+form), and `{"digest": sha256 hex}` (a value over these bounds, by its encoding's hash).
 
 A call's record (calls.py) is `{"o": [outcome, ...]}`, plus `"x": type` when a statement
 threw, where an outcome is exactly `{"v": value}` or `{"x": type}`: never both, never
@@ -28,6 +34,7 @@ MAX_RECORD = 1 << 20    # bytes of one record line
 MAX_DEPTH = 48          # arrays and objects nested in one record
 MAX_STRING = 1 << 16    # characters of one string
 MAX_INT_DIGITS = 20     # digits of an integer: 2**64 has 20
+MAX_BIG_INT_DIGITS = 4300  # digits of a Python int written as {"int": digits}: what str() of an int prints
 MAX_NUMBER = 40         # characters of a number as written (%.17Lg needs 26)
 
 RecordKind = Literal["call", "assertion"]
@@ -35,6 +42,9 @@ RecordKind = Literal["call", "assertion"]
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
 _BRACKET = re.compile(rb"[\[\]{}]")
 _UNPRINTABLE = re.compile(rb"[^\x20-\x7e]")
+_BIG_INT = re.compile(r"-?[1-9][0-9]{%d,%d}" % (MAX_INT_DIGITS, MAX_BIG_INT_DIGITS - 1))
+_HEX = re.compile(r"(?:[0-9a-f]{2})*")
+_SHA256 = re.compile(r"[0-9a-f]{64}")
 _OPS = frozenset({"==", "!=", "<", ">", "<=", ">="})
 
 
@@ -121,11 +131,40 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+def _values(value: Any) -> bool:
+    """An array of values (each held to the schema, or Forged)."""
+    if not isinstance(value, list):
+        return False
+    for element in value:
+        check_value(element)
+    return True
+
+
+def _whole(value: Any) -> bool:
+    return (isinstance(value, int) and not isinstance(value, bool)) or (
+        isinstance(value, dict) and value.keys() == {"int"} and _VALUE_OBJECTS["int"](value["int"]))
+
+
+def _bounded_text(value: Any, what: str) -> bool:
+    return isinstance(value, str) and isinstance(_text(value, what), str)
+
+
+# Each object form's content: true when it is one the encoders write; false or Forged when not.
 _VALUE_OBJECTS: dict[str, Callable[[Any], bool]] = {
     "float": lambda v: v in ("nan", "inf", "-inf"),
     "pointer": lambda v: v == "set",
-    "text": lambda v: isinstance(v, str),
+    "text": lambda v: _bounded_text(v, "a value's text"),
     "approx": lambda v: isinstance(v, list) and len(v) == 4 and all(_is_number(p) for p in v),
+    "int": lambda v: isinstance(v, str) and _BIG_INT.fullmatch(v) is not None,
+    "bytes": lambda v: _bounded_text(v, "bytes") and _HEX.fullmatch(v) is not None,
+    "tuple": _values,
+    "set": _values,
+    "dict": lambda v: isinstance(v, list) and all(isinstance(p, list) and len(p) == 2 and _values(p) for p in v),
+    "range": lambda v: isinstance(v, list) and len(v) == 3 and all(map(_whole, v)) and v[2] != 0,
+    "class": lambda v: _bounded_text(v, "a class's name"),
+    "object": lambda v: isinstance(v, list) and len(v) == 2 and _bounded_text(v[0], "a class's name")
+    and (v[1] is None or _bounded_text(v[1], "a repr")),
+    "digest": lambda v: isinstance(v, str) and _SHA256.fullmatch(v) is not None,
 }
 
 
@@ -143,8 +182,6 @@ def check_value(value: Any) -> None:
     if isinstance(value, dict) and len(value) == 1:
         (key, inner), = value.items()
         if key in _VALUE_OBJECTS and _VALUE_OBJECTS[key](inner):
-            if key == "text":
-                _text(inner, "a value's text")
             return
     raise Forged(f"a value the probe's encoder never writes: {json.dumps(value)[:80]}")
 

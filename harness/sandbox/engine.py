@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 from ..errors import SandboxUnavailable
+from ..languages import LAYOUTS
 
 DOCKERD_LOG = Path("/var/log/harness-dockerd.log")
 
@@ -47,9 +48,10 @@ def _wait_for_engine(seconds: float) -> bool:
 
 
 # What each sandbox needs from Debian on the host: the Docker engine; debootstrap to make
-# the image's base offline; and for the local backend the toolchain the image carries.
+# the image's base offline; and for the local backend bubblewrap and the toolchain the image
+# carries, every language's (a language added to the image is added here too).
 DOCKER_PACKAGES = ("docker.io", "debootstrap")
-LOCAL_PACKAGES = ("g++", "cmake", "make", "catch2", "libboost-date-time-dev", "libtbb-dev", "bubblewrap")
+LOCAL_PACKAGES = ("bubblewrap", *sorted({p for layout in LAYOUTS.values() for p in layout.image_packages}))
 
 
 def missing_packages(names) -> list[str]:

@@ -117,10 +117,10 @@ def written_suites(run_dir: Path) -> list[WrittenSuite]:
     """Every tested round's suite of a test-writing run, in trial order."""
     folder = RunFolder(run_dir)
     manifest: RunManifest = folder.read_manifest()
-    if manifest.kind != "tests":
+    tests = manifest.tests  # what a test-writing run records, and no run of another kind
+    if tests is None:
         raise BadInput(f"{run_dir}: not a test-writing run (its trials are {manifest.kind} trials)")
     suite = suite_of_run(manifest)
-    tests = manifest.tests or TestWritingSettings()
     out = []
     for cfg in manifest.configs:
         contract = run_contract(folder, cfg.name)

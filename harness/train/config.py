@@ -87,7 +87,7 @@ class RuntimeSettings(Record):
     # Passed to TRL's GRPOConfig as they are (keys must start with `vllm_`), e.g.
     # vllm_server_base_url, vllm_gpu_memory_utilization, vllm_tensor_parallel_size.
     vllm: dict[str, Any] = Field(default_factory=dict)
-    verifier: str = "cpp"
+    verifier: str = "sandbox"  # train/rewards.py's verifiers by name ("cpp" is an older name of "sandbox")
     sandbox: Literal["auto", "docker", "local"] = "auto"
     verify_workers: int | None = Field(None, gt=0, description="parallel verifications (default: the machine's cores, "
                                                               "or a Ray cluster's slots)")

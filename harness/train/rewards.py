@@ -1,8 +1,8 @@
 """Rewards for GRPO, one judge per environment; every completion is judged by its prompt's.
 
 - repair: the completion is read as whole files in the agent's edit format, laid over its
-  repair task's starting files, and scored by a verifier (`cpp`: on this machine's cores or
-  a Ray cluster's nodes, runtime.executor). An answer that cannot be read, or that
+  repair task's starting files, and scored by a verifier (`sandbox`: on this machine's
+  cores or a Ray cluster's nodes, runtime.executor). An answer that cannot be read, or that
   names a file the task does not let it write (file_names.py: outside the workspace, a
   link, a test or build file), scores -1 and counts as malformed; everything else is the verifier's reward in [-1, 1]
   with its status.
@@ -14,9 +14,11 @@
   cannot be read, or one that embeds the reference, testwriting/embedding.py, earns 0).
 
 A verifier is anything with `verify_batch(candidates) -> judgements`, registered by name;
-`cpp` is the sandbox verifier (harness.verify: build the candidate with the task's probe,
-run the checks' calls in the sandbox, compare the values with the reference's in this
-process) and `exact` a string-level one that rewards the task's reference files verbatim
+`sandbox` is the verifier of harness.verify, for a task of any language it has (C++: build
+the candidate with the task's probe, run the checks' calls in the sandbox; Python: the same
+calls through the proxy, or the task's own test cases; then compare the values with the
+reference's in this process; `cpp`, its name before Python, names it too) and `exact` a
+string-level one that rewards the task's reference files verbatim
 (cheap, Docker-free; for smoke runs and tests of the training loop).
 
 `GrpoReward` is the reward function TRL calls; it reads the dataset's `environment` and
@@ -87,7 +89,7 @@ class _TaskCache:
 
 
 class SandboxVerifier:
-    """The C++ verifier of harness.verify: each batch, every task's candidates at once, goes
+    """The verifier of harness.verify, any task's language: each batch, every task's candidates at once, goes
     to the executor's slots in units (candidates of a task with the same header share a
     compiled test unit), verdicts coming back as units end; the slots and their sessions,
     and the reference's values, are kept from one batch to the next."""
@@ -142,7 +144,8 @@ class ExactVerifier:
 
 
 VerifierFactory = Callable[[RuntimeSettings], Verifier]
-_VERIFIERS: dict[str, VerifierFactory] = {"cpp": SandboxVerifier, "exact": ExactVerifier}
+# "cpp" is the sandbox verifier's name from before it judged Python: configs that say it keep working.
+_VERIFIERS: dict[str, VerifierFactory] = {"sandbox": SandboxVerifier, "cpp": SandboxVerifier, "exact": ExactVerifier}
 
 
 def register_verifier(name: str, factory: VerifierFactory) -> None:

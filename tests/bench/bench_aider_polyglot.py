@@ -5,7 +5,7 @@ exercises folder's: polyglot-benchmark/<language>/exercises/practice).
 
     .venv/bin/python tests/bench/bench_aider_polyglot.py --aider-checkout /path/to/aider \\
         --exercises /path/to/polyglot-benchmark/{cpp,python}/exercises/practice \\
-        --aider-python /path/to/venv/bin/python [--tasks a,b] [--out DIR]
+        --aider-python /path/to/venv/bin/python [--tasks a,b] [--out DIR] [--against EARLIER_OUT]
 
 The server answers each exercise's first request with the reference solution plus a line
 that does not compile (C++) or names an undefined name at import (Python: flake8's F821,
@@ -394,6 +394,8 @@ def main() -> None:
     ap.add_argument("--aider-again", action="store_true",
                     help="run Aider's benchmark a second time and compare it with itself: what varies between its own runs")
     ap.add_argument("--compare-only", action="store_true", help="compare the logs an earlier run left in --out")
+    ap.add_argument("--against", type=Path, help="an earlier run's --out (another revision of the harness, say): "
+                                                  "this run's harness requests compared with that run's")
     ap.add_argument("--timeout", type=float, default=7200)
     args = ap.parse_args()
 
@@ -429,6 +431,11 @@ def main() -> None:
     if server.log.get("aider-again"):
         print("\nAider's benchmark against itself (a second run, same server):")
         print("\n".join(line for line in compare(server, slugs, failure_text, "aider", "aider-again")[0]
+                        if not line.startswith("    ")))
+    if args.against is not None:
+        server.log["before"] = json.loads((args.against / "requests.json").read_text())["harness"]
+        print(f"\nThe harness against the harness of {args.against}:")
+        print("\n".join(line for line in compare(server, slugs, failure_text, "before", "harness")[0]
                         if not line.startswith("    ")))
     ours = next(r for r in report["data"]["aider_summary"] if r["trial"] in (1, None))
     print("\nrequests: " + ", ".join(f"{route} {len(entries)}" for route, entries in server.log.items()))

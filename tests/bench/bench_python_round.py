@@ -24,7 +24,8 @@ per-repeat ratios; these machines are shared, so the load average is printed too
         [--baseline-rev REV [--rounds N]]
 
 With --baseline-rev, this script runs --rounds times against this tree's harness and as
-many against REV's (a git worktree; its sandbox image built when missing), alternating
+many against REV's (tests/bench/revisions.py: a git worktree, its sandbox image built when
+missing), alternating
 ABBA, each run with the same bench code, and prints both side by side: the medians over
 the runs of each run's medians and of its per-repeat ratios, and this tree's round over
 REV's (the median of the runs' paired ratios).
@@ -55,7 +56,7 @@ from harness.sandbox.base import Role  # noqa: E402
 from harness.sandbox.docker import DockerSandbox  # noqa: E402
 from harness.staging import stage_files  # noqa: E402
 from harness.task import Task  # noqa: E402
-from tests.bench.bench_testrun import _IMAGE, container_cpu, summary, upstream_suite  # noqa: E402
+from tests.bench.bench_testrun import container_cpu, summary, upstream_suite  # noqa: E402
 
 GOAL = 1.3
 PARTS = ("round", "floor", "floor_in", "round_cpu", "floor_cpu")
@@ -130,24 +131,19 @@ def runs_of(tree: Path, upstream: str, tasks: str, repeats: int) -> list[dict]:
 
 
 def versus(rev: str, upstream: str, tasks: str, rounds: int, repeats: int) -> None:
+    # Here, in the parent alone: a child measuring an older tree imports that tree's tests.
+    from tests.bench.revisions import revision
+
     load = os.getloadavg()[0]
     ours: list[dict[str, dict]] = []
     theirs: list[dict[str, dict]] = []
-    with tempfile.TemporaryDirectory(prefix="bench-python-round-baseline-") as tmp:
-        tree = Path(tmp) / "tree"
-        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(tree), rev], check=True,
-                       capture_output=True)
-        try:
-            subprocess.run([sys.executable, "-c", _IMAGE], cwd=tree, env={**os.environ, "PYTHONPATH": str(tree)},
-                           check=True)
-            for i in range(rounds):  # ABBA: neither side always runs first
-                for side in ((ROOT, ours), (tree, theirs))[:: 1 if i % 2 == 0 else -1]:
-                    side[1].append({r["task"]: r for r in runs_of(side[0], upstream, tasks, repeats)})
-                    print(f"run {i + 1} of {'this tree' if side[0] == ROOT else rev}: "
-                          + ", ".join(f"{t} {r['round_over_floor']:.2f}x" for t, r in side[1][-1].items())
-                          + f"; load average {os.getloadavg()[0]:.1f}", flush=True)
-        finally:
-            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], capture_output=True)
+    with revision(rev) as tree:
+        for i in range(rounds):  # ABBA: neither side always runs first
+            for side in ((ROOT, ours), (tree, theirs))[:: 1 if i % 2 == 0 else -1]:
+                side[1].append({r["task"]: r for r in runs_of(side[0], upstream, tasks, repeats)})
+                print(f"run {i + 1} of {'this tree' if side[0] == ROOT else rev}: "
+                      + ", ".join(f"{t} {r['round_over_floor']:.2f}x" for t, r in side[1][-1].items())
+                      + f"; load average {os.getloadavg()[0]:.1f}", flush=True)
     print(f"\nload average {load:.1f} -> {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; {rounds} runs of each tree "
           f"(ABBA), {repeats} repeats a run, warm session, 1 CPU per container; medians over the runs\n")
     print(f"| task | tree | round | floor | round / floor | round CPU | floor CPU | round CPU / floor CPU "

@@ -5,12 +5,18 @@ answers, side by side in one invocation.
 
     .venv/bin/python tests/bench/bench_run.py [--upstream PATH] [--workers 2] [--tasks a,b]
         [--aider-repo DIR --aider-python PY]
+    .venv/bin/python tests/bench/bench_run.py --baseline-rev REV [--rounds N] [--upstream PATH] ...
 
   --upstream PATH     the upstream exercises (polyglot-benchmark/cpp/exercises/practice or
                       .../python/exercises/practice: the language is the folder's), imported
                       into a throw-away state folder; without it that half is skipped, and
                       so is Aider's benchmark; with Python's, fixed26 (C++) is skipped
   --aider-repo DIR    an Aider source tree (its benchmark/benchmark.py is run as it is)
+  --baseline-rev REV  this tree and REV (a git worktree, with REV's sandbox image) run the
+                      same gold runs in turn, --rounds times (A/B/A/B, so a machine that gets
+                      busier weighs on both): whether a change made runs slower; with
+                      --upstream and Aider's, Aider's benchmark runs in each round too (the
+                      three in an order that turns), beside both
   --aider-python PY   a Python with aider-chat and the benchmark's own requirements
                       (lox, typer, pandas, matplotlib, imgcat); Aider's benchmark runs its
                       C++ tests with /aider/benchmark/cpp-test.sh, the path its Docker image
@@ -38,11 +44,6 @@ every request with the reference solution of the exercise whose files it names, 
 `--model openai/gold --edit-format whole --threads N --tries 2 --languages L`. It has no
 sandbox: it builds and runs the tests on the host, the upstream way (C++: cmake, make,
 Catch2's main compiled in every exercise; Python: `pytest` in the exercise's folder).
-
-With --baseline-rev REV [--rounds N] (needs --upstream and Aider's), each of N rounds runs
-`harness run --model gold` with this tree, with REV's (a git worktree, its own copy of this
-script; its sandbox image built when missing) and Aider's benchmark, in an order that turns
-each round, and prints each one's median wall time and the medians of the per-round ratios.
 
 Goals, at 2 workers on 2 cores: either suite in at most 45 s, and at least 5x faster than
 Aider's benchmark on the same exercises and answers.
@@ -73,6 +74,8 @@ from harness.records import TrialResult  # noqa: E402
 from harness.run import run  # noqa: E402
 from harness.run.config import RunConfig  # noqa: E402
 from harness.task import Task  # noqa: E402
+
+from tests.bench.revisions import revision, run_bench  # noqa: E402
 
 PARTS = ("wall", "model", "agent", "test", "overhead")
 GOAL_WALL_S = 45.0
@@ -304,52 +307,58 @@ def print_row(b: dict) -> None:
     print("  largest overheads: " + ", ".join(f"{task} {s:.2f} s" for s, task in b["slowest_overhead"]))
 
 
-def harness_half(tree: Path, args) -> dict:
-    """One gold run of `tree`'s harness through its own copy of this script (upstream only)."""
-    argv = [sys.executable, str(tree / "tests" / "bench" / "bench_run.py"), "--upstream", str(args.upstream),
-            "--workers", "2", "--json"] + (["--tasks", ",".join(args.tasks)] if args.tasks else [])
-    got = subprocess.run(argv, cwd=tree, env={**os.environ, "PYTHONPATH": str(tree)}, capture_output=True, text=True)
-    if got.returncode != 0:
-        raise SystemExit(f"{tree}: exit {got.returncode}: {got.stderr.strip()[-2000:]}")
-    return next(b for b in json.loads(got.stdout[got.stdout.index("["):]) if b["suite"] == "upstream")
+def versus(args, passed: list[str]) -> None:
+    """This tree's gold runs against REV's, alternating: the medians of the rounds' walls and
+    of the CPU seconds the run itself used (its containers, the engine, the harness and the
+    Aider drivers: what a shared machine's other work does not add to); with Aider's
+    benchmark (--upstream, --aider-repo, --aider-python), its wall each round as well, the
+    three in an order that turns, and its wall over each tree's."""
+    def figures(tree: Path) -> dict[tuple[str, int], tuple[float, float]]:
+        out = run_bench(tree, "bench_run.py", "--json", *passed)
+        rows = json.loads(out[out.index("\n[") + 1:] if not out.startswith("[") else out)  # after what it said first
+        return {(r["suite"], r["workers"]): (r["total_s"], sum(v for k, v in r["cpu_s"].items()
+                                                                if k in ("containers", "engine", "harness", "drivers") and v))
+                for r in rows if r["harness"] == "harness run"}
 
-
-def versus(args) -> None:
-    """This tree, REV and Aider's benchmark, round by round (see the docstring)."""
-    from tests.bench.bench_testrun import _IMAGE
-
+    rev = args.baseline_rev
+    runs: dict[str, list[dict[tuple[str, int], tuple[float, float]]]] = {"this tree": [], rev: []}
     load = os.getloadavg()[0]
-    runs: dict[str, list[dict]] = {"this": [], args.baseline_rev: [], "aider": []}
-    with tempfile.TemporaryDirectory(prefix="bench-run-baseline-") as tmp:
-        tree = Path(tmp) / "tree"
-        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(tree), args.baseline_rev],
-                       check=True, capture_output=True)
-        try:
-            subprocess.run([sys.executable, "-c", _IMAGE], cwd=tree, env={**os.environ, "PYTHONPATH": str(tree)},
-                           check=True)
+    with revision(rev) as tree, tempfile.TemporaryDirectory(prefix="bench-run-aider-") as tmp:
+        sides = [("this tree", lambda: figures(ROOT)), (rev, lambda: figures(tree))]
+        if args.upstream is not None and args.aider_repo is not None and args.aider_python is not None:
             os.environ["HARNESS_STATE_DIR"] = str(Path(tmp) / "state")
             from harness.suite import import_suite
 
-            tasks = import_suite(args.upstream, "upstream").select(args.tasks)
-            sides = [("this", lambda: harness_half(ROOT, args)), (args.baseline_rev, lambda: harness_half(tree, args)),
-                     ("aider", lambda: aider_benchmark(args, tasks, 2, Path(tempfile.mkdtemp(dir=tmp))))]
-            for i in range(args.rounds):
-                for name, side in sides[i % 3:] + sides[:i % 3]:
-                    runs[name].append(side())
-                    print(f"round {i + 1}: {name} {runs[name][-1]['total_s']:.1f} s "
-                          f"({runs[name][-1]['passed_round_1']}/{runs[name][-1]['trials']} passed round 1), "
-                          f"load average {os.getloadavg()[0]:.1f}", flush=True)
-        finally:
-            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], capture_output=True)
-    med = statistics.median
-    print(f"\nload average {load:.1f} -> {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; {args.rounds} rounds, "
-          "each side once a round, the order turning; gold, 2 workers, Docker\n")
-    print("| side | wall (median) | rounds | Aider's / this side's (median of per-round ratios) |")
-    print("|---|---|---|---|")
-    for name, rs in runs.items():
-        ratio = med(a["total_s"] / r["total_s"] for a, r in zip(runs["aider"], rs))
-        each = ", ".join(f"{r['total_s']:.1f}" for r in rs)
-        print(f"| {name} | {med(r['total_s'] for r in rs):.1f} s | {each} | {ratio:.2f}x |")
+            tasks = import_suite(args.upstream, "upstream").select(args.tasks.split(",") if args.tasks else None)
+            runs["Aider's benchmark"] = []
+            sides.append(("Aider's benchmark", lambda: {
+                ("upstream", w): (aider_benchmark(args, tasks, w, Path(tempfile.mkdtemp(dir=tmp)))["total_s"], 0.0)
+                for w in (int(x) for x in args.workers.split(","))}))
+        for i in range(args.rounds):
+            for name, side in sides[i % len(sides):] + sides[:i % len(sides)]:
+                runs[name].append(side())
+                print(f"round {i + 1}, {name}: " + ", ".join(f"{k[0]} at {k[1]} workers {v[0]:.1f} s"
+                                                            for k, v in runs[name][-1].items())
+                      + f"; load average {os.getloadavg()[0]:.1f}", flush=True)
+    print(f"\n{args.rounds} rounds, in turn; load average {load:.1f} before, {os.getloadavg()[0]:.1f} after, "
+          f"on {os.cpu_count()} cores\n")
+    print(f"| suite | workers | figure | this tree | {rev} | this / {rev} (median of per-round ratios) |")
+    print("|---|---|---|---|---|---|")
+    ours, theirs = runs["this tree"], runs[rev]
+    for key in ours[0]:
+        for i, figure in enumerate(("wall", "CPU of the run")):
+            a, b = [r[key][i] for r in ours], [r[key][i] for r in theirs]
+            ratio = statistics.median(x / y for x, y in zip(a, b))
+            print(f"| {key[0]} | {key[1]} | {figure} | {statistics.median(a):.1f} s | {statistics.median(b):.1f} s "
+                  f"| {ratio:.2f}x |")
+    aider = runs.get("Aider's benchmark")
+    for key in aider[0] if aider else ():
+        walls = [r[key][0] for r in aider]
+        over = {name: statistics.median(x[key][0] / r[key][0] for x, r in zip(aider, rs))
+                for name, rs in (("this tree", ours), (rev, theirs))}
+        print(f"\nAider's benchmark, {key[0]} at {key[1]} workers: {statistics.median(walls):.1f} s (median; "
+              f"{', '.join(f'{w:.1f}' for w in walls)}); Aider's wall over this tree's {over['this tree']:.2f}x, "
+              f"over {rev}'s {over[rev]:.2f}x (medians of per-round ratios)")
 
 
 def main() -> None:
@@ -363,16 +372,16 @@ def main() -> None:
     ap.add_argument("--aider-python", default=None)
     ap.add_argument("--steps", action="store_true", help="time the harness's own steps too")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
-    ap.add_argument("--baseline-rev", default=None, help="a git revision to run side by side (see the docstring)")
-    ap.add_argument("--rounds", type=int, default=3, help="with --baseline-rev: rounds of the three")
+    ap.add_argument("--baseline-rev", default=None, help="a git revision to measure this tree's gold runs against")
+    ap.add_argument("--rounds", type=int, default=3, help="with --baseline-rev: alternating runs of each tree")
     args = ap.parse_args()
+    if args.baseline_rev:
+        passed = [f"--{k.replace('_', '-')}={v}" for k, v in vars(args).items()
+                  if k in ("upstream", "tasks", "trials", "workers", "sandbox") and v is not None]
+        versus(args, passed)
+        return
     steps = time_steps() if args.steps else None
     args.tasks = args.tasks.split(",") if args.tasks else None
-    if args.baseline_rev:
-        if args.upstream is None or args.aider_repo is None or args.aider_python is None:
-            raise SystemExit("--baseline-rev needs --upstream, --aider-repo and --aider-python")
-        versus(args)
-        return
     worker_counts = [int(x) for x in args.workers.split(",")]
     out = []
     with tempfile.TemporaryDirectory(prefix="bench-run-") as tmp:

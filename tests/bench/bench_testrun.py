@@ -37,7 +37,6 @@ import json
 import os
 import shlex
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -53,6 +52,8 @@ from harness.sandbox.docker import DockerSandbox  # noqa: E402
 from harness.task import Task, load_task  # noqa: E402
 from harness.languages.cpp.testrun import linked_test_main, run_tests  # noqa: E402
 from harness.staging import stage_files  # noqa: E402
+
+from tests.bench.revisions import revision, run_bench  # noqa: E402
 
 GOAL = 1.3
 PARTS = ("cold", "warm", "baseline", "floor", "cold_cpu", "warm_cpu")
@@ -161,38 +162,21 @@ def upstream_suite(path: str, state: str):
     return import_suite(path, "upstream-bench")
 
 
-# Builds the image of the revision whose harness package is first on the path, when missing.
-_IMAGE = ("import sys\nfrom harness.sandbox.image import build_image, find_image\n"
-          "find_image() or build_image(log=lambda m: print(m, file=sys.stderr))")
-
-
 def rows_of(tree: Path, tasks: str, repeats: int) -> dict[str, dict]:
     """One run of `tree`'s own copy of this script (fixed26, no baseline), its rows by task."""
-    env = {**os.environ, "PYTHONPATH": str(tree)}
-    got = subprocess.run([sys.executable, str(tree / "tests" / "bench" / "bench_testrun.py"), "--tasks", tasks,
-                          "--repeats", str(repeats), "--no-baseline"], cwd=tree, env=env, capture_output=True, text=True)
-    if got.returncode != 0:
-        sys.exit(f"{tree}: exit {got.returncode}: {got.stderr.strip()[-2000:]}")
-    rows = [json.loads(line) for line in got.stdout.splitlines() if line.startswith("{")]
+    out = run_bench(tree, "bench_testrun.py", "--tasks", tasks, "--repeats", str(repeats), "--no-baseline")
+    rows = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
     return {r["task"]: r for r in rows if r["suite"] == "fixed26"}
 
 
 def versus(rev: str, tasks: str, rounds: int, repeats: int) -> None:
     parts = ("cold", "warm", "cold_cpu", "warm_cpu")
-    with tempfile.TemporaryDirectory(prefix="bench-testrun-baseline-") as tmp:
-        tree = Path(tmp) / "tree"
-        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(tree), rev], check=True,
-                       capture_output=True)
-        try:
-            subprocess.run([sys.executable, "-c", _IMAGE], cwd=tree, env={**os.environ, "PYTHONPATH": str(tree)},
-                           check=True)
-            ours: list[dict[str, dict]] = []
-            theirs: list[dict[str, dict]] = []
-            for _ in range(rounds):
-                ours.append(rows_of(ROOT, tasks, repeats))
-                theirs.append(rows_of(tree, tasks, repeats))
-        finally:
-            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], capture_output=True)
+    ours: list[dict[str, dict]] = []
+    theirs: list[dict[str, dict]] = []
+    with revision(rev) as tree:
+        for _ in range(rounds):
+            ours.append(rows_of(ROOT, tasks, repeats))
+            theirs.append(rows_of(tree, tasks, repeats))
     print(f"{rounds} rounds of {repeats} repeats each, alternating; medians of the rounds' medians\n")
     print(f"| task | part | this tree | {rev} | this / {rev} (median of per-round ratios) |")
     print("|---|---|---|---|---|")

@@ -11,10 +11,12 @@ import pytest
 
 from harness.curriculum.normalize import interface_names, normalized_hash
 from harness.curriculum.taxonomy import FailureKind, classify, same_failure
+from harness.languages.registry import language_for
 from harness.records import Status, TestCaseResult, TestReport
 from harness.task import load_task
 
 from tests.conftest import GOLDEN
+from tests.languages.python.tally import write_tally
 from tests.train_support import HARNESS
 
 TASK = load_task(GOLDEN / "sum-of-squares")
@@ -94,11 +96,12 @@ def test_same_failure_wants_the_same_tests_or_the_same_kind_of_compile_error():
 
 
 REF = (GOLDEN / "sum-of-squares" / ".meta" / "example.cpp").read_text()
-KEEP = interface_names([*TASK.stub_files().values(), TASK.read("sum_of_squares_test.cpp")])
+CPP = language_for(TASK)
+KEEP = interface_names(CPP, [*TASK.stub_files().values(), TASK.read("sum_of_squares_test.cpp")])
 
 
 def h(cpp: str) -> str:
-    return normalized_hash({"sum_of_squares.cpp": cpp.encode(), "sum_of_squares.h": TASK.read("sum_of_squares.h")}, KEEP)
+    return normalized_hash(CPP, {"sum_of_squares.cpp": cpp.encode(), "sum_of_squares.h": TASK.read("sum_of_squares.h")}, KEEP)
 
 
 def test_near_duplicates_share_a_hash_and_real_differences_do_not():
@@ -125,3 +128,77 @@ def test_bad_options_are_refused_in_one_line(tmp_path):
         done = subprocess.run([HARNESS, "curriculum", *args], capture_output=True, text=True, cwd=tmp_path, timeout=60)
         assert done.returncode == 2, (args, done.stdout, done.stderr)
         assert words in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+# --- Python -------------------------------------------------------------------------------
+
+PY = ["tally_test.py::test_add", "tally_test.py::test_words", "tally_test.py::test_empty_text",
+      "tally_test.py::TallyTest::test_total"]
+# The first lines of messages the sandbox's pytest gave broken versions of tests/languages/python/tally.py.
+COLLECTION = ("collection failure\ntally_test.py:5: in <module>\n    from tally import Tally, add, words\n"
+              "E     File \"tally/tally.py\", line 2\nE       return a +\nE                 ^\nE   {}")
+PY_FAILURES = {
+    FailureKind.syntax_error: COLLECTION.format("SyntaxError: invalid syntax"),
+    FailureKind.missing_include: COLLECTION.format("ModuleNotFoundError: No module named 'nosuchmod'"),
+    FailureKind.missing_declaration: "NameError: name 'c' is not defined\n@pytest.mark.task(taskno=1)",
+    FailureKind.signature_mismatch: "TypeError: add() missing 1 required positional argument: 'c'",
+    FailureKind.type_error: "TypeError: unsupported operand type(s) for +: 'int' and 'str'",
+    FailureKind.wrong_exception: "ValueError: no\n@pytest.mark.task(taskno=1)",
+    FailureKind.timeout: ("_harness_proxy.proxies.CallTimeout: the candidate's process gave no answer within "
+                          "3.33333 s, or used up its total time, and was ended"),
+    FailureKind.wrong_value: "AssertionError: assert ['a', 'b', '', 'c'] == ['a', 'b', 'c']",
+}
+
+
+def py_report(failing: dict[str, str], status: Status = Status.failed) -> TestReport:
+    names = PY if "tally_test" not in failing else ["tally_test"]
+    return TestReport(status=status, built=True, tests=[
+        TestCaseResult(name=n, status=Status.failed if n in failing else Status.passed, message=failing.get(n))
+        for n in names])
+
+
+@pytest.mark.parametrize("kind", list(PY_FAILURES))
+def test_python_failures_are_named_by_the_exception_pytest_reports(kind):
+    message = PY_FAILURES[kind]
+    report = (py_report({"tally_test": message}, Status.error) if message.startswith("collection")
+              else py_report({PY[0]: message}))
+    failure = classify(report)
+    assert failure.kind is kind, failure
+    assert failure.detail.startswith(report.failing()[0].name)
+
+
+def test_python_assertions_about_exceptions_and_boundary_cases():
+    for message in ("Failed: DID NOT RAISE <class 'ValueError'>", "AssertionError: ValueError not raised"):
+        assert classify(py_report({PY[0]: message})).kind is FailureKind.wrong_exception
+    assert classify(py_report({PY[2]: "AssertionError: assert [''] == []"})).kind is FailureKind.wrong_value_boundary
+    assert classify(py_report({PY[0]: "NameError: name 'math' is not defined"})).kind is FailureKind.missing_include
+    # A C++ name with "::" is still read as Catch2's.
+    cpp = TestReport(status=Status.failed, built=True, tests=[TestCaseResult(
+        name="sum_of_squares::sum", status=Status.failed, message="ValueError: in a Catch2 message")])
+    assert classify(cpp).kind is FailureKind.wrong_value
+
+
+TALLY_LOCALS = '''def words(text):
+    parts = text.split()
+    kept = [p for p in parts if p]
+    return kept
+'''
+
+
+def test_python_near_duplicates_share_a_hash_and_real_differences_do_not(tmp_path):
+    python = language_for(write_tally(tmp_path))
+    keep = interface_names(python, [b"def words(text):\n    pass\n", b"from tally import words\nwords('a')\n"])
+
+    def ph(code: str) -> str:
+        return normalized_hash(python, {"tally.py": code.encode(), "notes.txt": b"a  b"}, keep)
+
+    renamed = TALLY_LOCALS.replace("parts", "pieces").replace("kept", "out").replace("p for p in pieces if p",
+                                                                                     "w for w in pieces if w")
+    laid_out = TALLY_LOCALS.replace("    parts = text.split()\n", "    # split on whitespace\n\n    parts = text.split( )\n")
+    assert renamed != TALLY_LOCALS and ph(renamed) == ph(TALLY_LOCALS) == ph(laid_out)
+    assert ph(TALLY_LOCALS.replace("if p]", "if not p]")) != ph(TALLY_LOCALS)                # an operator
+    assert ph(TALLY_LOCALS.replace("def words(text)", "def wordz(text)")) != ph(TALLY_LOCALS)  # the interface
+    assert ph("import re\n" + TALLY_LOCALS) != ph("import os\n" + TALLY_LOCALS)                # an import
+    assert ph(TALLY_LOCALS.replace("    return kept", "return kept")) != ph(TALLY_LOCALS)     # a block's end
+    assert ph("def words(text):\n    return text.split(\n") == ph("def  words(text):\n    return text.split(\n")
+

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from harness.probe.compare import Comparison, call_matches, same, same_unordered
-from harness.languages.cpp.probe.stream import read_stream
+from harness.probe.stream import read_stream
 
 
 def stream(*records: str, after: str = "") -> bytes:
@@ -53,6 +53,19 @@ def test_an_honest_stream_is_complete():
     '{"o":[{"v":{"anything":"else"}}]}',
     '{"o":[{"v":1}],"p":2}',                           # a call record with another key
     '{"o":{"v":1}}', '[1,2]', '"o"', 'null',
+    # Python's forms, each with what no driver writes inside.
+    '{"o":[{"v":{"int":"5"}}]}',                        # an int the plain form holds
+    '{"o":[{"v":{"int":"0' + "1" * 30 + '"}}]}',        # a leading zero
+    '{"o":[{"v":{"int":"' + "1" * 4301 + '"}}]}',       # more digits than int() reads
+    '{"o":[{"v":{"int":12345678901234567890123}}]}',
+    '{"o":[{"v":{"bytes":"abc"}}]}', '{"o":[{"v":{"bytes":"ZZ"}}]}',
+    '{"o":[{"v":{"tuple":"ab"}}]}', '{"o":[{"v":{"set":[{"text":1}]}}]}',
+    '{"o":[{"v":{"dict":[[1]]}}]}', '{"o":[{"v":{"dict":[[1,2,3]]}}]}', '{"o":[{"v":{"dict":{"a":1}}}]}',
+    '{"o":[{"v":{"range":[0,1,0]}}]}', '{"o":[{"v":{"range":[0,"1",1]}}]}', '{"o":[{"v":{"range":[0,1]}}]}',
+    '{"o":[{"v":{"class":5}}]}', '{"o":[{"v":{"object":["A"]}}]}', '{"o":[{"v":{"object":["A",5]}}]}',
+    '{"o":[{"v":{"object":["A","' + "r" * (1 << 17) + '"]}}]}',
+    '{"o":[{"v":{"digest":"abc"}}]}', '{"o":[{"v":{"digest":"' + "A" * 64 + '"}}]}',
+    '{"o":[{"v":{"tuple":[1],"set":[1]}}]}',
 ])
 def test_a_record_outside_the_schema_is_forged(record):
     assert forged(stream(record).replace(b"\xc3\xbf\xc3\xbe", b"\xff\xfe"))
@@ -90,12 +103,17 @@ def test_an_outcome_that_is_both_or_neither_matches_nothing():
     assert not call_matches(value, {"o": [{}]}, Comparison())
 
 
+BIG = {"int": "9" * 4300}
+
+
 @pytest.mark.parametrize("observed", [10 ** 400, -(10 ** 400), float("inf"), float("nan"), 1e308, [[[[]]]],
-                                      {"float": "inf"}, "2234567890", None, True])
+                                      {"float": "inf"}, "2234567890", None, True, BIG, {"tuple": [BIG, 1e308]},
+                                      {"set": [BIG, [1]]}, {"dict": [[BIG, 1.5], [[1], None]]},
+                                      {"range": [BIG, 0, -1]}, {"object": ["A", None]}])
 def test_no_comparison_raises_whatever_the_value(observed):
     for how in (Comparison(), Comparison(mode="approx", abs_tol=1e-6), Comparison(mode="approx", rel_tol=1e-3),
                 Comparison(mode="unordered"), Comparison(mode="exception")):
-        for expected in (1.5, 10 ** 19, [1, 2], {"float": "nan"}, "x"):
+        for expected in (1.5, 10 ** 19, [1, 2], {"float": "nan"}, "x", BIG, {"set": [1, BIG]}, {"dict": [[1, 2]]}):
             call_matches({"o": [{"v": expected}]}, {"o": [{"v": observed}]}, how)
     assert not same(10 ** 400, 1.0, rel_tol=1e-9) and same(10 ** 400, 10 ** 400, abs_tol=1.0)
     assert same_unordered([observed, 1], [1, observed]) or observed != observed  # NaN is equal to nothing

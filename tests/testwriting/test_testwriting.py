@@ -21,6 +21,7 @@ from harness.testwriting.targets import TargetKind, find_targets
 from harness.testwriting.written import with_written_tests
 
 from tests.conftest import ROOT
+from tests.report_support import write_run
 from tests.test_cli_test import one_line_exit_2
 
 SUITES = ROOT / "tests" / "testwriting"
@@ -253,3 +254,9 @@ def test_cli_scores_a_suite_as_json(scored, tmp_path, monkeypatch):
     # The reference's place among the targets is drawn first, so they are known (sorted once
     # per task, cached), but an invalid suite keeps no target's result.
     assert r.targets == [] and r.kill_rate is None and r.reference_position is not None
+
+
+def test_export_refuses_a_run_of_another_kind_in_one_line(tmp_path):
+    repair = write_run(tmp_path, "repair-run", {"gold": {"clock": [1]}})
+    one_line_exit_2(runner.invoke(app, ["tests", "export", str(repair), "--out", str(tmp_path / "out")]),
+                    "not a test-writing run (its trials are repair trials)")

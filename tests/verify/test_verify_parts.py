@@ -12,7 +12,7 @@ import pytest
 from harness.errors import BadInput
 from harness.languages.cpp.probe import driver_source, parse_call
 from harness.probe.compare import Comparison, call_matches, same, same_unordered
-from harness.languages.cpp.probe.stream import read_stream
+from harness.probe.stream import read_stream
 from harness.languages.cpp.lexer import strip_comments
 from harness.languages.cpp.screen import screen
 from harness.task import load_task

@@ -19,6 +19,7 @@ import pytest
 import harness.verify as verifier
 from harness.errors import BadInput
 from harness.languages.cpp.probe import observe
+from harness.languages.cpp.probe.call_probe import CppCallProbe
 from harness.sandbox.base import Role, SandboxLimits
 from harness.task import load_task
 from harness.verify import Verdict, VerdictStatus, verify_in_session, verify_many
@@ -120,13 +121,13 @@ def test_a_task_without_a_verifier_toml_is_refused_in_one_line():
 def test_the_reference_is_observed_once_and_cached_by_content(docker, monkeypatch, tmp_path):
     monkeypatch.setenv("HARNESS_CACHE_DIR", str(tmp_path))
     runs = []
-    real = verifier.run_probe
+    real = CppCallProbe.run
 
-    def counting(task, files, session, **kw):
-        runs.append(files == task.reference_files())
-        return real(task, files, session, **kw)
+    def counting(probe, files, session, **kw):
+        runs.append(files == probe.task.reference_files())
+        return real(probe, files, session, **kw)
 
-    monkeypatch.setattr(verifier, "run_probe", counting)
+    monkeypatch.setattr(CppCallProbe, "run", counting)
     monkeypatch.setattr(verifier, "_PLANS", {})
     with docker.session("reference cache") as session:
         first = verify_in_session(PHONE, faulty(PHONE, "keeps-country-code"), session)

@@ -8,18 +8,24 @@ from __future__ import annotations
 import re
 import textwrap
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import Iterable, Mapping, Sequence
 
-from ...records import TestReport
+from ...records import ScreenFlag, TestReport
 from ...sandbox.base import SandboxSession
 from ...task import Task
+from .probe.call_probe import CppCallProbe
 from .probe.cases import TaskCase, task_cases
 from .catch2 import tag_names
+from .cmake import relocated_build_files
+from .files import headers
+from .fill import fill_placeholders
 from .testrun import declared_test_cases, drop_build, run_tests
-from ..language import CaseText, Language
+from ..language import CallProbe, CaseText, FilledSuite, Language
 from ..mutation import Mutant
 from .layout import LAYOUT
 from .mutants import generate_mutants
+from .normal_form import names, normal_form
+from .screen import screen
 
 
 _TASK_TAG = re.compile(r"task_(\d+)")
@@ -62,3 +68,30 @@ class Cpp(Language):
 
     def mutants(self, files: Mapping[str, bytes], *, cap: int | None = None, seed: int = 0) -> list[Mutant]:
         return generate_mutants(files, cap=cap, seed=seed)
+
+    def names(self, text: str) -> set[str]:
+        return names(text)
+
+    def normal_form(self, text: str, keep: set[str]) -> str:
+        return normal_form(text, keep)
+
+    def relocated_build_files(self, task: Task) -> dict[str, bytes]:
+        return relocated_build_files(task)
+
+    def compiled_with_tests(self, files: Mapping[str, bytes]) -> dict[str, bytes]:
+        return {name: files[name] for name in headers(files)}
+
+    def fill_placeholders(self, task: Task, test_file: str, source: bytes, session: SandboxSession) -> FilledSuite:
+        return fill_placeholders(task, test_file, source, session)
+
+    def call_probe(self, task: Task, calls: Sequence[str], *, includes: Sequence[str] = (),
+                   prelude: str | None = None) -> CallProbe:
+        return CppCallProbe(task, calls, includes=includes, prelude=prelude)
+
+    def test_case_probe(self, task: Task) -> CallProbe | None:
+        """None: a test file's expected values are literals compiled into the candidate's
+        program, where it could copy them into what it reports."""
+        return None
+
+    def flags(self, files: Mapping[str, bytes]) -> list[ScreenFlag]:
+        return screen(files)

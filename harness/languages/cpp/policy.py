@@ -63,7 +63,7 @@ _RESERVED_NAMESPACES = re.compile(r"^(?:Catch|harness_\w*)$")
 _RESERVED_MACROS = re.compile(r"^(?:CATCH_\w*|INTERNAL_CATCH_\w*|HARNESS_\w*|harness_\w*)$")
 _ASM = frozenset({"asm", "__asm__", "__asm"})
 # What a written suite may name of those: the framework it is written in, and the values
-# filling by execution writes into it (testwriting/fill.py's prelude, `harness_fill::number`).
+# filling by execution writes into it (fill.py's prelude, `harness_fill::number`).
 _WRITTEN_SUITE_NAMES = frozenset({"Catch", "harness_fill"})
 # Pragmas that rename a symbol or bring back a macro as it was before the candidate's code.
 _PRAGMA = re.compile(r"^#\s*pragma\s+(?:redefine_extname|push_macro|pop_macro)\b")

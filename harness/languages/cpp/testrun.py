@@ -17,6 +17,7 @@ from typing import Any, Callable, Mapping
 
 from .catch2 import CatchRun, parse_catch2_xml
 from .catch_pch import precompiled_unit
+from .cmake import has_exercism_test_suite_branch, links_harness_main
 from .policy import judge_build, plan_screen
 from .verdict_channel import CHANNEL_CAP, ChannelKeys, judged, read_channel
 from .mutants import count_test_cases
@@ -54,9 +55,9 @@ def linked_test_main(task: Task, session: SandboxSession) -> TestMain:
     own. Compiling Catch2's main costs several times the rest of a round, so a fresh build
     tree must not pay it: our tasks take the harness's main, upstream exercises the
     toolchain's Catch2WithMain through their own EXERCISM_TEST_SUITE branch."""
-    if task.links_harness_main and session.test_main:
+    if links_harness_main(task) and session.test_main:
         return TestMain.harness
-    if task.has_exercism_test_suite_branch and session.catch2_with_main:
+    if has_exercism_test_suite_branch(task) and session.catch2_with_main:
         return TestMain.catch2
     return TestMain.task
 

@@ -255,7 +255,7 @@ def _parametrizations(decorators: list[ast.expr], literals: dict[str, ast.expr])
 
 class _File:
     def __init__(self, source: str, path: str):
-        self.tree = parse(source, path)  # one thread at a time (screen.parse)
+        self.tree = parse(source, path)
         self.lines = source.splitlines()
         self.module = module_name(path)
         self.classes = {n.name: n for n in self.tree.body if isinstance(n, ast.ClassDef)}

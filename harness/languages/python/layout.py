@@ -13,4 +13,5 @@ LAYOUT = Layout(
                  "sitecustomize.py", "usercustomize.py"),
     build_suffixes=(".pth",),
     image_packages=("python3", "python3-pytest"),
+    repair_contract="repair-python",
 )

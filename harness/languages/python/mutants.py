@@ -43,6 +43,8 @@ from typing import Iterator, Mapping
 
 from ...hashing import sha256_text
 from ..mutation import Mutant, Operator, decode
+from .screen import compile_exec, parse
+from .spans import SourceText
 
 _BINARY = {ast.Add: "-", ast.Sub: "+", ast.Mult: "/", ast.Div: "*", ast.FloorDiv: "/", ast.Mod: "//",
            ast.Pow: "*"}
@@ -56,31 +58,16 @@ _DELETABLE = (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Raise, ast
 _SKIPPED_FIELDS = frozenset({"annotation", "returns"})
 
 
-class _Source:
-    """The text with its lines, and its operator and keyword tokens by offset: the tree's
-    columns are UTF-8 bytes, a Mutant's offsets are characters."""
+class _Source(SourceText):
+    """The text, its lines, and its operator and keyword tokens by offset."""
 
     def __init__(self, text: str):
-        self.text = text
-        # Python's own lines: split at "\n" only (str.splitlines also splits at form feeds).
-        self.starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        super().__init__(text)
         self.tokens: list[tuple[int, int, str]] = []
         for tok in tokenize.generate_tokens(io.StringIO(text).readline):
             if tok.type in (tokenize.OP, tokenize.NAME) and tok.string not in ("(", ")"):
                 self.tokens.append((self.offset_chars(*tok.start), self.offset_chars(*tok.end), tok.string))
         self.token_starts = [t[0] for t in self.tokens]
-
-    def offset_chars(self, line: int, col: int) -> int:
-        return self.starts[line - 1] + col
-
-    def offset(self, line: int, col_bytes: int) -> int:
-        start = self.starts[line - 1]
-        row = self.text[start:start + col_bytes]  # at most col_bytes characters hold col_bytes bytes
-        return start + len(row.encode("utf-8", "surrogateescape")[:col_bytes].decode("utf-8", "surrogateescape"))
-
-    def span(self, node: ast.AST) -> tuple[int, int]:
-        return (self.offset(node.lineno, node.col_offset),  # type: ignore[attr-defined]
-                self.offset(node.end_lineno, node.end_col_offset))  # type: ignore[attr-defined]
 
     def between(self, start: int, end: int) -> list[tuple[int, int, str]]:
         """The tokens in [start, end) other than parentheses: an operator between operands."""
@@ -90,10 +77,6 @@ class _Source:
             out.append(self.tokens[i])
             i += 1
         return out
-
-    def position(self, offset: int) -> tuple[int, int]:
-        line = bisect.bisect_right(self.starts, offset)
-        return line, offset - self.starts[line - 1] + 1
 
 
 def _is_docstring(stmt: ast.AST) -> bool:
@@ -249,7 +232,7 @@ def mutants_of_source(text: str, file: str) -> list[Mutant]:
     """Every mutant of one file's text, in file order (then by operator), each compiling,
     duplicates and no-ops removed."""
     try:
-        tree = ast.parse(text, file)
+        tree = parse(text, file)
         src = _Source(text)
     except (SyntaxError, ValueError, tokenize.TokenError):
         return []
@@ -267,7 +250,7 @@ def mutants_of_source(text: str, file: str) -> list[Mutant]:
             continue
         seen.add(digest)
         try:
-            compile(mutated, file, "exec", dont_inherit=True)
+            compile_exec(mutated, file)
         except (SyntaxError, ValueError):
             continue
         unique.append(m)

@@ -118,6 +118,13 @@ def parse(source: bytes | str, filename: str = "<unknown>") -> ast.Module:
         return ast.parse(source, filename=filename)
 
 
+def compile_exec(source: str, filename: str) -> None:
+    """`compile` a module's source (SyntaxError or ValueError if it does not), one thread at
+    a time: the compiler parses first."""
+    with _PARSING:
+        compile(source, filename, "exec", dont_inherit=True)
+
+
 @dataclass(frozen=True)
 class Refusal:
     """Why a candidate's file is refused: the rule, where, and what."""

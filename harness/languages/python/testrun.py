@@ -50,7 +50,7 @@ from .proxy.client import server_argv
 from .proxy.install import PACKAGE, ProxyConfig, proxy_files, verdict_of
 from .screen import screen
 from . import warm
-from .warm import keeps_one, pytest_script, settle
+from .warm import fresh_script, keeps_one, pytest_script, settle
 
 _PYTHON = "python3"
 _PROXY_STAGED = ".python-proxy"  # the proxy's files, staged beside the task's (a name no slug has)
@@ -140,19 +140,25 @@ def _layout_script(task: Task, session: SandboxSession, where: _Round, candidate
     return f"{{ {' && '.join(steps)}; }} 2>&1 || exit {_LAYOUT_FAILED}"
 
 
-def _test_script(task: Task, session: SandboxSession, where: _Round, in_process: bool) -> str:
-    """The builder's shell that runs pytest over the task's test files (warm.py: on the
-    session's warm pytest where it may) and reads back what it wrote."""
-    q = shlex.quote
-    args = ["-p", "no:cacheprovider", f"--junitxml={where.out}/junit.xml", *task.test_files]
-    # The proxy's runtime is the same in every round: the warm pytest imports it once, staged.
-    run = pytest_script(session, where.tests, "" if in_process else where.proxy, f"{where.out}/console", args,
-                        warm=not in_process and _IN_PROCESS_RAN not in session.configured,
-                        preload=(f"{session.src_root}/{_PROXY_STAGED}", f"{PACKAGE}.client"))
-    return f"{run}; cd {q(where.out)} && {{ {read_back(_kept_files(where))} }}"
+def _builder_script(task: Task, session: SandboxSession, where: _Round, command: str | None, kept: list[Kept],
+                    in_process: bool) -> str:
+    """The builder's shell after the layout: `command` in the tests' folder (None: pytest
+    over the task's test files, on the session's warm pytest where it may: warm.py), the
+    proxy modules first on its path (in process, the candidate's own beside the tests), its
+    output in out/console; then `kept` files of the out folder read back."""
+    path, console = "" if in_process else where.proxy, f"{where.out}/console"
+    if command is not None:
+        run = fresh_script(where.tests, path, console, command)
+    else:
+        args = ["-p", "no:cacheprovider", f"--junitxml={where.out}/junit.xml", *task.test_files]
+        # The proxy's runtime is the same in every round: the warm pytest imports it once, staged.
+        run = pytest_script(session, where.tests, path, console, args,
+                            warm=not in_process and _IN_PROCESS_RAN not in session.configured,
+                            preload=(f"{session.src_root}/{_PROXY_STAGED}", f"{PACKAGE}.client"))
+    return f"{run}; cd {shlex.quote(where.out)} && {{ {read_back(kept)} }}"
 
 
-def _kept_files(where: _Round) -> list[Kept]:
+def _kept_files() -> list[Kept]:
     return [Kept("console", 1 << 20), Kept("junit.xml", 4 << 20), Kept("verdict", 4096)]
 
 
@@ -223,18 +229,23 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
     common: dict[str, Any] = dict(tampered=tampered, backend=session.backend)
     if runs_in_process(task):
         return _run_in_process(task, session, files, candidate, tests, limit, transcript, common)
-    session.stage(task.slug, files)
-    for _ in range(2):
-        done = _proxied_round(task, session, candidate, tests, modules, limit)
-        if done is not None:
-            break
-    else:
-        raise SandboxUnavailable(f"the {session.backend} sandbox was made new under two rounds of {task.slug} in a row")
-    ran, servers = done
-    if servers.error is not None and not ran.result.timed_out:  # a timeout's restart ended the servers' exec too
-        raise servers.error
-    candidate_output = servers.result.output.decode(errors="replace") if servers.result else ""
-    return _report(task, session, ran, limit, candidate_output, transcript, common)
+    run, candidate_output = _proxied(task, session, files, candidate, tests, limit, None, _kept_files())
+    return _report(task, session, run, limit, candidate_output, transcript, common)
+
+
+def out_folder(task: Task, session: SandboxSession) -> str:
+    """Where a round's builder writes what it reads back: a folder only the builder reads."""
+    return _Round.of(task, session).out
+
+
+def proxied_round(task: Task, session: SandboxSession, files: Mapping[str, bytes], candidate: list[str],
+                  tests: list[str], limit: float, command: str, kept: list[Kept]) -> tuple[ExecResult, Captured | None, str]:
+    """One round behind the proxy: `files` staged, those named in `candidate` laid out as the
+    servers' and those in `tests` as the builder's; the servers run as the runner beside the
+    builder's `command` (`_builder_script`), whose `kept` files of the out folder come back:
+    (the builder's exec, what it read back or None after a timeout, what the candidate printed)."""
+    run, printed = _proxied(task, session, files, candidate, tests, limit, command, kept)
+    return run.result, run.got, printed
 
 
 @dataclass(frozen=True)
@@ -247,20 +258,38 @@ class _Ran:
     warm_lost: bool
 
 
-def _builder_run(task: Task, session: SandboxSession, where: _Round, script: str, limit: float) -> _Ran:
+def _proxied(task: Task, session: SandboxSession, files: Mapping[str, bytes], candidate: list[str], tests: list[str],
+             limit: float, command: str | None, kept: list[Kept]) -> tuple[_Ran, str]:
+    """`proxied_round` (command None: pytest over the task's tests), run again once where the
+    container was made new under it; with what the candidate printed."""
+    session.stage(task.slug, files)
+    for _ in range(2):
+        done = _proxied_round(task, session, candidate, tests, limit, command, kept)
+        if done is not None:
+            break
+    else:
+        raise SandboxUnavailable(f"the {session.backend} sandbox was made new under two rounds of {task.slug} in a row")
+    run, servers = done
+    if servers.error is not None and not run.result.timed_out:  # a timeout's restart ended the servers' exec too
+        raise servers.error
+    return run, servers.result.output.decode(errors="replace") if servers.result else ""
+
+
+def _builder_run(session: SandboxSession, script: str, kept: list[Kept], limit: float) -> _Ran:
     ran = session.exec(["sh", "-c", script], role=Role.builder, timeout_s=limit)
-    got = None if ran.timed_out else read_captured(ran.output, _kept_files(where))
+    got = None if ran.timed_out else read_captured(ran.output, kept)
     # Only the script's own lines, before the files it read back (the test run prints only
     # into its files, which hold what the candidate made it print).
     return _Ran(ran, got, got is not None and settle(session, got.preamble))
 
 
-def _proxied_round(task: Task, session: SandboxSession, candidate: list[str], tests: list[str], modules: list[str],
-                   limit: float) -> tuple[_Ran, _Servers] | None:
-    """The builder's exec (lay out, test, read back) beside the runner's (the servers, its
-    clean-up), or None where the build tree was lost before the test run began (the
-    emptying the session owed since its reset found the container unfit and made it new,
-    ending the servers' exec with it): that round is to run again."""
+def _proxied_round(task: Task, session: SandboxSession, candidate: list[str], tests: list[str], limit: float,
+                   command: str | None, kept: list[Kept]) -> tuple[_Ran, _Servers] | None:
+    """The builder's exec (lay out, run, read back) beside the runner's (the servers, its
+    clean-up), or None where the build tree was lost before the run began (the emptying the
+    session owed since its reset found the container unfit and made it new, ending the
+    servers' exec with it): that round is to run again."""
+    modules = proxied_modules(task)
     where = _Round.of(task, session, fresh=True)
     start_s = max(1.0, min(20.0, limit / 3))
     configs = [ProxyConfig(module=m, candidate_dir=where.candidate, python=_PYTHON, fifos=where.fifos(m),
@@ -274,14 +303,14 @@ def _proxied_round(task: Task, session: SandboxSession, candidate: list[str], te
     servers = _Servers(session, _server_script(session, where, modules, start_s), limit + 30)
     servers.start()
     script = (f"{_layout_script(task, session, where, candidate, tests, modules, False)}; "
-              f"{_test_script(task, session, where, False)}")
-    ran = _builder_run(task, session, where, script, limit)
-    lost = not ran.result.timed_out and session.configured.get(_ROUND_KEY) != where.token
+              f"{_builder_script(task, session, where, command, kept, False)}")
+    run = _builder_run(session, script, kept, limit)
+    lost = not run.result.timed_out and session.configured.get(_ROUND_KEY) != where.token
     _end_runner(session, servers)
     if lost:
         return None
-    _check_layout(task, ran.result)
-    return ran, servers
+    _check_layout(task, run.result)
+    return run, servers
 
 
 def _check_layout(task: Task, ran: ExecResult) -> None:
@@ -310,10 +339,10 @@ def _run_in_process(task: Task, session: SandboxSession, files: Mapping[str, byt
     where = _Round.of(task, session, fresh=True)
     session.stage(task.slug, dict(files))
     script = (f"{_layout_script(task, session, where, candidate, tests, [], True)}; "
-              f"{_test_script(task, session, where, True)}")
-    ran = _builder_run(task, session, where, script, limit)
-    _check_layout(task, ran.result)
-    return _report(task, session, ran, limit, "", transcript, common)
+              f"{_builder_script(task, session, where, None, _kept_files(), True)}")
+    run = _builder_run(session, script, _kept_files(), limit)
+    _check_layout(task, run.result)
+    return _report(task, session, run, limit, "", transcript, common)
 
 
 def _report(task: Task, session: SandboxSession, run: _Ran, limit: float, candidate_output: str, transcript: bool,

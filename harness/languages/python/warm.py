@@ -48,16 +48,23 @@ def staged_files() -> dict[str, bytes]:
     return {_PROGRAM: package_file("languages", "python", "assets", _PROGRAM).read_bytes()}
 
 
-def pytest_script(session: SandboxSession, cwd: str, pythonpath: str, console: str, args: list[str],
-                  warm: bool, preload: tuple[str, str] | None = None) -> str:
-    """The builder's shell that runs `pytest ARGS` in `cwd`, its output in `console`, and
-    leaves its exit status in $code: on the session's warm pytest where `warm` and the
-    session keeps processes (started here when it has none alive; `preload`: a folder and
-    a module of it that its runs import, imported once with pytest), else afresh."""
+def fresh_script(cwd: str, pythonpath: str, console: str, command: str) -> str:
+    """The builder's shell that runs `command` in `cwd` in a test run's environment (its
+    PYTHONPATH `pythonpath`, or none), stdin empty, its output in `console`, and leaves its
+    exit status in $code."""
     q = shlex.quote
     path = f"PYTHONPATH={q(pythonpath)} " if pythonpath else ""
-    fresh = (f"cd {q(cwd)} && env -i {path}{ENV} {_PYTHON} -s -m pytest {' '.join(q(a) for a in args)} "
-             f">{q(console)} 2>&1 </dev/null; code=$?")
+    return f"cd {q(cwd)} && env -i {path}{ENV} {command} >{q(console)} 2>&1 </dev/null; code=$?"
+
+
+def pytest_script(session: SandboxSession, cwd: str, pythonpath: str, console: str, args: list[str],
+                  warm: bool, preload: tuple[str, str] | None = None) -> str:
+    """`fresh_script` of `python3 -s -m pytest ARGS`, or the same run forked from the
+    session's warm pytest where `warm` and the session keeps processes (started here when it
+    has none alive; `preload`: a folder and a module of it that its runs import, imported
+    once with pytest)."""
+    q = shlex.quote
+    fresh = fresh_script(cwd, pythonpath, console, f"{_PYTHON} -s -m pytest {' '.join(q(a) for a in args)}")
     if not (warm and session.keeps_processes):
         return fresh
     w = q(f"{session.build_root}/{STAGED}")

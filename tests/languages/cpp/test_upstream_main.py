@@ -15,6 +15,7 @@ from harness.paths import bundled_dir
 from harness.records import Status, TestMain, TestReport
 from harness.sandbox.base import Role, SandboxLimits
 from harness.task import load_task
+from harness.languages.cpp.cmake import has_exercism_test_suite_branch
 from harness.languages.cpp.testrun import run_tests, linked_test_main
 
 from tests.conftest import make_backend
@@ -98,7 +99,7 @@ def test_a_catch2_v3_include_builds_on_the_tasks_own_branch(tmp_path, docker_san
     as Exercism's current C++ runner builds) cannot build against the image's Catch2 v2:
     it builds on the task's own branch, with the Catch2 it vendors, and its reference passes."""
     task = load_task(upstream_copy(FIXED26 / "clock", tmp_path, debian_catch_hpp, switch=INCLUDE_SWITCH_V3))
-    assert not task.has_exercism_test_suite_branch
+    assert not has_exercism_test_suite_branch(task)
     with docker_sandbox.session("v3 choice") as s:
         assert linked_test_main(task, s) is TestMain.task
     with patient_sandbox.session("v3 build") as s:

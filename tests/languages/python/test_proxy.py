@@ -5,7 +5,9 @@ module runs in a process of its own.
 - An honest module (functions, a class with state, exceptions and their messages, a
   builtin's subclass of its own, nested containers, generators, the test's callables, mocks
   and file objects, a name the test patches in it, equality of its objects, threads) passes
-  its tests through the proxy, unittest's style and pytest's.
+  its tests through the proxy, unittest's style and pytest's; so does one at the edges of
+  the bounds (an infinite recursion through the test's callable, arguments, classes and
+  exception frames over a bound, its threads calling the test's callable), never forged.
 - A hostile module (patching pytest, exiting at import, printing fake results at exit,
   patching builtins, an `__eq__` that is always true, values over every bound, garbage or
   forged frames on the pipe, sleeping, dying mid-call) passes none of the same tests, and
@@ -25,16 +27,17 @@ import os
 import re
 import subprocess
 import sys
+import threading
 import time
+import types
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from harness.languages.python.proxy import codec, frames
-from harness.languages.python.proxy.client import server_argv
-from harness.languages.python.proxy.install import PACKAGE, ProxyConfig, install, read_verdict
+from harness.languages.python.proxy import codec, frames, wire
+from harness.languages.python.proxy.install import ProxyConfig, install, read_verdict
 
 MODULE = "subject"
 
@@ -306,6 +309,20 @@ sys.modules["_harness_proxy.ops"].OPS["iter"] = lambda a: "yes"
 RESULT = object()
 ''',
     "a call back of a callable never sent": '''ACT = lambda: write(b'["q",1,"call",["t",[["c",99],["t",[]],["d",[]]]]]\\n')''',
+    # within the recursion limit the proxy raises while it reads a frame, over the codec's depth
+    "a reply nested 1200 deep": '''
+sys.setrecursionlimit(10_000)
+
+
+def deep(value):
+    item = ["i", "1"]
+    for _ in range(600):
+        item = ["l", [item]]
+    return item
+
+
+ACT = lambda: setattr(sys.modules["_harness_proxy.server"].Server, "encode", lambda self, value: deep(value))
+''',
     "a builtin that is not an exception": '''
 sys.modules["_harness_proxy.server"].Server.exception = lambda self, exc: ["E", ["x", "open"], ["t", []], ""]
 def ACT():
@@ -383,6 +400,159 @@ def test_a_module_that_forges_frames_is_forged(tmp_path, name):
     assert outcome.seconds < 60
 
 
+# Honest modules at the edges of what crosses, each with its tests: every one was forged, or
+# lost its process, before the proxy learnt to send it within the bounds it reads.
+AT_THE_EDGES = {
+    # the candidate's RecursionError comes while it waits for the test process: the request
+    # that could not be made took a number, and the next one came out of order
+    "recurses for ever through the test's callable": ('''
+def fold(fn, acc):
+    return fold(fn, fn(acc))
+
+
+def answer():
+    return 42
+''', '''
+import pytest
+from subject import answer, fold
+
+
+def test_recursion():
+    with pytest.raises(RecursionError):
+        fold(lambda x: x, 0)
+    assert answer() == 42
+'''),
+    # the test process's RecursionError came as it parsed a frame, and read as one no JSON holds
+    "recurses for ever back and forth with the test's function": ('''
+def call(fn, n):
+    return fn(n)
+
+
+def answer():
+    return 42
+''', '''
+import pytest
+from subject import answer, call
+
+
+def back(n):
+    return call(back, n + 1)
+
+
+def test_recursion():
+    with pytest.raises(RecursionError):
+        call(back, 0)
+    assert answer() == 42
+'''),
+    "calls the test's callable with arguments over a frame's bound": ('''
+def apply(fn):
+    return fn("\\U0001F600" * 400_000, text="\\U0001F600" * 400_000)  # 4.8 MB of JSON each
+''', '''
+from subject import apply
+
+
+def test_apply():
+    assert apply(lambda first, text: len(first) + len(text)) == 800_000
+'''),
+    "classes deeper and wider than the bound": ('''
+class C0:
+    def where(self):
+        return "C0"
+
+
+class E0(LookupError):
+    pass
+
+
+for i in range(1, 20):
+    globals()[f"C{i}"] = type(f"C{i}", (globals()[f"C{i - 1}"],), {})
+    globals()[f"E{i}"] = type(f"E{i}", (globals()[f"E{i - 1}"],), {})
+Wide = type("Wide", tuple(type(f"B{i}", (), {}) for i in range(20)), {})
+
+
+def deep():
+    return C19()
+
+
+def wide():
+    return Wide()
+
+
+def fail():
+    raise E19("deep")
+''', '''
+import pytest
+from subject import C19, Wide, deep, fail, wide
+
+
+def test_classes():
+    assert deep().where() == "C0"
+    assert isinstance(deep(), C19) and isinstance(wide(), Wide)
+    with pytest.raises(LookupError, match="deep"):
+        fail()
+'''),
+    "calls the test's callable from threads": ('''
+from concurrent.futures import ThreadPoolExecutor
+
+
+def pmap(fn, xs):
+    with ThreadPoolExecutor(8) as pool:
+        return list(pool.map(fn, xs))
+''', '''
+from subject import pmap
+
+
+def test_pmap():
+    for _ in range(10):
+        assert pmap(lambda x: x * 2, list(range(100))) == list(range(0, 200, 2))
+'''),
+    # the server named it as a builtin, which the test process's builtins do not hold
+    "puts an exception of its own into builtins": ('''
+import builtins
+
+
+class AppError(LookupError):
+    pass
+
+
+builtins.AppError = AppError
+
+
+def fail():
+    raise AppError("no such thing")
+''', '''
+import pytest
+from subject import AppError, fail
+
+
+def test_fail():
+    with pytest.raises(AppError, match="no such thing"):
+        fail()
+'''),
+    "raises through frames whose arguments escape to more than a frame holds": (f'''
+def down(n, {", ".join(f"a{i}" for i in range(15))}):
+    if n == 0:
+        raise ValueError("bottom")
+    return down(n - 1, {", ".join(f"a{i}" for i in range(15))})
+''', '''
+import pytest
+from subject import down
+
+
+def test_down():
+    with pytest.raises(ValueError, match="bottom"):
+        down(70, *["\\U0001F600" * 1000] * 15)  # 16 arguments of up to 12 KB of JSON each, 64 frames
+'''),
+}
+
+
+@pytest.mark.parametrize("name", list(AT_THE_EDGES))
+def test_an_honest_module_at_the_edges_of_the_bounds_passes(tmp_path, name):
+    module, tests = AT_THE_EDGES[name]
+    outcome = run_suite(tmp_path, module, tests)
+    assert (outcome.passed, outcome.cases, outcome.verdict) == (1, 1, None), outcome.transcript
+
+
 @pytest.mark.slow
 def test_a_sleeping_module_times_out_call_by_call(tmp_path):
     outcome = run_suite(tmp_path, "import time\nACT = lambda: time.sleep(1000)\n" + PRETENDS, call_timeout_s=1)
@@ -445,35 +615,14 @@ def test_a_module_that_cannot_import_fails_collection(tmp_path):
     assert "SyntaxError" in outcome.transcript
 
 
-def test_a_module_that_cannot_import_waits_for_a_test_process_slow_to_meet_its_pipes(tmp_path):
-    # In the sandbox the server meets the test process on named pipes (wire.meet): one that
-    # left at once after its import error left the test process no reader to open its
-    # write end to, and the test waited out its start bound instead of reading the error.
-    (tmp_path / f"{MODULE}.py").write_text("def broken(:\n")
-    to_server, from_server = str(tmp_path / "in"), str(tmp_path / "out")
-    os.mkfifo(to_server)
-    os.mkfifo(from_server)
-    server = subprocess.Popen(server_argv(sys.executable, str(install(tmp_path / "proxy", [])), PACKAGE, str(tmp_path),
-                                          MODULE, to_server, from_server))
-    try:
-        reading = os.open(from_server, os.O_RDONLY | os.O_NONBLOCK)
-        time.sleep(0.5)  # the server has met, imported and answered by now
-        writing = os.open(to_server, os.O_WRONLY | os.O_NONBLOCK)  # ENXIO if it had left
-        os.set_blocking(reading, True)
-        assert b"SyntaxError" in os.read(reading, 1 << 16)
-        os.close(writing)  # the test process's end: the server leaves
-        assert server.wait(10) == 0
-        os.close(reading)
-    finally:
-        server.kill()
-
-
 # -- the candidate's failure, as in one process ---------------------------------------------
 
 FAILING = {
     "at import": "def answer(q):\n    return 5\n\nharness = undeclared_name\n",
     "two calls deep": ("def helper(x, *rest, k=3):\n    y = x * 2\n    raise KeyError(x)\n\n\n"
                        "def answer(question):\n    return helper(question, 1, 2)\n"),
+    # its frame's argument is `.0`, the iterator, which no source can name
+    "in a generator expression": "def answer(question):\n    return sum(int(word) for word in question.split())\n",
 }
 FAILING_TESTS = f'''import unittest
 from {MODULE} import answer
@@ -515,8 +664,9 @@ def test_a_failure_reads_as_in_one_process(tmp_path, where):
     (tmp_path / "proxied").mkdir()
     proxied = run_suite(tmp_path / "proxied", FAILING[where], FAILING_TESTS, python=IMAGE_PYTHON)
     plain = _one_process(tmp_path / "plain", FAILING[where])
-    # The timings, and the line about the report file the run here asks for (testrun.py drops both).
-    noise = re.compile(r"\bin \d+\.\d+s\b|^-+ generated xml file: .* -+\n", re.M)
+    # The timings, the line about the report file the run here asks for (testrun.py drops both),
+    # and the addresses in reprs.
+    noise = re.compile(r"\bin \d+\.\d+s\b|^-+ generated xml file: .* -+\n|\b0x[0-9a-f]+\b", re.M)
     assert proxied.passed == 0 and "_harness_proxy" not in proxied.transcript
     assert noise.sub("", proxied.transcript) == noise.sub("", plain)
 
@@ -537,7 +687,32 @@ def test_forged_frames_show_no_file_of_the_round_but_the_candidates(tmp_path):
         tb = tb.tb_next
     assert shown == [("m.py", "g")]
     assert not frames.well_formed([["m.py", 1, 1, "f", [["x", "1"], ["x", "2"]]]])  # a name twice
-    assert not frames.well_formed([["m.py", 1, 1, "f", [["class", "1"]]]])  # not a name
+    for name in ("class", ".x", ".", "..0", ".0\n", ".1234"):  # neither a name nor a comprehension's argument
+        assert not frames.well_formed([["m.py", 1, 1, "f", [[name, "1"]]]]), name
+    # The one name a rebuilt frame calls by is no argument of it: an argument of that name calls nothing.
+    rebuilt = frames.traceback_of([["m.py", 1, 1, "f", [["__harness_getframe__", "print"], [".0", "x"]]]], str(root))
+    assert rebuilt is not None and rebuilt.tb_frame.f_locals["__harness_getframe__"].text == "print"
+
+
+def _listed_of(call) -> list:
+    try:
+        call()
+    except ValueError as exc:
+        return frames.listed(exc.__traceback__, ())
+    raise AssertionError("no ValueError")
+
+
+def test_the_frames_an_honest_server_lists_are_well_formed(tmp_path):
+    namespace: dict = {}
+    exec(compile(f"def f({'a' * 300}1, {'a' * 300}2):\n    raise ValueError\n", "", "exec"), namespace)
+    no_lines = types.FunctionType(namespace["f"].__code__.replace(co_linetable=b""), namespace)
+    for call in (lambda: sum(int(word) for word in ["one"]),  # a comprehension's argument, `.0`
+                 lambda: namespace["f"](1, 2),  # a file named "", names alike in their first 256 characters
+                 lambda: no_lines(1, 2)):  # a code object without line numbers
+        listed = _listed_of(call)
+        assert frames.well_formed(listed), listed
+        assert frames.traceback_of(listed, str(tmp_path / "round" / "candidate")) is not None
+    assert [".0"] == [name for name, _ in _listed_of(lambda: sum(int(w) for w in ["one"]))[-1][4]]
 
 
 # -- the codec -------------------------------------------------------------------------
@@ -563,6 +738,13 @@ def _nested(depth: int) -> list:
     return value
 
 
+def test_what_the_encoder_sends_the_decoder_reads():
+    # a dict's entries count twice, key and value, in the decoder's bound
+    for value in ({n: n for n in range(codec.MAX_ITEMS // 2 + 1)}, [{n: n for n in range(codec.MAX_ITEMS // 3)}] * 2):
+        sent = codec.dump(codec.Encoder(lambda v: ["h", 1, "o", ["x", "Exception"]]).encode(value))
+        codec.Decoder(lambda tag, item: None).decode(codec.parse(sent))
+
+
 @pytest.mark.parametrize("value", [_nested(codec.MAX_DEPTH + 1), "x" * (codec.MAX_STR + 1), 1 << (codec.MAX_INT_BITS + 1),
                                    list(range(codec.MAX_ITEMS + 1)), object(), 1j],
                          ids=["deep", "long str", "long int", "many items", "object", "complex"])
@@ -580,3 +762,30 @@ def test_what_is_over_a_bound_or_not_plain_goes_to_the_other_side(value):
 def test_the_decoder_refuses_what_is_not_in_its_forms(frame):
     with pytest.raises(codec.Malformed):
         _decode(frame)
+
+
+def test_a_peer_that_answered_and_left_before_the_other_end_opened_is_still_heard(tmp_path):
+    """A server whose module fails at import answers and exits at once, maybe before the test
+    process opens its write end: the test process still reads the answer, then the end,
+    never waits out its start bound as if the server had never started."""
+    to_peer, from_peer = str(tmp_path / "to-peer"), str(tmp_path / "from-peer")
+    os.mkfifo(to_peer)
+    os.mkfifo(from_peer)
+
+    def peer() -> None:
+        os.close(os.open(to_peer, os.O_RDONLY | os.O_NONBLOCK))  # its read end, open and closed: it is gone
+        with open(from_peer, "wb") as out:  # waits for the test process's read end
+            out.write(b'["e",0,"it failed"]\n')
+
+    thread = threading.Thread(target=peer)
+    thread.start()
+    started = time.monotonic()
+    read_fd, write_fd = wire.meet(from_peer, to_peer, time.monotonic() + 10)
+    thread.join()
+    reader = wire.Reader(read_fd)
+    assert reader.frame(time.monotonic() + 5) == b'["e",0,"it failed"]'
+    with pytest.raises(wire.Closed):
+        reader.frame(time.monotonic() + 5)
+    assert time.monotonic() - started < 5
+    os.close(read_fd)
+    os.close(write_fd)

@@ -8,7 +8,8 @@ decides whether a value is right; it can only produce values.
     run_probe(task, files, session, test_unit=None)
                                    the task's own tests as the cases, every assertion's
                                    operands recorded (the recording Catch2 stand-in)
-    stream.read_stream / schema    the stream read strictly, every record held to the
+    probe/stream.read_stream, schema
+                                   the stream read strictly, every record held to the
                                    shapes an honest probe writes, within bounds
     compare.call_matches           a candidate's call record against the reference's
 
@@ -18,7 +19,6 @@ expected values of tests from the reference)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Literal, Mapping, Sequence
 
 from ....errors import BadInput
@@ -26,34 +26,8 @@ from ....sandbox import Sandbox, SandboxSession, make_sandbox
 from ....task import Task
 from .calls import driver_source, parse_call, test_unit
 from .cases import case_name, case_record, is_case
-from .run import ProbeRun, ProbeStatus, run_probe, runtime_hash
-
-
-@dataclass
-class Observation:
-    """What calls observed: per run, per call, the call's record (None for a call the
-    stream did not reach)."""
-
-    status: ProbeStatus
-    reason: str | None
-    runs: list[list[dict[str, Any] | None]] = field(default_factory=list)
-    probe: ProbeRun | None = None
-
-    @property
-    def values(self) -> list[dict[str, Any] | None]:
-        return self.runs[0] if self.runs else []
-
-
-def call_records(run: ProbeRun, calls: int) -> list[list[dict[str, Any] | None]]:
-    """Each run's record per call: a call's case holds exactly one record."""
-    out = []
-    for stream in run.streams:
-        values: list[dict[str, Any] | None] = [None] * calls
-        for i, case in enumerate(stream.cases[:calls]):
-            if case.ended and len(case.records) == 1:
-                values[i] = case.records[0]
-        out.append(values)
-    return out
+from .run import run_probe, runtime_hash
+from ....probe.result import Observation, ProbeRun, call_records
 
 
 def case_records(run: ProbeRun, calls: Sequence[str]) -> list[list[dict[str, Any] | None]]:
@@ -89,5 +63,5 @@ def observe(task: Task, files: Mapping[str, bytes], calls: Sequence[str], *, ses
     return Observation(run.status, run.reason, values, run)
 
 
-__all__ = ["Observation", "ProbeRun", "ProbeStatus", "call_records", "case_records", "driver_source", "is_case",
+__all__ = ["Observation", "call_records", "case_records", "driver_source", "is_case",
            "observe", "parse_call", "run_probe", "runtime_hash", "test_unit"]

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import os
 import shlex
-from dataclasses import dataclass, field, replace
-from typing import Literal, Mapping
+from dataclasses import replace
+from typing import Mapping
 
 from ....fs import read_files
 from ....hashing import hash_files
@@ -27,16 +27,14 @@ from ....task import Task
 from ..testrun import BuildTree, clean_log
 from ....staging import signal_name, stage_files
 from .build import build_probe
+from ....probe.result import ProbeRun
 from ....probe.schema import RecordKind
-from .stream import ProbeStream, read_stream
+from ....probe.stream import read_stream
 
 RUNTIME_DIR = ".harness-probe"
 PROBE_ROOT = "probe"
 RECORDS_KEEP = 4 * 1024 * 1024   # far more than a probe of any task writes
 OUTPUT_KEEP = 16 * 1024          # the program's own output, for people
-
-ProbeStatus = Literal["ok", "compile_error", "timeout", "crash", "incomplete", "forged"]
-
 
 def runtime_files() -> dict[str, bytes]:
     """The probe runtime as staged: the stand-in header tree and the probe main."""
@@ -45,21 +43,6 @@ def runtime_files() -> dict[str, bytes]:
 
 def runtime_hash() -> str:
     return hash_files(runtime_files())
-
-
-@dataclass
-class ProbeRun:
-    """One candidate's probe: the stream of each run, or why there is none."""
-
-    status: ProbeStatus
-    reason: str | None = None
-    streams: list[ProbeStream] = field(default_factory=list)
-    tampered: list[str] = field(default_factory=list)
-    build_log: str | None = None
-    output: str | None = None       # the program's own stdout and stderr (first run)
-    exit_code: int | None = None
-    build_seconds: float = 0.0
-    run_seconds: float = 0.0
 
 
 def probe_tree(task: Task, session: SandboxSession) -> BuildTree:

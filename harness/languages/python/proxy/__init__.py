@@ -13,9 +13,11 @@ What crosses, and how:
 - None, bool, int (about 4,200 digits), float, str and bytes (10**6 each), range, list,
   tuple, dict, set and frozenset (64 deep, 100,000 values a message) cross as values; the
   standard library's OrderedDict, defaultdict and Counter arrive as dicts. Anything else,
-  or over a bound, stays in the candidate's process and arrives as a handle.
+  or over a bound, stays in the candidate's process and arrives as a handle (so do the
+  arguments of a call to a lent callable, below, that are too large for one frame).
 - A class arrives as a proxy class, one per class, with proxy bases that mirror the
-  candidate's, so `isinstance(x, Cls)` and `pytest.raises(CustomError)` hold; calling it
+  candidate's (16 deep and 16 wide; past that an exception's nearest builtin base), so
+  `isinstance(x, Cls)` and `pytest.raises(CustomError)` hold; calling it
   constructs there; its objects' attributes, methods, operators, `len`, `iter`/`next`
   (generators and iterators, one call an item), `in`, indexing, `hash`, `str`, `repr` and
   `with` are calls there. The same object arrives as the same proxy, so `is` holds.
@@ -34,6 +36,10 @@ What crosses, and how:
 Equality: a handle never equals a plain value here (`assert f() == 5` is False if `f`
 returned an object of the candidate's, whatever its `__eq__`); two handles compare by the
 candidate's own rule, computed in its process and returned as a bool (clock, custom-set).
+
+Each side gives a message room on its stack (wire.Room): a candidate that recursed to its
+limit through a lent callable gets its RecursionError as in one process, and the two sides
+stay in step.
 
 When there is no answer: the server's death, a call over its time bound
 (`call_timeout_s`), or the session's total time spent (`total_timeout_s`, which bounds a

@@ -22,13 +22,12 @@ from typing import Any
 
 from . import codec, frames, wire
 from .ops import OPS
-from .proxies import CallTimeout, Forged, ProxyError, RemoteMeta, RemoteObject, ServerGone, dunder, ref
+from .proxies import CallTimeout, Forged, NotStarted, ProxyError, RemoteMeta, RemoteObject, ServerGone, dunder, ref
 
 # pytest leaves this module's frames out of a failure's traceback: a reader sees the test's line
 # and the candidate's exception, as in one process.
 __tracebackhide__ = True
 
-_CLASS_DEPTH = 16         # classes above a class, as its bases name them
 # What the candidate may ask of an object the test sent it (server._TestObject): uses, not
 # changes; and of its attributes only the public ones (`get` of `_name` is an AttributeError).
 _LENT_OPS = frozenset(("call", "get", "iter", "next", "enter", "exit", "len", "getitem", "contains", "str", "repr",
@@ -88,6 +87,7 @@ class Session:
         self.lent_ids: dict[int, int] = {}
         self.pending: list[int] = []
         self.lock = threading.RLock()  # reentrant: a call back runs on the thread that waits
+        self.room = wire.Room()
         self.seq = 0
         self.server_seq = 0
         self.deadline = time.monotonic() + float(config["start_timeout_s"])
@@ -97,7 +97,7 @@ class Session:
             try:
                 read_fd, write_fd = wire.meet(from_server, to_server, self.deadline)
             except wire.TimedOut:
-                raise ServerGone(f"the candidate's process did not start within {config['start_timeout_s']:g} s") from None
+                raise NotStarted(f"the candidate's process did not start within {config['start_timeout_s']:g} s") from None
             except wire.Closed as exc:
                 raise ServerGone(f"the candidate's process could not be reached: {exc}") from None
         else:
@@ -115,7 +115,7 @@ class Session:
     # -- requests ------------------------------------------------------------------------
 
     def request(self, op: str, *operands: Any) -> Any:
-        with self.lock:  # a test's threads take turns: frames of one call never interleave with another's
+        with self.lock, self.room:  # a test's threads take turns: frames of one call never interleave with another's
             return self._request(op, operands)
 
     def _request(self, op: str, operands: tuple) -> Any:
@@ -320,13 +320,13 @@ class Session:
     def _class(self, item: Any, depth: int) -> type:
         """The proxy class of a class item: a builtin exception by name, or a class of the
         candidate's process (made once, so that `isinstance` and `pytest.raises` hold)."""
-        if depth > _CLASS_DEPTH or type(item) is not list or not item:
+        if depth > codec.MAX_CLASS_DEPTH or type(item) is not list or not item:
             raise codec.Malformed("a class not in its form")
         if item[0] == "x" and len(item) == 2 and type(item[1]) is str:
             return _builtin_exception(item[1])
         if not (item[0] == "h" and len(item) == 5 and type(item[1]) is int and 0 < item[1] < 1 << 53
                 and item[2] == "c" and type(item[3]) is str and len(item[3]) <= codec.MAX_NAME
-                and type(item[4]) is list and len(item[4]) <= _CLASS_DEPTH):
+                and type(item[4]) is list and len(item[4]) <= codec.MAX_CLASS_DEPTH):
             raise codec.Malformed("a class's handle not in its form")
         known = self.classes.get(item[1])
         if known is not None:

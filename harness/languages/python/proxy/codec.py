@@ -27,6 +27,7 @@ MAX_ITEMS = 100_000               # values in one message
 MAX_STR = 1_000_000               # characters of a str, bytes of a bytes
 MAX_INT_BITS = 14_000             # about 4,200 digits, under Python's own 4,300 for str(int)
 MAX_NAME = 256                    # characters of a class's name
+MAX_CLASS_DEPTH = 16              # classes above a class, as its bases name them, and bases of one class
 
 _INT = re.compile(r"-?[0-9]{1,4300}\Z")
 _FLOAT = re.compile(r"-?(?:inf|nan|[0-9]{1,20}(?:\.[0-9]{1,20})?(?:e[+-][0-9]{1,3})?)\Z")
@@ -67,7 +68,8 @@ class Encoder:
             ends = (value.start, value.stop, value.step)
             return ["r", *map(str, ends)] if max(abs(e).bit_length() for e in ends) <= MAX_INT_BITS else self.other(value)
         if kind in _CONTAINERS or kind in _DICTS:
-            if depth >= MAX_DEPTH or len(value) >= self.budget:
+            # a dict's entry is two values, its key and its value: the decoder counts both
+            if depth >= MAX_DEPTH or len(value) * (1 if kind in _CONTAINERS else 2) >= self.budget:
                 return self.other(value)
             if kind in _CONTAINERS:
                 return [_CONTAINERS[kind], [self.encode(item, depth + 1) for item in value]]

@@ -18,6 +18,7 @@ from __future__ import annotations
 import keyword
 import linecache
 import os
+import re
 import sys
 import types
 from typing import Any
@@ -31,6 +32,9 @@ MAX_LINE = 10_000_000
 MAX_SOURCE = 1 << 20
 _CO_VARARGS, _CO_VARKEYWORDS = 0x04, 0x08
 _GETFRAME = "__harness_getframe__"  # the one name a rebuilt frame uses besides its arguments
+# The argument a comprehension's or a generator expression's code gets (its iterator): pytest
+# shows it as `.0 = <list_iterator object at ...>`.
+_IMPLICIT = re.compile(r"\.[0-9]{1,3}")
 
 
 def listed(tb: types.TracebackType | None, hidden: tuple[str, ...]) -> list:
@@ -42,7 +46,7 @@ def listed(tb: types.TracebackType | None, hidden: tuple[str, ...]) -> list:
         if not code.co_filename.startswith(hidden):
             # The names pytest shows (_pytest._code.Code.getargs(var=True), flags added as it adds them).
             count = code.co_argcount + (code.co_flags & _CO_VARARGS) + (code.co_flags & _CO_VARKEYWORDS)
-            args = []
+            args: dict[str, str] = {}
             for name in code.co_varnames[:min(count, MAX_ARGS)]:
                 try:
                     shown = repr(tb.tb_frame.f_locals[name])
@@ -50,8 +54,13 @@ def listed(tb: types.TracebackType | None, hidden: tuple[str, ...]) -> list:
                     continue
                 # pytest shows a long repr's head and tail (saferepr): both kept.
                 half = MAX_REPR // 2
-                args.append([str(name)[:MAX_NAME], shown if len(shown) <= MAX_REPR else shown[:half] + shown[-half:]])
-            frames.append([code.co_filename[:MAX_PATH], tb.tb_lineno, code.co_firstlineno, code.co_name[:MAX_NAME], args])
+                args.setdefault(name[:MAX_NAME], shown if len(shown) <= MAX_REPR else shown[:half] + shown[-half:])
+            # Within well_formed's bounds whatever the code object says (a line of None where it
+            # has no line, a first line after it, a file named ""), so that no honest frame is refused.
+            line = tb.tb_lineno if type(tb.tb_lineno) is int and 0 < tb.tb_lineno <= MAX_LINE else code.co_firstlineno
+            line = line if 0 < line <= MAX_LINE else 1
+            frames.append([code.co_filename[:MAX_PATH] or "?", line, min(max(code.co_firstlineno, 1), line),
+                           code.co_name[:MAX_NAME], [list(arg) for arg in args.items()]])
         tb = tb.tb_next
     return frames
 
@@ -59,8 +68,8 @@ def listed(tb: types.TracebackType | None, hidden: tuple[str, ...]) -> list:
 def well_formed(frames: Any) -> bool:
     """Whether `frames` (from the candidate's process) is a list `listed` can make."""
     def arg(a: Any) -> bool:
-        return (type(a) is list and len(a) == 2 and type(a[0]) is str and a[0].isidentifier()
-                and not keyword.iskeyword(a[0]) and a[0] != _GETFRAME and len(a[0]) <= MAX_NAME
+        return (type(a) is list and len(a) == 2 and type(a[0]) is str and len(a[0]) <= MAX_NAME
+                and (a[0].isidentifier() and not keyword.iskeyword(a[0]) or _IMPLICIT.fullmatch(a[0]) is not None)
                 and type(a[1]) is str and len(a[1]) <= MAX_REPR)
 
     def frame(f: Any) -> bool:
@@ -103,12 +112,13 @@ def _candidate_source(candidate_dir: str, rel: str) -> list[str] | None:
 def _frame(path: str, first: int, name: str, args: list) -> types.FrameType:
     """A finished frame of a code object named `name`, in `path` from line `first`, whose
     arguments are `args`' names bound to their shown values."""
-    names = [a[0] for a in args]
-    source = f"def _({', '.join(names)}):\n    return {_GETFRAME}()\n"
+    # Compiled with placeholders, then named: `.0` is no name a source can spell.
+    source = f"def _({', '.join(f'a{i}' for i in range(len(args)))}):\n    return {_GETFRAME}()\n"
     outer = compile(source, path, "exec")
     code = next(c for c in outer.co_consts if isinstance(c, types.CodeType))
-    code = code.replace(co_name=name, co_qualname=name, co_firstlineno=first) if sys.version_info >= (3, 11) \
-        else code.replace(co_name=name, co_firstlineno=first)
+    names = tuple(a[0] for a in args)
+    code = code.replace(co_name=name, co_qualname=name, co_firstlineno=first, co_varnames=names) \
+        if sys.version_info >= (3, 11) else code.replace(co_name=name, co_firstlineno=first, co_varnames=names)
     function = types.FunctionType(code, {_GETFRAME: sys._getframe, "__builtins__": {}})
     return function(*(_Shown(a[1]) for a in args))
 

@@ -27,6 +27,11 @@ class ServerGone(ProxyError):
     """The candidate's process died, or was ended after a timeout or a forgery."""
 
 
+class NotStarted(ServerGone):
+    """The candidate's process never met the test process: none of its code ran (a sandbox
+    too slow to start it, never the candidate's doing)."""
+
+
 class CallTimeout(ProxyError):
     """No answer within the call's time bound; the candidate's process is ended."""
 

@@ -28,14 +28,15 @@ _HIDDEN = (os.path.dirname(os.path.abspath(__file__)) + os.sep, "<frozen importl
 
 _exit = os._exit
 _import = importlib.import_module
+# The builtin exceptions, as the test process knows them by name: taken before the candidate's
+# module is imported, which may put an exception of its own into builtins.
+_BUILTIN_EXCEPTIONS = {name: value for name, value in vars(builtins).items()
+                       if isinstance(value, type) and issubclass(value, BaseException)}
 
 
 def _builtin_exception(cls: Any) -> str | None:
     name = getattr(cls, "__name__", None)
-    if type(name) is str and getattr(builtins, name, None) is cls and isinstance(cls, type) \
-            and issubclass(cls, BaseException):
-        return name
-    return None
+    return name if type(name) is str and _BUILTIN_EXCEPTIONS.get(name) is cls else None
 
 
 class _TestObject:
@@ -73,20 +74,28 @@ class Server:
         self.ids: dict[int, int] = {}
         self.test_objects: dict[int, _TestObject] = {}
         self.seq = 0
+        self.room = wire.Room()
+        self.lock = threading.RLock()  # reentrant: a call back's request is made on the thread that waits
 
-    def handle(self, obj: Any) -> list:
+    def handle(self, obj: Any, depth: int = 0) -> list:
+        """A reference to `obj`: an object's names its class, a class's its bases, as many and
+        as deep as the test process reads them (codec.MAX_CLASS_DEPTH)."""
         hid = self.ids.get(id(obj))
         if hid is None:
             hid = self.ids[id(obj)] = len(self.objects) + 1
             self.objects[hid] = obj
         if isinstance(obj, type):
-            bases = [self.class_item(b) for b in obj.__bases__ if b is not object]
+            if depth < codec.MAX_CLASS_DEPTH - 1:
+                above = [b for b in obj.__bases__ if b is not object][: codec.MAX_CLASS_DEPTH]
+            else:  # an exception's stays one, of its nearest builtin's class
+                above = [b for b in obj.__mro__ if _builtin_exception(b)][:1]
+            bases = [self.class_item(b, depth + 1) for b in above]
             return ["h", hid, "c", str(obj.__name__)[: codec.MAX_NAME], bases]
-        return ["h", hid, "o", self.class_item(type(obj))]
+        return ["h", hid, "o", self.class_item(type(obj), depth + 1)]
 
-    def class_item(self, cls: type) -> list:
+    def class_item(self, cls: type, depth: int = 0) -> list:
         name = _builtin_exception(cls)
-        return ["x", name] if name else self.handle(cls)
+        return ["x", name] if name else self.handle(cls, depth)
 
     def other(self, value: Any) -> list:
         if type(value) is _TestObject and value._server is self:
@@ -96,14 +105,21 @@ class Server:
     def encode(self, value: Any) -> Any:
         return codec.Encoder(self.other).encode(value)
 
+    def references(self, value: Any) -> list:
+        """A request's operand as a reference, a call's arguments and keywords each one."""
+        if type(value) is tuple:
+            return ["t", [self.other(item) for item in value]]
+        if type(value) is dict:
+            return ["d", [[["s", key], self.other(item)] for key, item in value.items()]]
+        return self.other(value)
+
     def resolve(self, tag: str, item: list) -> Any:
         if tag == "h":
             return self.objects[item[1]]
         if tag == "c":
             return self.test_objects.setdefault(item[1], _TestObject(self, item[1]))
         if tag == "x":
-            cls = getattr(builtins, item[1], Exception)
-            return cls if _builtin_exception(cls) else Exception
+            return _BUILTIN_EXCEPTIONS.get(item[1], Exception)
         cls = self.resolve(item[1][0], item[1])
         args = self.decode(item[2])
         try:
@@ -125,6 +141,8 @@ class Server:
             args = ["t", []]
         if len(codec.dump(args)) > codec.MAX_FRAME // 2:
             args = ["t", [self.handle(exc.args)]]
+        if len(codec.dump(listed)) > codec.MAX_FRAME // 4:  # arguments whose reprs escape to many bytes each
+            listed = []
         return ["E", self.class_item(type(exc)), args, listed]
 
     def send(self, message: list) -> None:
@@ -158,12 +176,18 @@ class Server:
     def ask(self, op: str, *operands: Any) -> Any:
         """A request of the test process, about one of its objects; the requests it makes
         meanwhile are answered first."""
-        self.seq += 1
-        self.send(["q", self.seq, op, self.encode(operands)])
-        kind, _, value = self.wait(self.seq)
+        with self.lock, self.room:  # the candidate's threads take turns, as the test's do
+            seq = self.seq + 1
+            frame = codec.dump(["q", seq, op, self.encode(operands)])
+            if len(frame) > codec.MAX_FRAME:  # too large as data: the arguments as handles
+                frame = codec.dump(["q", seq, op, ["t", [self.references(v) for v in operands]]])
+            wire.write(self.write_fd, frame, None)
+            self.seq = seq  # once sent: a request its own code could not make took no number
+            kind, _, value = self.wait(seq)
+            outcome = self.resolve("E", value) if kind == "e" else self.decode(value)
         if kind == "e":
-            raise self.resolve("E", value)
-        return self.decode(value)
+            raise outcome
+        return outcome
 
 
 def _ends(read: str, write: str) -> tuple[int, int]:
@@ -191,8 +215,6 @@ def main(argv: list[str]) -> None:
         loaded = _import(module)
     except BaseException as exc:
         server.send(["e", 0, server.exception(exc)])
-        # Not gone at once: a test process still meeting its pipes (wire.meet) would find no
-        # reader of its write end, and wait out its start bound instead of reading this.
-        server.wait(None)
+        _exit(0)
     server.send(["r", 0, server.encode(loaded)])
     server.wait(None)

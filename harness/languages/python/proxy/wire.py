@@ -7,11 +7,51 @@ from __future__ import annotations
 import errno
 import os
 import select
+import sys
 import time
 
 from .codec import MAX_FRAME, Malformed
 
 _CHUNK = 1 << 16
+
+
+# Levels of Python's stack a message needs of its own, written and its answer read: JSON's
+# parser takes one a level (three a level of a dict: about 200 for the codec's 64), the
+# codec two or three a level, the pipe's calls a few.
+ROOM = 500
+
+
+class Room:
+    """`with room:` (one a side) a message is written and its answer read with room on the
+    stack, so that a side that recursed to its limit (an infinite recursion through a
+    callable the test lent the candidate) never stops between the two, which would leave the
+    sides out of step; its own code still raises the RecursionError it would in one process.
+
+    The outermost message raises the recursion limit by ROOM, and lowers it after: from a
+    depth two frames under the limit, which it checks first, as lowering a limit to the
+    depth it is lowered at fails. One sent while another waits (a call back's) raises
+    nothing, so that calls going back and forth for ever cannot raise it without bound: it
+    must find ROOM // 2 frames left. Either check is a RecursionError before anything is sent."""
+
+    def __init__(self) -> None:
+        self.open = 0
+        self.limit = 0
+
+    def __enter__(self) -> None:
+        _deeper(ROOM // 2 if self.open else 1)
+        if not self.open:
+            self.limit = sys.getrecursionlimit()
+            sys.setrecursionlimit(self.limit + ROOM)
+        self.open += 1
+
+    def __exit__(self, *info: object) -> None:
+        self.open -= 1
+        if not self.open:
+            sys.setrecursionlimit(self.limit)
+
+
+def _deeper(frames: int) -> int:
+    return _deeper(frames - 1) if frames else 0
 
 
 class Closed(Exception):
@@ -70,21 +110,36 @@ def write(fd: int, data: bytes, deadline: float | None) -> None:
         view = view[done:]
 
 
+def _open_writer(path: str) -> int | None:
+    """A named pipe's write end, or None while it has no reader."""
+    try:
+        return os.open(path, os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        if exc.errno != errno.ENXIO:  # ENXIO: no reader
+            raise Closed(str(exc)) from None
+    return None
+
+
 def meet(read_path: str, write_path: str, deadline: float | None) -> tuple[int, int]:
     """The ends of two named pipes that the peer opens the other way round: (read, write).
     Nothing blocks: the read end opens at once, and the write end as soon as the peer has
     its read end open (before the deadline, or TimedOut), which each side opens first. A
     read end that no writer has opened yet waits for one (Linux reports no end of stream
-    before a first writer), and sees the end at once when its writer dies."""
+    before a first writer), and sees the end at once when its writer dies. A peer that came
+    and went before this side's write end opened (a server whose module failed at import
+    answers and exits at once) left its answer, or its end, on the read end: the write end
+    is then the null device, and the reader finds what the peer said, then the end."""
     read_fd = os.open(read_path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     try:
         while True:
-            try:
-                write_fd = os.open(write_path, os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+            # The peer opens its read end before it writes: once it has written (or come and
+            # gone), a write end that still finds no reader finds no peer.
+            said = bool(select.select([read_fd], [], [], 0)[0])
+            write_fd = _open_writer(write_path)
+            if write_fd is None and said:
+                write_fd = os.open(os.devnull, os.O_WRONLY | os.O_CLOEXEC)
+            if write_fd is not None:
                 break
-            except OSError as exc:
-                if exc.errno != errno.ENXIO:  # ENXIO: no reader yet
-                    raise Closed(str(exc)) from None
             if deadline is not None and time.monotonic() > deadline:
                 raise TimedOut
             time.sleep(0.002)

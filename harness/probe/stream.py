@@ -1,5 +1,7 @@
-"""Reading a probe's stream: the framed records a probe program writes on its fd 4
-(harness/languages/cpp/probe/assets/include/harness_probe.hpp has the format). The reader is strict:
+"""Reading a probe's stream: the framed records a probe writes, in every language (a C++
+probe program on its fd 4, harness/languages/cpp/probe/assets/include/harness_probe.hpp
+has the format; Python's driver to a file only the builder reads,
+languages/python/probe/runtime.py). The reader is strict:
 every case and record must come in order, each exactly once, with the counts the frames
 declare, each record within the schema (schema.py), and nothing may follow the final line.
 What precedes the first fault is kept; the fault says why the stream is not complete.
@@ -15,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ....probe.schema import MAX_STRING, Forged, RecordKind, read_record
+from .schema import MAX_STRING, Forged, RecordKind, read_record
 
 _HEADER = re.compile(rb"probe 1 (\d{1,9})")
 _CASE = re.compile(rb"case (\d{1,9}) ((?:[0-9a-f]{2}){0,%d})" % MAX_STRING)
