@@ -33,19 +33,19 @@ import re
 import secrets
 import shlex
 import threading
-import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, Mapping
 
 from ...errors import SandboxUnavailable, SuiteBroken
-from ...records import Status, TestCaseResult, TestReport
+from ...records import Status, TestReport
 from ...sandbox.base import ExecResult, Role, SandboxSession
 from ...sandbox.capture import Captured, Kept, leave_nothing, read_back, read_captured
 from ...staging import signal_name, stage_files
 from ...task import Task
-from .cases import PytestCase, task_cases
+from .cases import task_cases
 from .inprocess import runs_in_process
+from .junit import parse_junit
 from .proxy.client import server_argv
 from .proxy.install import PACKAGE, ProxyConfig, proxy_files, verdict_of
 from .screen import screen
@@ -57,7 +57,6 @@ _PROXY_STAGED = ".python-proxy"  # the proxy's files, staged beside the task's (
 # pytest's own line about the report file, which Aider's run (no --junitxml) never prints.
 _JUNIT_LINE = re.compile(r"^-+ generated xml file: .* -+\n", re.M)
 _TIMING = re.compile(r"\bin \d+\.\d+s\b")  # what Aider's cleanup_test_output removes
-_MESSAGE_CAP = 8000
 # How long the servers' exec may outlive the test run before another exec ends it: an
 # honest server exits as soon as the test process closes its end.
 _SERVER_GRACE_S = 2.0
@@ -400,43 +399,6 @@ def exercise_paths(text: str, task: Task, session: SandboxSession) -> str:
     for folder in (where.tests, where.candidate, where.proxy):
         text = text.replace(folder, task.slug)
     return text
-
-
-def parse_junit(xml: bytes, declared: Mapping[str, PytestCase]) -> tuple[list[TestCaseResult], str | None]:
-    """The test cases of pytest's junit XML, named by node id; (cases, why it cannot be read)."""
-    if not xml.strip():
-        return [], "pytest wrote no report"
-    try:
-        root = ET.fromstring(xml)
-    except ET.ParseError as exc:
-        return [], f"pytest's report does not parse ({exc})"
-    files = {PurePosixPath(c.split("::")[0]).with_suffix("").as_posix().replace("/", "."): c.split("::")[0]
-             for c in declared}
-    cases = []
-    for case in root.iter("testcase"):
-        name = _node_id(case.get("classname", ""), case.get("name", ""), files)
-        status, message = Status.passed, None
-        for child in case:
-            if child.tag in ("failure", "error", "skipped"):
-                status = Status.error if child.tag == "error" else Status.failed
-                message = (child.get("message") or "") + ("\n" + child.text if child.text else "")
-                message = message.strip()[:_MESSAGE_CAP] or child.tag
-                break
-        out = "".join(c.text or "" for c in case if c.tag in ("system-out", "system-err")).strip()
-        task_id = declared[name].task_id if name in declared else None
-        tags = [f"task_{task_id}"] if task_id is not None else []
-        cases.append(TestCaseResult(name=name, status=status, message=message, output=out[:_MESSAGE_CAP] or None,
-                                    tags=tags))
-    return cases, None
-
-
-def _node_id(classname: str, name: str, files: Mapping[str, str]) -> str:
-    """pytest's node id from junit's classname (`module.Class`) and name."""
-    for module, file in files.items():
-        if classname == module or classname.startswith(module + "."):
-            rest = classname[len(module) + 1:]
-            return "::".join([file, *([rest.replace(".", "::")] if rest else []), name])
-    return f"{classname}::{name}" if classname else name
 
 
 def drop_build(task: Task, session: SandboxSession) -> None:
