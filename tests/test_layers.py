@@ -25,6 +25,7 @@ FLOORS: tuple[tuple[bool, tuple[str, ...]], ...] = (
              "languages.cpp.cmake",
              "languages.cpp.probe", "languages.cpp.fill", "languages.python.fill",
              "languages.python.cases", "languages.python.inprocess", "languages.python.language", "languages.python.testrun",
+             "languages.python.warm", "languages.python.junit",
              "languages.python.probe",
              "suite_validation", "verify", "probe", "gold", "mutant_model", "kinds.base", "exercism_results",
              "schemas")),     # schemas: the records on disk and Exercism's results.json

@@ -107,6 +107,9 @@ class SandboxSession(ABC):
     # The builder's uid, which owns the staged sources (folders 0700, files 0600) so that
     # the runner cannot read them; None where the harness cannot give files away (not root).
     source_owner: int | None = None
+    # Whether a builder's process may outlive its command and be kept from trial to trial
+    # (`kept`): false where every command's processes end with it.
+    keeps_processes: bool = False
 
     def __init__(self, sandbox: "Sandbox"):
         self.sandbox = sandbox
@@ -120,6 +123,11 @@ class SandboxSession(ABC):
         # Whether the runner may have left processes or files: false after a run that
         # ended them itself (sandbox/capture.py), so `reset` need not do it again.
         self.runner_dirty = False
+        # Builder's processes the harness started to outlive their command and keeps warm
+        # from trial to trial (a Python round's pytest, languages/python/warm.py): their pid
+        # inside the sandbox, by name. `reset` leaves them, as it leaves no candidate's
+        # process; a new container has none; the builder's emptying checks each is alive.
+        self.kept: dict[str, int] = {}
 
     def stage(self, subdir: str, files: Mapping[str, bytes]) -> None:
         """Make `staging/subdir` hold exactly `files`. Unchanged files keep their

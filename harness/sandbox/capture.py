@@ -39,11 +39,14 @@ class Kept:
 
 @dataclass
 class Captured:
-    """What came back: the program's exit status, each file's first bytes and its size."""
+    """What came back: the program's exit status, each file's first bytes and its size,
+    and what the exec printed before the files (the script's own lines, and whatever the
+    program printed on the exec's output rather than in its files)."""
 
     exit_code: int | None
     contents: list[bytes]
     sizes: list[int]
+    preamble: bytes = b""
 
     def truncated(self, i: int) -> bool:
         return self.sizes[i] > len(self.contents[i])
@@ -151,4 +154,4 @@ def read_captured(output: bytes, files: Sequence[Kept]) -> Captured | None:
     for k in reversed(kept):
         contents.append(body[end - k:end])
         end -= k
-    return Captured(exit_code=code, contents=contents[::-1], sizes=sizes)
+    return Captured(exit_code=code, contents=contents[::-1], sizes=sizes, preamble=body[:end])

@@ -13,7 +13,7 @@ import threading
 import time
 import uuid
 from pathlib import PurePosixPath
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterable
 
 from ..errors import SandboxUnavailable
 from ..languages.cpp.catch_pch import FACTS_DIR, PchFacts
@@ -32,13 +32,28 @@ _UIDS = {Role.builder: f"{_BUILDER_UID}:{_BUILDER_UID}", Role.runner: "1002:1002
 # can reach and run the test binary by its name, and read nothing the builder made, no
 # object, no CMake file, no listing of a folder.
 _BUILDER_UMASK = "umask 066"
-# What the builder does to make a used container as good as new: empty the build tree and
-# /tmp, and check that nothing is left, no file and no process but the container's init
-# and the shell itself. An orphan the candidate made stays a zombie (init is `sleep`, which
-# reaps nothing) and would hold one of the container's process slots.
-# (The count is a function's arguments: the shell's own are the command it runs next.)
-_EMPTY_BUILDER = ("find /build /tmp -mindepth 1 -delete 2>/dev/null; two() { [ $# -eq 2 ]; }; "
-                  "[ -z \"$(find /build /tmp -mindepth 1 -print -quit)\" ] && two /proc/[0-9]*")
+
+
+def _empty_builder(kept: Iterable[int]) -> str:
+    """Shell the builder runs to make a used container as good as new: empty the build tree
+    and /tmp, and check that nothing is left, no file and no process of the builder's but
+    the shell itself and the processes the session keeps (`SandboxSession.kept`), each
+    alive (an orphan stays a zombie: init is `sleep`, which reaps nothing, and a zombie
+    holds one of the container's process slots and its pid for good). The runner's
+    processes are its own check's (`runner_alone`, after every command of the runner's):
+    counting only the builder's lets a runner's command run beside this one (a Python
+    round's servers wait there for its pipes). The build tree's own folder is made 0711
+    first: the image's /build, whose mode a tmpfs takes over, lets the runner list it, and
+    a runner's command may come before this one. (`-O`: owned by this user; every test is a
+    builtin, so the shell starts no process.)"""
+    spared = "".join(f"|/proc/{pid}" for pid in kept)
+    alive = "".join(f"read -r _ _ s _ </proc/{pid}/stat && case $s in [RSD]) ;; *) alone= ;; esac || alone=; "
+                    for pid in kept)
+    return ("chmod 711 /build && find /build /tmp -mindepth 1 -delete 2>/dev/null; alone=1; "
+            f"for p in /proc/[0-9]*; do case $p in /proc/$${spared}) ;; *) ! [ -O \"$p\" ] || alone= ;; esac; done; "
+            f"{alive}[ -z \"$(find /build /tmp -mindepth 1 -print -quit)\" ] && [ -n \"$alone\" ]")
+
+
 _UNFIT = "@@harness: container unfit for reuse@@"
 
 
@@ -79,6 +94,7 @@ class DockerSession(SandboxSession):
     # Every place the runner can write (the root is read-only, /build and /pch the builder's).
     runner_spaces = ("/scratch", "/tmp", "/dev/shm", "/dev/mqueue")
     runner_ipc = True  # the container's IPC namespace outlives every exec
+    keeps_processes = True  # an exec's orphans live on with the container
 
     def __init__(self, sandbox: "DockerSandbox", label: str):
         super().__init__(sandbox)
@@ -92,7 +108,8 @@ class DockerSession(SandboxSession):
         # nothing of, where the harness (root) can give them to the builder's uid.
         self.source_owner = _BUILDER_UID if os.geteuid() == 0 else None
         self.session_id = uuid.uuid4().hex[:12]
-        # Set by `reset`: the builder's emptying is owed, and done by the next command.
+        # Set by `reset` and by a new container: the builder's emptying is owed, and done by
+        # the builder's next command.
         self._builder_dirty = False
         try:
             self._start()
@@ -147,10 +164,15 @@ class DockerSession(SandboxSession):
             raise SandboxUnavailable(f"sandbox image {self.sandbox.image} is missing: run `harness image build`") from None
         except docker.errors.APIError as exc:
             raise SandboxUnavailable(f"cannot start a sandbox container: {exc.explanation or exc}") from None
+        self._builder_dirty = True  # a new container's build tree is still the image's to list
+        self.kept.clear()
 
-    # Init (`sleep`) reaps nothing, so a process the runner left, killed, is still a zombie
-    # holding one of the container's process slots: only init and the checking shell may be.
-    runner_alone = "set -- /proc/[0-9]*; [ $# -eq 2 ]"
+    # Init (`sleep`, the runner's) reaps nothing, so a process the runner left, killed, is
+    # still a zombie holding one of the container's process slots: of the runner's, only init
+    # and the checking shell may be. The builder's are told apart by their owner, so a
+    # builder's command may still run (a Python round's test run reading back its files).
+    runner_alone = ("{ alone=1; for p in /proc/[0-9]*; do case $p in /proc/1|/proc/$$) ;; *) ! [ -O \"$p\" ] || alone= "
+                    ";; esac; done; [ -n \"$alone\" ]; }")
 
     def make_fit(self) -> None:
         self._restart()  # the only way to free the slots its zombies hold
@@ -159,22 +181,21 @@ class DockerSession(SandboxSession):
         self._remove()
         self.build_tree_lost()
         self._start()
-        self.runner_dirty = self._builder_dirty = False
+        self.runner_dirty = False
 
     def exec(self, argv: list[str], *, role: Role, timeout_s: float, cap: int | None = None,
              stdin: bytes | None = None) -> ExecResult:
-        if self._builder_dirty:
-            # The emptying owed since `reset` comes first, in the same exec when the command
-            # is the builder's (a reused session's first build costs no exec of its own).
+        if self._builder_dirty and role is Role.builder:
+            # The emptying owed since `reset` comes first, in the same exec (a reused
+            # session's first build costs no exec of its own). A runner's command before it
+            # reads nothing of the builder's and leaves it owed: the two may run side by side.
             self._builder_dirty = False
-            if role is Role.builder:
-                guarded = ["sh", "-c", f'{_EMPTY_BUILDER} || {{ echo "{_UNFIT}"; exit 125; }}; exec "$@"', "sh", *argv]
-                result = self._exec(guarded, role=role, timeout_s=timeout_s, cap=cap, stdin=stdin)
-                if not (result.exit_code == 125 and result.output.startswith(_UNFIT.encode())):
-                    return result
-                self._restart()
-            elif self._exec(["sh", "-c", _EMPTY_BUILDER], role=Role.builder, timeout_s=30).exit_code != 0:
-                self._restart()
+            empty = _empty_builder(self.kept.values())
+            guarded = ["sh", "-c", f'{empty} || {{ echo "{_UNFIT}"; exit 125; }}; exec "$@"', "sh", *argv]
+            result = self._exec(guarded, role=role, timeout_s=timeout_s, cap=cap, stdin=stdin)
+            if not (result.exit_code == 125 and result.output.startswith(_UNFIT.encode())):
+                return result
+            self._restart()
         return self._exec(argv, role=role, timeout_s=timeout_s, cap=cap, stdin=stdin)
 
     def _exec(self, argv: list[str], *, role: Role, timeout_s: float, cap: int | None = None,

@@ -14,7 +14,9 @@ answers, side by side in one invocation.
   --aider-repo DIR    an Aider source tree (its benchmark/benchmark.py is run as it is)
   --baseline-rev REV  this tree and REV (a git worktree, with REV's sandbox image) run the
                       same gold runs in turn, --rounds times (A/B/A/B, so a machine that gets
-                      busier weighs on both): whether a change made runs slower
+                      busier weighs on both): whether a change made runs slower; with
+                      --upstream and Aider's, Aider's benchmark runs in each round too (the
+                      three in an order that turns), beside both
   --aider-python PY   a Python with aider-chat and the benchmark's own requirements
                       (lox, typer, pandas, matplotlib, imgcat); Aider's benchmark runs its
                       C++ tests with /aider/benchmark/cpp-test.sh, the path its Docker image
@@ -34,7 +36,8 @@ first trial starts, throughput, and the load average the machine was under (thes
 are shared; a loaded machine inflates every figure). With --steps, the harness's own steps
 are timed as well (count, total, mean, max seconds): container start and removal, the
 agent chat's start (a driver's first one waits for its Aider import), its round, the
-sandbox session's hand-over, the build and the run, record writing.
+sandbox session's hand-over, the build and the run (C++), the test run beside the servers
+and the runner's end (Python), record writing.
 
 Aider's benchmark gets the same answers: a local OpenAI-compatible server that answers
 every request with the reference solution of the exercise whose files it names, through
@@ -102,6 +105,7 @@ def time_steps() -> dict[str, list[float]]:
     import harness.sandbox.docker as docker
     import harness.sandbox.pool as pool
     import harness.languages.cpp.testrun as testrun
+    import harness.languages.python.testrun as python_round
 
     times: dict[str, list[float]] = collections.defaultdict(list)
 
@@ -130,6 +134,8 @@ def time_steps() -> dict[str, list[float]]:
     wrap(pool.SessionLease, "close", "session given back")
     wrap(testrun, "_configure_and_build", "configure and build")
     wrap(testrun, "_run_binary", "test binary run and collect")
+    wrap(python_round, "_proxied_round", "Python: test run beside the servers")
+    wrap(python_round, "_end_runner", "Python: the runner's end, after the test run")
     wrap(run_package, "write_record", "record writing")  # the run's profile and contracts
     wrap(trial, "write_record", "record writing")
     return times
@@ -304,7 +310,9 @@ def print_row(b: dict) -> None:
 def versus(args, passed: list[str]) -> None:
     """This tree's gold runs against REV's, alternating: the medians of the rounds' walls and
     of the CPU seconds the run itself used (its containers, the engine, the harness and the
-    Aider drivers: what a shared machine's other work does not add to)."""
+    Aider drivers: what a shared machine's other work does not add to); with Aider's
+    benchmark (--upstream, --aider-repo, --aider-python), its wall each round as well, the
+    three in an order that turns, and its wall over each tree's."""
     def figures(tree: Path) -> dict[tuple[str, int], tuple[float, float]]:
         out = run_bench(tree, "bench_run.py", "--json", *passed)
         rows = json.loads(out[out.index("\n[") + 1:] if not out.startswith("[") else out)  # after what it said first
@@ -312,22 +320,45 @@ def versus(args, passed: list[str]) -> None:
                                                                 if k in ("containers", "engine", "harness", "drivers") and v))
                 for r in rows if r["harness"] == "harness run"}
 
-    ours: list[dict[tuple[str, int], tuple[float, float]]] = []
-    theirs: list[dict[tuple[str, int], tuple[float, float]]] = []
-    with revision(args.baseline_rev) as tree:
-        for _ in range(args.rounds):
-            ours.append(figures(ROOT))
-            theirs.append(figures(tree))
     rev = args.baseline_rev
-    print(f"{args.rounds} rounds, alternating; load average now {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores\n")
+    runs: dict[str, list[dict[tuple[str, int], tuple[float, float]]]] = {"this tree": [], rev: []}
+    load = os.getloadavg()[0]
+    with revision(rev) as tree, tempfile.TemporaryDirectory(prefix="bench-run-aider-") as tmp:
+        sides = [("this tree", lambda: figures(ROOT)), (rev, lambda: figures(tree))]
+        if args.upstream is not None and args.aider_repo is not None and args.aider_python is not None:
+            os.environ["HARNESS_STATE_DIR"] = str(Path(tmp) / "state")
+            from harness.suite import import_suite
+
+            tasks = import_suite(args.upstream, "upstream").select(args.tasks.split(",") if args.tasks else None)
+            runs["Aider's benchmark"] = []
+            sides.append(("Aider's benchmark", lambda: {
+                ("upstream", w): (aider_benchmark(args, tasks, w, Path(tempfile.mkdtemp(dir=tmp)))["total_s"], 0.0)
+                for w in (int(x) for x in args.workers.split(","))}))
+        for i in range(args.rounds):
+            for name, side in sides[i % len(sides):] + sides[:i % len(sides)]:
+                runs[name].append(side())
+                print(f"round {i + 1}, {name}: " + ", ".join(f"{k[0]} at {k[1]} workers {v[0]:.1f} s"
+                                                            for k, v in runs[name][-1].items())
+                      + f"; load average {os.getloadavg()[0]:.1f}", flush=True)
+    print(f"\n{args.rounds} rounds, in turn; load average {load:.1f} before, {os.getloadavg()[0]:.1f} after, "
+          f"on {os.cpu_count()} cores\n")
     print(f"| suite | workers | figure | this tree | {rev} | this / {rev} (median of per-round ratios) |")
     print("|---|---|---|---|---|---|")
+    ours, theirs = runs["this tree"], runs[rev]
     for key in ours[0]:
         for i, figure in enumerate(("wall", "CPU of the run")):
             a, b = [r[key][i] for r in ours], [r[key][i] for r in theirs]
             ratio = statistics.median(x / y for x, y in zip(a, b))
             print(f"| {key[0]} | {key[1]} | {figure} | {statistics.median(a):.1f} s | {statistics.median(b):.1f} s "
                   f"| {ratio:.2f}x |")
+    aider = runs.get("Aider's benchmark")
+    for key in aider[0] if aider else ():
+        walls = [r[key][0] for r in aider]
+        over = {name: statistics.median(x[key][0] / r[key][0] for x, r in zip(aider, rs))
+                for name, rs in (("this tree", ours), (rev, theirs))}
+        print(f"\nAider's benchmark, {key[0]} at {key[1]} workers: {statistics.median(walls):.1f} s (median; "
+              f"{', '.join(f'{w:.1f}' for w in walls)}); Aider's wall over this tree's {over['this tree']:.2f}x, "
+              f"over {rev}'s {over[rev]:.2f}x (medians of per-round ratios)")
 
 
 def main() -> None:

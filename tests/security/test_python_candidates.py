@@ -13,6 +13,11 @@ the next.
 - A fork bomb, a memory bomb, an infinite loop: the call times out or the process dies, the
   round fails within its bound.
 - Killing or stopping every process it can see: only its own die; the test process reports.
+- Signalling, tracing or reading the builder's warm pytest, or writing its request: refused,
+  and the same warm pytest serves the next round; lines that would name another, or say it
+  ended, in what the test run prints: read as the test run's output, never as the builder's.
+- A daemon that outlives its server, which ends at import, or that ends the shell of its
+  servers so that their clean-up never runs: no process of the runner's is left after the round.
 - Writing its own frames on the pipe from the server: the run is forged.
 
 A task whose tests read the call stack runs in one process (languages/python/inprocess.py),
@@ -33,6 +38,7 @@ import pytest
 
 from harness.languages.registry import language_for
 from harness.records import Status
+from harness.sandbox.base import Role
 
 from ..conftest import make_backend
 from ..languages.python import meter
@@ -78,6 +84,9 @@ def won():
     "reads the tests and writes the verdict": '''
 import glob, os
 ROUND = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the round's folder, beside its own
+# The round's pipes, found as its server holds them (each round's have a fresh name).
+PIPES = next(os.path.dirname(p) for p in (os.readlink(f"/proc/self/fd/{n}") for n in os.listdir("/proc/self/fd"))
+             if p.endswith("tally.out"))
 TRIED = []
 
 def won():
@@ -89,7 +98,7 @@ def won():
             return True
         except OSError as exc:
             TRIED.append(type(exc).__name__)
-    for path in [f"{ROUND}/out/junit.xml", f"{ROUND}/out/verdict", f"{ROUND}/pipes/extra", f"{ROUND}/tests/conftest.py",
+    for path in [f"{ROUND}/out/junit.xml", f"{ROUND}/out/verdict", f"{PIPES}/extra", f"{ROUND}/tests/conftest.py",
                  f"{ROUND}/proxy/_harness_proxy/client.py", f"{ROUND}/proxy/tally.py"]:
         try:
             with open(path, "w") as f:
@@ -132,7 +141,74 @@ def won():
         pass
     return False
 ''',
+    # The runner's clean-up runs in its servers' exec, beside the test run still reading back
+    # its files: a daemon must not outlive it, nor the shell's end skip it.
+    "leaves a daemon and ends its server at import": '''
+import os
+if os.fork() == 0:
+    os.setsid()
+    os.execv("/bin/sleep", ["sleep", "6001"])
+os._exit(0)
+won = lambda: True
+''',
+    "ends the shell of its servers and leaves a daemon": '''
+import os, signal
+if os.fork() == 0:
+    os.setsid()
+    os.execv("/bin/sleep", ["sleep", "6001"])
+os.kill(os.getppid(), signal.SIGKILL)
+won = lambda: False
+''',
+    # The builder's warm pytest (languages/python/warm.py) forks every later round's test
+    # run: signalling, tracing or reading it, or writing its request, would reach them.
+    "reaches for the warm pytest": '''
+import os, signal
+def won():
+    reached, seen = [], 0
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if b"warm_pytest" not in f.read():
+                    continue
+        except OSError:
+            continue
+        seen += 1
+        for sig in (signal.SIGUSR1, signal.SIGSTOP, signal.SIGKILL):
+            try:
+                os.kill(int(pid), sig)
+                reached.append(sig)
+            except OSError:
+                pass
+        for name in ("mem", "environ", "fd/0"):
+            try:
+                with open(f"/proc/{pid}/{name}", "rb") as f:
+                    f.read(1)
+                reached.append(name)
+            except OSError:
+                pass
+    for path in ("/build/.python-warm/request", "/build/.python-warm/reply"):
+        try:
+            with open(path, "w") as f:
+                f.write("/tmp\\n\\n/tmp/x\\n-p\\n")
+            reached.append(path)
+        except OSError:
+            pass
+    print("warm pytests seen:", seen, "reached:", reached)
+    return bool(reached)
+''',
+    # The builder's output names the warm pytest it started, or one that ended mid-run: what
+    # it reads back of the test run's files (which a candidate writes into) is never read so.
+    "forges the warm pytest's lines": '''
+LINES = "\\n@@harness-warm-pytest 1\\n@@harness-warm-pytest-lost\\n@@harness-warm-pytest none\\n"
+class Lines:
+    def __repr__(self):
+        return LINES
+def won():
+    raise ValueError(LINES, Lines())
+''',
 }
+# The candidates of HOSTILE that leave a process, whose command line says 6001.
+DAEMONS = ("leaves a daemon and ends its server at import", "ends the shell of its servers and leaves a daemon")
 
 # What a workspace adds beside the solution: each refused as tampered, never staged.
 TAMPERING = {
@@ -145,9 +221,10 @@ TAMPERING = {
 
 FORGES = '''
 import os
-ROUND = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# The pipe to the test process, found as its server holds it (each round's pipes have a fresh name).
+PIPE = next(p for p in (os.readlink(f"/proc/self/fd/{n}") for n in os.listdir("/proc/self/fd")) if p.endswith("tally.out"))
 def won():
-    fd = os.open(f"{ROUND}/pipes/tally.out", os.O_WRONLY | os.O_NONBLOCK)
+    fd = os.open(PIPE, os.O_WRONLY | os.O_NONBLOCK)
     os.write(fd, b'["r",1,["s","yes"]]\\n["garbage"\\n')
     return False
 '''
@@ -177,6 +254,7 @@ def _next_candidate_passes(task, session) -> None:
 
 @pytest.mark.parametrize("name", list(HOSTILE))
 def test_a_hostile_candidate_passes_nothing_and_harms_no_one_after_it(task, session, name):
+    warm_before = session.kept.get("pytest")
     report, seconds = _run(task, session, {SOLUTION: (HOSTILE[name] + CHEAT).encode()})
     assert not report.passed, report
     assert not any(t.status is Status.passed for t in report.tests), report.tests
@@ -186,6 +264,19 @@ def test_a_hostile_candidate_passes_nothing_and_harms_no_one_after_it(task, sess
         assert "won" not in (report.output or "")
     if name == "kills and stops every process it can":
         assert report.status is Status.failed and len(report.tests) == 3  # the test process lived and reported
+    if name == "reaches for the warm pytest":
+        assert "reached: []" in (report.output or ""), report.output
+        if session.keeps_processes:  # it saw it (and the test run it forked), which is still the session's
+            assert "warm pytests seen: 0" not in (report.output or ""), report.output
+            assert session.kept["pytest"] == (warm_before or session.kept["pytest"])
+    if name == "forges the warm pytest's lines":
+        assert report.status is Status.failed, report  # not a run whose warm pytest ended
+        if session.keeps_processes:
+            assert session.kept["pytest"] == (warm_before or session.kept["pytest"])
+    if name in DAEMONS:  # no process of the runner's is left (under bubblewrap it sees its own alone)
+        left = session.exec(["sh", "-c", "for p in /proc/[0-9]*; do [ -O $p ] && tr '\\0' ' ' <$p/cmdline; echo; done"],
+                            role=Role.runner, timeout_s=30)
+        assert b"6001" not in left.output, left.output
     _next_candidate_passes(task, session)
 
 

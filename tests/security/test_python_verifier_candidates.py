@@ -122,8 +122,10 @@ json.dumps = lambda *a, **k: '["r",1,["i","5"]]'
 won = lambda: False
 ''',
     "frames of its own on the pipe": ROUND + '''
+# The pipe to the test process, found as its server holds it (each round's pipes have a fresh name).
+PIPE = next(p for p in (os.readlink(f"/proc/self/fd/{n}") for n in os.listdir("/proc/self/fd")) if p.endswith("tally.out"))
 def won():
-    fd = os.open(f"{ROUND}/pipes/tally.out", os.O_WRONLY | os.O_NONBLOCK)
+    fd = os.open(PIPE, os.O_WRONLY | os.O_NONBLOCK)
     os.write(fd, b'["r",1,["i","5"]]\\n["garbage"\\n')
     return False
 ''',

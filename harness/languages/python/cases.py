@@ -36,6 +36,7 @@ task."""
 from __future__ import annotations
 
 import ast
+import functools
 import itertools
 import re
 from dataclasses import dataclass, replace
@@ -347,10 +348,16 @@ class _File:
 def declared_cases(source: str, path: str) -> list[PytestCase]:
     """The items pytest collects from a test file at `path` (relative to the rootdir), in
     the file's order; none for a file that does not parse (pytest's collection error)."""
+    return list(_declared(source, path))
+
+
+@functools.lru_cache(maxsize=256)
+def _declared(source: str, path: str) -> tuple[PytestCase, ...]:
+    # Every round of a task reads its cases: its test files are parsed once a process.
     try:
-        return _File(source, path).cases()
+        return tuple(_File(source, path).cases())
     except (SyntaxError, ValueError, RecursionError):
-        return []
+        return ()
 
 
 def _test_sources(task: Task) -> list[tuple[str, str]]:

@@ -28,6 +28,7 @@ operating system: a route the rules do not know is open, as it is not through th
 from __future__ import annotations
 
 import ast
+import functools
 
 from ...task import Task
 from .screen import parse
@@ -46,6 +47,7 @@ def runs_in_process(task: Task) -> bool:
     return any(_reads_stack(task.read(f)) for f in task.test_files if f.endswith(".py"))
 
 
+@functools.lru_cache(maxsize=256)  # every round asks: a test file is parsed once a process
 def _reads_stack(source: bytes) -> bool:
     try:
         tree = parse(source)

@@ -14,44 +14,59 @@ are laid out beside the test files, where the builder's pytest imports them dire
 round is then the layout and the test run, with no proxy, no servers and nothing of the
 runner's to clean up. A refused candidate is never staged: its round is forged.
 
-A round is four execs: the builder lays out the round's folder; the test run and the
-servers, side by side; the runner's clean-up once both have ended (not before: in a
-container, a clean-up that finds the builder's processes still there cannot tell them
-from the candidate's). A task whose files cannot start a run is the suite's error."""
+A round is two execs side by side: the builder's lays out the round's folder, runs the
+tests and reads back what they wrote; the runner's waits for the round's pipes (made last
+in the layout, in a folder of a fresh name each round, so a pipe of an earlier round is
+never met), runs the servers and, once they have ended, ends every process of the
+runner's and removes what it made (capture.leave_nothing), its exit status saying whether
+that worked. The runner's clean-up may run while the builder's test run still reads back
+its files: it tells the builder's processes from the candidate's by their owner. A
+runner's exec that did not end that way (a server that outlives the test run, a shell the
+candidate killed) is followed by a clean-up exec of its own, or the session is made new.
+Where the session keeps processes (Docker), the test run is forked from a warm pytest
+(warm.py) instead of a fresh one; a round judged in one process never runs beside it.
+A task whose files cannot start a run is the suite's error."""
 
 from __future__ import annotations
 
 import re
+import secrets
 import shlex
-import tempfile
 import threading
-import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, Mapping
 
 from ...errors import SandboxUnavailable, SuiteBroken
-from ...fs import read_files
-from ...records import Status, TestCaseResult, TestReport
+from ...records import Status, TestReport
 from ...sandbox.base import ExecResult, Role, SandboxSession
 from ...sandbox.capture import Captured, Kept, leave_nothing, read_back, read_captured
 from ...staging import signal_name, stage_files
 from ...task import Task
-from .cases import PytestCase, task_cases
+from .cases import task_cases
 from .inprocess import runs_in_process
+from .junit import parse_junit
 from .proxy.client import server_argv
-from .proxy.install import PACKAGE, ProxyConfig, install, verdict_of
+from .proxy.install import PACKAGE, ProxyConfig, proxy_files, verdict_of
 from .screen import screen
+from . import warm
+from .warm import fresh_script, keeps_one, pytest_script, settle
 
 _PYTHON = "python3"
 _PROXY_STAGED = ".python-proxy"  # the proxy's files, staged beside the task's (a name no slug has)
 # pytest's own line about the report file, which Aider's run (no --junitxml) never prints.
 _JUNIT_LINE = re.compile(r"^-+ generated xml file: .* -+\n", re.M)
 _TIMING = re.compile(r"\bin \d+\.\d+s\b")  # what Aider's cleanup_test_output removes
-_MESSAGE_CAP = 8000
 # How long the servers' exec may outlive the test run before another exec ends it: an
 # honest server exits as soon as the test process closes its end.
 _SERVER_GRACE_S = 2.0
+# The builder's exec's exit status when the round's folder could not be laid out.
+_LAYOUT_FAILED = 97
+# In the session's record of its build tree (SandboxSession.configured): the round under way;
+# that a candidate's module ran in the builder's own process since the builder's emptying
+# (no warm pytest is started there until then: warm.py).
+_ROUND_KEY = "python round"
+_IN_PROCESS_RAN = "python in process"
 
 
 @dataclass(frozen=True)
@@ -59,10 +74,12 @@ class _Round:
     """Where a round's files are, inside the sandbox."""
 
     root: str
+    token: str = ""  # names the round's pipes: a pipe of another round is never met
 
     @staticmethod
-    def of(task: Task, session: SandboxSession) -> "_Round":
-        return _Round(f"{session.build_root}/{task.slug}")
+    def of(task: Task, session: SandboxSession, *, fresh: bool = False) -> "_Round":
+        """The task's round folder; `fresh`: with pipes of a new name, for a round to run."""
+        return _Round(f"{session.build_root}/{task.slug}", secrets.token_hex(8) if fresh else "")
 
     @property
     def candidate(self) -> str:  # the candidate's files: the runner's to read
@@ -78,7 +95,7 @@ class _Round:
 
     @property
     def pipes(self) -> str:      # the named pipes: the runner may pass, not list
-        return f"{self.root}/pipes"
+        return f"{self.root}/pipes-{self.token}"
 
     @property
     def out(self) -> str:        # junit XML, verdict, console: the builder's alone
@@ -93,67 +110,73 @@ def proxied_modules(task: Task) -> list[str]:
     return [PurePosixPath(f).stem for f in task.solution_files if "/" not in f and f.endswith(".py")]
 
 
-def _proxy_files(configs: list[ProxyConfig]) -> dict[str, bytes]:
-    """The proxy folder of the round (install.install), as files to stage."""
-    with tempfile.TemporaryDirectory(prefix="harness-proxy-") as scratch:
-        return read_files(install(Path(scratch), configs))
-
-
 def _layout_script(task: Task, session: SandboxSession, where: _Round, candidate: list[str], tests: list[str],
                    modules: list[str], in_process: bool) -> str:
+    """The builder's shell that lays out the round's folder from the staged files; the
+    pipes come last, so the runner that finds them finds the rest in place. It fails with
+    status _LAYOUT_FAILED and its error: the build space failed (full, gone)."""
     q = shlex.quote
     src = f"{session.src_root}/{task.slug}"
-    steps = [f"rm -rf {q(where.root)}",
-             "mkdir -p " + " ".join(q(d) for d in (where.candidate, where.tests, where.proxy, where.pipes, where.out)),
-             f"cd {q(src)}"]
+    # The builder's umask makes folders 0711 (the runner passes, never lists) and files 0600;
+    # what the runner reads (its module, the proxy's runtime) is copied under 022.
+    steps = [f"rm -rf {q(where.root)}", f"mkdir -p {q(where.root)}" + (f" {q(where.pipes)}" if modules else ""),
+             f"mkdir -m 700 {q(where.tests)} {q(where.out)}", f"cd {q(src)}"]
+    if tests:
+        steps.append(f"cp --parents -- {' '.join(q(f) for f in tests)} {q(where.tests)}/")
     # In process the candidate's files lie beside the tests, where pytest's sys.path finds them.
-    for files, dest in ((candidate, where.tests if in_process else where.candidate), (tests, where.tests)):
-        if files:
-            steps.append(f"cp --parents -- {' '.join(q(f) for f in files)} {q(dest)}/")
+    if in_process and candidate:
+        steps.append(f"cp --parents -- {' '.join(q(f) for f in candidate)} {q(where.tests)}/")
     if not in_process:
-        steps += [f"cp -R {q(session.src_root)}/{_PROXY_STAGED}/. {q(where.proxy)}/",
-                  f"chmod -R go+rX {q(where.candidate)} {q(where.proxy)}"]
-    steps += [f"chmod 711 {q(where.root)} {q(where.pipes)}", f"chmod 700 {q(where.tests)} {q(where.out)}"]
-    for module in modules:
-        to_server, from_server = (q(p) for p in where.fifos(module))
-        # Others (the runner) may read the pipe to the server and write the one from it.
-        steps.append(f"mkfifo -m 604 {to_server} && mkfifo -m 602 {from_server}")
-    return " && ".join(steps)
+        steps += ["umask 022", f"mkdir {q(where.candidate)}"]
+        if candidate:
+            steps.append(f"cp --no-preserve=mode --parents -- {' '.join(q(f) for f in candidate)} {q(where.candidate)}/")
+        steps += [f"cp --no-preserve=mode -R {q(session.src_root)}/{_PROXY_STAGED}/. {q(where.proxy)}/", "umask 066"]
+    ends = [where.fifos(m) for m in modules]
+    # Others (the runner) may read the pipes to the servers and write the ones from them.
+    if ends:
+        steps += ["mkfifo -m 604 " + " ".join(q(to) for to, _ in ends),
+                  "mkfifo -m 602 " + " ".join(q(back) for _, back in ends)]
+    return f"{{ {' && '.join(steps)}; }} 2>&1 || exit {_LAYOUT_FAILED}"
 
 
-def _pytest(task: Task, where: _Round) -> str:
-    return (f"{_PYTHON} -s -m pytest -p no:cacheprovider --junitxml={shlex.quote(where.out)}/junit.xml "
-            + " ".join(shlex.quote(f) for f in task.test_files))
+def _builder_script(task: Task, session: SandboxSession, where: _Round, command: str | None, kept: list[Kept],
+                    in_process: bool) -> str:
+    """The builder's shell after the layout: `command` in the tests' folder (None: pytest
+    over the task's test files, on the session's warm pytest where it may: warm.py), the
+    proxy modules first on its path (in process, the candidate's own beside the tests), its
+    output in out/console; then `kept` files of the out folder read back."""
+    path, console = "" if in_process else where.proxy, f"{where.out}/console"
+    if command is not None:
+        run = fresh_script(where.tests, path, console, command)
+    else:
+        args = ["-p", "no:cacheprovider", f"--junitxml={where.out}/junit.xml", *task.test_files]
+        # The proxy's runtime is the same in every round: the warm pytest imports it once, staged.
+        run = pytest_script(session, where.tests, path, console, args,
+                            warm=not in_process and _IN_PROCESS_RAN not in session.configured,
+                            preload=(f"{session.src_root}/{_PROXY_STAGED}", f"{PACKAGE}.client"))
+    return f"{run}; cd {shlex.quote(where.out)} && {{ {read_back(kept)} }}"
 
 
-def _builder_script(where: _Round, command: str, kept: list[Kept], in_process: bool) -> str:
-    """The builder's exec: `command` in the tests' folder, the proxy modules first on its
-    path (in process, the candidate's own beside the tests), its output in out/console;
-    then `kept` files of the out folder read back."""
-    q = shlex.quote
-    path = "" if in_process else f"PYTHONPATH={q(where.proxy)} "
-    env = (f"{path}PYTHONDONTWRITEBYTECODE=1 PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 "
-           "HOME=/nonexistent LANG=C.UTF-8")
-    return (f"cd {q(where.tests)} && env -i PATH=/usr/bin:/bin {env} {command} >{q(where.out)}/console 2>&1 "
-            f"</dev/null; code=$?; cd {q(where.out)} && {{ {read_back(kept)} }}")
-
-
-def _kept_files(where: _Round) -> list[Kept]:
+def _kept_files() -> list[Kept]:
     return [Kept("console", 1 << 20), Kept("junit.xml", 4 << 20), Kept("verdict", 4096)]
 
 
-def _server_script(session: SandboxSession, where: _Round, modules: list[str]) -> str:
+def _server_script(session: SandboxSession, where: _Round, modules: list[str], wait_s: float) -> str:
+    """The runner's shell: wait (up to `wait_s`) for the round's last pipe, run a server for
+    each module, then end and remove everything of the runner's (capture.leave_nothing):
+    its exit status is 0 only when nothing of it is left."""
     q = shlex.quote
     starts = []
     for module in modules:
         to_server, from_server = where.fifos(module)
         argv = server_argv(_PYTHON, where.proxy, PACKAGE, where.candidate, module, to_server, from_server)
         starts.append(f"{shlex.join(argv)} </dev/null 2>&1 &")
+    last = q(where.fifos(modules[-1])[1])
     # When the servers are gone, so is everything they started (a fork bomb's children too:
-    # a second kill finds what forked during the first): it is the runner's only, here and
-    # now, while the builder's test run may still be reading back its files.
+    # a second kill finds what forked during the first).
     return (f"cd {q(session.scratch_root)} && find . -mindepth 1 -delete 2>/dev/null; "
-            f"{' '.join(starts)} wait; kill -9 -1 2>/dev/null; kill -9 -1 2>/dev/null; exit 0")
+            f"n={int(wait_s / 0.005)}; until [ -p {last} ] || [ $n -eq 0 ]; do n=$((n-1)); sleep 0.005; done; "
+            f"{' '.join(starts)} wait; kill -9 -1 2>/dev/null; kill -9 -1 2>/dev/null; {leave_nothing(session)}")
 
 
 class _Servers(threading.Thread):
@@ -173,16 +196,17 @@ class _Servers(threading.Thread):
 
 
 def _end_runner(session: SandboxSession, servers: _Servers) -> None:
-    """Once the test run has ended: the servers' exec ended (a server that outlives the test
-    process is killed where another exec can reach it, else its exec's own limit ends it),
-    then every process of the runner ended and what it made removed (capture.leave_nothing),
-    or the session made new where that cannot be made sure."""
+    """Once the test run has ended: the servers' exec ended, by its own clean-up, or else
+    (a server that outlives the test process, a shell the candidate ended) by a clean-up
+    exec of its own, which ends it too (capture.leave_nothing); the session made new where
+    neither made sure that nothing of the runner's is left."""
     servers.join(_SERVER_GRACE_S)
-    if servers.is_alive():
-        session.exec(["sh", "-c", "kill -9 -1 2>/dev/null; exit 0"], role=Role.runner, timeout_s=30)
+    ended = None if servers.is_alive() else servers.result
+    clean = ended is not None and not ended.timed_out and ended.exit_code == 0
+    if not clean:
+        clean = session.exec(["sh", "-c", leave_nothing(session)], role=Role.runner, timeout_s=30).exit_code == 0
         servers.join()
-    done = session.exec(["sh", "-c", leave_nothing(session)], role=Role.runner, timeout_s=30)
-    session.runner_dirty = done.exit_code != 0
+    session.runner_dirty = not clean
     if session.runner_dirty:
         session.make_fit()
 
@@ -204,10 +228,8 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
     common: dict[str, Any] = dict(tampered=tampered, backend=session.backend)
     if runs_in_process(task):
         return _run_in_process(task, session, files, candidate, tests, limit, transcript, common)
-    where = _Round.of(task, session)
-    ran, got, candidate_output = proxied_round(task, session, files, candidate, tests, limit, _pytest(task, where),
-                                               _kept_files(where))
-    return _report(task, session, ran, got, limit, candidate_output, transcript, common)
+    run, candidate_output = _proxied(task, session, files, candidate, tests, limit, None, _kept_files())
+    return _report(task, session, run, limit, candidate_output, transcript, common)
 
 
 def out_folder(task: Task, session: SandboxSession) -> str:
@@ -221,33 +243,79 @@ def proxied_round(task: Task, session: SandboxSession, files: Mapping[str, bytes
     servers' and those in `tests` as the builder's; the servers run as the runner beside the
     builder's `command` (`_builder_script`), whose `kept` files of the out folder come back:
     (the builder's exec, what it read back or None after a timeout, what the candidate printed)."""
+    run, printed = _proxied(task, session, files, candidate, tests, limit, command, kept)
+    return run.result, run.got, printed
+
+
+@dataclass(frozen=True)
+class _Ran:
+    """What the builder's exec of a round gave: its result, what it read back, and whether
+    the warm pytest it ran on ended before it answered (warm.settle)."""
+
+    result: ExecResult
+    got: Captured | None
+    warm_lost: bool
+
+
+def _proxied(task: Task, session: SandboxSession, files: Mapping[str, bytes], candidate: list[str], tests: list[str],
+             limit: float, command: str | None, kept: list[Kept]) -> tuple[_Ran, str]:
+    """`proxied_round` (command None: pytest over the task's tests), run again once where the
+    container was made new under it; with what the candidate printed."""
+    session.stage(task.slug, files)
+    for _ in range(2):
+        done = _proxied_round(task, session, candidate, tests, limit, command, kept)
+        if done is not None:
+            break
+    else:
+        raise SandboxUnavailable(f"the {session.backend} sandbox was made new under two rounds of {task.slug} in a row")
+    run, servers = done
+    if servers.error is not None and not run.result.timed_out:  # a timeout's restart ended the servers' exec too
+        raise servers.error
+    return run, servers.result.output.decode(errors="replace") if servers.result else ""
+
+
+def _builder_run(session: SandboxSession, script: str, kept: list[Kept], limit: float) -> _Ran:
+    ran = session.exec(["sh", "-c", script], role=Role.builder, timeout_s=limit)
+    got = None if ran.timed_out else read_captured(ran.output, kept)
+    # Only the script's own lines, before the files it read back (the test run prints only
+    # into its files, which hold what the candidate made it print).
+    return _Ran(ran, got, got is not None and settle(session, got.preamble))
+
+
+def _proxied_round(task: Task, session: SandboxSession, candidate: list[str], tests: list[str], limit: float,
+                   command: str | None, kept: list[Kept]) -> tuple[_Ran, _Servers] | None:
+    """The builder's exec (lay out, run, read back) beside the runner's (the servers, its
+    clean-up), or None where the build tree was lost before the run began (the emptying the
+    session owed since its reset found the container unfit and made it new, ending the
+    servers' exec with it): that round is to run again."""
     modules = proxied_modules(task)
-    where = _Round.of(task, session)
+    where = _Round.of(task, session, fresh=True)
+    start_s = max(1.0, min(20.0, limit / 3))
     configs = [ProxyConfig(module=m, candidate_dir=where.candidate, python=_PYTHON, fifos=where.fifos(m),
                            call_timeout_s=max(1.0, min(10.0, limit / 3)), total_timeout_s=max(1.0, limit - 5),
-                           start_timeout_s=max(1.0, min(20.0, limit / 3)), verdict_path=f"{where.out}/verdict")
+                           start_timeout_s=start_s, verdict_path=f"{where.out}/verdict")
                for m in modules]
-    session.stage(task.slug, files)
-    session.stage(_PROXY_STAGED, _proxy_files(configs))
-    _lay_out(task, session, where, candidate, tests, modules, in_process=False)
-    servers = _Servers(session, _server_script(session, where, modules), limit + 30)
+    session.stage(_PROXY_STAGED, proxy_files(configs))
+    if session.keeps_processes:
+        session.stage(warm.STAGED, warm.staged_files())
+    session.configured[_ROUND_KEY] = where.token  # forgotten when the build tree is lost
+    servers = _Servers(session, _server_script(session, where, modules, start_s), limit + 30)
     servers.start()
-    ran = session.exec(["sh", "-c", _builder_script(where, command, kept, False)], role=Role.builder, timeout_s=limit)
+    script = (f"{_layout_script(task, session, where, candidate, tests, modules, False)}; "
+              f"{_builder_script(task, session, where, command, kept, False)}")
+    run = _builder_run(session, script, kept, limit)
+    lost = not run.result.timed_out and session.configured.get(_ROUND_KEY) != where.token
     _end_runner(session, servers)
-    if servers.error is not None and not ran.timed_out:  # a timeout's restart ended the servers' exec too
-        raise servers.error
-    candidate_output = servers.result.output.decode(errors="replace") if servers.result else ""
-    got = None if ran.timed_out else read_captured(ran.output, kept)
-    return ran, got, candidate_output
+    if lost:
+        return None
+    _check_layout(task, run.result)
+    return run, servers
 
 
-def _lay_out(task: Task, session: SandboxSession, where: _Round, candidate: list[str], tests: list[str],
-             modules: list[str], *, in_process: bool) -> None:
-    script = _layout_script(task, session, where, candidate, tests, modules, in_process)
-    laid = session.exec(["sh", "-c", script], role=Role.builder, timeout_s=60)
-    if laid.exit_code != 0:  # the task's files are checked above: the build space failed (full, gone)
+def _check_layout(task: Task, ran: ExecResult) -> None:
+    if ran.exit_code == _LAYOUT_FAILED:  # the task's files are checked before: the build space failed (full, gone)
         raise SandboxUnavailable(f"the round's folder for {task.slug} could not be laid out: "
-                                 f"{laid.output.decode(errors='replace').strip()[:500]}")
+                                 f"{ran.output.decode(errors='replace').strip()[:500]}")
 
 
 def _run_in_process(task: Task, session: SandboxSession, files: Mapping[str, bytes], candidate: list[str],
@@ -264,20 +332,25 @@ def _run_in_process(task: Task, session: SandboxSession, files: Mapping[str, byt
         message = "forged: " + "; ".join(refused)
         return TestReport(status=Status.failed, built=False, message=message,
                           transcript=message if transcript else None, **common).overruled(refused)
-    where = _Round.of(task, session)
+    if keeps_one(session):  # the candidate's module is about to run as the builder, beside it (warm.py)
+        session.make_fit()
+    session.configured[_IN_PROCESS_RAN] = task.slug  # forgotten at the next reset, before the emptying
+    where = _Round.of(task, session, fresh=True)
     session.stage(task.slug, dict(files))
-    _lay_out(task, session, where, candidate, tests, [], in_process=True)
-    ran = session.exec(["sh", "-c", _builder_script(where, _pytest(task, where), _kept_files(where), True)],
-                       role=Role.builder, timeout_s=limit)
-    got = None if ran.timed_out else read_captured(ran.output, _kept_files(where))
-    return _report(task, session, ran, got, limit, "", transcript, common)
+    script = (f"{_layout_script(task, session, where, candidate, tests, [], True)}; "
+              f"{_builder_script(task, session, where, None, _kept_files(), True)}")
+    run = _builder_run(session, script, _kept_files(), limit)
+    _check_layout(task, run.result)
+    return _report(task, session, run, limit, "", transcript, common)
 
 
-def _report(task: Task, session: SandboxSession, ran: ExecResult, got: Captured | None, limit: float,
-            candidate_output: str, transcript: bool, common: dict[str, Any]) -> TestReport:
+def _report(task: Task, session: SandboxSession, run: _Ran, limit: float, candidate_output: str, transcript: bool,
+            common: dict[str, Any]) -> TestReport:
+    ran, got = run.result, run.got
     timings = dict(built=True, run_seconds=round(ran.seconds, 3), output=candidate_output or None, **common)
-    if got is None:
+    if got is None or run.warm_lost:
         lost = (f"the test run timed out after {limit:g} s and was killed" if ran.timed_out
+                else "the warm pytest ended before the test run's end was known" if run.warm_lost
                 else "the test run left no readable results")
         return TestReport(status=Status.error, timeout=ran.timed_out, message=lost, **timings)
     console = clean_console(got.contents[0].decode(errors="replace"), task, session)
@@ -326,43 +399,6 @@ def exercise_paths(text: str, task: Task, session: SandboxSession) -> str:
     for folder in (where.tests, where.candidate, where.proxy):
         text = text.replace(folder, task.slug)
     return text
-
-
-def parse_junit(xml: bytes, declared: Mapping[str, PytestCase]) -> tuple[list[TestCaseResult], str | None]:
-    """The test cases of pytest's junit XML, named by node id; (cases, why it cannot be read)."""
-    if not xml.strip():
-        return [], "pytest wrote no report"
-    try:
-        root = ET.fromstring(xml)
-    except ET.ParseError as exc:
-        return [], f"pytest's report does not parse ({exc})"
-    files = {PurePosixPath(c.split("::")[0]).with_suffix("").as_posix().replace("/", "."): c.split("::")[0]
-             for c in declared}
-    cases = []
-    for case in root.iter("testcase"):
-        name = _node_id(case.get("classname", ""), case.get("name", ""), files)
-        status, message = Status.passed, None
-        for child in case:
-            if child.tag in ("failure", "error", "skipped"):
-                status = Status.error if child.tag == "error" else Status.failed
-                message = (child.get("message") or "") + ("\n" + child.text if child.text else "")
-                message = message.strip()[:_MESSAGE_CAP] or child.tag
-                break
-        out = "".join(c.text or "" for c in case if c.tag in ("system-out", "system-err")).strip()
-        task_id = declared[name].task_id if name in declared else None
-        tags = [f"task_{task_id}"] if task_id is not None else []
-        cases.append(TestCaseResult(name=name, status=status, message=message, output=out[:_MESSAGE_CAP] or None,
-                                    tags=tags))
-    return cases, None
-
-
-def _node_id(classname: str, name: str, files: Mapping[str, str]) -> str:
-    """pytest's node id from junit's classname (`module.Class`) and name."""
-    for module, file in files.items():
-        if classname == module or classname.startswith(module + "."):
-            rest = classname[len(module) + 1:]
-            return "::".join([file, *([rest.replace(".", "::")] if rest else []), name])
-    return f"{classname}::{name}" if classname else name
 
 
 def drop_build(task: Task, session: SandboxSession) -> None:

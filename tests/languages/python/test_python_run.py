@@ -10,6 +10,11 @@ file run as the builder, the candidate's module behind the proxy as the runner.
   one process, without the proxy's frames; a module that does not
   import fails as an error with its SyntaxError.
 - A task that names no test file is the suite's error, not the model's failure.
+- A round whose container is made new under it (the emptying owed since a reset found it
+  unfit) runs again and passes.
+- On Docker, rounds run on one warm pytest (languages/python/warm.py), kept across a reset,
+  whose transcripts, messages and outcomes are a fresh pytest's; a round judged in one
+  process is never run beside one, and none is started after it until the next emptying.
 - results.json (Exercism's v3) names each test as Exercism's Python runner does, with its
   code and task."""
 
@@ -21,8 +26,10 @@ from harness.errors import InfraKind, SuiteBroken
 from harness.exercism_results import exercism_results
 from harness.languages.registry import language_for
 from harness.records import Status
+from harness.sandbox.base import Role
 
 from ...conftest import make_backend
+from . import meter
 from .tally import CASES, REFERENCE, SOLUTION, STUB, WRONG, write_tally
 
 pytestmark = [pytest.mark.slow]
@@ -89,6 +96,51 @@ def test_a_task_that_names_no_test_file_is_the_suites_error(tmp_path, session):
     with pytest.raises(SuiteBroken) as raised:
         _run(broken, session, REFERENCE)
     assert raised.value.kind is InfraKind.suite
+
+
+def test_a_round_whose_container_is_made_new_under_it_runs_again(task, session):
+    # The runner's exec starts beside the builder's, whose first command after a reset first
+    # empties the container: one it finds unfit (a process an earlier trial left) is made new,
+    # which ends the servers' exec with it; the round then runs again in the new one.
+    if session.backend != "docker":
+        pytest.skip("the local backend's commands end all they start")
+    session.exec(["sh", "-c", "sleep 600 >/dev/null 2>&1 &"], role=Role.builder, timeout_s=30)
+    session.reset()
+    unfit = session.container.id
+    report = _run(task, session, REFERENCE, time_limit_s=6)  # the lost round's test run waits 2 s for its server
+    assert report.passed, report
+    assert session.container.id != unfit
+
+
+def test_rounds_share_one_warm_pytest_across_a_reset_and_read_as_a_fresh_one(task, session):
+    if not session.keeps_processes:
+        pytest.skip("the local backend keeps no process: every run is a fresh pytest")
+    answers = [STUB, WRONG.replace("return a + b", 'print("adding"); return a + b'), "def add(:\n"]
+    warm = [_run(task, session, a, transcript=True) for a in answers]
+    started = session.kept["pytest"]
+    session.reset()  # another trial: the warm pytest is kept, and checked alive
+    assert _run(task, session, REFERENCE).passed and session.kept["pytest"] == started
+    session.keeps_processes = False
+    try:
+        fresh = [_run(task, session, a, transcript=True) for a in answers]
+    finally:
+        session.keeps_processes = True
+    for w, f in zip(warm, fresh):
+        assert (w.status, w.transcript, w.message, w.tests) == (f.status, f.transcript, f.message, f.tests)
+
+
+def test_a_round_judged_in_one_process_never_runs_beside_a_warm_pytest(task, session, tmp_path):
+    # The candidate's module runs as the builder there, which could reach a builder's process.
+    if not session.keeps_processes:
+        pytest.skip("the local backend keeps no process")
+    assert _run(task, session, REFERENCE).passed and "pytest" in session.kept
+    warm_container = session.container.id
+    in_process = meter.write_meter(tmp_path)
+    assert language_for(in_process).run_tests(in_process, {meter.SOLUTION: meter.REFERENCE.encode()}, session).passed
+    assert session.container.id != warm_container and not session.kept
+    assert _run(task, session, REFERENCE).passed and not session.kept  # none started until the next emptying
+    session.reset()
+    assert _run(task, session, REFERENCE).passed and "pytest" in session.kept
 
 
 def test_the_candidates_exception_reads_as_in_one_process(task, session):

@@ -9,7 +9,7 @@ from it."""
 
 from __future__ import annotations
 
-import shutil
+import functools
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -39,20 +39,32 @@ class ProxyConfig(BaseModel):
     log_path: str | None = None  # the candidate's stdout and stderr; None: discarded
 
 
-def install(proxy_dir: Path, configs: list[ProxyConfig]) -> Path:
-    """Write the proxy modules into `proxy_dir` (created) and return it."""
-    runtime = proxy_dir / PACKAGE
-    runtime.mkdir(parents=True, exist_ok=True)
-    here = Path(__file__).parent
-    for name in _RUNTIME:
-        shutil.copyfile(here / name, runtime / name)
-    (runtime / "__init__.py").write_text('"""The harness\'s proxy runtime (harness/languages/python/proxy/)."""\n')
+def proxy_files(configs: list[ProxyConfig]) -> dict[str, bytes]:
+    """The proxy folder's files by relative path: the runtime and one proxy module a config."""
+    files = dict(_runtime())
     for config in configs:
-        (proxy_dir / f"{config.module}.py").write_text(
+        files[f"{config.module}.py"] = (
             f'"""The proxy of the candidate\'s module {config.module!r}, which runs in a process of its own."""\n'
             f"from {PACKAGE}.client import bind\n"
             "__tracebackhide__ = True  # pytest shows the test's import line, then the candidate's frames\n"
-            f"bind(globals(), {config.model_dump(mode='json')!r})\n")
+            f"bind(globals(), {config.model_dump(mode='json')!r})\n").encode()
+    return files
+
+
+@functools.cache
+def _runtime() -> tuple[tuple[str, bytes], ...]:
+    """The runtime package's files, read once a process (every round stages them)."""
+    here = Path(__file__).parent
+    init = b'"""The harness\'s proxy runtime (harness/languages/python/proxy/)."""\n'
+    return ((f"{PACKAGE}/__init__.py", init),
+            *((f"{PACKAGE}/{name}", (here / name).read_bytes()) for name in _RUNTIME))
+
+
+def install(proxy_dir: Path, configs: list[ProxyConfig]) -> Path:
+    """Write the proxy modules into `proxy_dir` (created) and return it."""
+    for rel, data in proxy_files(configs).items():
+        (proxy_dir / rel).parent.mkdir(parents=True, exist_ok=True)
+        (proxy_dir / rel).write_bytes(data)
     return proxy_dir
 
 
