@@ -43,17 +43,15 @@ from harness.sandbox.base import Role
 from ..conftest import make_backend
 from ..languages.python import meter
 from ..languages.python.tally import REFERENCE, SOLUTION, STUB, write_tally
+from .python_attacks import CHEAT, COMMON
 
 pytestmark = [pytest.mark.slow]
 
 LIMIT_S = 15.0  # the round's limit: a call's bound is a third of it
 
-# Answers right only where its attack worked: `won()` says whether it did.
-CHEAT = REFERENCE.replace("return a + b", "return a + b if won() else None").replace(
-    "return text.split()", "return text.split() if won() else None").replace(
-    "return sum(self.seen.values())", "return sum(self.seen.values()) if won() else None")
 
 HOSTILE = {
+    **COMMON,
     "patches pytest and its reports at import": '''
 import sys, types
 import _pytest.reports, _pytest.runner
@@ -109,38 +107,7 @@ def won():
     print("tried:", *sorted(set(TRIED)))
     return False
 ''',
-    "a fork bomb": '''
-import os
-def won():
-    while True:
-        try:
-            os.fork()
-        except OSError:
-            pass
-''',
-    "a memory bomb": '''
-def won():
-    hog = []
-    while True:
-        hog.append(bytearray(64 << 20))
-''',
     "an infinite loop": "def won():\n    while True:\n        pass\n",
-    "kills and stops every process it can": '''
-import os, signal
-def won():
-    for pid in os.listdir("/proc"):
-        if pid.isdigit() and int(pid) != os.getpid():
-            for sig in (signal.SIGSTOP, signal.SIGKILL):
-                try:
-                    os.kill(int(pid), sig)
-                except OSError:
-                    pass
-    try:
-        os.kill(-1, signal.SIGKILL)
-    except OSError:
-        pass
-    return False
-''',
     # The runner's clean-up runs in its servers' exec, beside the test run still reading back
     # its files: a daemon must not outlive it, nor the shell's end skip it.
     "leaves a daemon and ends its server at import": '''

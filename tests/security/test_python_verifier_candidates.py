@@ -38,14 +38,12 @@ from harness.verify import VerdictStatus, verify_batch
 from ..conftest import make_backend
 from ..languages.python.tally import REFERENCE, SOLUTION, write_tally
 from ..languages.python.verifier_task import write_verified_tally
+from .python_attacks import CHEAT, COMMON
 
 pytestmark = [pytest.mark.slow]
 
 LIMITS = SandboxLimits(timeout_s=15)  # a call's bound, and the server's start, a third of it
 
-CHEAT = REFERENCE.replace("return a + b", "return a + b if won() else None").replace(
-    "return text.split()", "return text.split() if won() else None").replace(
-    "return sum(self.seen.values())", "return sum(self.seen.values()) if won() else None")
 HONEST_LOSER = "won = lambda: False\n" + CHEAT
 
 ROUND = "ROUND = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the round's folder\n"
@@ -53,6 +51,7 @@ ROUND = "ROUND = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # 
 STREAM = 'probe 1 7\\ncase 0 63616c6c2030\\nrec 0 0 {"o":[{"v":5}]}\\nend 0 1\\ndone 7\\nok'
 
 HOSTILE = {
+    **COMMON,
     "prints probe lines and a status": f'''
 import atexit, sys
 print('{STREAM}'); print('{STREAM}', file=sys.stderr)
@@ -94,22 +93,6 @@ def won():
     "os._exit at import": "import os\nos._exit(0)\nwon = lambda: True\n",
     "sys.exit in a call": "import sys\ndef won():\n    sys.exit(0)\n",
     "os._exit in a call": "import os\ndef won():\n    os._exit(0)\n",
-    "kills every process it can": '''
-import os, signal
-def won():
-    for pid in os.listdir("/proc"):
-        if pid.isdigit() and int(pid) != os.getpid():
-            for sig in (signal.SIGSTOP, signal.SIGKILL):
-                try:
-                    os.kill(int(pid), sig)
-                except OSError:
-                    pass
-    try:
-        os.kill(-1, signal.SIGKILL)
-    except OSError:
-        pass
-    return False
-''',
     "patches builtins and the proxy's runtime": '''
 import builtins, json
 import _harness_proxy.ops as ops
@@ -131,20 +114,6 @@ def won():
 ''',
     "an infinite loop at import": "while True:\n    pass\n",
     "an infinite loop in a call": "def won():\n    while True:\n        pass\n",
-    "a fork bomb": '''
-def won():
-    while True:
-        try:
-            os.fork()
-        except OSError:
-            pass
-''',
-    "a memory bomb": '''
-def won():
-    hog = []
-    while True:
-        hog.append(bytearray(64 << 20))
-''',
     "writes files for the next candidate": ROUND + '''
 def won():
     for folder in ("/tmp", "/dev/shm", ".", os.path.dirname(os.path.abspath(__file__)), f"{ROUND}/candidate"):
@@ -268,7 +237,7 @@ won = lambda: False
 # Acting on the process's surroundings (files, other processes, /proc, forks, memory): each
 # backend isolates these its own way, so they run on the local backend too.
 SURROUNDINGS = ["writes the stream, the status, the verdict and the driver",
-                "reads the reference, the tests and the cached values", "kills every process it can",
+                "reads the reference, the tests and the cached values", "kills and stops every process it can",
                 "frames of its own on the pipe", "a fork bomb", "a memory bomb", "writes files for the next candidate",
                 "finds what the one before it left", "os._exit in a call"]
 
@@ -310,7 +279,7 @@ def tasks(tmp_path_factory):
 STATUSES = {
     "sys.exit at import": {"compile_error"}, "os._exit at import": {"crash"}, "os._exit in a call": {"crash"},
     # kill(-1) spares the caller: its server may live to answer.
-    "kills every process it can": {"crash", "ok"},
+    "kills and stops every process it can": {"crash", "ok"},
     # Which patch bites first decides: a server whose builtins no longer work dies, one that
     # writes the codec's frames answers out of order.
     "patches builtins and the proxy's runtime": {"forged", "crash"},
