@@ -132,16 +132,16 @@ def test_a_harness_bug_is_kept_by_resume_until_asked_and_a_newer_result_is_refus
     kind harness, with its traceback, not blamed on the agent; `--resume` keeps it (rerunning
     would rerun the bug) until --retry-harness-errors asks. A result.json of a schema this
     harness does not know stops --resume with one line instead of being rerun."""
-    from harness.kinds import repair
+    from harness.languages.cpp.language import Cpp
     from harness.run import run
     from harness.run.config import RunConfig
     from harness.store import RunFolder
 
-    def bug(files):
+    def bug(self, files):
         raise KeyError("a bug of the harness")
 
     suite, runs = make_suite(tmp_path), tmp_path / "runs"
-    monkeypatch.setattr(repair, "screen", bug)  # the repair round's judge screens the solution
+    monkeypatch.setattr(Cpp, "flags", bug)  # the repair round's judge screens the solution
     first = run(RunConfig(suite=str(suite), models=["gold"], trials=1, workers=1, sandbox="docker",
                           runs_dir=runs, run_id="r"))
     monkeypatch.undo()
