@@ -6,6 +6,7 @@ warm build tree when it moves to another (the local sandbox backend)."""
 
 from __future__ import annotations
 
+import gc
 import pickle
 import signal
 import threading
@@ -141,21 +142,33 @@ def test_a_units_error_is_that_units_result_and_every_other_unit_is_delivered(lo
 def test_ctrl_c_returns_only_once_every_unit_in_flight_has_ended(local_box):
     """What a unit in flight does after Ctrl-C (a trial giving its session back) is over
     before run raises: the caller closes the sessions next."""
-    ended = []
+    ended, started = [], threading.Barrier(3)
 
     def work(u, slot):
+        started.wait(30)
         slot.host.cancel.wait(30)
         time.sleep(1.0 if slot.number == 0 else 0.1)  # the trial's own winding down, after the stop
         ended.append(u)
 
+    def ctrl_c():
+        started.wait(30)  # both units in flight, whatever the machine's load
+        signal.raise_signal(signal.SIGINT)
+
     if threading.current_thread() is not threading.main_thread():
         pytest.skip("signals reach the main thread only")
-    with LocalExecutor(local_box, 2) as executor:
-        timer = threading.Timer(0.5, signal.raise_signal, (signal.SIGINT,))
-        timer.start()
-        with pytest.raises(KeyboardInterrupt):
-            executor.run([1, 2], work, label="interrupted")
-        assert sorted(ended) == [1, 2]
+    # Python's own Ctrl-C, whatever an earlier test of this process set; no collection while
+    # it waits, since a finalizer that Ctrl-C lands in would swallow the KeyboardInterrupt.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    gc.disable()
+    try:
+        with LocalExecutor(local_box, 2) as executor:
+            threading.Thread(target=ctrl_c, daemon=True).start()
+            with pytest.raises(KeyboardInterrupt):
+                executor.run([1, 2], work, label="interrupted")
+            assert sorted(ended) == [1, 2]
+    finally:
+        gc.enable()
+        signal.signal(signal.SIGINT, previous)
 
 
 def test_a_slot_frees_a_tasks_warm_tree_when_it_moves_on(local_box):
