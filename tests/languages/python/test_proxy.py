@@ -370,6 +370,83 @@ def test_an_honest_module_passes_its_tests_through_the_proxy(tmp_path):
     assert outcome.verdict is None
 
 
+GAME = '''
+class Game:
+    def __init__(self):
+        self.rolls = []
+
+    def roll(self, pins):
+        self.rolls.append(pins)
+        return self
+
+    def score(self):
+        return sum(self.rolls)
+
+    def swap(self):
+        self.roll = lambda pins: self.rolls.append(-pins)
+
+    @staticmethod
+    def perfect():
+        return 300
+'''
+
+# How many requests each way of reading a method costs, and that each reads as it would in
+# one process: a method called where it is read is one request (the attribute read and
+# called in the candidate's process); one read as a value, or by getattr, is a bound method
+# of the candidate's process, then a call.
+GAME_TESTS = '''
+import pytest
+
+from _harness_proxy.proxies import ref
+from subject import Game
+
+
+def requests(obj):
+    return ref(obj)[0].seq
+
+
+def test_a_method_called_where_it_is_read_is_one_request():
+    game = Game()
+    before = requests(game)
+    game.roll(3).roll(4)
+    assert requests(game) - before == 2
+    assert Game.perfect() == 300
+
+
+def test_a_method_read_as_a_value_is_the_candidates_bound_method():
+    game = Game()
+    roll = game.roll
+    before = requests(game)
+    roll(2)
+    getattr(game, "roll")(5)
+    assert requests(game) - before == 3
+    assert game.score() == 7
+    assert callable(roll) and roll == game.roll and roll != Game().roll
+
+
+def test_the_attribute_is_what_it_is_when_called():
+    game = Game()
+    game.roll(10)
+    game.swap()
+    game.roll(4)
+    assert game.score() == 6
+
+
+def test_a_missing_method_and_a_value_called():
+    game = Game()
+    with pytest.raises(AttributeError, match="rol"):
+        game.rol(1)
+    with pytest.raises(TypeError, match="not callable"):
+        game.rolls(1)
+'''
+
+
+def test_a_method_called_where_it_is_read_costs_one_request_and_reads_as_in_one_process(tmp_path):
+    outcome = run_suite(tmp_path, GAME, GAME_TESTS)
+    assert (outcome.returncode, outcome.passed, outcome.cases) == (0, 4, 4), outcome.transcript
+    assert outcome.verdict is None
+
+
 def test_the_candidates_print_goes_to_its_log_not_the_transcript(tmp_path):
     log = tmp_path / "candidate.log"
     outcome = run_suite(tmp_path, HONEST + 'print("from the candidate")\n', log_path=str(log))

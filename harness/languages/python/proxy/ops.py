@@ -11,6 +11,7 @@ from typing import Any, Callable
 # operator does not change what a request means (it can still change what its objects do).
 OPS: dict[str, Callable[..., Any]] = {
     "get": getattr, "set": setattr, "del": delattr, "call": lambda f, args, kwargs: f(*args, **kwargs),
+    "callattr": lambda obj, name, args, kwargs: getattr(obj, name)(*args, **kwargs),
     "eq": lambda a, b: bool(a == b), "ne": lambda a, b: bool(a != b), "bool": bool, "len": len, "hash": hash,
     "repr": repr, "str": str, "iter": iter, "next": next, "reversed": reversed, "int": int, "float": float,
     "index": operator.index, "round": round, "contains": lambda a, b: bool(b in a),

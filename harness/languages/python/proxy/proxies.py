@@ -5,6 +5,9 @@ there; nothing of the candidate's runs here."""
 
 from __future__ import annotations
 
+import dis
+import sys
+from types import FrameType
 from typing import Any, Callable
 
 
@@ -46,6 +49,41 @@ def dunder(name: str) -> bool:
     return name.startswith("__") and name.endswith("__")
 
 
+# The instruction that reads an attribute only to call it at once (`obj.method(args)`):
+# Python 3.11's LOAD_METHOD, LOAD_ATTR with the low bit of its argument set from 3.12.
+_LOAD_METHOD = dis.opmap.get("LOAD_METHOD") if sys.version_info < (3, 12) else None
+_LOAD_ATTR = dis.opmap["LOAD_ATTR"]
+
+
+def _called_at_once(frame: FrameType) -> bool:
+    code, at = frame.f_code.co_code, frame.f_lasti
+    if _LOAD_METHOD is not None:
+        return code[at] == _LOAD_METHOD
+    return code[at] == _LOAD_ATTR and bool(code[at + 1] & 1)
+
+
+class _MethodCall:
+    """`obj.method` read by an instruction that calls it next: the call is then one request
+    (the candidate's process reads the attribute and calls it) instead of two. Nothing but
+    that call ever sees this object, so the test cannot tell it from the bound method."""
+
+    __slots__ = ("target", "name")
+
+    def __init__(self, target: Any, name: str):
+        self.target, self.name = target, name
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return request("callattr", self.target, self.name, args, kwargs)
+
+
+def attribute(target: Any, name: str, frame: FrameType) -> Any:
+    """`target.name` as the test's `frame` reads it: absent for a special name, else a
+    request, or half of one where the frame calls it at once."""
+    if dunder(name):
+        raise AttributeError(name)
+    return _MethodCall(target, name) if _called_at_once(frame) else request("get", target, name)
+
+
 def ref(target: Any) -> tuple[Any, int]:
     if isinstance(target, RemoteMeta):
         return type.__getattribute__(target, "_harness_ref")
@@ -74,9 +112,7 @@ class RemoteMeta(type):
         return request("call", cls, args, kwargs)
 
     def __getattr__(cls, name: str) -> Any:
-        if dunder(name):
-            raise AttributeError(name)
-        return request("get", cls, name)
+        return attribute(cls, name, sys._getframe(1))
 
     def __repr__(cls) -> str:
         return f"<class {cls.__qualname__!r} of the candidate's process>"
@@ -86,9 +122,7 @@ class RemoteObject:
     """An object of the candidate's process: every attribute, call and operator is a request."""
 
     def __getattr__(self, name: str) -> Any:
-        if dunder(name):
-            raise AttributeError(name)
-        return request("get", self, name)
+        return attribute(self, name, sys._getframe(1))
 
     def __setattr__(self, name: str, value: Any) -> None:
         request("set", self, name, value)
