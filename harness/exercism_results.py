@@ -3,7 +3,9 @@
 exercism` writes.
 
 - `status`: pass (every test passed), fail (some test did not), error (no test ran: the
-  build failed, or the binary stopped before any test finished); `message` only for error:
+  build failed, the binary stopped before any test finished, or a Python test file did not
+  collect, which pytest reports as an errored entry of its own, never a test: the report is
+  an error and everything it holds errored); `message` only for error:
   the build's diagnostics as the report holds them, cut to the interface's 65,535 bytes.
 - `tests`, in the order of the test file: `name` (as the track's own runner names the test),
   `status`, `message` where the test did not pass, `output` (what the test printed, trimmed,
@@ -83,7 +85,7 @@ def _top_message(report: TestReport) -> str:
 
 def exercism_results(task: Task, report: TestReport) -> ExercismResults:
     """The report as results.json v3; the test file supplies test_code and the order."""
-    if not report.tests:
+    if not report.tests or (report.status is Status.error and all(t.status is Status.error for t in report.tests)):
         return ExercismResults(status="error", message=capped_message(_top_message(report)))
     cases = {case.name: case for case in language_for(task).case_texts(task)}
     order = {name: i for i, name in enumerate(cases)}

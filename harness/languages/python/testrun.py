@@ -47,7 +47,7 @@ from .cases import task_cases
 from .inprocess import runs_in_process
 from .junit import parse_junit
 from .proxy.client import server_argv
-from .proxy.install import PACKAGE, ProxyConfig, proxy_files, verdict_of
+from .proxy.install import PACKAGE, ProxyConfig, printed_by_test, proxy_files, verdict_of
 from .screen import screen
 from . import warm
 from .warm import fresh_script, keeps_one, pytest_script, settle
@@ -158,7 +158,7 @@ def _builder_script(task: Task, session: SandboxSession, where: _Round, command:
 
 
 def _kept_files() -> list[Kept]:
-    return [Kept("console", 1 << 20), Kept("junit.xml", 4 << 20), Kept("verdict", 4096)]
+    return [Kept("console", 1 << 20), Kept("junit.xml", 4 << 20), Kept("verdict", 4096), Kept("printed", 1 << 20)]
 
 
 def _server_script(session: SandboxSession, where: _Round, modules: list[str], wait_s: float) -> str:
@@ -293,7 +293,8 @@ def _proxied_round(task: Task, session: SandboxSession, candidate: list[str], te
     start_s = max(1.0, min(20.0, limit / 3))
     configs = [ProxyConfig(module=m, candidate_dir=where.candidate, python=_PYTHON, fifos=where.fifos(m),
                            call_timeout_s=max(1.0, min(10.0, limit / 3)), total_timeout_s=max(1.0, limit - 5),
-                           start_timeout_s=start_s, verdict_path=f"{where.out}/verdict")
+                           start_timeout_s=start_s, verdict_path=f"{where.out}/verdict",
+                           printed_path=f"{where.out}/printed")
                for m in modules]
     session.stage(_PROXY_STAGED, proxy_files(configs))
     if session.keeps_processes:
@@ -360,8 +361,11 @@ def _report(task: Task, session: SandboxSession, run: _Ran, limit: float, candid
     code = got.exit_code
     declared = {f"{rel}::{c.node}": c for rel, c in task_cases(task)}
     tests, unreadable = parse_junit(got.contents[1], declared)
+    printed = printed_by_test(got.contents[3])  # what the candidate printed behind the proxy, by test
     for t in tests:
         t.message = exercise_paths(t.message, task, session) if t.message else t.message
+        if t.name in printed:
+            t.output = "\n".join(text for text in (t.output, printed[t.name].strip()) if text) or None
     sig = signal_name(code) if code is not None else None
     why: str | None = None
     if sig is not None:

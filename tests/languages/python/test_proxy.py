@@ -37,7 +37,7 @@ from pathlib import Path
 import pytest
 
 from harness.languages.python.proxy import codec, frames, wire
-from harness.languages.python.proxy.install import ProxyConfig, install, read_verdict
+from harness.languages.python.proxy.install import ProxyConfig, install, printed_by_test, read_verdict
 
 MODULE = "subject"
 
@@ -453,6 +453,21 @@ def test_the_candidates_print_goes_to_its_log_not_the_transcript(tmp_path):
     assert outcome.passed == CASES, outcome.transcript
     assert "from the candidate" not in outcome.transcript
     assert log.read_text() == "from the candidate\n"
+
+
+def test_what_the_candidate_prints_in_a_test_is_kept_under_that_test_and_never_in_the_transcript(tmp_path):
+    # results.json's per-test output (exercism_results.py): filed by the test process, which
+    # the candidate's process only sends it to (issue 31).
+    printed = tmp_path / "printed"
+    chatty = HONEST.replace("    words = question", "    print('asked', question)\n    words = question") \
+        + 'print("at import")\n'
+    outcome = run_suite(tmp_path, chatty, printed_path=str(printed))
+    assert outcome.passed == CASES, outcome.transcript
+    assert "asked" not in outcome.transcript
+    kept = printed_by_test(printed.read_bytes())
+    assert kept["subject_test.py::test_answer"] == "asked What is 1 plus 1?\nasked What is 5 minus 7?\n", kept
+    assert kept["subject_test.py::test_threads_take_turns"].count("asked") == 40
+    assert not any("at import" in text for text in kept.values())  # printed during collection: no test's
 
 
 def _fails_everything(outcome: Outcome) -> None:

@@ -5,12 +5,19 @@ Nothing read from the candidate's process is evaluated, unpickled or imported: a
 parsed by codec.py into plain values and references, and a reference becomes a proxy made
 here. A frame that no honest server could send (not of the protocol, out of order, over a
 bound) makes the run forged: the session writes one line to the harness's verdict file,
-ends the candidate's process and raises `Forged` from this and every later call."""
+ends the candidate's process and raises `Forged` from this and every later call.
+
+What the candidate printed comes in frames of its own (`["o", text]`, server.py); it is
+written, never to this process's output (pytest's console is the harness's transcript),
+but as one JSON line `{"test": node id, "text": ...}` to the config's `printed_path`,
+under the test pytest names as under way (PYTEST_CURRENT_TEST), within PRINTED_PER_TEST
+characters a test and PRINTED_TOTAL in all; what it printed outside a test is dropped."""
 
 from __future__ import annotations
 
 import atexit
 import builtins
+import json
 import os
 import signal
 import subprocess
@@ -27,6 +34,9 @@ from .proxies import CallTimeout, Forged, NotStarted, ProxyError, RemoteMeta, Re
 # pytest leaves this module's frames out of a failure's traceback: a reader sees the test's line
 # and the candidate's exception, as in one process.
 __tracebackhide__ = True
+
+PRINTED_PER_TEST = 2000   # characters of what the candidate printed, kept for one test
+PRINTED_TOTAL = 512_000   # and for all of them
 
 # What the candidate may ask of an object the test sent it (server._TestObject): uses, not
 # changes; and of its attributes only the public ones (`get` of `_name` is an AttributeError).
@@ -79,6 +89,8 @@ class Session:
         self.timeout = float(config["call_timeout_s"])
         self.time_left = float(config["total_timeout_s"])
         self.verdict_path = config.get("verdict_path")
+        self.printed_path = config.get("printed_path")
+        self.printed: dict[str, int] = {}  # characters kept, by test
         self.gone: str | None = None
         self.forged: str | None = None
         self.classes: dict[int, type] = {}
@@ -137,6 +149,20 @@ class Session:
             if not self.pending:
                 self.time_left -= time.monotonic() - started
 
+    def _printed(self, text: str) -> None:
+        """What the candidate printed, kept for the test under way (the module docstring)."""
+        current = os.environ.get("PYTEST_CURRENT_TEST", "")
+        if not (self.printed_path and current and text):
+            return
+        test = current.rsplit(" (", 1)[0]  # "file.py::Class::test_x (call)"
+        room = min(PRINTED_PER_TEST - self.printed.get(test, 0), PRINTED_TOTAL - sum(self.printed.values()))
+        if room <= 0:
+            return
+        text = text[:room]
+        self.printed[test] = self.printed.get(test, 0) + len(text)
+        with open(self.printed_path, "a", encoding="utf-8") as out:
+            out.write(json.dumps({"test": test, "text": text}) + "\n")
+
     def _check(self) -> None:
         if self.forged:
             raise Forged(self.forged)
@@ -155,6 +181,9 @@ class Session:
         while True:
             message = self._read()
             kind = message[0] if type(message) is list and message else None
+            if kind == "o" and len(message) == 2 and type(message[1]) is str:
+                self._printed(message[1])
+                continue
             if kind in ("r", "e") and len(message) == 3 and type(message[1]) is int and message[1] == seq:
                 if kind == "r":
                     return self.decode(message[2])

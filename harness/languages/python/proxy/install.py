@@ -10,6 +10,7 @@ from it."""
 from __future__ import annotations
 
 import functools
+import json
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -37,6 +38,7 @@ class ProxyConfig(BaseModel):
     start_timeout_s: float = Field(30.0, gt=0)
     verdict_path: str | None = None
     log_path: str | None = None  # the candidate's stdout and stderr; None: discarded
+    printed_path: str | None = None  # what it printed during each test (client.py); None: not kept
 
 
 def proxy_files(configs: list[ProxyConfig]) -> dict[str, bytes]:
@@ -81,3 +83,17 @@ def verdict_of(head: bytes) -> str | None:
     """The verdict in a verdict file's first bytes (read back from a sandbox)."""
     line = head.split(b"\n", 1)[0].decode("utf-8", "replace")
     return line.removeprefix("forged: ") if line else None
+
+
+def printed_by_test(data: bytes) -> dict[str, str]:
+    """What the candidate printed during each test, by node id, from the lines the client
+    wrote to `printed_path`; a line that does not read (the last one, cut) is left out."""
+    found: dict[str, str] = {}
+    for line in data.decode("utf-8", errors="replace").splitlines():
+        try:
+            item = json.loads(line)
+        except ValueError:
+            continue
+        if type(item) is dict and type(item.get("test")) is str and type(item.get("text")) is str:
+            found[item["test"]] = found.get(item["test"], "") + item["text"]
+    return found

@@ -5,6 +5,11 @@ met as the runner (wire.meet). Nothing here is trusted by the test process, whic
 what the candidate does to this process (patching builtins, exiting, writing to the pipes)
 is done to this process only.
 
+What the candidate prints (its `sys.stdout`) goes where the server's output goes, and is
+also kept, up to MAX_PRINTED characters, until the next frame to the test process: an
+`["o", text]` frame before each reply and each request, which the test process files under
+the test under way (client.py), as one process's pytest would capture it.
+
 Run as `python3 -I -c BOOT ROOT CANDIDATE_DIR MODULE READ WRITE`, READ and WRITE the
 inherited descriptors' numbers or the named pipes' paths."""
 
@@ -27,6 +32,7 @@ _HIDDEN = (os.path.dirname(os.path.abspath(__file__)) + os.sep, "<frozen importl
            os.path.join(os.path.dirname(importlib.__file__), "__init__.py"))
 
 _exit = os._exit
+MAX_PRINTED = 4000  # characters of what the candidate printed, kept for one frame
 _import = importlib.import_module
 # The builtin exceptions, as the test process knows them by name: taken before the candidate's
 # module is imported, which may put an exception of its own into builtins.
@@ -66,8 +72,37 @@ for _op in ("iter", "next", "enter", "exit", "len", "getitem", "contains", "str"
     setattr(_TestObject, f"__{_op}__", _ask(_op))
 
 
+class _Printed:
+    """The candidate's `sys.stdout`: what it prints is written on as before and kept, up
+    to MAX_PRINTED characters, until `take`."""
+
+    def __init__(self, out: Any):
+        self._out = out
+        self._kept: list[str] = []
+        self._size = 0
+        self._lock = threading.Lock()
+
+    def write(self, text: str) -> int:
+        if type(text) is not str:
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        with self._lock:
+            if self._size < MAX_PRINTED:
+                self._kept.append(text[:MAX_PRINTED - self._size])
+                self._size += len(self._kept[-1])
+        return self._out.write(text)
+
+    def take(self) -> str:
+        with self._lock:
+            text, self._kept, self._size = "".join(self._kept), [], 0
+        return text
+
+    def __getattr__(self, name: str) -> Any:  # flush, encoding, fileno...: the stream's own
+        return getattr(self._out, name)
+
+
 class Server:
-    def __init__(self, read_fd: int, write_fd: int):
+    def __init__(self, read_fd: int, write_fd: int, printed: _Printed | None = None):
+        self.printed = printed
         self.reader = wire.Reader(read_fd)
         self.write_fd = write_fd
         self.objects: dict[int, Any] = {}     # every object handed out, kept alive so ids stay unique
@@ -146,7 +181,14 @@ class Server:
         return ["E", self.class_item(type(exc)), args, listed]
 
     def send(self, message: list) -> None:
+        self.send_printed()
         wire.write(self.write_fd, codec.dump(message), None)
+
+    def send_printed(self) -> None:
+        """What the candidate printed since the last frame, in a frame of its own."""
+        text = self.printed.take() if self.printed is not None else ""
+        if text:
+            wire.write(self.write_fd, codec.dump(["o", text]), None)
 
     def answer(self, request: list) -> None:
         _, seq, op, operands = request
@@ -157,6 +199,7 @@ class Server:
                 frame = codec.dump(["r", seq, self.handle(result)])
         except BaseException as exc:  # the candidate's SystemExit too: it is the call's outcome
             frame = codec.dump(["e", seq, self.exception(exc)])
+        self.send_printed()
         wire.write(self.write_fd, frame, None)
 
     def wait(self, seq: int | None) -> list:
@@ -181,6 +224,7 @@ class Server:
             frame = codec.dump(["q", seq, op, self.encode(operands)])
             if len(frame) > codec.MAX_FRAME:  # too large as data: the arguments as handles
                 frame = codec.dump(["q", seq, op, ["t", [self.references(v) for v in operands]]])
+            self.send_printed()
             wire.write(self.write_fd, frame, None)
             self.seq = seq  # once sent: a request its own code could not make took no number
             kind, _, value = self.wait(seq)
@@ -210,7 +254,8 @@ def main(argv: list[str]) -> None:
     read_fd, write_fd = _ends(argv[2], argv[3])
     threading.Thread(target=_end_with_the_test, args=(write_fd,), daemon=True).start()
     sys.path.insert(0, candidate_dir)
-    server = Server(read_fd, write_fd)
+    printed = sys.stdout = _Printed(sys.stdout)
+    server = Server(read_fd, write_fd, printed)
     try:
         loaded = _import(module)
     except BaseException as exc:
