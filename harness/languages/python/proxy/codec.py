@@ -97,7 +97,7 @@ def parse(frame: bytes) -> Any:
     if len(frame) > MAX_FRAME:
         raise Malformed("a frame over the size bound")
     try:
-        return json.loads(frame, parse_constant=_reject_constant, parse_int=_small_int, parse_float=_no_float)
+        return _JSON_IN.decode(frame.decode())
     except (ValueError, RecursionError, UnicodeDecodeError) as exc:
         raise Malformed(f"not JSON within bounds: {type(exc).__name__}") from None
 
@@ -156,4 +156,9 @@ class Decoder:
 
 def dump(message: Any) -> bytes:
     """One frame: the message's JSON and a newline."""
-    return json.dumps(message, ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode() + b"\n"
+    return _JSON_OUT.encode(message).encode() + b"\n"
+
+
+# Made once: json.loads and json.dumps given options make a new one at every frame.
+_JSON_IN = json.JSONDecoder(parse_constant=_reject_constant, parse_int=_small_int, parse_float=_no_float)
+_JSON_OUT = json.JSONEncoder(ensure_ascii=True, allow_nan=False, separators=(",", ":"))

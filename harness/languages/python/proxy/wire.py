@@ -100,10 +100,10 @@ def write(fd: int, data: bytes, deadline: float | None) -> None:
     """All of `data`, on a descriptor the caller set non-blocking where it has a deadline."""
     view = memoryview(data)
     while view:
-        _wait(fd, True, deadline)
-        try:
+        try:  # a pipe with room takes a frame at once: no wait asked of the kernel first
             done = os.write(fd, view)
         except BlockingIOError:
+            _wait(fd, True, deadline)
             continue
         except OSError as exc:  # BrokenPipeError among them: the reader is gone
             raise Closed(str(exc)) from None
