@@ -158,7 +158,8 @@ def _builder_script(task: Task, session: SandboxSession, where: _Round, command:
 
 
 def _kept_files() -> list[Kept]:
-    return [Kept("console", 1 << 20), Kept("junit.xml", 4 << 20), Kept("verdict", 4096), Kept("printed", 1 << 20)]
+    return [Kept("console", 1 << 20), Kept("junit.xml", 4 << 20), Kept("verdict", 4096), Kept("printed", 1 << 20),
+            Kept("unstarted", 4096)]
 
 
 def _server_script(session: SandboxSession, where: _Round, modules: list[str], wait_s: float) -> str:
@@ -228,8 +229,15 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
     common: dict[str, Any] = dict(tampered=tampered, backend=session.backend)
     if runs_in_process(task):
         return _run_in_process(task, session, files, candidate, tests, limit, transcript, common)
-    run, candidate_output = _proxied(task, session, files, candidate, tests, limit, None, _kept_files())
-    return _report(task, session, run, limit, candidate_output, transcript, common)
+    for _ in range(2):
+        run, candidate_output = _proxied(task, session, files, candidate, tests, limit, None, _kept_files())
+        # A server that never met the test process ran none of the candidate's code: the round
+        # is run again, then is the sandbox's error. Not so where several modules are
+        # proxied: one candidate module's code could have ended another's server.
+        unstarted = run.got.contents[4].decode(errors="replace").strip() if run.got is not None else ""
+        if not unstarted or len(modules) > 1:
+            return _report(task, session, run, limit, candidate_output, transcript, common)
+    raise SandboxUnavailable(f"{task.slug}: {unstarted}, twice in a row")
 
 
 def out_folder(task: Task, session: SandboxSession) -> str:
@@ -294,7 +302,7 @@ def _proxied_round(task: Task, session: SandboxSession, candidate: list[str], te
     configs = [ProxyConfig(module=m, candidate_dir=where.candidate, python=_PYTHON, fifos=where.fifos(m),
                            call_timeout_s=max(1.0, min(10.0, limit / 3)), total_timeout_s=max(1.0, limit - 5),
                            start_timeout_s=start_s, verdict_path=f"{where.out}/verdict",
-                           printed_path=f"{where.out}/printed")
+                           printed_path=f"{where.out}/printed", unstarted_path=f"{where.out}/unstarted")
                for m in modules]
     session.stage(_PROXY_STAGED, proxy_files(configs))
     if session.keeps_processes:

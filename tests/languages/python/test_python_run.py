@@ -9,7 +9,8 @@ file run as the builder, the candidate's module behind the proxy as the runner.
 - What the candidate prints is its output, never the transcript's; its exception reads as in
   one process, without the proxy's frames; a module that does not
   import fails as an error with its SyntaxError.
-- A task that names no test file is the suite's error, not the model's failure.
+- A task that names no test file is the suite's error, not the model's failure; a server
+  the sandbox was too slow to start is the sandbox's error, after one more try.
 - A round whose container is made new under it (the emptying owed since a reset found it
   unfit) runs again and passes.
 - On Docker, rounds run on one warm pytest (languages/python/warm.py), kept across a reset,
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.errors import InfraKind, SuiteBroken
+from harness.errors import InfraKind, SandboxUnavailable, SuiteBroken
 from harness.exercism_results import exercism_results
 from harness.languages.registry import language_for
 from harness.records import Status
@@ -96,6 +97,19 @@ def test_a_task_that_names_no_test_file_is_the_suites_error(tmp_path, session):
     with pytest.raises(SuiteBroken) as raised:
         _run(broken, session, REFERENCE)
     assert raised.value.kind is InfraKind.suite
+
+
+def test_a_server_that_never_meets_the_tests_is_the_sandboxs_error_not_the_models(task, session, monkeypatch):
+    # A sandbox too slow to start the candidate's process in time (here a server that only
+    # sleeps past the start bound): none of the candidate's code ran, so the round runs
+    # again, then is an infrastructure error, never a failure of the model's.
+    from harness.languages.python import testrun
+
+    monkeypatch.setattr(testrun, "server_argv", lambda *args: ["sleep", "2"])
+    with pytest.raises(SandboxUnavailable, match="did not start within 1 s, twice"):
+        _run(task, session, REFERENCE, time_limit_s=3)  # a start bound of 1 s
+    monkeypatch.undo()
+    assert _run(task, session, REFERENCE).passed
 
 
 def test_a_round_whose_container_is_made_new_under_it_runs_again(task, session):

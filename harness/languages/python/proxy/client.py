@@ -109,7 +109,11 @@ class Session:
             try:
                 read_fd, write_fd = wire.meet(from_server, to_server, self.deadline)
             except wire.TimedOut:
-                raise NotStarted(f"the candidate's process did not start within {config['start_timeout_s']:g} s") from None
+                why = f"the candidate's process did not start within {config['start_timeout_s']:g} s"
+                if config.get("unstarted_path"):  # said here, where no code of the candidate's runs
+                    with open(config["unstarted_path"], "a", encoding="utf-8") as unstarted:
+                        unstarted.write(why + "\n")
+                raise NotStarted(why) from None
             except wire.Closed as exc:
                 raise ServerGone(f"the candidate's process could not be reached: {exc}") from None
         else:

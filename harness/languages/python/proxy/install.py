@@ -39,6 +39,9 @@ class ProxyConfig(BaseModel):
     verdict_path: str | None = None
     log_path: str | None = None  # the candidate's stdout and stderr; None: discarded
     printed_path: str | None = None  # what it printed during each test (client.py); None: not kept
+    # where the test process says that a server it was to meet never came (NotStarted): the
+    # sandbox's slowness, since none of the candidate's code had run; None: not said
+    unstarted_path: str | None = None
 
 
 def proxy_files(configs: list[ProxyConfig]) -> dict[str, bytes]:
