@@ -157,9 +157,11 @@ def _builder_script(task: Task, session: SandboxSession, where: _Round, command:
     return f"{run}; cd {shlex.quote(where.out)} && {{ {read_back(kept)} }}"
 
 
+_UNSTARTED = Kept("unstarted", 4096)
+
+
 def _kept_files() -> list[Kept]:
-    return [Kept("console", 1 << 20), Kept("junit.xml", 4 << 20), Kept("verdict", 4096), Kept("printed", 1 << 20),
-            Kept("unstarted", 4096)]
+    return [Kept("console", 1 << 20), Kept("junit.xml", 4 << 20), Kept("verdict", 4096), Kept("printed", 1 << 20)]
 
 
 def _server_script(session: SandboxSession, where: _Round, modules: list[str], wait_s: float) -> str:
@@ -229,15 +231,8 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
     common: dict[str, Any] = dict(tampered=tampered, backend=session.backend)
     if runs_in_process(task):
         return _run_in_process(task, session, files, candidate, tests, limit, transcript, common)
-    for _ in range(2):
-        run, candidate_output = _proxied(task, session, files, candidate, tests, limit, None, _kept_files())
-        # A server that never met the test process ran none of the candidate's code: the round
-        # is run again, then is the sandbox's error. Not so where several modules are
-        # proxied: one candidate module's code could have ended another's server.
-        unstarted = run.got.contents[4].decode(errors="replace").strip() if run.got is not None else ""
-        if not unstarted or len(modules) > 1:
-            return _report(task, session, run, limit, candidate_output, transcript, common)
-    raise SandboxUnavailable(f"{task.slug}: {unstarted}, twice in a row")
+    run, candidate_output = _proxied(task, session, files, candidate, tests, limit, None, _kept_files())
+    return _report(task, session, run, limit, candidate_output, transcript, common)
 
 
 def out_folder(task: Task, session: SandboxSession) -> str:
@@ -268,18 +263,36 @@ class _Ran:
 def _proxied(task: Task, session: SandboxSession, files: Mapping[str, bytes], candidate: list[str], tests: list[str],
              limit: float, command: str | None, kept: list[Kept]) -> tuple[_Ran, str]:
     """`proxied_round` (command None: pytest over the task's tests), run again once where the
-    container was made new under it; with what the candidate printed."""
+    container was made new under it, and once where the candidate's server never met the test
+    process (a sandbox too slow to start it: none of the candidate's code ran), then the
+    sandbox's error; with what the candidate printed. Not so where several modules are
+    proxied: one module's code could have ended another's server."""
     session.stage(task.slug, files)
+    single = len(proxied_modules(task)) == 1
     for _ in range(2):
-        done = _proxied_round(task, session, candidate, tests, limit, command, kept)
-        if done is not None:
+        run, servers = _proxied_in_place(task, session, candidate, tests, limit, command, kept)
+        unstarted = ""
+        if run.got is not None:  # the test process's own word (client.py), read back last
+            run.got.sizes.pop()
+            unstarted = run.got.contents.pop().decode(errors="replace").strip()
+        if not (unstarted and single):
             break
     else:
-        raise SandboxUnavailable(f"the {session.backend} sandbox was made new under two rounds of {task.slug} in a row")
-    run, servers = done
+        raise SandboxUnavailable(f"{task.slug}: {unstarted}, twice in a row")
     if servers.error is not None and not run.result.timed_out:  # a timeout's restart ended the servers' exec too
         raise servers.error
     return run, servers.result.output.decode(errors="replace") if servers.result else ""
+
+
+def _proxied_in_place(task: Task, session: SandboxSession, candidate: list[str], tests: list[str], limit: float,
+                      command: str | None, kept: list[Kept]) -> tuple[_Ran, _Servers]:
+    """`_proxied_round`, with the test process's word on a server that never came read back
+    after `kept`; again once where the container was made new under it."""
+    for _ in range(2):
+        done = _proxied_round(task, session, candidate, tests, limit, command, [*kept, _UNSTARTED])
+        if done is not None:
+            return done
+    raise SandboxUnavailable(f"the {session.backend} sandbox was made new under two rounds of {task.slug} in a row")
 
 
 def _builder_run(session: SandboxSession, script: str, kept: list[Kept], limit: float) -> _Ran:
@@ -302,7 +315,7 @@ def _proxied_round(task: Task, session: SandboxSession, candidate: list[str], te
     configs = [ProxyConfig(module=m, candidate_dir=where.candidate, python=_PYTHON, fifos=where.fifos(m),
                            call_timeout_s=max(1.0, min(10.0, limit / 3)), total_timeout_s=max(1.0, limit - 5),
                            start_timeout_s=start_s, verdict_path=f"{where.out}/verdict",
-                           printed_path=f"{where.out}/printed", unstarted_path=f"{where.out}/unstarted")
+                           printed_path=f"{where.out}/printed", unstarted_path=f"{where.out}/{_UNSTARTED.name}")
                for m in modules]
     session.stage(_PROXY_STAGED, proxy_files(configs))
     if session.keeps_processes:

@@ -108,6 +108,11 @@ def test_a_server_that_never_meets_the_tests_is_the_sandboxs_error_not_the_model
     monkeypatch.setattr(testrun, "server_argv", lambda *args: ["sleep", "2"])
     with pytest.raises(SandboxUnavailable, match="did not start within 1 s, twice"):
         _run(task, session, REFERENCE, time_limit_s=3)  # a start bound of 1 s
+    # The probe's rounds are the same rounds (the verifier's calls)
+    probe = language_for(task).call_probe(task, ["words('a b')"])
+    monkeypatch.setattr(session, "limits", session.limits.model_copy(update={"timeout_s": 3}))
+    with pytest.raises(SandboxUnavailable, match="did not start within 1 s, twice"):
+        probe.run({SOLUTION: REFERENCE.encode()}, session)
     monkeypatch.undo()
     assert _run(task, session, REFERENCE).passed
 

@@ -10,7 +10,7 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Any, Mapping, Sequence
 
-from ....errors import BadInput, SandboxUnavailable
+from ....errors import BadInput
 from ....fs import read_files
 from ....hashing import hash_files
 from ....paths import package_file
@@ -91,27 +91,14 @@ class PythonCallProbe(CallProbe):
         limit = session.limits.timeout_s
         out = ProbeRun("ok", tampered=tampered)
         for attempt in range(runs):
-            ran, got, printed = self._round(session, staged, candidate, tests, limit)
+            ran, got, printed = proxied_round(self.task, session, staged, candidate, tests, limit,
+                                              f"python3 {_DRIVER} {_CONFIG}", _KEPT)
             out.run_seconds = round(out.run_seconds + ran.seconds, 3)
             if attempt == 0:
                 out.output = printed[:_OUTPUT_KEEP].strip() or None
             if not _read_run(out, ran, got, limit, first=attempt == 0):
                 break
         return out
-
-    def _round(self, session: SandboxSession, staged: dict[str, bytes], candidate: list[str], tests: list[str],
-               limit: float) -> tuple[ExecResult, Captured | None, str]:
-        """One round; again, once, when the candidate's process never started (none of its
-        code ran: a slow sandbox's doing, not the candidate's), then the sandbox's error."""
-        why = b""
-        for _ in range(2):
-            ran, got, printed = proxied_round(self.task, session, staged, candidate, tests, limit,
-                                              f"python3 {_DRIVER} {_CONFIG}", _KEPT)
-            if got is None or not got.contents[1].startswith(b"start "):
-                return ran, got, printed
-            why = got.contents[1][6:300]
-        raise SandboxUnavailable(f"the candidate's process for {self.task.slug} did not start, twice: "
-                                 f"{why.decode(errors='replace').strip()}")
 
 
 def _read_run(out: ProbeRun, ran: ExecResult, got: Captured | None, limit: float, *, first: bool) -> bool:
