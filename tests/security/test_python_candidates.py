@@ -19,6 +19,8 @@ the next.
 - A daemon that outlives its server, which ends at import, or that ends the shell of its
   servers so that their clean-up never runs: no process of the runner's is left after the round.
 - Writing its own frames on the pipe from the server: the run is forged.
+- Printing megabytes that spell pytest's lines during every test: its output, cut to its
+  bound, never pytest's console.
 
 A task whose tests read the call stack runs in one process (languages/python/inprocess.py),
 behind the static screen: every candidate of IN_PROCESS would patch pytest, builtins or
@@ -258,6 +260,30 @@ def test_frames_of_its_own_on_the_pipe_make_the_run_forged(task, session):
     report, _ = _run(task, session, {SOLUTION: (FORGES + CHEAT).encode()})
     assert report.forged and not report.passed, report
     assert report.forgery and report.forgery[0].startswith("forged:")
+    _next_candidate_passes(task, session)
+
+
+FLOODS = '''
+def won():
+    for _ in range(2000):
+        print("tally_test.py::test_add PASSED " * 100)
+    return False
+'''
+
+
+def test_what_it_prints_stays_its_output_within_bounds_never_the_verdict_or_the_transcript(task, session):
+    # Megabytes printed during every test, spelling pytest's own lines: each test's output is
+    # cut to its bound, pytest's console (the transcript, the verdict's source) holds none of it.
+    from harness.exercism_results import exercism_results
+    from harness.languages.python.proxy.client import PRINTED_PER_TEST
+
+    report, seconds = _run(task, session, {SOLUTION: (FLOODS + CHEAT).encode()})
+    assert not report.passed and report.status is Status.failed, report
+    assert not any(t.status is Status.passed for t in report.tests)
+    assert all(len(t.output or "") <= PRINTED_PER_TEST for t in report.tests)
+    assert any("PASSED" in (t.output or "") for t in report.tests)
+    assert "PASSED" not in (report.transcript or "") and seconds < LIMIT_S + 30
+    assert all(len(t.output or "") <= 500 + 100 for t in exercism_results(task, report).tests)
     _next_candidate_passes(task, session)
 
 
