@@ -4,8 +4,10 @@ so threads are enough to keep every core busy."""
 
 from __future__ import annotations
 
+import signal
 import threading
-from typing import Any, Callable, Hashable, Iterable, Sequence
+from contextlib import contextmanager
+from typing import Any, Callable, Hashable, Iterable, Iterator, Sequence
 
 from ..sandbox.base import Sandbox, SandboxSession
 from .base import Executor, Failed, Host, Lost, R, SandboxFacts, Slot, T, U, UnitFailure, Work, next_unit
@@ -71,22 +73,25 @@ class LocalExecutor(Executor):
             finally:
                 ended.set()
 
-        # Waited for on events, not Thread.join: a join that Ctrl-C interrupts (Python 3.11)
-        # can mark a thread that is still running as ended, and this one would then close
-        # the sessions its trial is still giving back.
+        # Ctrl-C (and SIGTERM where the CLI made it one) is taken as a flag while this run lasts,
+        # not as an exception at whatever line the main thread is on: raised inside a thread's
+        # start, it would leave before the units in flight had given their sessions back. Ended
+        # threads are waited for on events, not Thread.join: a join that Ctrl-C interrupts
+        # (Python 3.11) can mark a thread that is still running as ended.
         ends = [threading.Event() for _ in self._slots[:max(1, min(self.slots, len(units)))]]
-        for slot, ended in zip(self._slots, ends):
-            threading.Thread(target=worker, args=(slot, ended), daemon=True).start()
-        try:
+        with _ctrl_c_as_flag() as interrupted:
+            for slot, ended in zip(self._slots, ends):
+                threading.Thread(target=worker, args=(slot, ended), daemon=True).start()
             for ended in ends:
-                while not ended.wait(0.2):  # in short waits, so that Ctrl-C reaches this thread
+                while not ended.wait(0.2) and not interrupted.is_set():
                     pass
-        except KeyboardInterrupt:
-            stop.set()
-            self.host.stop()
-            for ended in ends:
-                ended.wait()
-            raise
+            if interrupted.is_set():
+                stop.set()
+                self.host.stop()
+                for ended in ends:  # a second Ctrl-C, under the caller's own handler, abandons this wait
+                    while not ended.wait(0.2):
+                        pass
+                raise KeyboardInterrupt
         if errors:
             raise errors[0]
         if failures and on_failure is None:
@@ -102,6 +107,33 @@ class LocalExecutor(Executor):
         for slot in self._slots:
             slot.close()
         self.host.close()
+
+
+@contextmanager
+def _ctrl_c_as_flag() -> Iterator[threading.Event]:
+    """An event set by the first SIGINT, or SIGTERM, that would have raised KeyboardInterrupt;
+    the handlers before it come back at that signal (so a second one acts as before) and
+    when the block ends. Outside the main thread no signal arrives, and nothing is changed."""
+    interrupted = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield interrupted
+        return
+    taken = [s for s in (signal.SIGINT, signal.SIGTERM) if signal.getsignal(s) is signal.default_int_handler]
+
+    def restore() -> None:
+        for s in taken:
+            signal.signal(s, signal.default_int_handler)
+
+    def flag(signum: int, frame: object) -> None:
+        restore()
+        interrupted.set()
+
+    for s in taken:
+        signal.signal(s, flag)
+    try:
+        yield interrupted
+    finally:
+        restore()
 
 
 def work_in_sessions(box: Sandbox, units: Iterable[U], handle: Callable[[U, SandboxSession], None], *,
