@@ -5,6 +5,7 @@ path. Everything that can change a result is in the suite's content hash."""
 
 from __future__ import annotations
 
+import datetime
 import difflib
 import json
 import re
@@ -47,6 +48,10 @@ class SuiteManifest(BaseModel):
     # task; `unseen_tasks` some of them. Reports split their numbers by it.
     unseen: bool = False
     unseen_tasks: list[str] = []
+    # The day each task's code was written (its function's last change in git, or a date the
+    # importer was given): what a model's training cutoff is compared with. A task without a
+    # date is never called written after a cutoff.
+    written: dict[str, datetime.date] = {}
 
 
 class Suite(BaseModel):
@@ -61,6 +66,7 @@ class Suite(BaseModel):
     origin: str  # which root it was found in ("bundled", "user", ...), or "path"
     tasks: tuple[Task, ...]
     unseen_tasks: tuple[str, ...] = ()  # the tasks it declares unseen (SuiteManifest.unseen)
+    written: dict[str, datetime.date] = {}  # SuiteManifest.written
 
     @property
     def manifest_path(self) -> Path:
@@ -197,13 +203,15 @@ def load_suite(path: Path | str, origin: str = "path") -> Suite:
         tasks.append(task)
     if not tasks:
         raise BadInput(f"{manifest_path}: lists no tasks")
-    stray = sorted(set(manifest.unseen_tasks) - seen)
-    if stray:
-        raise BadInput(f"{manifest_path}: unseen_tasks names tasks it does not list: {', '.join(stray)}")
+    for field, named in (("unseen_tasks", manifest.unseen_tasks), ("written", manifest.written)):
+        stray = sorted(set(named) - seen)
+        if stray:
+            raise BadInput(f"{manifest_path}: {field} names tasks it does not list: {', '.join(stray)}")
     unseen = manifest.tasks if manifest.unseen else [t for t in manifest.tasks if t in manifest.unseen_tasks]
     return Suite(
         name=manifest.name, version=manifest.version, language=manifest.language, image=manifest.image,
         description=manifest.description, path=path, origin=origin, tasks=tuple(tasks), unseen_tasks=tuple(unseen),
+        written=manifest.written,
     )
 
 
@@ -231,6 +239,9 @@ def render_manifest(manifest: SuiteManifest) -> str:
     lines.append("tasks = [")
     lines += [f"  {_toml_string(slug)}," for slug in manifest.tasks]
     lines.append("]")
+    if manifest.written:  # a table, so after every top-level key
+        lines.append("[written]")
+        lines += [f"{_toml_string(slug)} = {day.isoformat()}" for slug, day in sorted(manifest.written.items())]
     return "\n".join(lines) + "\n"
 
 
