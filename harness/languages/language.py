@@ -17,7 +17,7 @@ from typing import ClassVar, Mapping, Sequence
 from pydantic import BaseModel, ConfigDict
 
 from ..probe.result import Observation, ProbeRun, call_records
-from ..records import Record, ScreenFlag, TestReport
+from ..records import AssertionCount, Record, ScreenFlag, TestReport
 from ..sandbox.base import SandboxSession
 from ..task import Task
 from .base import Layout
@@ -55,6 +55,40 @@ class FillReport(Record):
 class FilledSuite:
     source: bytes
     report: FillReport
+
+
+class SuiteShape(Record):
+    """What a written suite is made of, read from its text alone (the study's diagnostics: a
+    validity gain that is only brevity, an assertion mix that drifts). Assertions are
+    counted where they are written, each kind by its form: `equality` states an exact
+    expected value, `exception` an error raised, `property` a relation that is not exact
+    equality (an order, a membership, a type, a length), `other` only that a value is true;
+    `constant` is those whose truth no run of the solution can change (`assert 1 == 1`)."""
+
+    tests: int
+    assertions: int
+    equality: int = 0
+    exception: int = 0
+    property: int = 0
+    other: int = 0
+    constant: int = 0
+    lines: int  # of code: not blank, not a comment
+
+
+class SuiteRuns:
+    """A written suite run, in one session, on the correct solution and on broken copies of
+    it: each a test run of the task with the written suite as its test file. A language
+    whose builds can be shared between copies keeps them here (C++'s objects)."""
+
+    def __init__(self, language: "Language", task: Task, written: Task, session: SandboxSession):
+        self.language, self.task, self.written, self.session = language, task, written, session
+
+    def prepare(self) -> None:
+        """Before the first copy runs, when the correct solution does not run first."""
+
+    def run(self, files: Mapping[str, bytes], *, reference: bool) -> tuple[TestReport, bool]:
+        """The suite on `files`, and whether an earlier run's build was reused."""
+        return self.language.run_tests(self.written, files, self.session), False
 class CallProbe(ABC):
     """A task's calls prepared for its language's probe, to run on one candidate after
     another. Each call's case in a run's stream is named `call <i>` and holds one record,
@@ -161,6 +195,43 @@ class Language(ABC):
         """The task's own test cases as calls, one per case in `case_texts` order, each
         observing how its case ended; None where they cannot be a verifier's checks: where
         their expected values would reach the candidate's process."""
+
+    # Written test suites (testwriting/) ---------------------------------------------------
+
+    @abstractmethod
+    def test_skeleton(self, task: Task, test_file: str) -> bytes:
+        """What a test writer's file starts as: the task's own test file cut before its first
+        test (its imports and declarations), no test and no expected value."""
+
+    @abstractmethod
+    def code_words(self, text: str) -> list[str]:
+        """The text's code as compared for copies (testwriting/embedding.py): keywords and
+        punctuation as they are, names and numbers by their kind, a string's text read as the
+        code it may hold."""
+
+    @abstractmethod
+    def function_bodies(self, text: str) -> list[list[str]]:
+        """The code_words of each function body in the text."""
+
+    def suite_refusals(self, task: Task, test_file: str, source: bytes) -> list[str]:
+        """Why a written suite may not run at all, one reason a line (empty: it may): what
+        could read the solution's text, the harness's records or the test runner's verdict
+        instead of stating behaviour."""
+        return []
+
+    def suite_shape(self, source: bytes) -> SuiteShape | None:
+        """The suite's diagnostics; None where the language does not read them."""
+        return None
+
+    def evaluated_assertions(self, task: Task, test_file: str, source: bytes,
+                             session: SandboxSession) -> AssertionCount | None:
+        """Every assertion of the suite evaluated on the correct solution, each on its own
+        (a failed one does not end its test); None where the test run's own count (up to a
+        test's first failure) is all there is."""
+        return None
+
+    def suite_runs(self, task: Task, written: Task, session: SandboxSession) -> SuiteRuns:
+        return SuiteRuns(self, task, written, session)
 
     def flags(self, files: Mapping[str, bytes]) -> list[ScreenFlag]:
         """What the language's raw-text screen notes in a candidate's solution files, for a

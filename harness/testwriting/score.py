@@ -1,4 +1,5 @@
-"""Scoring a written Catch2 test suite for a task.
+"""Scoring a written test suite for a task, in any language (the language's side:
+Language.suite_runs, suite_refusals, suite_shape, evaluated_assertions).
 
 - Against the correct solution (the task's reference): the suite is *valid* when it
   compiles and every assertion holds; its *assertion accuracy* is the share of its
@@ -11,11 +12,18 @@
   tell the reference from a broken copy by being the first program to run.
 - A suite that holds a copy of one of the reference's function bodies (embedding.py) is
   scored, and marked `embeds_reference`.
+- A suite the language refuses to run (Language.suite_refusals: what could read the
+  solution's text or the runner's verdict instead of stating behaviour) runs nowhere and is
+  invalid, the rule said; so is one in which no assertion ran on the correct solution: it
+  states nothing.
+- Where the language evaluates every assertion on its own (Python), assertion accuracy
+  counts each, not only those up to a test's first failure; the suite's shape (tests,
+  assertions and their mix, length) is read from its text.
 
-Everything runs through languages/cpp/testrun.run_tests in one warm session per worker, with the task's
-test file swapped for the written one (written.py). The build tree keeps the written test
-unit compiled, and each target's solution unit is compiled once per session, then reused
-by every later suite (objects.py): so a target costs a link and a run, not a full build."""
+Everything runs in one warm session per worker, with the task's test file swapped for the
+written one (written.py), through the language's SuiteRuns: C++'s keeps the written test
+unit compiled and each target's solution unit compiled once per session, then reused by
+every later suite (languages/cpp/objects.py): so a target costs a link and a run."""
 
 from __future__ import annotations
 
@@ -26,23 +34,22 @@ import time
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import Callable, Literal, Mapping, Sequence
+from typing import Callable, Literal, Sequence
 
 from ..errors import BadInput
 from ..executor.base import UnitFailure
-from ..records import AssertionCount, Record, TestReport
-from ..sandbox.base import Role, Sandbox, SandboxSession
+from ..records import AssertionCount, Record, Status, TestReport
+from ..sandbox.base import Sandbox, SandboxSession
 from ..suite_validation import (CandidateResult, RunKind, candidate_result, control_fails, why_not,
                                 work_on_tasks)
 from ..suite import find_suite
 from ..task import Task, load_task
-from ..languages.cpp.testrun import configure_steps, note_configured, run_tests
-from ..staging import stage_files
+from ..languages.language import SuiteRuns, SuiteShape
+from ..languages.registry import language_for
 from .fill import FillReport, fill_placeholders
-from .objects import SolutionObjects, object_key
 from .embedding import embeds_reference, reference_similarity
 from .targets import Target, TargetKind, TargetSet, find_targets
-from .written import suite_hash, with_written_tests
+from .written import suite_hash, test_file, with_written_tests
 
 # A written suite runs known programs (the reference and its broken copies) whose tests
 # should end within seconds: a hang must not cost the sandbox's minute per target.
@@ -92,6 +99,8 @@ class ScoredSuite(Record):
     # Where the reference ran among the targets (0: first), drawn from order_seed.
     order_seed: int | None = None
     reference_position: int | None = None
+    refused: list[str] = []         # why the language would not run it (then it ran nowhere)
+    shape: SuiteShape | None = None  # its diagnostics, from its text
 
 
 def target_outcome(report: TestReport) -> TargetOutcome:
@@ -121,38 +130,45 @@ def score_with_report(task: Task, source: bytes, session: SandboxSession, target
     shown of its failing assertions). With `fill`, the suite's placeholders are filled in
     by execution first (fill.py) and the filled suite is scored."""
     start = time.monotonic()
+    language = language_for(task)
     session.limits = session.limits.model_copy(update={"timeout_s": min(session.limits.timeout_s, RUN_TIMEOUT_S)})
+    refused = language.suite_refusals(task, test_file(task), source)
+    if refused:
+        return _refused(task, source, refused, language.suite_shape(source), start)
     filled = fill_placeholders(task, source, session) if fill else None
     source = filled.source if filled else source
     written = with_written_tests(task, source)
-    objects = SolutionObjects(task, written, session)
+    runs = language.suite_runs(task, written, session)
     found = targets() if callable(targets) else targets
     order_seed = secrets.randbits(63)
     drawn = random.Random(order_seed).randrange(len(found.targets) + 1)
     if drawn:
-        _configure(written, task.reference_files(), session)  # so the first target's kept objects fit in
+        runs.prepare()
     before: list[TargetResult] = []
     for target in found.targets[:drawn]:
-        before.append(_run_target(task, written, objects, session, target))
+        before.append(_run_target(task, runs, target))
         if before[-1].outcome is TargetOutcome.not_compiled:
             break  # most likely the suite itself: no run of it told the program anything; the rest after
     position = len(before)
-    report = run_tests(written, task.reference_files(), session)
-    objects.built_with(task.reference_files(), report, linked_only=False)
+    report = runs.run(task.reference_files(), reference=True)[0]
+    evaluated = language.evaluated_assertions(task, test_file(task), source, session) if report.built else None
+    assertions = evaluated or report.assertions
     reference = candidate_result(RunKind.reference, "reference", report)
+    silent = report.passed and assertions is not None and assertions.total == 0
+    valid = report.passed and not silent
     similarity = reference_similarity(task, source)
     scored = ScoredSuite(
-        slug=task.slug, task_hash=task.content_hash, suite_hash=suite_hash(source), valid=report.passed,
-        why_invalid=None if report.passed else why_not(reference), reference=reference,
-        assertions=report.assertions, assertion_accuracy=_accuracy(report.assertions),
+        slug=task.slug, task_hash=task.content_hash, suite_hash=suite_hash(source), valid=valid,
+        why_invalid=None if valid else (_SILENT if silent else why_not(reference)), reference=reference,
+        assertions=assertions, assertion_accuracy=_accuracy(assertions),
         fill=filled.report if filled else None, reference_similarity=similarity,
         embeds_reference=embeds_reference(similarity), order_seed=order_seed, reference_position=position,
+        shape=language.suite_shape(source),
     )
-    ran = before + ([_run_target(task, written, objects, session, target) for target in found.targets[position:]]
-                    if scored.valid else [])
+    ran = before + ([_run_target(task, runs, target) for target in found.targets[position:]] if valid else [])
     build_s = report.build_seconds + sum(r.build_seconds for r in ran)
     run_s = report.run_seconds + sum(r.run_seconds for r in ran)
-    if scored.valid:
+    if valid:
         scored.targets = ran
         counted = [t for t in scored.targets if t.outcome is not TargetOutcome.not_compiled]
         scored.scored = len(counted)
@@ -161,38 +177,34 @@ def score_with_report(task: Task, source: bytes, session: SandboxSession, target
     scored.build_seconds = round(build_s, 3)
     scored.run_seconds = round(run_s, 3)
     scored.seconds = round(time.monotonic() - start, 3)
+    if silent:
+        report = report.model_copy(update={"status": Status.failed, "message": _SILENT, "transcript": _SILENT})
     return scored, report
 
 
-def _configure(written: Task, files: Mapping[str, bytes], session: SandboxSession) -> None:
-    """Configure the written suite's build tree, as its first build would (configuring runs
-    nothing of the suite): a target's objects from an earlier suite can then be put back
-    into it, whether or not the reference builds first."""
-    steps = configure_steps(written, session)
-    if steps:
-        session.stage(written.slug, stage_files(written, files)[0])
-        got = session.exec(["sh", "-c", " && ".join(steps)], role=Role.builder, timeout_s=session.limits.build_timeout_s)
-        note_configured(written, session, got.exit_code == 0)
+_SILENT = "no assertion ran on the correct solution: a suite must state the behaviour it expects"
 
 
-def _run_target(task: Task, written: Task, objects: SolutionObjects, session: SandboxSession,
-                target: Target) -> TargetResult:
-    """The written suite on one broken copy: its objects linked where the session holds
-    them, else built (and kept for the next suite)."""
-    files = target.files(task)
-    key = object_key(task, files)
-    link = objects.link_script(key, files)
-    reused: list[bool] = [link is not None]
-    if link is not None:
-        run = run_tests(written, files, session, build_script=link)
-    else:
-        run = run_tests(written, files, session, after_stage=lambda: reused.append(objects.restore(key)))
-    objects.built_with(files, run, linked_only=link is not None)
-    if run.built:
-        objects.keep(key)
+def _refused(task: Task, source: bytes, refused: list[str], shape: SuiteShape | None,
+             start: float) -> tuple[ScoredSuite, TestReport]:
+    """A suite the language will not run: invalid, scored on nothing, the rules said."""
+    why = "the test file was not run: " + "; ".join(refused[:10]) + ("" if len(refused) <= 10 else f"; and {len(refused) - 10} more")
+    report = TestReport(status=Status.failed, message=why, transcript=why).overruled(refused)
+    similarity = reference_similarity(task, source)
+    scored = ScoredSuite(
+        slug=task.slug, task_hash=task.content_hash, suite_hash=suite_hash(source), valid=False, why_invalid=why,
+        reference=candidate_result(RunKind.reference, "reference", report), reference_similarity=similarity,
+        embeds_reference=embeds_reference(similarity), refused=refused, shape=shape,
+        seconds=round(time.monotonic() - start, 3))
+    return scored, report
+
+
+def _run_target(task: Task, runs: SuiteRuns, target: Target) -> TargetResult:
+    """The written suite on one broken copy."""
+    run, reused = runs.run(target.files(task), reference=False)
     return TargetResult(kind=target.kind, name=target.name, outcome=target_outcome(run),
                         failed=[t.name for t in run.failing()[:3]], build_seconds=run.build_seconds,
-                        run_seconds=run.run_seconds, reused=any(reused))
+                        run_seconds=run.run_seconds, reused=reused)
 
 
 class TargetPool:

@@ -1,22 +1,15 @@
 """A task whose test file is a written one. Everything else (build files, the harness's
-test main, the reference, the faulty controls) stays the task's own, so the existing build
-and test steps (languages/cpp/testrun.py) build the written suite exactly as they build the task's."""
+test main, the reference, the faulty controls) stays the task's own, so the language's
+build and test steps build and run the written suite exactly as they do the task's."""
 
 from __future__ import annotations
 
 from functools import cached_property
 
-import re
-
-from ..languages.cpp.lexer import tokenize
 from ..errors import BadInput
 from ..hashing import hash_files, sha256_bytes
+from ..languages.registry import language_for
 from ..task import Task
-
-# The macros that open a Catch2 test case.
-_TEST_CASE = frozenset({"TEST_CASE", "TEST_CASE_METHOD", "SCENARIO", "TEMPLATE_TEST_CASE"})
-_OPENS = re.compile(r"#\s*if")
-_CLOSES = re.compile(r"#\s*endif")
 
 
 class WrittenSuiteTask(Task):
@@ -75,13 +68,6 @@ def suite_hash(source: bytes) -> str:
 
 
 def skeleton(task: Task) -> bytes:
-    """What a test-writing trial's test file starts as: the task's own test file up to the
-    line of its first test case (the includes, and whatever declarations come before the
-    tests), with any conditional left open there closed. No test, no expected value."""
-    source = task.read(test_file(task)).decode(errors="replace")
-    tokens = tokenize(source)
-    first = next((t.start for t in tokens if t.kind == "ident" and t.text in _TEST_CASE), len(source))
-    head = source[:source.rfind("\n", 0, first) + 1]
-    directives = [t.text for t in tokenize(head) if t.kind == "pp"]
-    still_open = sum(bool(_OPENS.match(d)) for d in directives) - sum(bool(_CLOSES.match(d)) for d in directives)
-    return (head.rstrip() + "\n" + "#endif\n" * max(0, still_open)).encode()
+    """What a test-writing trial's test file starts as: the task's own test file cut before
+    its first test (Language.test_skeleton). No test, no expected value."""
+    return language_for(task).test_skeleton(task, test_file(task))

@@ -16,7 +16,7 @@ from harness.languages.cpp.catch2 import parse_catch2_xml
 from harness.cli import app
 from harness.records import AssertionCount
 from harness.suite import find_suite
-from harness.testwriting.objects import object_key
+from harness.languages.cpp.objects import object_key
 from harness.testwriting.score import ScoredSuite, SuiteToScore, TargetOutcome, score_suites
 from harness.testwriting.targets import TargetKind, find_targets
 from harness.testwriting.written import with_written_tests

@@ -20,12 +20,14 @@ from .cmake import relocated_build_files
 from .files import headers
 from .fill import fill_placeholders
 from .testrun import declared_test_cases, drop_build, run_tests
-from ..language import CallProbe, CaseText, FilledSuite, Language
+from ..language import CallProbe, CaseText, FilledSuite, Language, SuiteRuns
 from ..mutation import Mutant
 from .layout import LAYOUT
 from .mutants import generate_mutants
 from .normal_form import names, normal_form
 from .screen import screen
+from .written import CppSuiteRuns, function_bodies, skeleton, words
+from .lexer import code_tokens
 
 
 _TASK_TAG = re.compile(r"task_(\d+)")
@@ -95,3 +97,15 @@ class Cpp(Language):
 
     def flags(self, files: Mapping[str, bytes]) -> list[ScreenFlag]:
         return screen(files)
+
+    def test_skeleton(self, task: Task, test_file: str) -> bytes:
+        return skeleton(task.read(test_file).decode(errors="replace"))
+
+    def code_words(self, text: str) -> list[str]:
+        return words(code_tokens(text))
+
+    def function_bodies(self, text: str) -> list[list[str]]:
+        return [words(body) for body in function_bodies(text)]
+
+    def suite_runs(self, task: Task, written: Task, session: SandboxSession) -> SuiteRuns:
+        return CppSuiteRuns(self, task, written, session)

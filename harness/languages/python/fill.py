@@ -148,7 +148,7 @@ def _value(values: list[Any]) -> tuple[str | None, str | None]:
 
 
 @dataclass
-class _Ran:
+class Ran:
     status: str                 # FillReport.probe
     reason: str | None = None   # why the run gives nothing, or ended early
     records: bytes = b""
@@ -163,8 +163,9 @@ def _runtime() -> dict[str, bytes]:
     return files
 
 
-def _run(task: Task, test_file: str, suite: str, session: SandboxSession) -> _Ran:
-    """The recording suite run once, as the runner, on the correct solution."""
+def run_recording(task: Task, test_file: str, suite: str, session: SandboxSession) -> Ran:
+    """A recording suite (one that calls the recorder, proxy/record.py) run once, as the
+    runner, on the correct solution."""
     staged, _ = stage_files(task, task.reference_files())
     staged[test_file] = suite.encode("utf-8", "surrogateescape")
     where = f"{_ROOT}/{task.slug}"
@@ -186,10 +187,10 @@ def _run(task: Task, test_file: str, suite: str, session: SandboxSession) -> _Ra
     finally:
         session.exec(["rm", "-rf", f"{session.build_root}/{where}"], role=Role.builder, timeout_s=60)
     if ran.timed_out:
-        return _Ran("timeout", f"it timed out after {session.limits.timeout_s:g} s and was killed")
+        return Ran("timeout", f"it timed out after {session.limits.timeout_s:g} s and was killed")
     if got is None:
-        return _Ran("incomplete", "what it wrote could not be read back (it flooded its output)")
-    out = _Ran("ok", records=got.contents[0], truncated=got.truncated(0), output=got.contents[1].decode(errors="replace"))
+        return Ran("incomplete", "what it wrote could not be read back (it flooded its output)")
+    out = Ran("ok", records=got.contents[0], truncated=got.truncated(0), output=got.contents[1].decode(errors="replace"))
     code = got.exit_code
     sig = signal_name(code) if code is not None else None
     if sig is not None:
@@ -207,7 +208,7 @@ def _last_error(output: str) -> str:
     return lines[-1][:300]
 
 
-def _unreached(test: str | None, ran: _Ran) -> str:
+def _unreached(test: str | None, ran: Ran) -> str:
     if ran.status in ("timeout", "incomplete"):
         return f"the run on the correct solution gave nothing back: {ran.reason}"
     why = "never reached when the suite ran on the correct solution"
@@ -220,7 +221,7 @@ def _unreached(test: str | None, ran: _Ran) -> str:
     return why
 
 
-def _decide(suite: Suite, ran: _Ran) -> tuple[dict[int, str], dict[int, str]]:
+def _decide(suite: Suite, ran: Ran) -> tuple[dict[int, str], dict[int, str]]:
     """(literal by placeholder, why not by placeholder)."""
     records, forged = read_records(ran.records, ran.truncated, len(suite.placeholders))
     if forged is not None:
@@ -260,7 +261,7 @@ def fill_placeholders(task: Task, test_file: str, source: bytes, session: Sandbo
     report = FillReport(placeholders=len(suite.placeholders))
     if not suite.placeholders:
         return FilledSuite(source, report)
-    ran = _run(task, test_file, recording_suite(suite), session)
+    ran = run_recording(task, test_file, recording_suite(suite), session)
     values, unfilled = _decide(suite, ran)
     report.probe = ran.status
     report.filled = len(values)

@@ -9,10 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from ...records import TestReport
+from ...records import AssertionCount, TestReport
 from ...sandbox.base import SandboxSession
 from ...task import Task
-from ..language import CallProbe, CaseText, FilledSuite, Language
+from ..language import CallProbe, CaseText, FilledSuite, Language, SuiteShape
 from ..mutation import Mutant
 from .layout import LAYOUT
 from .cases import case_texts, count_declared
@@ -21,7 +21,8 @@ from .mutants import generate_mutants
 from .normal_form import names, normal_form
 from .inprocess import runs_in_process
 from .probe import PythonCallProbe, TestCaseProbe
-from .testrun import drop_build, run_tests
+from .testrun import drop_build, proxied_modules, run_tests
+from . import written
 
 
 class Python(Language):
@@ -61,3 +62,22 @@ class Python(Language):
         runs its code and it never reads the tests. None for a task judged in one process
         (inprocess.py), whose tests the candidate's code runs beside."""
         return None if runs_in_process(task) else TestCaseProbe(task)
+
+    def test_skeleton(self, task: Task, test_file: str) -> bytes:
+        return written.skeleton(task.read(test_file).decode("utf-8", "replace"))
+
+    def code_words(self, text: str) -> list[str]:
+        return written.code_words(text)
+
+    def function_bodies(self, text: str) -> list[list[str]]:
+        return written.function_bodies(text)
+
+    def suite_refusals(self, task: Task, test_file: str, source: bytes) -> list[str]:
+        return [str(r) for r in written.suite_refusals(source, test_file, proxied_modules(task))]
+
+    def suite_shape(self, source: bytes) -> SuiteShape | None:
+        return written.suite_shape(source)
+
+    def evaluated_assertions(self, task: Task, test_file: str, source: bytes,
+                             session: SandboxSession) -> AssertionCount | None:
+        return written.evaluated_assertions(task, test_file, source, session)

@@ -215,6 +215,9 @@ def _module_name_problem(module: str, name: str) -> str | None:
 
 
 class _Screen(ast.NodeVisitor):
+    refused_builtins = _BUILTINS_REFUSED
+    dunder_string = _DUNDER
+
     def __init__(self, file: str, tree: ast.Module):
         self.file, self.tree = file, tree
         self.refusals: list[Refusal] = []
@@ -249,9 +252,18 @@ class _Screen(ast.NodeVisitor):
         return self.refusals
 
     # Imports ----------------------------------------------------------------------------
+    def allows(self, module: str) -> bool:
+        return module in ALLOWED_MODULES
+
+    def module_name_problem(self, module: str, name: str) -> str | None:
+        return _module_name_problem(module, name)
+
+    def value_of(self, module: str, name: str) -> object:
+        return _getattr_or_none(module, name)
+
     def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:
-            if alias.name not in ALLOWED_MODULES:
+            if not self.allows(alias.name):
                 self.refuse("import", node, f"imports {alias.name}")
             elif alias.asname is None and "." in alias.name:
                 self.refuse("import", node, f"imports {alias.name} without a name of its own")
@@ -260,15 +272,15 @@ class _Screen(ast.NodeVisitor):
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         module = node.module or ""
-        if node.level or module not in ALLOWED_MODULES:
+        if node.level or not self.allows(module):
             self.refuse("import", node, f"imports from {'.' * node.level}{module}")
             return
         for alias in node.names:
             if alias.name == "*":
                 self.refuse("import", node, f"imports * from {module}")
-            elif (problem := _module_name_problem(module, alias.name)) is not None:
+            elif (problem := self.module_name_problem(module, alias.name)) is not None:
                 self.refuse("import", node, problem)
-            elif isinstance(_getattr_or_none(module, alias.name), types.ModuleType):
+            elif isinstance(self.value_of(module, alias.name), types.ModuleType):
                 self.modules.add(alias.asname or alias.name)
 
     # Names and attributes ----------------------------------------------------------------
@@ -277,7 +289,7 @@ class _Screen(ast.NodeVisitor):
             self.refuse("import", node, f"the module {node.id} used other than as `{node.id}.name`")
         elif _is_dunder(node.id) and id(node) not in self.allowed_dunder:
             self.refuse("dunder", node, f"the name {node.id}")
-        elif node.id in _BUILTINS_REFUSED:
+        elif node.id in self.refused_builtins:
             self.refuse("builtin", node, f"the name {node.id}")
         elif node.id in _CALLED_ONLY and id(node) not in self.called:
             self.refuse("reflection", node, f"{node.id} other than called by its name")
@@ -286,9 +298,9 @@ class _Screen(ast.NodeVisitor):
         base = node.value
         if isinstance(base, ast.Name) and base.id in self.modules:
             module = self.module_of(base.id)
-            if (problem := _module_name_problem(module, node.attr)) is not None:
+            if (problem := self.module_name_problem(module, node.attr)) is not None:
                 self.refuse("import", node, problem)
-            elif isinstance(value := _getattr_or_none(module, node.attr), types.ModuleType):
+            elif isinstance(value := self.value_of(module, node.attr), types.ModuleType):
                 self.refuse("import", node, f"the module {value.__name__} reached as an attribute")
         else:
             self.visit(base)
@@ -318,7 +330,7 @@ class _Screen(ast.NodeVisitor):
             self.refuse("internals", node, f"the attribute {name}")
 
     def visit_Constant(self, node: ast.Constant) -> None:
-        if isinstance(node.value, str) and id(node) not in self.docstrings and _DUNDER.search(node.value):
+        if isinstance(node.value, str) and id(node) not in self.docstrings and self.dunder_string.search(node.value):
             self.refuse("dunder", node, "a string constant that names a dunder")
 
     # Calls -------------------------------------------------------------------------------

@@ -35,14 +35,14 @@ import weakref
 from pathlib import Path
 from typing import Mapping
 
-from ..languages.cpp.files import headers, is_source
-from ..fs import atomic_write
-from ..hashing import hash_files
-from ..paths import cache_dir
-from ..records import TestReport
-from ..sandbox.base import Role, Sandbox, SandboxSession
-from ..task import Task
-from ..languages.cpp.testrun import configure_steps
+from .files import headers, is_source
+from ...fs import atomic_write
+from ...hashing import hash_files
+from ...paths import cache_dir
+from ...records import TestReport
+from ...sandbox.base import Role, Sandbox, SandboxSession
+from ...task import Task
+from .testrun import configure_steps
 
 
 _image_ids: "weakref.WeakKeyDictionary[Sandbox, str | None]" = weakref.WeakKeyDictionary()
