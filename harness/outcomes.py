@@ -34,6 +34,10 @@ The frame has one row per task-trial expected, finished or not:
                                a test-writing trial's shares in round 1 and within two
                                rounds (result_facts.py), NaN where there is none (a repair
                                trial, an invalid suite's kill rate); its validity is round1/2
+    tests_1, assertions_1, suite_lines_1, equality_share_1, exception_share_1, property_share_1,
+    other_share_1, constant_share_1 (and _2)
+                               a written suite's diagnostics by the same rule
+                               (result_facts.DIAGNOSTIC_COLUMNS), NaN where not read
 
 What is known about a configuration beyond its trials (the model, the training set)
 travels next to the frame as a ConfigInfo per configuration.
@@ -55,7 +59,7 @@ from pydantic import BaseModel, ValidationError
 from .errors import BadInput, InfraError, InfraKind, invalid
 from .fs import written_atomically
 from .records import RunManifest, TrialOutcome
-from .result_facts import SHARE_COLUMNS, read_rows
+from .result_facts import DIAGNOSTIC_COLUMNS, SHARE_COLUMNS, read_rows
 
 REQUIRED_COLUMNS = ("config", "task", "trial", "round1", "round2")
 # Every setting that can change a number; an outcomes file may give any of them per row.
@@ -66,7 +70,7 @@ HEALTH_COLUMNS = (
     "prompt_tokens", "completion_tokens", "cost",
     "error_outputs", "user_asks", "lazy_comments", "agent_seconds", "embeds_reference",
 )
-METRIC_COLUMNS = tuple(f"{name}_{n}" for name in SHARE_COLUMNS for n in (1, 2))
+METRIC_COLUMNS = tuple(f"{name}_{n}" for name in (*SHARE_COLUMNS, *DIAGNOSTIC_COLUMNS) for n in (1, 2))
 FRAME_COLUMNS = ("config", "task", "trial", "status", "done", "rounds_recorded", "round1_known", "round2_known",
                  "round1", "round2", "infra_kind", *SETTING_COLUMNS, *HEALTH_COLUMNS, *METRIC_COLUMNS)
 DEFAULT_ROUNDS = 2  # where a source does not record its rounds: both round columns are given

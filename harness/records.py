@@ -292,6 +292,24 @@ class Simulation(Record):
         return sum(c.predicted is None for c in self.cases)
 
 
+class SuiteShape(Record):
+    """What a written suite is made of, read from its text alone (the study's diagnostics: a
+    validity gain that is only brevity, an assertion mix that drifts). Assertions are
+    counted where they are written, each kind by its form: `equality` states an exact
+    expected value, `exception` an error raised, `property` a relation that is not exact
+    equality (an order, a membership, a type, a length), `other` only that a value is true;
+    `constant` is those whose truth no run of the solution can change (`assert 1 == 1`)."""
+
+    tests: int
+    assertions: int
+    equality: int = 0
+    exception: int = 0
+    property: int = 0
+    other: int = 0
+    constant: int = 0
+    lines: int  # of code: not blank, not a comment
+
+
 class RoundRecord(Record):
     round: int = Field(ge=1)
     counters: AgentCounters = Field(default_factory=AgentCounters)
@@ -317,6 +335,9 @@ class RoundRecord(Record):
     # The suite holds a copy of the reference's code (testwriting/embedding.py): counted
     # apart in reports and comparisons, never a pass.
     embeds_reference: bool | None = Field(None, exclude_if=_absent)
+    # What the suite is made of (tests, assertions and their kinds, length), where its
+    # language reads it: the diagnostics a report shows beside the three metrics.
+    suite_shape: SuiteShape | None = Field(None, exclude_if=_absent)
 
 
 class ModelCall(Record):

@@ -43,6 +43,17 @@ class _TimingFacts(_Facts):
     agent_seconds: float = 0.0
 
 
+class _ShapeFacts(_Facts):
+    tests: int
+    assertions: int
+    equality: int = 0
+    exception: int = 0
+    property: int = 0
+    other: int = 0
+    constant: int = 0
+    lines: int
+
+
 class _RoundFacts(_Facts):
     counters: AgentCounters = AgentCounters()
     test_report: _ReportFacts | None = None
@@ -50,6 +61,19 @@ class _RoundFacts(_Facts):
     kill_rate: float | None = None
     assertion_accuracy: float | None = None
     embeds_reference: bool | None = None
+    suite_shape: _ShapeFacts | None = None
+
+    def diagnostic(self, name: str) -> float | None:
+        """One of DIAGNOSTIC_COLUMNS, from the suite's shape (a kind's share of the
+        assertions; none where the suite has none)."""
+        shape = self.suite_shape
+        if shape is None:
+            return None
+        if name == "suite_lines":
+            return shape.lines
+        if name in ("tests", "assertions"):
+            return getattr(shape, name)
+        return getattr(shape, name.removesuffix("_share")) / shape.assertions if shape.assertions else None
 
 
 class _InfraFacts(_Facts):
@@ -94,15 +118,22 @@ def _share_columns(result: TrialFacts) -> dict:
     """A test-writing trial's shares in round 1 and within two rounds (the round that ended
     the trial), by the counting rule of its outcomes: round 1's once it was tested, the
     two-round value once round 1 passed or round 2 was tested. A suite that embeds the
-    reference has none: it is counted apart (`embeds_reference`)."""
+    reference has none: it is counted apart (`embeds_reference`). The suite's diagnostics
+    (DIAGNOSTIC_COLUMNS) follow the same rule."""
     tested = rounds_recorded(result)
     first = result.rounds[0] if tested >= 1 else None
     final = first if result.passed_round == 1 else result.rounds[1] if tested >= 2 else None
-    return {f"{name}_{n}": getattr(r, name) if r is not None and not r.embeds_reference else None
-            for name in SHARE_COLUMNS for n, r in ((1, first), (2, final))}
+    counted = [(n, r if r is not None and not r.embeds_reference else None) for n, r in ((1, first), (2, final))]
+    return {**{f"{name}_{n}": getattr(r, name) if r is not None else None for name in SHARE_COLUMNS for n, r in counted},
+            **{f"{name}_{n}": r.diagnostic(name) if r is not None else None for name in DIAGNOSTIC_COLUMNS
+               for n, r in counted}}
 
 
 SHARE_COLUMNS = ("kill_rate", "assertion_accuracy")
+# What a written suite is made of (records.SuiteShape), by the same counting rule: the study's
+# diagnostics of a validity gain that is only brevity, or an assertion mix that drifts.
+DIAGNOSTIC_COLUMNS = ("tests", "assertions", "suite_lines", "equality_share", "exception_share", "property_share",
+                      "other_share", "constant_share")
 
 
 def facts_row(result: TrialFacts) -> dict:

@@ -52,6 +52,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import BadInput
+from .result_facts import DIAGNOSTIC_COLUMNS
 
 RESAMPLES = 10_000
 SEED = 0
@@ -885,6 +886,9 @@ def cohort_inflation(frame: pd.DataFrame, selected: pd.DataFrame, round_no: int)
 
 METRICS: tuple[str, ...] = ("valid", "kill_rate", "assertion_accuracy")
 SHARE_METRICS: tuple[str, ...] = ("kill_rate", "assertion_accuracy")
+# A written suite's diagnostics, summarized and compared as the shares are: counts are not
+# shares, but the bootstrap and the sign-flip test need none.
+DIAGNOSTICS: tuple[str, ...] = DIAGNOSTIC_COLUMNS
 EXACT_SIGN_FLIPS = 16
 
 

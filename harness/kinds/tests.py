@@ -14,7 +14,7 @@ from pathlib import Path
 
 from .. import stats
 from ..contract import TESTS_CONTRACT, TESTS_FILL_CONTRACT
-from ..records import Status, TestWritingSettings
+from ..records import Status, SuiteShape, TestWritingSettings
 from ..sandbox.base import SandboxSession
 from ..task import Task
 from ..testwriting.export import GRPO_FILE
@@ -36,6 +36,7 @@ class TestsFacts(RoundFacts):
     assertion_accuracy: float | None
     kill_rate: float | None
     embeds_reference: bool
+    suite_shape: SuiteShape | None = None
 
 
 class TestWritingKind(TrialKind):
@@ -73,7 +74,7 @@ class TestWritingKind(TrialKind):
         report.tampered = sorted(set(report.tampered) | {
             f for f in task.solution_files if (workspace / f).is_file() and (workspace / f).read_bytes() != reference.get(f)})
         facts = TestsFacts(valid=scored.valid, assertion_accuracy=scored.assertion_accuracy, kill_rate=scored.kill_rate,
-                           embeds_reference=scored.embeds_reference)
+                           embeds_reference=scored.embeds_reference, suite_shape=scored.shape)
         if scored.embeds_reference:
             # Scored as it is, but not a pass: a copy of the reference tests nothing it states.
             why = (f"The test file holds a copy of the solution's own code ({scored.reference_similarity:.0%} of one "

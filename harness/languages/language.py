@@ -17,7 +17,7 @@ from typing import ClassVar, Mapping, Sequence
 from pydantic import BaseModel, ConfigDict
 
 from ..probe.result import Observation, ProbeRun, call_records
-from ..records import AssertionCount, Record, ScreenFlag, TestReport
+from ..records import AssertionCount, Record, ScreenFlag, SuiteShape, TestReport
 from ..sandbox.base import SandboxSession
 from ..task import Task
 from .base import Layout
@@ -55,24 +55,6 @@ class FillReport(Record):
 class FilledSuite:
     source: bytes
     report: FillReport
-
-
-class SuiteShape(Record):
-    """What a written suite is made of, read from its text alone (the study's diagnostics: a
-    validity gain that is only brevity, an assertion mix that drifts). Assertions are
-    counted where they are written, each kind by its form: `equality` states an exact
-    expected value, `exception` an error raised, `property` a relation that is not exact
-    equality (an order, a membership, a type, a length), `other` only that a value is true;
-    `constant` is those whose truth no run of the solution can change (`assert 1 == 1`)."""
-
-    tests: int
-    assertions: int
-    equality: int = 0
-    exception: int = 0
-    property: int = 0
-    other: int = 0
-    constant: int = 0
-    lines: int  # of code: not blank, not a comment
 
 
 class SuiteRuns:

@@ -99,7 +99,7 @@ def compute_comparison(outcomes: Outcomes, base: str, new: str, opts: ReportOpti
     writers = suite_kind(infos)
     if opts.metric is not None and writers is None:
         raise BadInput(f"--metric {opts.metric}: neither {base} nor {new} writes test suites (harness run --kind tests)")
-    suite_diffs = metric_differences(frame, base, new, scopes, opts) if writers else None
+    suite_diffs = metric_differences(frame, base, new, scopes, opts, (*stats.METRICS, *stats.DIAGNOSTICS)) if writers else None
     summaries = scope_summaries(counts, [base, new], scopes, opts)
     paired = _paired(scopes, sides, opts)
     shown, two_rounds = _rounds_shown(sides, opts)
@@ -187,6 +187,10 @@ def _notes(c: Comparison) -> list[str]:
     return notes + unfinished_notes(by_config(c.frame, [r.base, r.new]), c.counts)
 
 
+def _of(diffs: dict[str, list[stats.MetricDifference]], metrics: tuple[str, ...]) -> dict[str, list[stats.MetricDifference]]:
+    return {scope: [d for d in found if d.metric in metrics] for scope, found in diffs.items()}
+
+
 def _tables(c: Comparison) -> list[Table]:
     r, opts, cohort = c.result, c.opts, c.cohort
     tables = [headline_table(c.summaries, [r.base, r.new], opts.confidence, cohort)]
@@ -197,7 +201,10 @@ def _tables(c: Comparison) -> list[Table]:
                         ["tasks in", "success in", "N", r.base, r.new, "difference", f"{opts.confidence:.0%} CI",
                          "p (exact)"], rows, cohort_caption(cohort)))
     if c.suite_diffs is not None and c.suite_task_table is not None:
-        tables += [differences_table(c.suite_diffs, r.base, r.new, opts, cohort, c.frame), c.suite_task_table]
+        tables.append(differences_table(_of(c.suite_diffs, stats.METRICS), r.base, r.new, opts, cohort, c.frame))
+        shape = _of(c.suite_diffs, stats.DIAGNOSTICS)
+        tables += [differences_table(shape, r.base, r.new, opts, cohort, shape=True)] if any(shape.values()) else []
+        tables.append(c.suite_task_table)
     tables.append(_task_table(c.changes, *c.sides, r.base, r.new, c.overlap.trained, cohort))
     rec_rows = [[scope] + ["n/a" if x is None else fmt_ratio(x.k, x.n) for x in (
         stats.recovery(c.sides[0].loc[sorted(tasks)]), stats.recovery(c.sides[1].loc[sorted(tasks)]))]

@@ -17,7 +17,14 @@ from .document import Table
 from .formatting import fmt_interval, fmt_p
 from .options import ReportOptions
 
-NAMES = {"valid": "valid", "kill_rate": "kill rate", "assertion_accuracy": "assertion accuracy"}
+NAMES = {"valid": "valid", "kill_rate": "kill rate", "assertion_accuracy": "assertion accuracy",
+         "tests": "tests", "assertions": "assertions", "suite_lines": "lines", "equality_share": "equality",
+         "exception_share": "exception", "property_share": "property", "other_share": "other",
+         "constant_share": "constant"}
+SHAPE_CAPTION = ("what the suites are made of, read from their text (every scored suite, valid or not): tests and "
+                 "assertions written, lines of code, and each kind's share of the assertions (equality: an exact "
+                 "expected value; exception: an error raised; property: a relation that is not exact equality; "
+                 "other: a value is true; constant: no run of the solution can change it), means over tasks")
 ROUNDS = {1: "round 1", 2: "two rounds"}
 # The scopes a bar's verdict also reports on, and how the verdict names their tasks.
 UNSEEN_SCOPES = {"unseen in training": "the tasks no config was trained on",
@@ -56,8 +63,11 @@ def _cell(s: stats.MetricSummary, cohort: Cohort | None) -> str:
 
 
 def metrics_table(frame: pd.DataFrame, configs: list[str], scopes: list[tuple[str, set[str] | None]],
-                  opts: ReportOptions, cohort: Cohort | None) -> tuple[Table, list[dict]]:
-    """Per config, scope and round: each metric's mean, interval and task count."""
+                  opts: ReportOptions, cohort: Cohort | None,
+                  metrics: tuple[str, ...] = stats.METRICS) -> tuple[Table, list[dict]]:
+    """Per config, scope and round: each metric's mean, interval and task count (the
+    suites' diagnostics with `metrics` stats.DIAGNOSTICS)."""
+    shape = metrics != stats.METRICS
     rows, data = [], []
     ci = f"{opts.confidence:.0%} CI"
     with_scope = len(scopes) > 1
@@ -65,35 +75,39 @@ def metrics_table(frame: pd.DataFrame, configs: list[str], scopes: list[tuple[st
         for name in configs:
             for r in (1, 2):
                 found = [stats.summarize_metric(frame, name, m, r, tasks, opts.interval, opts.resamples, opts.seed,
-                                                opts.confidence) for m in stats.METRICS]
+                                                opts.confidence) for m in metrics]
                 if not any(s.tasks for s in found):
                     continue
                 embedding = embedding_trials(frame, name, tasks)
                 rows.append([name] + ([scope] if with_scope else []) + [ROUNDS[r]] + [_cell(s, cohort) for s in found]
-                            + [str(embedding)])
+                            + ([] if shape else [str(embedding)]))
                 data += [dict(asdict(s), tasks_in=scope, interval_target=opts.interval, interval_valid=cohort is None,
                               embeds_reference_trials=embedding) for s in found if s.tasks]
-    columns = ["config"] + (["tasks in"] if with_scope else []) + ["round"] + [f"{NAMES[m]} ({ci}, tasks)"
-                                                                               for m in stats.METRICS] + ["embeds the reference"]
-    caption = ("means over tasks, as shares; (tasks): the tasks with a value; embeds the reference: trials whose suite "
-               "holds a copy of the reference's code, counted apart (never valid here, in no share)")
+    columns = (["config"] + (["tasks in"] if with_scope else []) + ["round"]
+               + [f"{NAMES[m]} ({ci}, tasks)" for m in metrics] + ([] if shape else ["embeds the reference"]))
+    caption = SHAPE_CAPTION if shape else (
+        "means over tasks, as shares; (tasks): the tasks with a value; embeds the reference: trials whose suite "
+        "holds a copy of the reference's code, counted apart (never valid here, in no share)")
     if cohort:
         caption = f"{cohort_caption(cohort)}; {caption}"
-    return Table("Written suites: validity, kill rate, assertion accuracy", columns, rows, caption), data
+    title = "Written suites: shape" if shape else "Written suites: validity, kill rate, assertion accuracy"
+    return Table(title, columns, rows, caption), data
 
 
 def metric_differences(frame: pd.DataFrame, base: str, new: str, scopes: list[tuple[str, set[str] | None]],
-                       opts: ReportOptions) -> dict[str, list[stats.MetricDifference]]:
+                       opts: ReportOptions, metrics: tuple[str, ...] = stats.METRICS
+                       ) -> dict[str, list[stats.MetricDifference]]:
     out: dict[str, list[stats.MetricDifference]] = {}
     for scope, tasks in scopes:
         found = [stats.metric_difference(frame, base, new, m, r, tasks, opts.interval, opts.resamples, opts.seed,
-                                         opts.confidence) for m in stats.METRICS for r in (1, 2)]
+                                         opts.confidence) for m in metrics for r in (1, 2)]
         out[scope] = [d for d in found if d is not None]
     return out
 
 
 def differences_table(diffs: dict[str, list[stats.MetricDifference]], base: str, new: str, opts: ReportOptions,
-                      cohort: Cohort | None, frame: pd.DataFrame | None = None) -> Table:
+                      cohort: Cohort | None, frame: pd.DataFrame | None = None, shape: bool = False) -> Table:
+    """NEW minus BASE per metric (with `shape`, per diagnostic of the suites' shape)."""
     rows = []
     for scope, found in diffs.items():
         for d in found:
@@ -102,12 +116,16 @@ def differences_table(diffs: dict[str, list[stats.MetricDifference]], base: str,
                          starred(fmt_p(d.p_value), cohort)])
     caption = ("paired over the tasks both have a value for; p: validity by the stratified exact test, the shares by "
                "the exact sign-flip test of the per-task differences")
-    if frame is not None:
+    if shape:
+        caption = ("paired over the tasks both have a value for; p: the exact sign-flip test of the per-task "
+                   f"differences; {SHAPE_CAPTION}")
+    elif frame is not None:
         caption += (f"; trials whose suite embeds the reference, counted apart (in no share, never valid here): "
                     f"{base} {embedding_trials(frame, base)}, {new} {embedding_trials(frame, new)}")
     if cohort:
         caption = f"{cohort_caption(cohort)}; {caption}"
-    return Table(f"Written suites: {new} minus {base}, per metric", ["tasks in", "metric", "success in", "N", base, new,
+    title = f"Written suites' shape: {new} minus {base}" if shape else f"Written suites: {new} minus {base}, per metric"
+    return Table(title, ["tasks in", "metric", "success in", "N", base, new,
                                                                      "difference", f"{opts.confidence:.0%} CI",
                                                                      "p (exact)"], rows, caption)
 

@@ -85,7 +85,7 @@ class Results:
     pool: Pool
     cohort: Cohort | None
     writers: str | None                 # what written suites' numbers mean, when some config writes them
-    suite_table: Table | None           # written suites' metrics: report/metrics.py draws it with their rows
+    suite_tables: list[Table]           # written suites' metrics and shape: report/metrics.py draws them
 
 
 def compute_report(outcomes: Outcomes, opts: ReportOptions = ReportOptions()) -> Results:
@@ -103,7 +103,11 @@ def compute_report(outcomes: Outcomes, opts: ReportOptions = ReportOptions()) ->
     moves = transitions(groups, {c: outcomes.configs[c].feedback for c in configs})
     predicted = prediction_rows(outcomes_breakdown(outcomes, frame))
     main = [s for scope, s in summaries if scope == "all tasks"]
-    suite_table, suite_rows = metrics_table(frame, configs, scopes, opts, cohort) if writers else (None, None)
+    suite_tables, suite_rows = [], None
+    if writers:
+        drawn = [metrics_table(frame, configs, scopes, opts, cohort, metrics) for metrics in (stats.METRICS, stats.DIAGNOSTICS)]
+        suite_tables = [table for table, _ in drawn if table.rows]
+        suite_rows = [row for _, rows in drawn for row in rows]
     valid = cohort is None
     result = ReportResult(
         interval=opts.interval_data(valid=valid), warnings=summary_warnings(summaries, cohort),
@@ -122,7 +126,7 @@ def compute_report(outcomes: Outcomes, opts: ReportOptions = ReportOptions()) ->
         if opts.accounting == "aider" else None,
         accounting=opts.accounting)
     return Results(result, opts, outcomes, counts, groups, summaries, overlap, pool, cohort, writers,
-                   suite_table)
+                   suite_tables)
 
 
 def build_report(outcomes: Outcomes, opts: ReportOptions = ReportOptions()) -> Document:
@@ -167,7 +171,7 @@ def _tables(w: Results) -> list[Table]:
     r, opts, cohort = w.result, w.opts, w.cohort
     configs = list(r.configs)
     tables = [headline_table(w.summaries, configs, opts.confidence, cohort)]
-    tables += [w.suite_table] if w.suite_table else []
+    tables += w.suite_tables
     tables.append(_pass_at_k_table([s for scope, s in w.summaries if scope == "all tasks"], cohort))
     tables += [_states_table(r.states, w.groups, cohort), _health_table(r.health, cohort)]
     if r.aider_summary is not None:

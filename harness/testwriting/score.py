@@ -38,13 +38,13 @@ from typing import Callable, Literal, Sequence
 
 from ..errors import BadInput
 from ..executor.base import UnitFailure
-from ..records import AssertionCount, Record, Status, TestReport
+from ..records import AssertionCount, Record, Status, SuiteShape, TestReport
 from ..sandbox.base import Sandbox, SandboxSession
 from ..suite_validation import (CandidateResult, RunKind, candidate_result, control_fails, why_not,
                                 work_on_tasks)
 from ..suite import find_suite
 from ..task import Task, load_task
-from ..languages.language import SuiteRuns, SuiteShape
+from ..languages.language import SuiteRuns
 from ..languages.registry import language_for
 from .fill import FillReport, fill_placeholders
 from .embedding import embeds_reference, reference_similarity

@@ -9,10 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from ...records import AssertionCount, TestReport
+from ...records import AssertionCount, SuiteShape, TestReport
 from ...sandbox.base import SandboxSession
 from ...task import Task
-from ..language import CallProbe, CaseText, FilledSuite, Language, SuiteShape
+from ..language import CallProbe, CaseText, FilledSuite, Language
 from ..mutation import Mutant
 from .layout import LAYOUT
 from .cases import case_texts, count_declared

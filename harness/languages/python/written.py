@@ -8,7 +8,8 @@ could read the solution's text (and so tell the correct one from a broken copy b
 is, not by what it does), the harness's records or pytest's machinery would earn a kill
 rate for nothing, so before it runs anywhere it passes the static screen of a candidate
 (screen.py) with a suite's allowances (_SuiteScreen): besides the pure computing modules,
-`pytest` (raises, approx, fail, param, fixture, mark.parametrize) and `unittest` (TestCase),
+`pytest` (raises, approx, fail, param, fixture, mark.parametrize, mark.task) and `unittest`
+(TestCase),
 and the solution's own modules by name, never imported here; no other pytest fixture as a
 test's parameter (`request`, `monkeypatch`, `tmp_path` reach the runner's machinery or the
 disk); no file, no reflection, no dunder. `if __name__ == "__main__":` at the top level is
@@ -30,10 +31,10 @@ import re
 import tokenize
 from typing import Iterable
 
-from ...records import AssertionCount
+from ...records import AssertionCount, SuiteShape
 from ...sandbox.base import SandboxSession
 from ...task import Task
-from ..language import SuiteShape
+
 from .fill import read_records, run_recording
 from .placeholders import RECORDER
 from .screen import ALLOWED_MODULES, Refusal, _Screen, parse
@@ -41,6 +42,9 @@ from .screen import ALLOWED_MODULES, Refusal, _Screen, parse
 SUITE_MODULES = ALLOWED_MODULES | {"pytest", "unittest", "copy"}
 _PYTEST = frozenset({"raises", "approx", "fail", "param", "fixture", "mark", "warns"})
 _UNITTEST = frozenset({"TestCase"})
+# The marks a suite may set: cases of one test, and Exercism's task marker (a label). Not
+# skip or xfail, which turn a failure into something else.
+_MARKS = frozenset({"pytest.mark.parametrize", "pytest.mark.task"})
 _EQUAL = frozenset({
     "assertEqual", "assertEquals", "assertListEqual", "assertDictEqual", "assertTupleEqual", "assertSetEqual",
     "assertSequenceEqual", "assertCountEqual", "assertMultiLineEqual", "assertAlmostEqual", "assertAlmostEquals",
@@ -191,7 +195,7 @@ class _SuiteScreen(_Screen):
         rest = []
         for decorator in node.decorator_list:
             target = decorator.func if isinstance(decorator, ast.Call) else decorator
-            if self.is_fixture(decorator) or ast.unparse(target) == "pytest.mark.parametrize":
+            if self.is_fixture(decorator) or ast.unparse(target) in _MARKS:
                 self.visit(decorator)  # its arguments are code like any other
             else:
                 rest.append(decorator)

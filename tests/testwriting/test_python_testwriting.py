@@ -1,0 +1,135 @@
+"""Test writing on Python through `harness run --kind tests` with the real Aider driver, in
+Docker: two small exercises (tally, and clamp written here), gold against two scripted
+writers. Gold (each task's own tests) is valid and kills every target; a writer whose
+suites state one value each is valid but kills less, with fewer assertions; a writer with
+wrong expected values is invalid, and its assertion accuracy counts every assertion, not
+only those up to each test's first failure. The report shows the suites' shape, and
+compare gives NEW minus BASE in the metrics and in the shape, paired over the tasks."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from harness.agents.editformat import render_whole
+from harness.outcomes import load, load_pair
+from harness.records import TestWritingSettings
+from harness.report import ReportOptions, build_comparison, build_report
+from harness.run import run
+from harness.run.config import RunConfig
+from harness.store import RunFolder
+from harness.task import load_task
+
+from tests.languages.python.tally import write_tally
+from tests.run_support import fast_profile
+from tests.scripted_model import Script, ScriptedModel
+
+pytestmark = [pytest.mark.docker, pytest.mark.slow]
+
+CLAMP = '''def clamp(x, low, high):
+    if x < low:
+        return low
+    if x > high:
+        return high
+    return x
+'''
+CLAMP_TESTS = '''from clamp import clamp
+
+
+def test_inside():
+    assert clamp(5, 0, 10) == 5
+
+
+def test_below():
+    assert clamp(-3, 0, 10) == 0
+
+
+def test_above():
+    assert clamp(12, 0, 10) == 10
+
+
+def test_edges():
+    assert clamp(0, 0, 10) == 0
+    assert clamp(10, 0, 10) == 10
+'''
+WEAK = {"tally_test.py": "from tally import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n",
+        "clamp_test.py": "from clamp import clamp\n\n\ndef test_inside():\n    assert clamp(5, 0, 10) == 5\n"}
+# Three assertions in one test, the first two wrong: pytest stops at the first; all three count.
+WRONG = {"tally_test.py": "from tally import add, words\n\n\ndef test_all():\n    assert add(2, 3) == 6\n"
+                          "    assert words('a b') == ['a']\n    assert add(1, 1) == 2\n",
+         "clamp_test.py": "from clamp import clamp\n\n\ndef test_all():\n    assert clamp(5, 0, 10) == 4\n"
+                          "    assert clamp(-1, 0, 10) == -1\n    assert clamp(11, 0, 10) == 10\n"}
+OPTS = ReportOptions(resamples=1000)
+
+
+def write_clamp(folder):
+    root = folder / "clamp"
+    (root / ".meta").mkdir(parents=True)
+    (root / "clamp.py").write_text("def clamp(x, low, high):\n    pass\n")
+    (root / ".meta" / "example.py").write_text(CLAMP)
+    (root / "clamp_test.py").write_text(CLAMP_TESTS)
+    (root / ".meta" / "config.json").write_text(json.dumps({"files": {
+        "solution": ["clamp.py"], "test": ["clamp_test.py"], "example": [".meta/example.py"]}}))
+    return load_task(root)
+
+
+def answer(suites: dict[str, str]):
+    def reply(body: dict) -> str:
+        text = json.dumps(body["messages"])
+        name = next(n for n in suites if n in text)
+        return render_whole({name: suites[name]})
+    return reply
+
+
+@pytest.fixture(scope="module")
+def runs(docker_sandbox, tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("python-tests-kind")
+    suite = tmp / "pymini"
+    write_tally(suite)
+    write_clamp(suite)
+    (suite / "suite.toml").write_text('name = "pymini"\nversion = "0.1"\nlanguage = "python"\nimage = "harness-cpp"\n'
+                                      'tasks = ["clamp", "tally"]\n')
+    scripts = {"weak": Script(by_request=answer(WEAK)), "wrong": Script(by_request=answer(WRONG))}
+    common = dict(kind="tests", suite=str(suite), trials=1, rounds=1, workers=2, agent=str(fast_profile(tmp)),
+                  tests=TestWritingSettings(mutant_cap=6), runs_dir=tmp / "runs", sandbox="docker")
+    with ScriptedModel(scripts) as model:
+        run(RunConfig(models=["gold"], run_id="gold", **common))
+        run(RunConfig(models=[f"openai/weak@{model.api_base}", f"openai/wrong@{model.api_base}"], run_id="written",
+                      **common))
+    return tmp / "runs"
+
+
+def rounds(runs_dir, run_id, config):
+    folder = RunFolder(runs_dir / run_id)
+    return {slug: folder.read_result(config, slug, 1).rounds[0] for slug in ("clamp", "tally")}
+
+
+def test_gold_is_valid_and_kills_every_target_with_its_shape_read(runs):
+    for slug, r in rounds(runs, "gold", "gold").items():
+        assert r.valid and r.kill_rate == 1.0 and r.assertion_accuracy == 1.0, slug
+        assert r.suite_shape is not None and r.suite_shape.assertions >= 3 and r.suite_shape.equality >= 3
+    assert rounds(runs, "gold", "gold")["clamp"].suite_shape.tests == 4
+
+
+def test_every_assertion_of_a_failing_test_counts(runs):
+    for slug, r in rounds(runs, "written", "openai-wrong").items():
+        assert not r.valid and r.kill_rate is None
+        assert r.assertion_accuracy == pytest.approx(1 / 3), slug  # pytest alone would have stopped at 0 of 1
+    weak = rounds(runs, "written", "openai-weak")
+    assert all(r.valid and r.suite_shape.assertions == 1 for r in weak.values())
+    assert weak["clamp"].kill_rate < 1.0
+
+
+def test_report_and_compare_show_the_shape_with_paired_statistics(runs):
+    sources = [("auto", str(runs / "gold")), ("auto", str(runs / "written"))]
+    report = build_report(load(sources), OPTS)
+    assert any(t.title.startswith("Written suites: shape") for t in report.tables)
+    shape = {d["config"]: d["mean"] for d in report.data["suite_metrics"] if d["metric"] == "assertions" and d["round"] == 1}
+    assert shape == {"gold": pytest.approx((5 + 3) / 2), "openai-weak": 1.0, "openai-wrong": 3.0}
+    pair, base, new = load_pair("gold", "openai-weak", sources)
+    compared = build_comparison(pair, base, new, OPTS)
+    assert any(t.title.startswith("Written suites' shape: openai-weak minus gold") for t in compared.tables)
+    diffs = {(d["metric"], d["round"]): d for d in compared.data["suite_metrics"]["all tasks"]}
+    assert diffs[("assertions", 1)]["difference"] == pytest.approx(1 - 4)
+    assert diffs[("kill_rate", 1)]["difference"] < 0 and diffs[("kill_rate", 1)]["tasks"] == 2
