@@ -8,6 +8,7 @@ from typing import Optional
 
 import typer
 
+from ..records import TestWritingSettings
 from ..sandbox import make_sandbox
 from ..testwriting.export import export_suites
 from ..testwriting.score import SuiteToScore, read_test_file, score_suites, task_for_scoring
@@ -17,17 +18,21 @@ from .app import app, console, err, handled
 tests_app = typer.Typer(no_args_is_help=True, help="Written test suites: score them against a task's solution "
                                                    "and its broken copies.")
 app.add_typer(tests_app, name="tests")
+DEFAULT = TestWritingSettings()
 
 
 @tests_app.command("score")
 @handled
 def tests_score(
     task: str = typer.Argument(..., help="a task slug of --suite, or the path of a task folder"),
-    test_file: Path = typer.Argument(..., help="the written Catch2 test file"),
+    test_file: Path = typer.Argument(..., help="the written test file (Catch2 for a C++ task, pytest for a Python one)"),
     suite: str = typer.Option("fixed26", "--suite", help="the suite the task is in"),
     sandbox: str = typer.Option("auto", help="docker, local, or auto"),
-    mutant_cap: Optional[int] = typer.Option(None, min=1, help="at most this many mutants, sampled"),
-    seed: int = typer.Option(0, help="seed of the mutant sample"),
+    mutant_cap: Optional[int] = typer.Option(
+        DEFAULT.mutant_cap, min=1, help="at most this many mutants, sampled (a run's default, so the two score "
+                                        "against the same targets)"),
+    all_mutants: bool = typer.Option(False, "--all-mutants", help="every mutant, not a sample"),
+    seed: int = typer.Option(DEFAULT.mutant_seed, help="seed of the mutant sample"),
     fill: bool = typer.Option(False, "--fill", help="fill each FILL placeholder with the correct solution's value first"),
     as_json: bool = typer.Option(False, "--json", help="print the scored suite's record as JSON"),
 ):
@@ -36,7 +41,8 @@ def tests_score(
     t = task_for_scoring(task, suite)
     source = read_test_file(test_file)
     box = make_sandbox(sandbox, notice=lambda m: err.print(m, markup=False, highlight=False))
-    scored = score_suites(box, [SuiteToScore(t, source, fill=fill)], mutant_cap=mutant_cap, mutant_seed=seed)[0]
+    scored = score_suites(box, [SuiteToScore(t, source, fill=fill)], mutant_cap=None if all_mutants else mutant_cap,
+                          mutant_seed=seed)[0]
     assert scored is not None  # without on_failure a suite whose scoring failed raised instead
     if as_json:
         sys.stdout.write(scored.model_dump_json(indent=2) + "\n")
@@ -51,6 +57,11 @@ def tests_score(
     if scored.why_invalid:
         console.print(f"  {scored.why_invalid}", markup=False, highlight=False)
     console.print(f"  assertion accuracy {acc}{count}", highlight=False)
+    if scored.shape is not None:
+        sh = scored.shape
+        console.print(f"  {sh.tests} tests, {sh.assertions} assertions (equality {sh.equality}, exception "
+                      f"{sh.exception}, property {sh.property}, other {sh.other}; constant {sh.constant}), "
+                      f"{sh.lines} lines", highlight=False)
     if scored.kill_rate is not None:
         console.print(f"  kill rate {scored.kill_rate:.0%} ({scored.killed}/{scored.scored})", highlight=False)
         for r in scored.targets:

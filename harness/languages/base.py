@@ -25,6 +25,12 @@ class Layout(BaseModel):
     # The prompt contract (prompt_contracts/) its repair curricula are written with unless
     # one is named: the instructions say which language and library to keep to.
     repair_contract: str = "repair"
+    # The language's own version of a contract written for another (`tests` says Catch2):
+    # a run on a suite of this language that names the key asks with the value.
+    contracts: dict[str, str] = {}
+
+    def contract(self, name: str) -> str:
+        return self.contracts.get(name, name)
 
     def owns(self, solution_files: tuple[str, ...]) -> bool:
         return any(PurePosixPath(f).suffix.lower() in self.solution_suffixes for f in solution_files)

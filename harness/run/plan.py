@@ -18,6 +18,8 @@ from ..errors import BadInput
 from ..hashing import sha256_json
 from ..kinds import TrialKind, kinds_with, make_kind
 from ..kinds.repair import RepairKind
+from ..languages import layout_named
+from ..languages.base import Layout
 from ..models import ModelSpec, check_access, config_name, parse_model, read_models_file
 from ..records import ConfigManifest, FeedbackMode, Sampling, TrialKindName
 from ..store import CONTRACT_FILE, PROFILE_FILE, RunFolder, new_run_id
@@ -148,8 +150,9 @@ def unreadable_tasks(tasks: list[Task]) -> dict[str, str]:
     return {t.slug: problem for t in tasks if (problem := t.text_problem()) is not None}
 
 
-def _kind_contract(name: str, kind: TrialKindName, checkout: Path | None) -> PromptContract:
-    contract = load_contract(name).with_checkout_texts(checkout)
+def _kind_contract(name: str, kind: TrialKindName, checkout: Path | None, layout: Layout) -> PromptContract:
+    """The contract `name` names, in the suite's language's own version where it has one."""
+    contract = load_contract(layout.contract(name)).with_checkout_texts(checkout)
     if contract.kind != kind:
         raise BadInput(f"prompt contract {contract.name} is for {contract.kind} trials, not for --kind {kind}")
     return contract
@@ -176,7 +179,8 @@ def make_plan(config: RunConfig) -> RunPlan:
         raise BadInput(refused)
     profile = load_profile(config.agent)
     checkout = config.aider_checkout
-    contract = _kind_contract(config.contract or kind.default_contract(profile.contract), config.kind, checkout)
+    layout = layout_named(suite.language, str(suite.manifest_path))
+    contract = _kind_contract(config.contract or kind.default_contract(profile.contract), config.kind, checkout, layout)
     if config.run_id is not None and (not config.run_id.strip() or "/" in config.run_id or config.run_id.startswith(".")):
         raise BadInput(f"--run-id {config.run_id!r} is not a folder name")
     unreadable = unreadable_tasks(tasks)
@@ -192,7 +196,7 @@ def make_plan(config: RunConfig) -> RunPlan:
     models = model_specs(config)
     check_models([spec for spec, _ in models])
     for spec, own in models:
-        own_contract = _kind_contract(own, config.kind, checkout) if own else contract
+        own_contract = _kind_contract(own, config.kind, checkout, layout) if own else contract
         cname = config_name(spec, taken, own_contract.name if own else "")
         taken.add(cname)
         if config.feedback == "simulated" and not own_contract.simulated_feedback:

@@ -83,7 +83,7 @@ def answer(suites: dict[str, str]):
 
 
 @pytest.fixture(scope="module")
-def runs(docker_sandbox, tmp_path_factory):
+def written(docker_sandbox, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("python-tests-kind")
     suite = tmp / "pymini"
     write_tally(suite)
@@ -97,12 +97,25 @@ def runs(docker_sandbox, tmp_path_factory):
         run(RunConfig(models=["gold"], run_id="gold", **common))
         run(RunConfig(models=[f"openai/weak@{model.api_base}", f"openai/wrong@{model.api_base}"], run_id="written",
                       **common))
-    return tmp / "runs"
+        asked = model.last_user_message("weak", 0)
+    return tmp / "runs", asked
 
 
 def rounds(runs_dir, run_id, config):
     folder = RunFolder(runs_dir / run_id)
     return {slug: folder.read_result(config, slug, 1).rounds[0] for slug in ("clamp", "tally")}
+
+
+@pytest.fixture(scope="module")
+def runs(written):
+    return written[0]
+
+
+def test_a_python_suite_is_asked_for_with_the_python_contract(written):
+    runs_dir, asked = written
+    manifest = RunFolder(runs_dir / "written").read_manifest()
+    assert {c.contract for c in manifest.configs} == {"tests-python"}
+    assert "pytest test functions" in asked and "Catch2" not in asked
 
 
 def test_gold_is_valid_and_kills_every_target_with_its_shape_read(runs):
