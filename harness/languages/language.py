@@ -212,6 +212,12 @@ class Language(ABC):
         test's first failure) is all there is."""
         return None
 
+    def separate(self, task: Task, survivors: Sequence[Mutant], session: SandboxSession) -> dict[str, str]:
+        """Of the mutants the task's own tests miss, those an input search tells from the
+        correct solution (by label, the separating call as text): not equivalent, so a
+        written suite may earn credit for catching them. None where the language has none."""
+        return {}
+
     def suite_runs(self, task: Task, written: Task, session: SandboxSession) -> SuiteRuns:
         return SuiteRuns(self, task, written, session)
 

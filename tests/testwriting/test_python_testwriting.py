@@ -146,3 +146,26 @@ def test_report_and_compare_show_the_shape_with_paired_statistics(runs):
     diffs = {(d["metric"], d["round"]): d for d in compared.data["suite_metrics"]["all tasks"]}
     assert diffs[("assertions", 1)]["difference"] == pytest.approx(1 - 4)
     assert diffs[("kill_rate", 1)]["difference"] < 0 and diffs[("kill_rate", 1)]["tasks"] == 2
+
+
+def test_a_suite_earns_credit_for_what_the_tasks_own_tests_miss(docker_sandbox, tmp_path):
+    """Targets are the mutants the task's tests kill and those an input search separates:
+    here the task tests one value, two mutants that return None on a branch it never takes
+    are found by varied inputs (the boundary ones, equivalent, are not), and a suite that
+    covers both branches kills them too."""
+    from harness.testwriting.targets import find_targets
+    from harness.testwriting.score import score_with_report
+
+    write_clamp(tmp_path)
+    (tmp_path / "clamp" / "clamp_test.py").write_text(WEAK["clamp_test.py"])
+    task = load_task(tmp_path / "clamp")
+    with docker_sandbox.session("separate") as session:
+        targets = find_targets(task, session, mutant_cap=None, use_cache=False)
+        found = {t.name: t for t in targets.targets if t.found_by == "input search"}
+        assert targets.survived == 4 and targets.separated == 2 == len(found)
+        assert sorted(t.witness for t in found.values()) == ["clamp(-5, 0, 10)", "clamp(5, 0, 0)"]
+        assert "input search" in targets.equivalence
+        weak = score_with_report(task, WEAK["clamp_test.py"].encode(), session, targets)[0]
+        full = score_with_report(task, (CLAMP_TESTS + "\n\ndef test_far():\n    assert clamp(-5, 0, 10) == 0\n"
+                                        "    assert clamp(20, 0, 10) == 10\n").encode(), session, targets)[0]
+    assert (weak.killed, weak.scored) == (3, 5) and (full.killed, full.scored) == (5, 5)

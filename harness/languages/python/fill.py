@@ -26,9 +26,10 @@ import os
 import re
 import shlex
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator, Mapping
 
 from ...errors import SandboxUnavailable
 from ...sandbox.base import Role, SandboxSession
@@ -163,29 +164,40 @@ def _runtime() -> dict[str, bytes]:
     return files
 
 
+@contextmanager
+def laid_out_for_runner(session: SandboxSession, where: str, files: Mapping[str, bytes], what: str) -> Iterator[str]:
+    """`files` staged and laid out in the build space where the runner reads them (the path,
+    quoted for the shell), and removed when the block ends: known code (the correct
+    solution, its mutants) that a runner's program of the harness's runs beside."""
+    top = where.split("/")[0]
+    session.stage(where, dict(files))
+    os.chmod(session.staging / top, 0o755)  # the folder above the staged one: the builder passes it
+    q = shlex.quote
+    src, root = q(f"{session.src_root}/{where}"), q(f"{session.build_root}/{where}")
+    laid = session.exec(["sh", "-c", f"rm -rf {root} && mkdir -p {root} && cp -R {src}/. {root}/ && chmod -R go+rX {root} "
+                         f"&& chmod go+x {q(session.build_root)}/{q(top)}"], role=Role.builder, timeout_s=60)
+    if laid.exit_code != 0:  # the task's files are staged: the build space failed (full, gone)
+        raise SandboxUnavailable(f"{what} could not be laid out: {laid.output.decode(errors='replace').strip()[:300]}")
+    try:
+        yield root
+    finally:
+        session.exec(["rm", "-rf", f"{session.build_root}/{where}"], role=Role.builder, timeout_s=60)
+
+
 def run_recording(task: Task, test_file: str, suite: str, session: SandboxSession) -> Ran:
     """A recording suite (one that calls the recorder, proxy/record.py) run once, as the
     runner, on the correct solution."""
     staged, _ = stage_files(task, task.reference_files())
     staged[test_file] = suite.encode("utf-8", "surrogateescape")
-    where = f"{_ROOT}/{task.slug}"
-    session.stage(where, {**{f"tests/{rel}": data for rel, data in staged.items()}, **_runtime()})
-    os.chmod(session.staging / _ROOT, 0o755)  # the folder above the staged one: the builder passes it
-    q = shlex.quote
-    src, root, scratch = q(f"{session.src_root}/{where}"), q(f"{session.build_root}/{where}"), q(session.scratch_root)
-    laid = session.exec(["sh", "-c", f"rm -rf {root} && mkdir -p {root} && cp -R {src}/. {root}/ && chmod -R go+rX {root} "
-                         f"&& chmod go+x {q(session.build_root)}/{_ROOT}"], role=Role.builder, timeout_s=60)
-    if laid.exit_code != 0:  # the task's files are staged: the build space failed (full, gone)
-        raise SandboxUnavailable(f"the fill run of {task.slug} could not be laid out: "
-                                 f"{laid.output.decode(errors='replace').strip()[:300]}")
-    env = (f"env -i PATH=/usr/bin:/bin PYTHONPATH={root}/runtime PYTHONDONTWRITEBYTECODE=1 PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 "
-           f"HOME=/nonexistent LANG=C.UTF-8 HARNESS_FILL_RECORDS={scratch}/{_RECORDS.name}")
-    run = (f"(cd {root}/tests && {env} python3 -m pytest -p no:cacheprovider -q -rfE {q(test_file)} "
-           f">{scratch}/{_OUTPUT.name} 2>&1 </dev/null); code=$?")
-    try:
+    files = {**{f"tests/{rel}": data for rel, data in staged.items()}, **_runtime()}
+    with laid_out_for_runner(session, f"{_ROOT}/{task.slug}", files, f"the fill run of {task.slug}") as root:
+        scratch = shlex.quote(session.scratch_root)
+        env = (f"env -i PATH=/usr/bin:/bin PYTHONPATH={root}/runtime PYTHONDONTWRITEBYTECODE=1 "
+               f"PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 HOME=/nonexistent LANG=C.UTF-8 "
+               f"HARNESS_FILL_RECORDS={scratch}/{_RECORDS.name}")
+        run = (f"(cd {root}/tests && {env} python3 -m pytest -p no:cacheprovider -q -rfE {shlex.quote(test_file)} "
+               f">{scratch}/{_OUTPUT.name} 2>&1 </dev/null); code=$?")
         ran, got = capture(session, run, (_RECORDS, _OUTPUT), session.limits.timeout_s)
-    finally:
-        session.exec(["rm", "-rf", f"{session.build_root}/{where}"], role=Role.builder, timeout_s=60)
     if ran.timed_out:
         return Ran("timeout", f"it timed out after {session.limits.timeout_s:g} s and was killed")
     if got is None:

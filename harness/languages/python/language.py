@@ -23,6 +23,7 @@ from .inprocess import runs_in_process
 from .probe import PythonCallProbe, TestCaseProbe
 from .testrun import drop_build, proxied_modules, run_tests
 from . import written
+from .separate import separate
 
 
 class Python(Language):
@@ -81,3 +82,6 @@ class Python(Language):
     def evaluated_assertions(self, task: Task, test_file: str, source: bytes,
                              session: SandboxSession) -> AssertionCount | None:
         return written.evaluated_assertions(task, test_file, source, session)
+
+    def separate(self, task: Task, survivors: Sequence[Mutant], session: SandboxSession) -> dict[str, str]:
+        return separate(task, survivors, session)
