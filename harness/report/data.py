@@ -15,6 +15,7 @@ from .. import stats
 from ..accounting import Accounting
 from ..bar import BarCheck
 from ..outcomes import ConfigInfo
+from ..records import RunRegistration
 
 # A statistic that has no value when nothing was counted: NaN in memory, null in the JSON
 # written (to_json.py); read back from JSON, null is NaN again.
@@ -286,6 +287,10 @@ class ComparisonResult(Data):
     suite_metrics: dict[str, list[MetricDifferenceRow]] | None
     suite_tasks: list[SuiteTaskRow] | None
     accounting: Accounting
+    # The bar NEW's run recorded before its first trial, when it did (the verdict is its);
+    # bar_post_hoc: a bar was given only at compare time.
+    registered_bar: RunRegistration | None = None
+    bar_post_hoc: bool = False
 
 
 class Checkpoint(Data):

@@ -156,12 +156,12 @@ def per_task_table(frame: pd.DataFrame, base: str, new: str, tasks: list[str], r
 
 
 def metric_bar_verdict(diffs: dict[str, list[stats.MetricDifference]], opts: ReportOptions, metric: str,
-                       bar: float) -> tuple[list[str], str]:
-    """The pre-registered bar of `bar` on `metric` (opts.bar, opts.metric), stated before any
-    number: NEW passes when the lower bound of the interval of its gain in that share is at
-    least DELTA."""
+                       bar: float, label: str) -> tuple[list[str], str]:
+    """The bar of `bar` on `metric` (opts.bar, opts.metric), stated before any number: NEW
+    passes when the lower bound of the interval of its gain in that share is at least DELTA;
+    `label` says whether it was registered before the run."""
     what = NAMES[metric] + (" in round 1" if opts.judged_round == 1 else " within two rounds")
-    rule = (f"Pre-registered bar: NEW must gain at least {bar:g} in {what} (a share, mean over tasks): the "
+    rule = (f"{label}: NEW must gain at least {bar:g} in {what} (a share, mean over tasks): the "
             f"lower bound of the {opts.confidence:.0%} interval (for {stats.TARGETS[opts.interval]}) must be at least "
             f"{bar:g}.")
     found = [d for d in diffs.get("all tasks", []) if d.metric == metric and d.round == opts.judged_round]
