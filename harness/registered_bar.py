@@ -32,7 +32,7 @@ def register(metric: BarMetric, base: str, new: str, delta: float, round_no: int
         raise BadInput(f"BASE and NEW are the same configuration ({base})")
     stamp = (now or datetime.now(timezone.utc)).astimezone(timezone.utc).isoformat(timespec="milliseconds")
     try:
-        bar = BarRegistration(metric=metric, base=base, new=new, delta=delta, round=round_no,  # type: ignore[arg-type]
+        bar = BarRegistration(metric=metric, base=base, new=new, delta=delta, round=round_no,
                               hypothesis=hypothesis or None, registered_at=stamp)
     except ValidationError as exc:
         raise invalid(exc, flags={"base": "base", "new": "new", "delta": "delta", "round": "round"}) from None

@@ -9,6 +9,7 @@ from typing import Optional
 import typer
 
 from ..errors import BadInput
+from ..registered_bar import describe, register, write_registration
 from .app import app, console, err, handled
 from .options import from_options
 
@@ -185,8 +186,6 @@ def preregister_cmd(
 
     `harness run --preregistered FILE` records it in the run's manifest before the first
     trial; `harness compare` then judges this bar and says it was registered first."""
-    from ..registered_bar import describe, register, write_registration
-
     registration = register(metric, base, new, delta, round_no, hypothesis)  # type: ignore[arg-type]
     write_registration(registration, out)
     console.print(f"registered at {registration.bar.registered_at}: {describe(registration.bar)}", markup=False,

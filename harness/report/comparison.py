@@ -18,8 +18,8 @@ from .document import Bars, Document, Heatmap, Lines, Table
 from .formatting import fmt_interval, fmt_p, fmt_ratio, fmt_signed
 from .options import ReportOptions
 from .results import ReportRequest
-from .metrics import (UNSEEN_SCOPES, differences_table, metric_bar_verdict, metric_differences, per_task_table,
-                      suite_kind)
+from .metrics import (differences_table, metric_bar_verdict, metric_differences, per_task_table, suite_kind,
+                      unseen_scope_names)
 from .registered import bar_in_force
 from .scope import Overlap, Pool, held_out_pool, scope_notes, training_overlap
 from .sections import (
@@ -108,7 +108,7 @@ def compute_comparison(outcomes: Outcomes, base: str, new: str, opts: ReportOpti
     shown, two_rounds = _rounds_shown(sides, opts)
     changes = {r: stats.task_changes(sides[0].loc[shared], sides[1].loc[shared], r, opts.alpha) for r in shown}
     power = _power(changes[shown[-1]], shown[-1], opts.alpha)  # the round the plain fields are about
-    lead, verdict = _verdict(paired, suite_diffs, opts, force.label)
+    lead, verdict = _verdict(paired, suite_diffs, opts, force.label, unseen_scope_names(pool))
     lead = force.lines + lead
     warnings = summary_warnings(summaries, cohort)
     if power is not None and (sentence := power.sentence(len(changes[shown[-1]]), opts.alpha)):
@@ -127,6 +127,8 @@ def compute_comparison(outcomes: Outcomes, base: str, new: str, opts: ReportOpti
         configs={c: outcomes.configs[c] for c in (base, new)},
         training_overlap=sorted(overlap.trained) if overlap.trained else None, training_unknown=overlap.unknown,
         transitions=moves, unseen_pool=sorted(pool.unseen) if pool.unseen else None,
+        unseen_pool_backed=sorted(pool.backed) if pool.unseen else None,
+        written_after_cutoff=sorted(pool.after) if pool.after else None,
         suite_metrics=None if suite_diffs is None else {
             scope: [MetricDifferenceRow(**asdict(d), p_value_valid=valid) for d in diffs]
             for scope, diffs in suite_diffs.items()},
@@ -138,15 +140,15 @@ def compute_comparison(outcomes: Outcomes, base: str, new: str, opts: ReportOpti
 
 
 def _verdict(paired: dict[str, list[stats.PairedDifference]], suite_diffs: dict[str, list[stats.MetricDifference]] | None,
-             opts: ReportOptions, label: str) -> tuple[list[str], str | None]:
+             opts: ReportOptions, label: str, named: dict[str, str]) -> tuple[list[str], str | None]:
     """The bar's rule and verdict, on a metric of written suites when one is asked
     (suite_diffs is None only without writers, and --metric without them is refused);
     `label` says whether it was registered before the run (registered.py)."""
     if opts.bar is None:
         return [], None
     if opts.metric is not None and suite_diffs is not None:
-        return metric_bar_verdict(suite_diffs, opts, opts.metric, opts.bar, label)
-    return _bar_verdict(paired, opts, opts.bar, label)
+        return metric_bar_verdict(suite_diffs, opts, opts.metric, opts.bar, label, named)
+    return _bar_verdict(paired, opts, opts.bar, label, named)
 
 
 def build_comparison(outcomes: Outcomes, base: str, new: str, opts: ReportOptions = ReportOptions()) -> Document:
@@ -320,7 +322,7 @@ def _recovered(row) -> str:
 
 
 def _bar_verdict(paired: dict[str, list[stats.PairedDifference]], opts: ReportOptions, bar: float,
-                 label: str) -> tuple[list[str], str]:
+                 label: str, named: dict[str, str]) -> tuple[list[str], str]:
     """The bar of `bar` (opts.bar), stated before any number: NEW passes when the lower
     bound of the interval of its gain over BASE (all shared tasks, the chosen round) is at
     least DELTA."""
@@ -339,7 +341,7 @@ def _bar_verdict(paired: dict[str, list[stats.PairedDifference]], opts: ReportOp
         f"{fmt_interval(*d.interval)}; the lower bound {low:.2f} is {'at least' if verdict == 'PASS' else 'below'} "
         f"{bar:g}.",
     ]
-    for scope, tasks in UNSEEN_SCOPES.items():
+    for scope, tasks in named.items():
         u = [x for x in paired.get(scope, []) if x.round == opts.judged_round]
         if u:
             lead.append(f"On {tasks}: gain {fmt_signed(u[0].difference)}, interval "

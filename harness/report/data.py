@@ -258,6 +258,10 @@ class ReportResult(Data):
     training_overlap: list[str] | None
     training_unknown: list[str]
     unseen_pool: list[str] | None
+    # Of the unseen pool, the tasks written after every config's training cutoff (backed by
+    # dates); and every task written after them (None: no cutoff split, report/scope.py).
+    unseen_pool_backed: list[str] | None = None
+    written_after_cutoff: list[str] | None = None
     suite_metrics: list[MetricSummaryRow] | None
     aider_summary: list[AiderSummaryRow] | None
     accounting: Accounting
@@ -284,6 +288,10 @@ class ComparisonResult(Data):
     training_unknown: list[str]
     transitions: dict[str, Transition]
     unseen_pool: list[str] | None
+    # Of the unseen pool, the tasks written after every config's training cutoff (backed by
+    # dates); and every task written after them (None: no cutoff split, report/scope.py).
+    unseen_pool_backed: list[str] | None = None
+    written_after_cutoff: list[str] | None = None
     suite_metrics: dict[str, list[MetricDifferenceRow]] | None
     suite_tasks: list[SuiteTaskRow] | None
     accounting: Accounting
