@@ -133,3 +133,20 @@ def test_a_training_cutoff_that_is_not_a_day_is_one_line(setup):
     result = runner.invoke(app, ["run", "--suite", str(suite), "--models-file", str(models), "--dry-run",
                                  "--runs-dir", str(tmp_path / "runs")])
     _one_line_exit_2(result, "model_info.training_cutoff")
+
+
+def test_an_adapter_card_declares_the_training_cutoff_its_config_records(tmp_path, monkeypatch):
+    from harness.adapter_card import AdapterCard, load_card
+    from harness.models import ModelSpec
+    from harness.run import plan
+
+    card = AdapterCard(name="lora", base_model="base", path=".", rank=8, alpha=16, target_modules=["q"],
+                       dtype="float32", sha256="0" * 64, training_cutoff="2024-05-31")
+    (tmp_path / "lora.toml").write_text(card.to_toml())
+    read = load_card(tmp_path / "lora.toml")
+    assert str(read.training_cutoff) == "2024-05-31"
+    monkeypatch.setattr(plan, "card_files", lambda: {"lora": tmp_path / "lora.toml"})
+    monkeypatch.setattr(plan, "find_card", lambda name: (read, tmp_path / "lora.toml"))
+    monkeypatch.setattr(plan, "verify_card", lambda card, path: None)
+    spec = ModelSpec(name="local/lora", kind="local", litellm_model="openai/lora", adapter="lora")
+    assert str(plan._adapter_facts(spec)["training_cutoff"]) == "2024-05-31"
