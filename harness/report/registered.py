@@ -44,6 +44,12 @@ def bar_in_force(base: ConfigInfo, new: ConfigInfo, opts: ReportOptions) -> BarI
     bar, where = reg.bar, f"the registered bar of {new.name}'s run ({held.path})"
     check_intact(reg, where)
     given = (base.run_config or base.name, new.run_config or new.name)
+    if given[1] != bar.new and given != (bar.new, bar.base):
+        # Another comparison of configs of the same run: the bar is not about it, and it
+        # must not be passed off as registered for it.
+        lines.append(f"{new.name}'s run registered a bar of {bar.new} against {bar.base} ({held.path}), not "
+                     "about this comparison: it is not judged here.")
+        return BarInForce(opts, POST_HOC, lines)
     if given != (bar.base, bar.new):
         raise BadInput(f"{where} compares BASE {bar.base} with NEW {bar.new}; this comparison is "
                        f"{given[0]} against {given[1]}")

@@ -112,3 +112,16 @@ def test_a_metric_other_than_the_registered_one_is_refused(tmp_path):
 def test_registered_times_are_utc():
     reg = register("solved", "a", "b", 1.0, now=datetime(2026, 1, 1, 12, tzinfo=timezone(timedelta(hours=2))))
     assert reg.bar.registered_at == "2026-01-01T10:00:00.000+00:00"
+
+
+def test_other_configs_of_a_registered_run_are_compared_without_its_bar(tmp_path):
+    write_run(tmp_path, "r1", {**OUTCOMES, "other": OUTCOMES["new"]}, preregistered=_registered())
+    result = runner.invoke(app, ["compare", "r1:base", "r1:other", "--runs-dir", str(tmp_path), "--resamples", "2000",
+                                 "--pre-registered-bar", "1"])
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.stdout.split())
+    assert "registered a bar of new against base (/bars/bar.json), not about this comparison" in text
+    assert "(post hoc): NEW must gain" in text
+    # The bar's NEW against another BASE is the bar's comparison with its baseline swapped.
+    swapped = runner.invoke(app, ["compare", "r1:other", "r1:new", "--runs-dir", str(tmp_path), "--resamples", "2000"])
+    _one_line_exit_2(swapped, "compares BASE base with NEW new")
