@@ -12,6 +12,7 @@ from .. import stats
 from ..accounting import describe, in_view
 from ..errors import BadInput
 from ..outcomes import Outcomes, load_pair
+from ..registered_bar import ROUND_NAMES
 from .cohort import Cohort, cohort_caption, select_cohort, starred
 from .data import ComparisonResult, MetricDifferenceRow, PairedRow, TaskChangeRow, TaskPowerData
 from .document import Bars, Document, Heatmap, Lines, Table
@@ -239,7 +240,6 @@ def _plots(c: Comparison) -> list[Bars | Heatmap | Lines]:
     return plots
 
 
-ROUND_NAMES = {1: "round 1", 2: "within two rounds"}
 ROUND_SHORT = {1: "r1", 2: "2r"}
 
 
