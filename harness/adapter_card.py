@@ -10,6 +10,7 @@ User cards live in `<state_dir>/adapters/`; cards shipped with the harness in th
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
 import re
@@ -58,6 +59,9 @@ class AdapterCard(BaseModel):
     dtype: str
     sha256: str
     training: TrainingManifest | None = None
+    # The last day of the base model's training data (its model card's), which the adapter
+    # inherits: reports compare it with each task's date (report/scope.py).
+    training_cutoff: datetime.date | None = None
 
     def adapter_dir(self, card_file: Path | None = None) -> Path:
         """The adapter folder; a relative path is relative to the card's own folder (so a

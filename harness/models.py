@@ -22,6 +22,7 @@ otherwise."""
 
 from __future__ import annotations
 
+import datetime
 import os
 import re
 import time
@@ -59,6 +60,9 @@ class ModelSpec(BaseModel):
     label: str | None = None     # a models file's model_name: what its configuration is called
     share: float | None = None   # mutant: the share of task-trials answered wrongly
     seed: int = 0                # mutant: which ones
+    # The last day of its training data (a models file's model_info.training_cutoff, an
+    # adapter card's): reports split tasks by it (report/scope.py).
+    training_cutoff: datetime.date | None = None
 
     @property
     def provider(self) -> str:
@@ -150,12 +154,21 @@ class LitellmParams(BaseModel):
     api_key: str | None = None  # os.environ/VAR: the key stays in the environment
 
 
+class ModelInfo(BaseModel):
+    """litellm's metadata of a model; the harness reads only its training cutoff, and keeps
+    the other keys litellm's proxy knows (max_tokens, ...) as they are."""
+
+    model_config = ConfigDict(extra="allow")
+
+    training_cutoff: datetime.date | None = None
+
+
 class ModelEntry(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     model_name: str = Field(min_length=1)
     litellm_params: LitellmParams
-    model_info: dict = Field(default_factory=dict)  # litellm's own metadata; not read here
+    model_info: ModelInfo = Field(default_factory=ModelInfo)
 
 
 class ModelsFile(BaseModel):
@@ -206,7 +219,8 @@ def read_models_file(path: Path | str) -> dict[str, ModelSpec]:
         if entry.model_name in out:
             raise BadInput(f"{path}: model_name {entry.model_name!r} is listed twice")
         spec = parse_model(params.model, _from_env(params.api_base, f"{entry.model_name}: api_base", path), key_env)
-        out[entry.model_name] = spec.model_copy(update={"label": entry.model_name})
+        out[entry.model_name] = spec.model_copy(update={"label": entry.model_name,
+                                                        "training_cutoff": entry.model_info.training_cutoff})
     return out
 
 

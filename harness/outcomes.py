@@ -45,6 +45,7 @@ travels next to the frame as a ConfigInfo per configuration.
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
 import re
@@ -58,7 +59,7 @@ from pydantic import BaseModel, ValidationError
 
 from .errors import BadInput, InfraError, InfraKind, invalid
 from .fs import written_atomically
-from .records import RunManifest, TrialOutcome
+from .records import RunManifest, RunRegistration, TrialOutcome
 from .result_facts import DIAGNOSTIC_COLUMNS, SHARE_COLUMNS, read_rows
 
 REQUIRED_COLUMNS = ("config", "task", "trial", "round1", "round2")
@@ -109,6 +110,10 @@ class ConfigInfo(BaseModel):
     run_config: str | None = None        # folder in it (the name before any qualification)
     kind: str | None = None              # what its trials asked for (repair, tests), when recorded
     unseen_tasks: list[str] = []         # tasks its suite declares unseen (a held-out pool)
+    training_cutoff: datetime.date | None = None   # the last day of its training data, where declared
+    written: dict[str, datetime.date] = {}         # the day each task was written, where the suite dates it
+    preregistered: RunRegistration | None = None   # the bar its run recorded before its first trial
+    first_trial_at: str | None = None              # when its first recorded trial started (UTC)
 
 
 @dataclass
@@ -189,7 +194,7 @@ def load_run(path: Path, need_tested: bool = True) -> Outcomes:
     except ValidationError as exc:
         raise invalid(exc, f"{manifest_file}: not a run manifest") from None
 
-    trials = trial_rows(path, manifest, needs=(*HEALTH_COLUMNS, "infra_kind", *METRIC_COLUMNS))
+    trials = trial_rows(path, manifest, needs=(*HEALTH_COLUMNS, "infra_kind", *METRIC_COLUMNS, "started_at"))
     if need_tested and not (trials["rounds_recorded"] > 0).any():
         errors = int((trials["status"] == TrialOutcome.infra_error.value).sum()) if len(trials) else 0
         kinds = ", ".join(sorted({str(k) for k in trials.get("infra_kind", pd.Series(dtype=object)).dropna()}))
@@ -204,6 +209,9 @@ def load_run(path: Path, need_tested: bool = True) -> Outcomes:
                 if (cfg.name, task, k) not in seen:
                     rows.append(dict(config=cfg.name, task=task, trial=k, status="missing", rounds_recorded=0,
                                      round1=False, round2=False))
+    # Before the planned-but-missing rows, which never started. The manifest is written before
+    # any trial starts, so its creation bounds them all from below.
+    started = trials.dropna(subset=["started_at"]).groupby("config")["started_at"].min() if len(trials) else {}
     if rows:
         trials = pd.concat([trials, pd.DataFrame(rows)], ignore_index=True)
     settings = pd.DataFrame([dict(
@@ -226,7 +234,9 @@ def load_run(path: Path, need_tested: bool = True) -> Outcomes:
             adapter=cfg.adapter, adapter_hash=cfg.adapter_hash,
             trained_on_tasks=cfg.trained_on_tasks, run_dir=str(path), run_config=cfg.name,
             training_unknown=cfg.adapter is not None and cfg.trained_on_tasks is None,
-            kind=manifest.kind, unseen_tasks=manifest.unseen_tasks,
+            kind=manifest.kind, unseen_tasks=manifest.unseen_tasks, training_cutoff=cfg.training_cutoff,
+            written={t: d for t, d in manifest.written.items() if t in manifest.tasks},
+            preregistered=manifest.preregistered, first_trial_at=started.get(cfg.name),
         )
         for cfg in manifest.configs
     }

@@ -3,6 +3,7 @@ a reader can refuse what it does not understand instead of misreading it."""
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Sequence
 from enum import Enum
 from typing import Any, Literal, Protocol
@@ -479,6 +480,9 @@ class ConfigManifest(Record):
     # What follows a round: the real tests' output, or the model's own prediction of it.
     feedback: FeedbackMode = Field("real", exclude_if=_absent)
     feedback_hash: str | None = Field(None, exclude_if=_absent)  # simulated: its template and prediction prompt
+    # The last day of the model's training data, as its models file entry or adapter card
+    # declares it: reports call a task written after it only by this and the task's date.
+    training_cutoff: datetime.date | None = Field(None, exclude_if=_absent)
 
 
 class TestWritingSettings(Record):
@@ -490,6 +494,41 @@ class TestWritingSettings(Record):
     mutant_cap: int | None = Field(30, ge=1)  # at most this many mutants per task, sampled; None: all
     mutant_seed: int = 0
     fill: bool = False
+
+
+# What a registered bar judges: tasks solved, or a share of written suites (report/metrics.py).
+BarMetric = Literal["solved", "valid", "kill_rate", "assertion_accuracy"]
+
+
+class BarRegistration(Record):
+    """A bar as `harness preregister` states it, before any trial: NEW must gain at least
+    `delta` over BASE in `metric`, judged in `round` (1, or 2: within two rounds)."""
+
+    metric: BarMetric = "solved"
+    base: str                        # configuration names, as the run names its configs
+    new: str
+    delta: float
+    round: Literal[1, 2] = 2
+    hypothesis: str | None = None    # free text, for the reader
+    registered_at: str               # UTC, ISO 8601, when it was written
+
+
+class RegisteredBar(Record):
+    """A registration file: the bar and the SHA-256 of its canonical JSON (hashing.sha256_json),
+    so a bar changed after it was written is refused (registered_bar.py)."""
+
+    schema_version: Literal[1] = 1
+    bar: BarRegistration
+    sha256: str
+
+
+class RunRegistration(Record):
+    """A run's record of the bar registered for it, written into the manifest before the
+    first trial: the whole registration and the file it was read from."""
+
+    registration: RegisteredBar
+    path: str
+    recorded_at: str                 # UTC: when the run recorded it (the manifest's creation)
 
 
 class RunManifest(Record):
@@ -519,3 +558,8 @@ class RunManifest(Record):
     tests: TestWritingSettings | None = None      # a test-writing run's scoring settings
     # Tasks the suite declares unseen by the models it evaluates (suite.toml `unseen`).
     unseen_tasks: list[str] = Field(default_factory=list)
+    # The day each of the run's tasks was written (suite.toml `[written]`), so a report
+    # compares them with each config's training cutoff without the suite folder.
+    written: dict[str, datetime.date] = Field(default_factory=dict, exclude_if=lambda v: not v)
+    # The bar `harness run --preregistered FILE` was given (None: none was).
+    preregistered: RunRegistration | None = Field(None, exclude_if=_absent)

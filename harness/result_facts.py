@@ -89,6 +89,7 @@ class TrialFacts(_Facts):
     passed_round: int | None = None
     rounds: list[_RoundFacts] = []
     infra_error: _InfraFacts | None = None
+    started_at: str | None = None
 
     def passes_after(self, round_no: int) -> bool:
         return passes_after(self.rounds, round_no)
@@ -155,6 +156,7 @@ def facts_row(result: TrialFacts) -> dict:
         lazy_comments=sum(c.lazy_comments for c in counters),
         agent_seconds=sum(r.timings.model_seconds + r.timings.agent_seconds for r in result.rounds),
         embeds_reference=sum(bool(r.embeds_reference) for r in result.rounds),
+        started_at=result.started_at,
         **_share_columns(result),
     )
 

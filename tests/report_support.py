@@ -6,12 +6,13 @@ or "skip" (no result.json)."""
 
 from __future__ import annotations
 
+import datetime
 from pathlib import Path
 
 import pandas as pd
 
 from harness.records import (
-    AgentCounters, ConfigManifest, InfraFailure, RoundRecord, RunManifest, Sampling, Status,
+    AgentCounters, ConfigManifest, InfraFailure, RoundRecord, RunManifest, RunRegistration, Sampling, Status,
     TestCaseResult, TestReport, TrialOutcome, TrialResult,
 )
 
@@ -55,6 +56,8 @@ def write_run(
     tests_per_report: int = 0,
     rounds: int = 2,
     unseen_tasks: list[str] | None = None,
+    written: dict[str, datetime.date] | None = None,
+    preregistered: RunRegistration | None = None,
 ) -> Path:
     """outcomes[config][task] = one entry per trial (see the module docstring). With
     tests_per_report, each round's TestReport lists that many test cases, failures with a
@@ -67,7 +70,7 @@ def write_run(
         suite_hash=suite_hash, task_hashes=task_hashes or {t: t[0] * 64 for t in tasks}, tasks=tasks,
         trials=trials, rounds=rounds, sandbox="local",
         configs=[config_manifest(name, **(configs or {}).get(name, {})) for name in outcomes],
-        unseen_tasks=unseen_tasks or [],
+        unseen_tasks=unseen_tasks or [], written=written or {}, preregistered=preregistered,
     )
     run.mkdir(parents=True)
     (run / "manifest.json").write_text(manifest.model_dump_json(indent=2))

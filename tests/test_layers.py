@@ -17,7 +17,7 @@ FLOORS: tuple[tuple[bool, tuple[str, ...]], ...] = (
              "hold_out", "training_files", "languages", "languages.base", "languages.mutation",
              "languages.cpp.layout", "languages.cpp.files", "languages.cpp.lexer", "languages.cpp.catch2",
              "languages.cpp.catch_pch", "languages.cpp.mutants", "languages.cpp.screen", "languages.cpp.normal_form")),
-    (False, ("stats", "bar", "outcomes", "result_facts", "accounting")),
+    (False, ("stats", "bar", "registered_bar", "outcomes", "result_facts", "accounting")),
     (False, ("sandbox", "suite", "task", "staging", "contract", "agents.editformat", "agents.aider.checkout")),
     (False, ("executor",)),
     (False, ("agents", "languages.registry", "languages.language", "languages.cpp.language",

@@ -9,6 +9,7 @@ from typing import Optional
 import typer
 
 from ..errors import BadInput
+from ..registered_bar import describe, register, write_registration
 from .app import app, console, err, handled
 from .options import from_options
 
@@ -166,3 +167,27 @@ def plan_trials_cmd(
                           simulations=simulations, seed=seed, max_trials=max_trials, runs_dir=runs_dir,
                           format=fmt, out=out)
     _finish(plan(request, console)[1])
+
+
+@app.command("preregister")
+@handled
+def preregister_cmd(
+    base: str = typer.Argument(..., help="the base configuration, as the run names it (its config folder)"),
+    new: str = typer.Argument(..., help="the new configuration, the same way"),
+    delta: float = typer.Option(..., "--delta", help="NEW must gain at least DELTA (tasks solved, or the share of --metric)"),
+    metric: str = typer.Option("solved", "--metric", help="solved (tasks solved), or for written suites: valid, kill_rate "
+                                                          "or assertion_accuracy"),
+    round_no: int = typer.Option(2, "--round", help="the round the bar is judged in: 1, or 2 (within two rounds)"),
+    hypothesis: Optional[str] = typer.Option(None, "--hypothesis", help="what you expect and why, in words"),
+    out: Path = typer.Option(..., "--out", help="the registration file to write (never overwritten); give it to "
+                                               "`harness run --preregistered`"),
+):
+    """Register a bar before the run: write it, stamped with the time (UTC) and its hash.
+
+    `harness run --preregistered FILE` records it in the run's manifest before the first
+    trial; `harness compare` then judges this bar and says it was registered first."""
+    registration = register(metric, base, new, delta, round_no, hypothesis)  # type: ignore[arg-type]
+    write_registration(registration, out)
+    console.print(f"registered at {registration.bar.registered_at}: {describe(registration.bar)}", markup=False,
+                  highlight=False, soft_wrap=True)
+    _finish(out)

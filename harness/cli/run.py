@@ -229,6 +229,9 @@ def run_cmd(
     ray_address: Optional[str] = RAY_ADDRESS,
     requests_per_minute: Optional[float] = typer.Option(None, "--requests-per-minute", help="each provider's rate "
                                                         "limit, one pace for every worker and node (gold has none)"),
+    preregistered: Optional[Path] = typer.Option(None, "--preregistered",
+        help="a bar's registration file (`harness preregister`): checked, then recorded in the run's manifest before "
+             "the first trial, for `harness compare` to judge"),
     as_json: bool = typer.Option(False, "--json", help="print the run summary as JSON"),
 ):
     """Evaluate models on a suite: the agent (Aider by default) answers each task, the tests
@@ -240,7 +243,7 @@ def run_cmd(
         agent=agent, contract=contract, aider_checkout=aider_checkout, sandbox=sandbox, runs_dir=runs_dir, run_id=run_id,
         resume=resume, retry_harness_errors=retry_harness_errors or None, tasks=comma_list(tasks),
         models=model or None, kind=kind, executor=executor_settings(executor, ray_address),
-        requests_per_minute=requests_per_minute,
+        requests_per_minute=requests_per_minute, preregistered=preregistered,
     )
     scoring = {k: v for k, v in dict(fill=fill or None, mutant_cap=mutant_cap).items() if v is not None}
     if scoring:

@@ -12,14 +12,16 @@ from .. import stats
 from ..accounting import describe, in_view
 from ..errors import BadInput
 from ..outcomes import Outcomes, load_pair
+from ..registered_bar import ROUND_NAMES
 from .cohort import Cohort, cohort_caption, select_cohort, starred
 from .data import ComparisonResult, MetricDifferenceRow, PairedRow, TaskChangeRow, TaskPowerData
 from .document import Bars, Document, Heatmap, Lines, Table
 from .formatting import fmt_interval, fmt_p, fmt_ratio, fmt_signed
 from .options import ReportOptions
 from .results import ReportRequest
-from .metrics import (UNSEEN_SCOPES, differences_table, metric_bar_verdict, metric_differences, per_task_table,
-                      suite_kind)
+from .metrics import (differences_table, metric_bar_verdict, metric_differences, per_task_table, suite_kind,
+                      unseen_scope_names)
+from .registered import bar_in_force
 from .scope import Overlap, Pool, held_out_pool, scope_notes, training_overlap
 from .sections import (
     by_config, cohort_data, config_counts, headline_table, heatmap, name_the_view, scope_summaries, summary_data,
@@ -86,6 +88,8 @@ def _shared(counts: pd.DataFrame, base: str, new: str) -> tuple[tuple[pd.DataFra
 def compute_comparison(outcomes: Outcomes, base: str, new: str, opts: ReportOptions = ReportOptions()) -> Comparison:
     """Per-task changes from BASE to NEW, paired statistics over their shared tasks and the
     verdict of a pre-registered bar, as numbers."""
+    force = bar_in_force(outcomes.configs[base], outcomes.configs[new], opts)
+    opts = force.opts
     if opts.bar is not None and opts.cohort is not None:
         raise BadInput("--pre-registered-bar cannot be judged on a selected cohort (--cohort): its intervals "
                        "are not valid; drop one of them")
@@ -105,7 +109,8 @@ def compute_comparison(outcomes: Outcomes, base: str, new: str, opts: ReportOpti
     shown, two_rounds = _rounds_shown(sides, opts)
     changes = {r: stats.task_changes(sides[0].loc[shared], sides[1].loc[shared], r, opts.alpha) for r in shown}
     power = _power(changes[shown[-1]], shown[-1], opts.alpha)  # the round the plain fields are about
-    lead, verdict = _verdict(paired, suite_diffs, opts)
+    lead, verdict = _verdict(paired, suite_diffs, opts, force.label, unseen_scope_names(pool))
+    lead = force.lines + lead
     warnings = summary_warnings(summaries, cohort)
     if power is not None and (sentence := power.sentence(len(changes[shown[-1]]), opts.alpha)):
         warnings.append(sentence)
@@ -123,24 +128,28 @@ def compute_comparison(outcomes: Outcomes, base: str, new: str, opts: ReportOpti
         configs={c: outcomes.configs[c] for c in (base, new)},
         training_overlap=sorted(overlap.trained) if overlap.trained else None, training_unknown=overlap.unknown,
         transitions=moves, unseen_pool=sorted(pool.unseen) if pool.unseen else None,
+        unseen_pool_backed=sorted(pool.backed) if pool.unseen else None,
+        written_after_cutoff=sorted(pool.after) if pool.after else None,
         suite_metrics=None if suite_diffs is None else {
             scope: [MetricDifferenceRow(**asdict(d), p_value_valid=valid) for d in diffs]
             for scope, diffs in suite_diffs.items()},
         suite_tasks=suite_tasks,
-        accounting=opts.accounting)
+        accounting=opts.accounting, registered_bar=force.registration,
+        bar_post_hoc=opts.bar is not None and force.registration is None)
     return Comparison(result, opts, outcomes, frame, counts, sides, shared, scopes, summaries, changes, suite_diffs,
                       overlap, pool, cohort, writers, two_rounds, suite_table)
 
 
 def _verdict(paired: dict[str, list[stats.PairedDifference]], suite_diffs: dict[str, list[stats.MetricDifference]] | None,
-             opts: ReportOptions) -> tuple[list[str], str | None]:
-    """The pre-registered bar's rule and verdict, on a metric of written suites when one is
-    asked (suite_diffs is None only without writers, and --metric without them is refused)."""
+             opts: ReportOptions, label: str, named: dict[str, str]) -> tuple[list[str], str | None]:
+    """The bar's rule and verdict, on a metric of written suites when one is asked
+    (suite_diffs is None only without writers, and --metric without them is refused);
+    `label` says whether it was registered before the run (registered.py)."""
     if opts.bar is None:
         return [], None
     if opts.metric is not None and suite_diffs is not None:
-        return metric_bar_verdict(suite_diffs, opts, opts.metric, opts.bar)
-    return _bar_verdict(paired, opts, opts.bar)
+        return metric_bar_verdict(suite_diffs, opts, opts.metric, opts.bar, label, named)
+    return _bar_verdict(paired, opts, opts.bar, label, named)
 
 
 def build_comparison(outcomes: Outcomes, base: str, new: str, opts: ReportOptions = ReportOptions()) -> Document:
@@ -231,7 +240,6 @@ def _plots(c: Comparison) -> list[Bars | Heatmap | Lines]:
     return plots
 
 
-ROUND_NAMES = {1: "round 1", 2: "within two rounds"}
 ROUND_SHORT = {1: "r1", 2: "2r"}
 
 
@@ -313,12 +321,13 @@ def _recovered(row) -> str:
     return f"{row['r2']}/{row['f2']}" if row["n2"] else "n/a"
 
 
-def _bar_verdict(paired: dict[str, list[stats.PairedDifference]], opts: ReportOptions, bar: float) -> tuple[list[str], str]:
-    """The pre-registered bar of `bar` (opts.bar), stated before any number: NEW passes when
-    the lower bound of the interval of its gain over BASE (all shared tasks, the chosen
-    round) is at least DELTA."""
+def _bar_verdict(paired: dict[str, list[stats.PairedDifference]], opts: ReportOptions, bar: float,
+                 label: str, named: dict[str, str]) -> tuple[list[str], str]:
+    """The bar of `bar` (opts.bar), stated before any number: NEW passes when the lower
+    bound of the interval of its gain over BASE (all shared tasks, the chosen round) is at
+    least DELTA."""
     what = "in round 1" if opts.judged_round == 1 else "within two rounds"
-    rule = (f"Pre-registered bar: NEW must gain at least {bar:g} tasks {what}: the lower bound of the "
+    rule = (f"{label}: NEW must gain at least {bar:g} tasks {what}: the lower bound of the "
             f"{opts.confidence:.0%} interval (for {stats.TARGETS[opts.interval]}) must be at least {bar:g}.")
     found = [d for d in paired["all tasks"] if d.round == opts.judged_round]
     if not found:
@@ -332,7 +341,7 @@ def _bar_verdict(paired: dict[str, list[stats.PairedDifference]], opts: ReportOp
         f"{fmt_interval(*d.interval)}; the lower bound {low:.2f} is {'at least' if verdict == 'PASS' else 'below'} "
         f"{bar:g}.",
     ]
-    for scope, tasks in UNSEEN_SCOPES.items():
+    for scope, tasks in named.items():
         u = [x for x in paired.get(scope, []) if x.round == opts.judged_round]
         if u:
             lead.append(f"On {tasks}: gain {fmt_signed(u[0].difference)}, interval "

@@ -15,6 +15,7 @@ from .. import stats
 from ..accounting import Accounting
 from ..bar import BarCheck
 from ..outcomes import ConfigInfo
+from ..records import RunRegistration
 
 # A statistic that has no value when nothing was counted: NaN in memory, null in the JSON
 # written (to_json.py); read back from JSON, null is NaN again.
@@ -257,6 +258,10 @@ class ReportResult(Data):
     training_overlap: list[str] | None
     training_unknown: list[str]
     unseen_pool: list[str] | None
+    # Of the unseen pool, the tasks written after every config's training cutoff (backed by
+    # dates); and every task written after them (None: no cutoff split, report/scope.py).
+    unseen_pool_backed: list[str] | None = None
+    written_after_cutoff: list[str] | None = None
     suite_metrics: list[MetricSummaryRow] | None
     aider_summary: list[AiderSummaryRow] | None
     accounting: Accounting
@@ -283,9 +288,17 @@ class ComparisonResult(Data):
     training_unknown: list[str]
     transitions: dict[str, Transition]
     unseen_pool: list[str] | None
+    # Of the unseen pool, the tasks written after every config's training cutoff (backed by
+    # dates); and every task written after them (None: no cutoff split, report/scope.py).
+    unseen_pool_backed: list[str] | None = None
+    written_after_cutoff: list[str] | None = None
     suite_metrics: dict[str, list[MetricDifferenceRow]] | None
     suite_tasks: list[SuiteTaskRow] | None
     accounting: Accounting
+    # The bar NEW's run recorded before its first trial, when it did (the verdict is its);
+    # bar_post_hoc: a bar was given only at compare time.
+    registered_bar: RunRegistration | None = None
+    bar_post_hoc: bool = False
 
 
 class Checkpoint(Data):

@@ -16,6 +16,7 @@ from .cohort import Cohort, cohort_caption, starred
 from .document import Table
 from .formatting import fmt_interval, fmt_p
 from .options import ReportOptions
+from .scope import Pool
 
 NAMES = {"valid": "valid", "kill_rate": "kill rate", "assertion_accuracy": "assertion accuracy",
          "tests": "tests", "assertions": "assertions", "suite_lines": "lines", "equality_share": "equality",
@@ -28,7 +29,14 @@ SHAPE_CAPTION = ("what the suites are made of, read from their text (every score
 ROUNDS = {1: "round 1", 2: "two rounds"}
 # The scopes a bar's verdict also reports on, and how the verdict names their tasks.
 UNSEEN_SCOPES = {"unseen in training": "the tasks no config was trained on",
-                 "unseen pool": "the tasks their suite declares unseen"}
+                 "unseen pool": "the tasks their suite declares unseen",
+                 "written after cutoff": "the tasks written after every config's training cutoff"}
+
+
+def unseen_scope_names(pool: Pool) -> dict[str, str]:
+    """UNSEEN_SCOPES, the unseen pool said to be backed by dates or declared only."""
+    backed = "backed by dates" if pool.backed == pool.unseen else "declared only, not every one backed by dates"
+    return {**UNSEEN_SCOPES, "unseen pool": f"{UNSEEN_SCOPES['unseen pool']} ({backed})"}
 
 
 def suite_kind(infos: list[ConfigInfo]) -> str | None:
@@ -156,12 +164,12 @@ def per_task_table(frame: pd.DataFrame, base: str, new: str, tasks: list[str], r
 
 
 def metric_bar_verdict(diffs: dict[str, list[stats.MetricDifference]], opts: ReportOptions, metric: str,
-                       bar: float) -> tuple[list[str], str]:
-    """The pre-registered bar of `bar` on `metric` (opts.bar, opts.metric), stated before any
-    number: NEW passes when the lower bound of the interval of its gain in that share is at
-    least DELTA."""
+                       bar: float, label: str, named: dict[str, str] = UNSEEN_SCOPES) -> tuple[list[str], str]:
+    """The bar of `bar` on `metric` (opts.bar, opts.metric), stated before any number: NEW
+    passes when the lower bound of the interval of its gain in that share is at least DELTA;
+    `label` says whether it was registered before the run."""
     what = NAMES[metric] + (" in round 1" if opts.judged_round == 1 else " within two rounds")
-    rule = (f"Pre-registered bar: NEW must gain at least {bar:g} in {what} (a share, mean over tasks): the "
+    rule = (f"{label}: NEW must gain at least {bar:g} in {what} (a share, mean over tasks): the "
             f"lower bound of the {opts.confidence:.0%} interval (for {stats.TARGETS[opts.interval]}) must be at least "
             f"{bar:g}.")
     found = [d for d in diffs.get("all tasks", []) if d.metric == metric and d.round == opts.judged_round]
@@ -171,7 +179,7 @@ def metric_bar_verdict(diffs: dict[str, list[stats.MetricDifference]], opts: Rep
     verdict = "PASS" if stats.clears_bar(d, bar) else "FAIL"
     lead = [rule, f"{verdict}: gain {d.difference:+.3f} over {d.tasks} tasks, interval {fmt_interval(*d.interval)}; "
                   f"the lower bound {d.interval[0]:.3f} is {'at least' if verdict == 'PASS' else 'below'} {bar:g}."]
-    for scope, tasks in UNSEEN_SCOPES.items():
+    for scope, tasks in named.items():
         other = [x for x in diffs.get(scope, []) if x.metric == metric and x.round == opts.judged_round]
         if other:
             lead.append(f"On {tasks}: gain {other[0].difference:+.3f}, interval {fmt_interval(*other[0].interval)} "

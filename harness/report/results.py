@@ -121,6 +121,8 @@ def compute_report(outcomes: Outcomes, opts: ReportOptions = ReportOptions()) ->
         health={name: Health(**asdict(stats.health(rows))) for name, rows in groups.items()},
         configs=outcomes.configs, training_overlap=sorted(overlap.trained) if overlap.trained else None,
         training_unknown=overlap.unknown, unseen_pool=sorted(pool.unseen) if pool.unseen else None,
+        unseen_pool_backed=sorted(pool.backed) if pool.unseen else None,
+        written_after_cutoff=sorted(pool.after) if pool.after else None,
         suite_metrics=suite_rows,
         aider_summary=[AiderSummaryRow(**a.as_dict()) for a in aider_summary(frame, configs)]
         if opts.accounting == "aider" else None,

@@ -5,7 +5,8 @@ typed."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import datetime
+from dataclasses import dataclass, field
 
 import pandas as pd
 
@@ -134,26 +135,99 @@ def training_overlap(infos: list[ConfigInfo], tasks: set[str]) -> Overlap:
 
 @dataclass
 class Pool:
-    """Which of the tasks their suites declare unseen: a held-out pool (suite.toml)."""
+    """Which tasks are unseen by the compared configurations: those their suites declare
+    unseen (a held-out pool, suite.toml `unseen`), and those written after every config's
+    training cutoff (suite.toml `[written]` against the cutoffs the configs declare). A
+    declared task is backed by dates only when it was written after every cutoff."""
 
     notes: list[str]
-    unseen: set[str]
+    unseen: set[str]                                  # declared unseen
+    after: set[str] = field(default_factory=set)      # written after every compared config's cutoff
+    before: set[str] = field(default_factory=set)     # written on or before some compared config's cutoff
+
+    @property
+    def backed(self) -> set[str]:
+        """The declared unseen tasks that dates back."""
+        return self.unseen & self.after
 
     def splits(self, tasks: set[str]) -> bool:
         """Whether the tasks fall on both sides, so numbers are shown for each."""
         return bool(self.unseen & tasks) and bool(tasks - self.unseen)
 
+    def splits_by_date(self, tasks: set[str]) -> bool:
+        """Whether some tasks, not all, were written after every cutoff."""
+        return bool(self.after & tasks) and bool(tasks - self.after)
+
+
+def _listed(tasks: set[str]) -> str:
+    return ", ".join(sorted(tasks))
+
+
+def _dates(infos: list[ConfigInfo], tasks: set[str]) -> tuple[dict[str, datetime.date], list[str]]:
+    """The day each task was written, where the compared configs' runs agree on it (a task
+    they date differently is undated), and a note for each disagreement."""
+    found: dict[str, set[datetime.date]] = {}
+    for info in infos:
+        for task, day in info.written.items():
+            if task in tasks:
+                found.setdefault(task, set()).add(day)
+    differ = sorted(t for t, days in found.items() if len(days) > 1)
+    notes = [f"The compared runs date {_listed(set(differ))} differently, so they count as undated."] if differ else []
+    return {t: next(iter(days)) for t, days in found.items() if len(days) == 1}, notes
+
+
+def _by_cutoff(infos: list[ConfigInfo], tasks: set[str]) -> tuple[set[str], set[str], list[str]]:
+    """(written after every config's cutoff, written on or before some config's, notes). A
+    task without a date is never after; no task is after while some config declares no cutoff."""
+    dates, notes = _dates(infos, tasks)
+    cutoffs = {i.name: i.training_cutoff for i in infos}
+    if not dates and not any(cutoffs.values()):
+        return set(), set(), notes
+    missing = [name for name, day in cutoffs.items() if day is None]
+    undated = tasks - set(dates)
+    if not dates:
+        return set(), set(), notes + ["No task is dated (suite.toml [written]), so none is called written after a "
+                                      "training cutoff."]
+    if missing:
+        return set(), set(), notes + [
+            f"No training cutoff is declared for {', '.join(missing)}, so no task is called written after it "
+            "(a models file's model_info.training_cutoff, an adapter card's training_cutoff)."]
+    latest = max(day for day in cutoffs.values() if day is not None)
+    after = {t for t, day in dates.items() if all(day > cut for cut in cutoffs.values() if cut is not None)}
+    before = set(dates) - after
+    stated = "; ".join(f"{name}: {day}" for name, day in cutoffs.items())
+    if after == tasks:
+        line = f"All {len(tasks)} tasks were written after every compared config's training cutoff ({stated})."
+    else:
+        line = (f"Training cutoffs ({stated}): of the {len(tasks)} tasks, {len(after)} written after every one "
+                f"(after {latest}), {len(before)} on or before one"
+                + (f", {len(undated)} undated, counted as neither ({_listed(undated)})" if undated else "")
+                + ("; every headline number is also shown on the tasks written after and before." if after else "."))
+    return after, before, notes + [line]
+
 
 def held_out_pool(infos: list[ConfigInfo], tasks: set[str]) -> Pool:
     """The tasks among `tasks` that a compared config's suite declares unseen (by slug: a
-    report's tasks are slugs), and a note saying so."""
+    report's tasks are slugs), those written after every compared config's training
+    cutoff, and notes saying so, and whether dates back the declared ones."""
+    after, before, notes = _by_cutoff(infos, tasks) if infos else (set(), set(), [])
     unseen = set().union(*(set(i.unseen_tasks) for i in infos)) & tasks if infos else set()
     if not unseen:
-        return Pool([], set())
+        return Pool(notes, set(), after, before)
     if unseen == tasks:
         note = f"All {len(tasks)} tasks are declared unseen (a held-out pool: suite.toml `unseen`)."
     else:
         note = (f"Held-out pool: {len(unseen)} of the {len(tasks)} tasks are declared unseen by their suite "
-                f"({', '.join(sorted(unseen))}); every headline number is also shown on the seen and the unseen "
+                f"({_listed(unseen)}); every headline number is also shown on the seen and the unseen "
                 "tasks apart.")
-    return Pool([note], unseen)
+    backed = unseen & after
+    if backed == unseen:
+        note += " Backed by dates: each was written after every compared config's training cutoff."
+    else:
+        note += (" Declared only, not backed by dates" + (f" for {len(unseen - backed)} of them" if backed else "")
+                 + ": a task is called unseen by dates only when it was written after every compared config's "
+                 "training cutoff (see the cutoff note).")
+    if contradicted := unseen & before:
+        note += (f" Declared unseen but written on or before a compared config's training cutoff: "
+                 f"{_listed(contradicted)}.")
+    return Pool([*notes, note], unseen, after, before)

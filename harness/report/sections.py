@@ -194,12 +194,18 @@ def task_scopes(overlap: Overlap, tasks: set[str], all_tasks: set[str] | None = 
                 pool: Pool | None = None) -> list[tuple[str, set[str] | None]]:
     """The sets of tasks every headline number is shown on: all of them; those no config
     was trained on, when that is known; the seen and the unseen pool, when the suites
-    declare some tasks unseen and some not."""
+    declare some tasks unseen and some not; those written after every config's training
+    cutoff and those before it, when some tasks are and some not (undated tasks are in
+    neither)."""
     scopes: list[tuple[str, set[str] | None]] = [("all tasks", all_tasks)]
     if overlap.unseen_known:
         scopes.append(("unseen in training", tasks - overlap.trained))
     if pool is not None and pool.splits(tasks):
         scopes += [("seen pool", tasks - pool.unseen), ("unseen pool", tasks & pool.unseen)]
+    if pool is not None and pool.splits_by_date(tasks):
+        scopes.append(("written after cutoff", tasks & pool.after))
+        if tasks & pool.before:
+            scopes.append(("written before cutoff", tasks & pool.before))
     return scopes
 
 

@@ -35,13 +35,17 @@ Log = Callable[[str], None]
 
 
 def _manifest(plan: RunPlan, config: RunConfig, facts: SandboxFacts) -> RunManifest:
+    created = utc_now()
+    # The registration goes into the manifest's first write, which comes before any trial starts.
+    registration = plan.registration and plan.registration.model_copy(update={"recorded_at": created})
     return RunManifest(
-        run_id=plan.run_id, created_at=utc_now(), command_line=config.command_line, harness_version=__version__,
+        run_id=plan.run_id, created_at=created, command_line=config.command_line, harness_version=__version__,
         suite=plan.suite_name, suite_version=plan.suite_version, suite_hash=plan.suite_hash,
         suite_path=str(plan.suite_path), task_hashes={t.slug: t.content_hash for t in plan.tasks}, tasks=[t.slug for t in plan.tasks],
         trials=plan.trials, rounds=plan.rounds, image=facts.image, image_digest=facts.image_digest,
         sandbox=f"{facts.backend}: {facts.isolation}", configs=[c.manifest for c in plan.configs],
-        kind=plan.kind.name, tests=plan.kind.settings, unseen_tasks=plan.unseen_tasks,
+        kind=plan.kind.name, tests=plan.kind.settings, unseen_tasks=plan.unseen_tasks, written=plan.written,
+        preregistered=registration,
     )
 
 

@@ -45,11 +45,12 @@ class RunConfig(BaseModel):
     command_line: list[str] = Field(default_factory=list)
     executor: ExecutorSettings | None = None  # where the trials run; None: as HARNESS_EXECUTOR says (local)
     requests_per_minute: float | None = Field(None, gt=0)  # a provider's rate limit, shared by every worker
+    preregistered: Path | None = None  # a bar's registration file (`harness preregister`), recorded before any trial
 
 
 # Options that change what a run computes; a resumed run takes them from its manifest.
 FIXED_ON_RESUME = ("models", "models_file", "api_base", "tasks", "trials", "rounds", "feedback", "agent", "contract", "sampling",
-                   "run_id", "kind", "tests")
+                   "run_id", "kind", "tests", "preregistered")
 # Between a model and the prompt contract of its own configuration: `--model M::CONTRACT`.
 CONTRACT_SEPARATOR = "::"
 

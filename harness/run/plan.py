@@ -5,6 +5,7 @@ run's plan is its manifest's, checked against what it ran with."""
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
+import datetime
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,8 +22,9 @@ from ..kinds.repair import RepairKind
 from ..languages import layout_named
 from ..languages.base import Layout
 from ..models import ModelSpec, check_access, config_name, parse_model, read_models_file
-from ..records import ConfigManifest, FeedbackMode, Sampling, TrialKindName
-from ..store import CONTRACT_FILE, PROFILE_FILE, RunFolder, new_run_id
+from ..records import ConfigManifest, FeedbackMode, RunRegistration, Sampling, TrialKindName
+from ..registered_bar import read_registration
+from ..store import CONTRACT_FILE, PROFILE_FILE, RunFolder, new_run_id, utc_now
 from ..task import Task
 from .config import FIXED_ON_RESUME, RunConfig, split_contract
 
@@ -53,6 +55,8 @@ class RunPlan:
     kind: TrialKind = field(default_factory=RepairKind)
     unseen_tasks: list[str] = field(default_factory=list)
     unreadable: dict[str, str] = field(default_factory=dict)  # task -> why its files cannot be read as text
+    written: dict[str, datetime.date] = field(default_factory=dict)  # the tasks' dates (suite.toml [written])
+    registration: RunRegistration | None = None  # --preregistered: recorded in the manifest as it is written
 
     def trial_keys(self) -> list[tuple[PlannedConfig, Task, int]]:
         """Trial-major, so an early stop leaves every task and config with some results."""
@@ -78,7 +82,8 @@ def _adapter_facts(spec: ModelSpec) -> dict:
     card, path = find_card(spec.adapter)
     verify_card(card, path)
     trained = card.training.trained_on_tasks if card.training else None
-    return {"adapter": spec.adapter, "adapter_hash": card.sha256, "trained_on_tasks": trained}
+    return {"adapter": spec.adapter, "adapter_hash": card.sha256, "trained_on_tasks": trained,
+            "training_cutoff": card.training_cutoff or spec.training_cutoff}
 
 
 def feedback_hash(contract: PromptContract) -> str:
@@ -95,7 +100,7 @@ def _config_manifest(name: str, spec: ModelSpec, profile: AgentProfile, contract
         edit_format=profile.edit_format, contract=contract.name, contract_hash=contract.content_hash,
         contract_texts_file=contract.texts_file, contract_texts_sha256=contract.texts_sha256,
         feedback=feedback, feedback_hash=feedback_hash(contract) if feedback == "simulated" else None,
-        **_adapter_facts(spec),
+        **{"training_cutoff": spec.training_cutoff, **_adapter_facts(spec)},
     )
 
 
@@ -213,12 +218,31 @@ def make_plan(config: RunConfig) -> RunPlan:
         raise BadInput(f"--model {mutant.name} answers {' and '.join(kinds_with('mutant_answers'))} trials; "
                        f"--kind {config.kind} has gold")
     return RunPlan(
+        registration=_registration(config.preregistered, configs, kind),
+        written={t.slug: suite.written[t.slug] for t in tasks if t.slug in suite.written},
         run_id=config.run_id or new_run_id(), suite_name=suite.name, suite_version=suite.version,
         suite_hash=suite.content_hash, suite_path=suite.path, tasks=tasks, configs=configs, profile=profile,
         contract=contract, trials=config.trials, rounds=config.rounds, sampling=config.sampling, resume=False,
         feedback=config.feedback,
         kind=kind, unseen_tasks=[t.slug for t in tasks if t.slug in suite.unseen_tasks], unreadable=unreadable,
     )
+
+
+def _registration(path: Path | None, configs: list[PlannedConfig], kind: TrialKind) -> RunRegistration | None:
+    """--preregistered FILE, checked against this run: intact, and naming its configs and a
+    metric its trials have. Recorded as the manifest is written, so before the first trial."""
+    if path is None:
+        return None
+    registration = read_registration(path)
+    bar = registration.bar
+    names = [c.manifest.name for c in configs]
+    # NEW is what the bar is about, so it runs here, after the registration; BASE may be a
+    # baseline run before it (compare checks that the configs it is given are the bar's).
+    if bar.new not in names:
+        raise BadInput(f"{path}: the bar's NEW config {bar.new} is not one of this run's ({', '.join(names)})")
+    if bar.metric != "solved" and bar.metric not in kind.metrics:
+        raise BadInput(f"{path}: the bar judges {bar.metric}, which --kind {kind.name} trials do not have")
+    return RunRegistration(registration=registration, path=str(Path(path).absolute()), recorded_at=utc_now())
 
 
 def _resume_plan(config: RunConfig, run_id: str, find_suite) -> RunPlan:

@@ -89,7 +89,7 @@ def test_the_bar_passes_at_its_boundary_and_not_above(tmp_path):
     low = build_comparison(outcomes, base, new, FAST).data["paired"]["all tasks"][1]["interval"][0]
     at = build_comparison(outcomes, base, new, FAST.model_copy(update={"bar": low}))
     assert at.verdict == "PASS" and f"the lower bound {low:.2f} is at least" in at.lead[1]
-    assert at.lead[0].startswith("Pre-registered bar: NEW must gain at least")
+    assert at.lead[0].startswith("Bar given at compare time, not registered before the run (post hoc): NEW must gain")
     above = build_comparison(outcomes, base, new, FAST.model_copy(update={"bar": low + 1e-6}))
     assert above.verdict == "FAIL"
 
