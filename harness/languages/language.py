@@ -12,7 +12,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar, Mapping, Sequence
+from typing import Callable, ClassVar, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
@@ -205,11 +205,16 @@ class Language(ABC):
         """The suite's diagnostics; None where the language does not read them."""
         return None
 
-    def evaluated_assertions(self, task: Task, test_file: str, source: bytes,
-                             session: SandboxSession) -> AssertionCount | None:
+    def evaluated_assertions(self, task: Task, test_file: str, source: bytes, session: SandboxSession,
+                             report: TestReport, written_for: Callable[[bytes], Task]) -> AssertionCount | None:
         """Every assertion of the suite evaluated on the correct solution, each on its own
-        (a failed one does not end its test); None where the test run's own count (up to a
-        test's first failure) is all there is."""
+        (a failed one does not end its test), given the suite's `report` there and how a
+        task with another test file is made; None where the report's own count is whole."""
+        return None
+
+    def traced_suite(self, task: Task, source: bytes, session: SandboxSession) -> bytes | None:
+        """The suite with the correct solution's run of each assertion's call written above
+        it as comments (the trace scratchpad); None where the language traces nothing."""
         return None
 
     def separate(self, task: Task, survivors: Sequence[Mutant], session: SandboxSession) -> dict[str, str]:

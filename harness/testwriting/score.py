@@ -151,7 +151,8 @@ def score_with_report(task: Task, source: bytes, session: SandboxSession, target
             break  # most likely the suite itself: no run of it told the program anything; the rest after
     position = len(before)
     report = runs.run(task.reference_files(), reference=True)[0]
-    evaluated = language.evaluated_assertions(task, test_file(task), source, session) if report.built else None
+    evaluated = language.evaluated_assertions(task, test_file(task), source, session, report,
+                                              lambda text: with_written_tests(task, text)) if report.built else None
     assertions = evaluated or report.assertions
     reference = candidate_result(RunKind.reference, "reference", report)
     silent = report.passed and assertions is not None and assertions.total == 0

@@ -169,3 +169,23 @@ def test_a_suite_earns_credit_for_what_the_tasks_own_tests_miss(docker_sandbox, 
         full = score_with_report(task, (CLAMP_TESTS + "\n\ndef test_far():\n    assert clamp(-5, 0, 10) == 0\n"
                                         "    assert clamp(20, 0, 10) == 10\n").encode(), session, targets)[0]
     assert (weak.killed, weak.scored) == (3, 5) and (full.killed, full.scored) == (5, 5)
+
+
+def test_a_trace_scratchpad_is_the_correct_solutions_own_run_above_each_assertion(docker_sandbox, tmp_path):
+    from harness.languages.registry import language_for
+    from harness.testwriting.targets import find_targets
+    from harness.testwriting.score import score_with_report
+
+    task = write_clamp(tmp_path)
+    suite = CLAMP_TESTS + "\n\ndef test_named():\n    x = 3\n    assert clamp(x, 0, 1) == 1\n"
+    with docker_sandbox.session("trace") as session:
+        traced = language_for(task).traced_suite(task, suite.encode(), session)
+        assert traced is not None
+        targets = find_targets(task, session, mutant_cap=None, use_cache=False)
+        plain, with_traces = (score_with_report(task, s, session, targets)[0] for s in (suite.encode(), traced))
+    text = traced.decode()
+    assert text.count("# trace of clamp(") == 5  # every literal call; `clamp(x, 0, 1)` has none
+    assert ("    # trace of clamp(-3, 0, 10) on the correct solution:\n    #   line 2: if x < low:  x=-3, low=0, high=10\n"
+            "    #   line 3: return low\n    #   returns 0\n    assert clamp(-3, 0, 10) == 0\n") in text
+    assert [ln for ln in text.splitlines() if not ln.lstrip().startswith("#")] == suite.splitlines()
+    assert (plain.valid, plain.killed, plain.scored) == (with_traces.valid, with_traces.killed, with_traces.scored)

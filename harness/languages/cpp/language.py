@@ -8,9 +8,9 @@ from __future__ import annotations
 import re
 import textwrap
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
-from ...records import ScreenFlag, TestReport
+from ...records import AssertionCount, ScreenFlag, TestReport
 from ...sandbox.base import SandboxSession
 from ...task import Task
 from .probe.call_probe import CppCallProbe
@@ -26,7 +26,7 @@ from .layout import LAYOUT
 from .mutants import generate_mutants
 from .normal_form import names, normal_form
 from .screen import screen
-from .written import CppSuiteRuns, function_bodies, skeleton, words
+from .written import CppSuiteRuns, every_assertion_goes_on, function_bodies, skeleton, words
 from .lexer import code_tokens
 
 
@@ -109,3 +109,13 @@ class Cpp(Language):
 
     def suite_runs(self, task: Task, written: Task, session: SandboxSession) -> SuiteRuns:
         return CppSuiteRuns(self, task, written, session)
+
+    def evaluated_assertions(self, task: Task, test_file: str, source: bytes, session: SandboxSession,
+                             report: TestReport, written_for: Callable[[bytes], Task]) -> AssertionCount | None:
+        """Where an assertion failed on the correct solution, the suite run again with every
+        REQUIRE a CHECK: Catch2 then counts them all (a passing suite's count is whole)."""
+        if report.passed or not report.built:
+            return None
+        goes_on = every_assertion_goes_on(source.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
+        again = run_tests(written_for(goes_on), task.reference_files(), session)
+        return again.assertions if again.built else None

@@ -34,6 +34,24 @@ def skeleton(source: str) -> bytes:
     return (head.rstrip() + "\n" + "#endif\n" * max(0, still_open)).encode()
 
 
+# A REQUIRE ends its test case where it fails; the CHECK of the same name goes on. Catch2's
+# assertion macros, as a suite writes them.
+_GOES_ON = {f"REQUIRE{rest}": f"CHECK{rest}" for rest in (
+    "", "_FALSE", "_THROWS", "_THROWS_AS", "_THROWS_WITH", "_THROWS_MATCHES", "_NOTHROW", "_THAT")}
+
+
+def every_assertion_goes_on(source: str) -> str:
+    """The suite with each REQUIRE written as the CHECK of the same name (tokens of code
+    only: nothing in a string or a comment changes), so that a failed assertion does not
+    end its test case and every one is evaluated."""
+    out, at = [], 0
+    for t in tokenize(source):
+        if t.kind == "ident" and t.text in _GOES_ON:
+            out += [source[at:t.start], _GOES_ON[t.text]]
+            at = t.end
+    return "".join(out) + source[at:]
+
+
 def _unquote(literal: str) -> str:
     """A string or character literal's text (a raw string's body as it is)."""
     quote = min(i for i in (literal.find('"'), literal.find("'")) if i >= 0)

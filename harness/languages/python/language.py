@@ -7,7 +7,7 @@ proxy, or the task's own test cases as the verifier's checks (probe/)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 from ...records import AssertionCount, SuiteShape, TestReport
 from ...sandbox.base import SandboxSession
@@ -24,6 +24,7 @@ from .probe import PythonCallProbe, TestCaseProbe
 from .testrun import drop_build, proxied_modules, run_tests
 from . import written
 from .separate import separate
+from .trace import traced_suite
 
 
 class Python(Language):
@@ -79,9 +80,12 @@ class Python(Language):
     def suite_shape(self, source: bytes) -> SuiteShape | None:
         return written.suite_shape(source)
 
-    def evaluated_assertions(self, task: Task, test_file: str, source: bytes,
-                             session: SandboxSession) -> AssertionCount | None:
+    def evaluated_assertions(self, task: Task, test_file: str, source: bytes, session: SandboxSession,
+                             report: TestReport, written_for: Callable[[bytes], Task]) -> AssertionCount | None:
         return written.evaluated_assertions(task, test_file, source, session)
 
     def separate(self, task: Task, survivors: Sequence[Mutant], session: SandboxSession) -> dict[str, str]:
         return separate(task, survivors, session)
+
+    def traced_suite(self, task: Task, source: bytes, session: SandboxSession) -> bytes | None:
+        return traced_suite(task, source, session)

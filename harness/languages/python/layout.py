@@ -14,5 +14,6 @@ LAYOUT = Layout(
     build_suffixes=(".pth",),
     image_packages=("python3", "python3-pytest"),
     repair_contract="repair-python",
-    contracts={"tests": "tests-python", "tests-fill": "tests-fill-python", "tests-style": "tests-style-python"},
+    contracts={"tests": "tests-python", "tests-fill": "tests-fill-python", "tests-style": "tests-style-python",
+               "tests-trace": "tests-trace-python"},
 )

@@ -35,7 +35,7 @@ _DRIVER = Path(__file__).parent / "assets" / "separate_driver.py"
 _OUT = 1 << 20
 
 
-def _functions(source: str) -> set[str]:
+def solution_functions(source: str) -> set[str]:
     try:
         tree = parse(source)
     except (SyntaxError, ValueError):
@@ -43,7 +43,7 @@ def _functions(source: str) -> set[str]:
     return {s.name for s in tree.body if isinstance(s, ast.FunctionDef) and not s.name.startswith("_")}
 
 
-def _literal_args(call: ast.Call) -> tuple | None:
+def literal_args(call: ast.Call) -> tuple | None:
     if call.keywords or any(isinstance(a, ast.Starred) for a in call.args):
         return None
     try:
@@ -61,7 +61,7 @@ def _calls(text: str, functions: set[str]) -> Iterator[tuple[str, tuple]]:
         if isinstance(node, ast.Call):
             name = node.func.id if isinstance(node.func, ast.Name) else (
                 node.func.attr if isinstance(node.func, ast.Attribute) else None)
-            if name in functions and (args := _literal_args(node)) is not None:
+            if name in functions and (args := literal_args(node)) is not None:
                 yield name, args
 
 
@@ -85,7 +85,7 @@ def _varied(value: object) -> list[object]:
 def search_inputs(task: Task, module_file: str) -> list[tuple[str, str]]:
     """(function, literal argument tuple) to try, in a stable order."""
     source = task.reference_files()[module_file].decode("utf-8", "replace")
-    functions = _functions(source)
+    functions = solution_functions(source)
     seen: dict[str, list[tuple]] = {f: [] for f in sorted(functions)}
     found = [*(c for t in task.test_files for c in _calls(task.read_text(t), functions)),
              *_doctest_calls(source, functions)]
