@@ -23,7 +23,7 @@ FLOORS: tuple[tuple[bool, tuple[str, ...]], ...] = (
     (False, ("agents", "languages.registry", "languages.language", "languages.cpp.language",
              "languages.cpp.policy", "languages.cpp.verdict_channel", "languages.cpp.compared_types", "languages.cpp.testrun",
              "languages.cpp.cmake", "languages.cpp.objects", "languages.cpp.written", "languages.python.written",
-             "languages.python.separate",
+             "languages.python.separate", "languages.python.trace",
              "languages.cpp.probe", "languages.cpp.fill", "languages.python.fill",
              "languages.python.cases", "languages.python.inprocess", "languages.python.language", "languages.python.testrun",
              "languages.python.warm", "languages.python.junit",
