@@ -196,3 +196,31 @@ def test_a_grpo_update_on_the_tests_environment(runs):
     assert step["statuses"] == {"malformed": 8} and step["reward_mean"] == 0.0
     run = json.loads((tmp / "train-runs" / "train" / "tw" / "run.json").read_text())
     assert run["trained_on_tasks"] == ["fixed26/allergies", "fixed26/perfect-numbers"]
+
+
+def test_a_dpo_step_on_the_exported_preference_pairs(runs):
+    from peft import PeftModel
+    from transformers import AutoModelForCausalLM
+
+    from harness.adapter_card import load_card, verify_card
+
+    from tests.tinymodel import build_tiny_model
+
+    tmp = runs["tmp"]
+    export_suites([runs["writer"].run_dir], tmp / "curricula" / "for-dpo")
+    base = build_tiny_model(tmp / "dpo-base")
+    with private_state(tmp / "dpo-state"):
+        # By name and file, as the docs write it: the export is a curriculum under ./curricula.
+        done = harness("train", "dpo", "--curriculum", f"for-dpo/{PREFERENCE_FILE}", "--base", str(base), "--out", "tw-dpo",
+                       "--runs-dir", str(tmp / "dpo-runs"), "--set", "dpo.batch_size=2", *CPU, cwd=tmp)
+        assert done.returncode == 0, done.stderr
+        card_file = tmp / "dpo-state" / "adapters" / "tw-dpo.toml"
+        card = load_card(card_file)
+        adapter = verify_card(card, card_file)
+    assert card.training.config["kind"] == "dpo" and card.training.config["dpo"]["beta"] == 0.1
+    assert card.training.trained_on_tasks == ["fixed26/perfect-numbers"]
+    PeftModel.from_pretrained(AutoModelForCausalLM.from_pretrained(base), str(adapter))
+    (step,) = steps_of(tmp / "dpo-runs" / "train" / "tw-dpo" / "log.jsonl")
+    # Two pairs (round 2 over round 1 of each configuration) make one step of two; the loss
+    # starts at log 2, where the adapter (zero at the start) leaves policy and reference equal.
+    assert step["loss"] == pytest.approx(0.6931, abs=1e-3) and step["reward_accuracy"] is not None
