@@ -23,7 +23,7 @@ from harness.run import run
 from harness.run.config import RunConfig
 from harness.store import RunFolder
 from harness.suite import find_suite
-from harness.testwriting.export import GRPO_FILE, PREFERENCE_FILE, export_suites
+from harness.testwriting.export import CORRECTED_FILE, GRPO_FILE, PREFERENCE_FILE, export_suites
 from harness.train.config import RuntimeSettings
 from harness.training_files import SFT_FILE
 from harness.train.environments import load_training_data, make_judges
@@ -224,3 +224,19 @@ def test_a_dpo_step_on_the_exported_preference_pairs(runs):
     # Two pairs (round 2 over round 1 of each configuration) make one step of two; the loss
     # starts at log 2, where the adapter (zero at the start) leaves policy and reference equal.
     assert step["loss"] == pytest.approx(0.6931, abs=1e-3) and step["reward_accuracy"] is not None
+
+
+def test_corrected_values_turn_the_wrong_suite_into_the_right_one(runs, docker_sandbox):
+    import datasets
+
+    out = runs["tmp"] / "curricula" / "corrected"
+    m = export_suites([runs["writer"].run_dir, runs["filled"].run_dir], out, sandbox=docker_sandbox)
+    # Round 1 of each writer configuration had the one wrong value; the fill-mode run's
+    # suites are placeholders, never corrected.
+    assert m.corrected == 2 and m.not_corrected == {}
+    rows = datasets.load_dataset("json", data_files=str(out / CORRECTED_FILE))["train"]
+    # 12 is abundant: the value is written as the suite itself spells abundant elsewhere.
+    assert [row["messages"][-1]["content"] for row in rows] == [render_whole({TEST_FILE: RIGHT})] * 2
+    assert {(r["provenance"]["run"], r["provenance"]["round"], r["provenance"]["replaced"],
+             r["provenance"]["comparisons"], r["provenance"]["kill_rate"]) for r in rows} == {("writer", 1, 1, 11, 1.0)}
+    assert sorted(r["provenance"]["config"] for r in rows) == sorted(c.config for c in runs["writer"].configs)
