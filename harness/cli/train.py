@@ -45,6 +45,7 @@ def sft_cmd(
     data: str = typer.Option(..., "--data", help="a curriculum (name or folder) or an sft.jsonl file"),
     base: str = typer.Option(..., "--base", help=_BASE_HELP),
     out: str = typer.Option(..., "--out", help="the adapter's name (its card and run folder)"),
+    init_adapter: Optional[str] = typer.Option(None, "--init-adapter", help="continue training this adapter (a card name)"),
     config: Optional[Path] = _CONFIG,
     sets: List[str] = _SET,
     epochs: Optional[float] = typer.Option(None, help="passes over the data"),
@@ -63,7 +64,7 @@ def sft_cmd(
     flags = {"sft.epochs": epochs, "sft.learning_rate": lr, "lora.rank": rank, "lora.alpha": alpha,
              "runtime.device": device, "runtime.seed": seed}
     cfg = load_config(config, _overrides(sets, flags))
-    train_sft(data=data, base=base, out=out, config=cfg, runs_dir=runs_dir, console=err)
+    train_sft(data=data, base=base, out=out, config=cfg, init_adapter=init_adapter, runs_dir=runs_dir, console=err)
 
 
 @train_app.command("dpo")

@@ -16,7 +16,7 @@ from ..errors import BadInput
 from .checkpoints import TrainRun, TrainRunManifest
 from .config import TrainConfig, common_trainer_args, resolve_device, use_bf16, world_size
 from .data import load_preference, preference_records
-from .model import base_ref, init_adapter_dir, load_base, load_tokenizer, load_trainable_adapter, lora_config
+from .model import base_ref, init_adapter_dir, load_tokenizer, policy
 from .offline import begin, fit_and_publish
 from .steplog import dpo_line, dpo_step_builder
 
@@ -74,12 +74,7 @@ def train_dpo(
 
     records = preference_records(rows)
     scored = Dataset.from_list(records[: config.dpo.eval_rows]) if config.dpo.eval_rows else None
-    model = load_base(base, bf16)
-    peft_config = None
-    if adapter_dir is not None:
-        model = load_trainable_adapter(model, adapter_dir)
-    else:
-        peft_config = lora_config(config.lora)
+    model, peft_config = policy(base, bf16, adapter_dir, config.lora)
     trainer = DPOTrainer(
         model=model, args=args, train_dataset=Dataset.from_list(records), eval_dataset=scored,
         processing_class=load_tokenizer(base), peft_config=peft_config,

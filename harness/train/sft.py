@@ -14,7 +14,7 @@ from ..errors import BadInput
 from .checkpoints import TrainRun, TrainRunManifest
 from .config import TrainConfig, common_trainer_args, resolve_device, use_bf16, world_size
 from .data import load_sft, sft_records
-from .model import base_ref, load_base, load_tokenizer, lora_config
+from .model import base_ref, init_adapter_dir, load_tokenizer, policy
 from .offline import begin, fit_and_publish
 from .steplog import sft_line, sft_step_builder
 
@@ -44,6 +44,7 @@ def train_sft(
     base: str,
     out: str,
     config: TrainConfig,
+    init_adapter: str | None = None,
     runs_dir: Path = Path("runs"),
     console: Console | None = None,
 ) -> TrainRun:
@@ -57,20 +58,23 @@ def train_sft(
     base = base_ref(base)
     rows, source = load_sft(data)
     run = TrainRun.new(runs_dir, TrainRunManifest(
-        kind="sft", name=out, base_model=base, data=[str(source.jsonl)],
+        kind="sft", name=out, base_model=base, init_adapter=init_adapter, data=[str(source.jsonl)],
         curriculum=str(source.curriculum) if source.curriculum else None, dataset_hash=source.dataset_hash,
         trained_on_tasks=source.trained_on_tasks, config=config))
+    adapter_dir = init_adapter_dir(init_adapter, base) if init_adapter else None
     device = resolve_device(config.runtime)
     bf16 = use_bf16(config.runtime, device)
     args = sft_args(config, run.trainer_dir, device, bf16)
-    main = begin(run, args, config, f"sft {out}: {len(rows)} examples, base {base}, {device}{' bf16' if bf16 else ''}",
+    main = begin(run, args, config, f"sft {out}: {len(rows)} examples, base {base}"
+                 f"{', from adapter ' + init_adapter if init_adapter else ''}, {device}{' bf16' if bf16 else ''}",
                  console)
 
     records = sft_records(rows)
     scored = Dataset.from_list(records[: config.sft.eval_rows]) if config.sft.eval_rows else None
+    model, peft_config = policy(base, bf16, adapter_dir, config.lora)
     trainer = SFTTrainer(
-        model=load_base(base, bf16), args=args, train_dataset=Dataset.from_list(records), eval_dataset=scored,
-        processing_class=load_tokenizer(base), peft_config=lora_config(config.lora),
+        model=model, args=args, train_dataset=Dataset.from_list(records), eval_dataset=scored,
+        processing_class=load_tokenizer(base), peft_config=peft_config,
         callbacks=[StepLogger(run.log_path, console, f"sft {out}", sft_step_builder(), sft_line, main)],
     )
     fit_and_publish(run, trainer, scored=len(scored) if scored is not None else 0,
