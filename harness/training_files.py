@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Final, Literal
+from typing import Annotated, Final, Literal, Union
 
 from pydantic import Field, field_validator
 
@@ -33,11 +33,41 @@ class ChatMessage(Record):
     content: str
 
 
+class CorrectedValues(Record):
+    """Where a corrected-value row came from: a suite the model wrote in a test-writing
+    run, with its wrong expected values replaced by executed ones (testwriting/corrected.py)."""
+
+    source: Literal["corrected-values"] = "corrected-values"
+    run: str
+    config: str
+    trial: int
+    round: int
+    replaced: int = Field(description="wrong expected values replaced")
+    comparisons: int = Field(description="equality assertions compared on the correct solution")
+    kill_rate: float | None = Field(description="the corrected suite's, scored as a run scores its suites")
+
+
+class TeacherSuite(Record):
+    """Where a teacher's row came from: a line of a teacher model's JSONL, kept by the
+    harness's own metric (testwriting/teacher.py)."""
+
+    source: Literal["teacher"] = "teacher"
+    file: str
+    file_sha256: str
+    line: int
+    kill_rate: float | None
+    assertion_accuracy: float | None = None
+
+
+Provenance = Annotated[Union[CorrectedValues, TeacherSuite], Field(discriminator="source")]
+
+
 class SftRow(Record):
     schema_version: Literal[1] = ROW_SCHEMA_VERSION
     task_id: str = Field(description="the repair task, <curriculum>/<slug>")
     source_task: str = Field(description="the suite task it was made from, <suite>/<slug>")
     messages: list[ChatMessage] = Field(min_length=2)
+    provenance: Provenance | None = None  # where a row not made from a reference came from
 
     @field_validator("messages")
     @classmethod

@@ -48,6 +48,10 @@ def loop_cmd(
     base: Optional[str] = typer.Option(None, help="base model: hub id or local folder"),
     init_adapter: Optional[str] = typer.Option(None, "--init-adapter",
         help="start from this adapter (a card name) instead of the base model"),
+    kind: Optional[str] = typer.Option(None, help="repair (default) or tests: each evaluation a test-writing run, "
+                                       "each iteration trained on its exported suites"),
+    trainer: Optional[str] = typer.Option(None, help="tests loops: grpo (default; the tests environment), sft (the "
+                                          "valid suites) or dpo (the preference pairs)"),
     iterations: Optional[int] = typer.Option(None, help="train-and-evaluate iterations after the first evaluation"),
     trials: Optional[int] = typer.Option(None, help="trials per task in every evaluation"),
     tasks: Optional[str] = typer.Option(None, help="comma-separated task slugs to evaluate (default: the whole suite)"),
@@ -58,7 +62,8 @@ def loop_cmd(
     synth: Optional[bool] = typer.Option(None, "--synth/--no-synth",
         help="add repair tasks made from mutants of the references in the first iteration"),
     config: Optional[Path] = typer.Option(None, "--config",
-        help="TOML: any option above, and tables eval, curriculum, serve, train (lora, grpo, runtime)"),
+        help="TOML: any option above, and tables eval, curriculum, serve, train (lora, sft, dpo, grpo, runtime), "
+             "tests and export (a tests loop)"),
     backend: Optional[str] = typer.Option(None, help="serving backend for evaluations: vllm or local "
                                           f"(default: {default(ServeSettings, 'backend')})"),
     port: Optional[int] = typer.Option(None, help="port of the server each evaluation starts "
@@ -70,6 +75,7 @@ def loop_cmd(
 ):
     """The closed loop: evaluate the current model, build a repair curriculum from its
     failures, train GRPO from the current adapter, evaluate the new checkpoint; repeat.
+    With --kind tests: evaluate test writing, export the suites, train on them (--trainer).
 
     Every checkpoint's adapter, parent, curriculum hash, trained-on tasks and evaluation run
     go into runs/loops/ID/lineage.json; `harness report --lineage ID` shows per task what
@@ -77,7 +83,8 @@ def loop_cmd(
     # The orchestrator reads outcome frames with pandas (half a second to import): loaded for this command only.
     from ..loop.orchestrator import resume_loop, start_loop
 
-    given: dict[str, object] = dict(suite=suite, base=base, init_adapter=init_adapter, iterations=iterations, trials=trials,
+    given: dict[str, object] = dict(suite=suite, base=base, init_adapter=init_adapter, kind=kind, trainer=trainer,
+                 iterations=iterations, trials=trials,
                  tasks=comma_list(tasks), hold_out=comma_list(hold_out), bar=bar)
     given = {k: v for k, v in given.items() if v is not None}
     serve = {k: v for k, v in dict(backend=backend, port=port, device=device).items() if v is not None}

@@ -11,6 +11,7 @@ import typer
 from ..records import TestWritingSettings
 from ..sandbox import make_sandbox
 from ..testwriting.export import export_suites
+from ..testwriting.teacher import import_teacher
 from ..testwriting.score import SuiteToScore, read_test_file, score_suites, task_for_scoring
 from ..training_files import curriculum_roots
 from .app import app, console, err, handled
@@ -81,10 +82,48 @@ def tests_export(
     margin: float = typer.Option(0.2, help="preference pairs of valid suites: the chosen kills at least this much more"),
     pairs_per_task: int = typer.Option(8, "--pairs-per-task", min=1, help="at most this many preference pairs per task"),
     replace: bool = typer.Option(False, help="overwrite the folder if it exists"),
+    corrected: bool = typer.Option(False, "--corrected", help="also sft-corrected.jsonl: invalid suites with their "
+                                   "wrong expected values replaced by the correct solution's (runs in the sandbox)"),
+    sandbox: str = typer.Option("auto", help="--corrected: docker, local, or auto"),
+    workers: int = typer.Option(1, min=1, help="--corrected: suites corrected and scored at once"),
 ):
     """Training data from written suites: SFT pairs of valid, high-kill suites, preference
-    pairs of the same task (valid over invalid, high kill over low), GRPO prompts."""
+    pairs of the same task (valid over invalid, high kill over low), GRPO prompts; with
+    --corrected, SFT pairs of the model's own suites with their wrong values corrected."""
     dest = Path(out) if "/" in out else curriculum_roots()[0] / out
-    m = export_suites(list(runs), dest, min_kill=min_kill, margin=margin, pairs_per_task=pairs_per_task, replace=replace)
-    console.print(f"wrote {dest}: {m.sft} SFT pairs, {m.preference} preference pairs, {m.grpo} GRPO prompts "
+    box = make_sandbox(sandbox, notice=lambda m: err.print(m, markup=False, highlight=False)) if corrected else None
+    m = export_suites(list(runs), dest, min_kill=min_kill, margin=margin, pairs_per_task=pairs_per_task, replace=replace,
+                      sandbox=box, workers=workers)
+    fixed = f", {m.corrected} corrected-value SFT pairs" if m.corrected is not None else ""
+    console.print(f"wrote {dest}: {m.sft} SFT pairs, {m.preference} preference pairs, {m.grpo} GRPO prompts{fixed} "
                   f"over {len(m.source_tasks)} tasks", markup=False, highlight=False)
+    for why, n in sorted(m.not_corrected.items()):
+        console.print(f"  not corrected ({n}): {why}", markup=False, highlight=False)
+
+
+@tests_app.command("import-teacher")
+@handled
+def tests_import_teacher(
+    teacher_file: Path = typer.Argument(..., help='a JSONL file of {"task": SLUG, "suite": TEST_FILE_TEXT} lines'),
+    suite: str = typer.Option(..., "--suite", help="the suite the tasks are in"),
+    out: str = typer.Option(..., "--out", help="a name (written under ./curricula, where harness train finds it) "
+                                               "or a folder path"),
+    min_kill: float = typer.Option(0.8, "--min-kill", help="keep valid suites with at least this kill rate"),
+    mutant_cap: Optional[int] = typer.Option(30, min=1, help="at most this many mutants per task, sampled (a run's "
+                                             "default)"),
+    seed: int = typer.Option(0, help="seed of the mutant sample"),
+    contract: str = typer.Option("tests", help="the prompt contract the rows' prompts are asked with"),
+    sandbox: str = typer.Option("auto", help="docker, local, or auto"),
+    workers: int = typer.Option(1, min=1, help="suites scored at once"),
+    replace: bool = typer.Option(False, help="overwrite the folder if it exists"),
+):
+    """SFT data from a teacher model's suites, each scored by the harness's own metric and kept when valid,
+    killing at least --min-kill, and not embedding the reference; the other lines are listed with why."""
+    dest = Path(out) if "/" in out else curriculum_roots()[0] / out
+    box = make_sandbox(sandbox, notice=lambda m: err.print(m, markup=False, highlight=False))
+    m = import_teacher(teacher_file, suite, dest, sandbox=box, min_kill=min_kill, mutant_cap=mutant_cap,
+                       mutant_seed=seed, contract=contract, workers=workers, replace=replace)
+    console.print(f"wrote {dest}: {m.sft} SFT pairs from {m.lines} lines over {len(m.source_tasks)} tasks; "
+                  f"{len(m.left_out)} left out", markup=False, highlight=False)
+    for b in m.left_out:
+        console.print(f"  line {b.line}{' (' + b.task + ')' if b.task else ''}: {b.why}", markup=False, highlight=False)

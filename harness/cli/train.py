@@ -1,4 +1,4 @@
-"""`harness train sft` and `harness train grpo`: LoRA fine-tuning with TRL. Flags set the
+"""`harness train sft`, `harness train dpo` and `harness train grpo`: LoRA fine-tuning with TRL. Flags set the
 common settings; `--config FILE` (TOML, the sections of harness.train.config.TrainConfig)
 and `--set section.key=value` set any of them. Multi-GPU: `accelerate launch -m
 harness.train grpo ...` runs the same commands in every process."""
@@ -18,11 +18,11 @@ from .options import EXECUTOR, RAY_ADDRESS
 
 train_app = typer.Typer(
     no_args_is_help=True, add_completion=False,
-    help="Fine-tune LoRA adapters: whole-file SFT and GRPO rewarded by the verifiers.",
+    help="Fine-tune LoRA adapters: whole-file SFT, DPO on preference pairs, and GRPO rewarded by the verifiers.",
 )
 app.add_typer(train_app, name="train")
 
-_CONFIG = typer.Option(None, "--config", help="TOML file of settings (tables lora, sft, grpo, runtime)")
+_CONFIG = typer.Option(None, "--config", help="TOML file of settings (tables lora, sft, dpo, grpo, runtime)")
 _SET = typer.Option([], "--set", help="one setting, section.key=value (repeatable), e.g. grpo.beta=0.05")
 _RUNS = typer.Option(Path("runs"), "--runs-dir", help="training runs go to RUNS_DIR/train/NAME")
 _BASE_HELP = "base model: hub id or local folder"
@@ -45,6 +45,7 @@ def sft_cmd(
     data: str = typer.Option(..., "--data", help="a curriculum (name or folder) or an sft.jsonl file"),
     base: str = typer.Option(..., "--base", help=_BASE_HELP),
     out: str = typer.Option(..., "--out", help="the adapter's name (its card and run folder)"),
+    init_adapter: Optional[str] = typer.Option(None, "--init-adapter", help="continue training this adapter (a card name)"),
     config: Optional[Path] = _CONFIG,
     sets: List[str] = _SET,
     epochs: Optional[float] = typer.Option(None, help="passes over the data"),
@@ -63,7 +64,38 @@ def sft_cmd(
     flags = {"sft.epochs": epochs, "sft.learning_rate": lr, "lora.rank": rank, "lora.alpha": alpha,
              "runtime.device": device, "runtime.seed": seed}
     cfg = load_config(config, _overrides(sets, flags))
-    train_sft(data=data, base=base, out=out, config=cfg, runs_dir=runs_dir, console=err)
+    train_sft(data=data, base=base, out=out, config=cfg, init_adapter=init_adapter, runs_dir=runs_dir, console=err)
+
+
+@train_app.command("dpo")
+@handled
+def dpo_cmd(
+    curriculum: str = typer.Option(..., "--curriculum", help="a test-writing export (name or folder) or its "
+                                   "preference.jsonl, e.g. NAME/preference.jsonl"),
+    base: str = typer.Option(..., "--base", help=_BASE_HELP),
+    out: str = typer.Option(..., "--out", help="the adapter's name (its card and run folder)"),
+    init_adapter: Optional[str] = typer.Option(None, "--init-adapter", help="continue training this adapter (a card "
+                                               "name); it is also the reference DPO holds the policy to"),
+    config: Optional[Path] = _CONFIG,
+    sets: List[str] = _SET,
+    epochs: Optional[float] = typer.Option(None, help="passes over the pairs"),
+    lr: Optional[float] = typer.Option(None, "--lr", help="learning rate"),
+    beta: Optional[float] = typer.Option(None, help="DPO beta: how far the policy may move from the reference"),
+    rank: Optional[int] = typer.Option(None, help="LoRA rank (a new adapter only)"),
+    alpha: Optional[float] = typer.Option(None, help="LoRA alpha (a new adapter only)"),
+    device: Optional[str] = typer.Option(None, help="auto, cpu or cuda"),
+    seed: Optional[int] = typer.Option(None),
+    runs_dir: Path = _RUNS,
+):
+    """LoRA DPO on preference pairs (a chosen and a rejected answer to the same prompt) with TRL's DPOTrainer."""
+    # As in sft_cmd: the training modules load for a training command only.
+    from ..train.dpo import train_dpo
+
+    flags = {"dpo.epochs": epochs, "dpo.learning_rate": lr, "dpo.beta": beta, "lora.rank": rank, "lora.alpha": alpha,
+             "runtime.device": device, "runtime.seed": seed}
+    cfg = load_config(config, _overrides(sets, flags))
+    train_dpo(data=curriculum, base=base, out=out, config=cfg, init_adapter=init_adapter, runs_dir=runs_dir,
+              console=err)
 
 
 @train_app.command("grpo")

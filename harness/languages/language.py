@@ -41,12 +41,21 @@ class Unfilled(Record):
     why: str
 
 
+class FilledValue(Record):
+    """One placeholder filled: where it began in the source given (in characters) and the
+    text written in its place."""
+
+    at: int
+    text: str
+
+
 class FillReport(Record):
     """What filling expected values by execution did to one written suite."""
 
     placeholders: int
     filled: int = 0
     unfilled: list[Unfilled] = []
+    values: list[FilledValue] = []  # in source order
     probe: str | None = None   # how the run on the correct solution ended, when it ran
     seconds: float = 0.0
 
@@ -71,6 +80,18 @@ class SuiteRuns:
     def run(self, files: Mapping[str, bytes], *, reference: bool) -> tuple[TestReport, bool]:
         """The suite on `files`, and whether an earlier run's build was reused."""
         return self.language.run_tests(self.written, files, self.session), False
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One equality assertion of a written suite, `==` or its framework's assert-equal:
+    the character spans of its expected side (the value written down) and of its actual
+    side (what the code computes)."""
+
+    expected: tuple[int, int]
+    actual: tuple[int, int]
+
+
 class CallProbe(ABC):
     """A task's calls prepared for its language's probe, to run on one candidate after
     another. Each call's case in a run's stream is named `call <i>` and holds one record,
@@ -163,6 +184,17 @@ class Language(ABC):
         """`source`, a written suite in place of the task's `test_file`, with each `FILL`
         placeholder that the correct solution's run fills replaced by its value, and the
         others left with the reason (testwriting/fill.py)."""
+
+    def comparisons(self, text: str) -> list[Comparison]:
+        """The equality assertions of a written suite whose sides `fill_placeholders` can
+        fill (testwriting/corrected.py puts FILL on one side, then on the other), in text
+        order; nothing where the language reads none or the text does not parse."""
+        return []
+
+    def value_key(self, written: str) -> str:
+        """A value `fill_placeholders` wrote, without what depends on the side it stood
+        for (C++ casts it to that side's type): two keys are equal when the values are."""
+        return written
 
     @abstractmethod
     def call_probe(self, task: Task, calls: Sequence[str], *, includes: Sequence[str] = (),

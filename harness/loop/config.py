@@ -7,17 +7,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Final, Literal
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from ..adapter_card import find_card
 from ..agents.registry import load_profile
-from ..contract import load_contract
+from ..contract import TESTS_CONTRACT, load_contract
 from ..curriculum.config import BuildConfig, SynthConfig
 from ..curriculum.config import CurriculumSettings as CurriculumBuildSettings, contract_for
 from ..errors import BadInput, invalid
 from ..fs import read_toml
 from ..hold_out import HoldOut
-from ..records import Record, Sampling
+from ..records import Record, Sampling, TestWritingSettings
 from ..run.config import RunConfig
 from ..serve.launch import ServeSettings
 from ..suite import find_suite
@@ -40,7 +40,8 @@ class EvalSettings(Record):
     rounds: int = _same_field(RunConfig, "rounds")
     workers: int | None = _same_field(RunConfig, "workers")
     agent: str = _same_field(RunConfig, "agent")
-    contract: str = "original"
+    contract: str | None = Field(None, description="default: original for repair loops, the tests contract for "
+                                                   "test-writing loops")
     sampling: Sampling = _same_field(RunConfig, "sampling")
     sandbox: str = _same_field(RunConfig, "sandbox")
 
@@ -53,12 +54,33 @@ class CurriculumSettings(CurriculumBuildSettings):
     synth_mutants_per_task: int = _same_field(SynthConfig, "mutants_per_task")
 
 
+class TestsExportSettings(Record):
+    """A test-writing loop's training data: `harness tests export`'s settings over the last
+    evaluation's suites (testwriting/export.py)."""
+
+    __test__ = False
+    min_kill: float = Field(0.8, ge=0, le=1, description="SFT: valid suites with at least this kill rate")
+    margin: float = Field(0.2, gt=0, le=1, description="preference pairs: the chosen kills at least this much more")
+    pairs_per_task: int = Field(8, ge=1)
+
+
 class LoopConfig(Record):
     """Everything a loop does; stored in its lineage, so --resume needs nothing else. A
     TOML file (`--config`) holds any of these keys and the tables eval, curriculum, serve
-    and train (train takes the tables of `harness train --config`: lora, grpo, runtime)."""
+    and train (train takes the tables of `harness train --config`: lora, sft, dpo, grpo, runtime).
+
+    `kind = "tests"` makes it a test-writing loop: each evaluation is a `--kind tests` run
+    (scored as `tests` says), each iteration's data is the export of the last evaluation's
+    suites (`export`), and `trainer` says which of them trains the next adapter: `grpo` on
+    the tests environment (one prompt per task, rewarded validity x kill rate), `sft` on the
+    valid suites, `dpo` on the preference pairs. A repair loop trains GRPO on its
+    curriculum of failures."""
 
     schema_version: Literal[1] = SCHEMA_VERSION
+    kind: Literal["repair", "tests"] = "repair"
+    trainer: Literal["grpo", "sft", "dpo"] = "grpo"
+    tests: TestWritingSettings = Field(default_factory=TestWritingSettings)
+    export: TestsExportSettings = Field(default_factory=TestsExportSettings)
     suite: str
     base: str
     init_adapter: str | None = None
@@ -73,6 +95,13 @@ class LoopConfig(Record):
     curriculum: CurriculumSettings = Field(default_factory=CurriculumSettings)
     serve: ServeSettings = Field(default_factory=ServeSettings)
     train: TrainConfig = Field(default_factory=TrainConfig)
+
+    @model_validator(mode="after")
+    def _trainer_fits_kind(self) -> "LoopConfig":
+        if self.kind == "repair" and self.trainer != "grpo":
+            raise ValueError(f"trainer {self.trainer}: a repair loop trains GRPO on its curriculum of failures "
+                             "(sft and dpo train on a test-writing loop's suites, kind = \"tests\")")
+        return self
 
 
 def load_loop_config(path: Path | None, given: dict[str, Any]) -> LoopConfig:
@@ -93,10 +122,11 @@ def load_loop_config(path: Path | None, given: dict[str, Any]) -> LoopConfig:
 
 
 def _resolved(ref: str) -> str:
-    """A file or folder that exists here, as an absolute path (a resumed loop may run from
-    another folder); anything else (a name, a hub id) as given."""
+    """A file that exists here, as an absolute path (a resumed loop may run from another
+    folder); anything else (a name, a hub id) as given. Folders are not taken: a contract
+    named `tests` is not the ./tests folder."""
     path = Path(ref).expanduser()
-    return str(path.resolve()) if path.exists() else ref
+    return str(path.resolve()) if path.is_file() else ref
 
 
 def prepare(config: LoopConfig) -> LoopConfig:
@@ -111,7 +141,8 @@ def prepare(config: LoopConfig) -> LoopConfig:
     if all(tid in held for tid in ids):
         raise BadInput("every evaluated task is held out: no curriculum could be built")
     load_profile(config.eval.agent)
-    load_contract(config.eval.contract)
+    eval_contract = config.eval.contract or (TESTS_CONTRACT if config.kind == "tests" else "original")
+    load_contract(eval_contract)
     contract = contract_for(config.curriculum.contract, suite.language)
     load_contract(contract)
     base = base_ref(config.base)
@@ -125,6 +156,6 @@ def prepare(config: LoopConfig) -> LoopConfig:
     return config.model_copy(update={
         "suite": suite_ref, "base": base,
         "eval": config.eval.model_copy(update={"agent": _resolved(config.eval.agent),
-                                               "contract": _resolved(config.eval.contract)}),
+                                               "contract": _resolved(eval_contract)}),
         "curriculum": config.curriculum.model_copy(update={"contract": _resolved(contract)}),
     })

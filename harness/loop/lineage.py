@@ -24,9 +24,9 @@ Stage = Literal["curriculum", "train", "eval", "bar"]
 class CurriculumRef(Record):
     name: str
     path: str
-    made_from: Literal["runs", "synth"]
+    made_from: Literal["runs", "synth", "tests"]  # tests: a test-writing loop's export of its suites
     content_hash: str
-    repair_tasks: int
+    repair_tasks: int              # a test-writing export: the rows its trainer takes
     source_tasks: list[str]
 
 

@@ -26,8 +26,11 @@ from ..serve.launch import start_server, stop_server
 from ..store import new_run_id, utc_now
 from ..train.checkpoints import RUN_FILE, TrainRun
 from ..train.data import load_grpo
+from ..testwriting.export import GRPO_FILE as TESTS_GRPO_FILE, PREFERENCE_FILE, TestsExportManifest, export_suites
+from ..train.dpo import train_dpo
 from ..train.grpo import train_grpo
-from ..training_files import write_jsonl
+from ..train.sft import train_sft
+from ..training_files import SFT_FILE, write_jsonl
 from .config import LoopConfig, prepare
 from .lineage import (
     LINEAGE_FILE, CurriculumRef, Iteration, Lineage, ServerRef, Stage, failures_in_a_row, lineage_path, loop_dir,
@@ -127,6 +130,9 @@ class Loop:
         source = self.lineage.iterations[it.index - 1]
         assert source.eval_run is not None  # an iteration's curriculum is made after the previous one's evaluation
         root = self.folder / "curricula"
+        if cfg.kind == "tests":
+            self._tests_export(it, source.eval_run, root)
+            return
         common = dict(root=root, max_per_task=c.max_per_task, failure_kinds=c.failure_kinds, seed=c.seed,
                       hold_out=cfg.hold_out, controls=c.controls, contract=c.contract, sandbox=c.sandbox,
                       workers=c.workers, run_timeout_s=c.run_timeout_s)
@@ -160,6 +166,27 @@ class Loop:
             return
         it.train_data = refs[0].path if len(refs) == 1 else str(self._joined(refs, root / f"{self.id}-c{it.index}.grpo.jsonl"))
 
+    def _tests_export(self, it: Iteration, eval_run: str, root: Path) -> None:
+        """A test-writing loop's data: the last evaluation's suites exported (tests export),
+        the trainer's file of it trained on."""
+        x, name = self.config.export, f"{self.id}-c{it.index}"
+        folder = root / name
+        if not (folder / "manifest.json").is_file():  # written last: a folder without it holds no export
+            self.say(it, f"exporting the suites of run {eval_run} as {name}")
+            export_suites([self.runs_dir / eval_run], folder, min_kill=x.min_kill, margin=x.margin,
+                          pairs_per_task=x.pairs_per_task, replace=True)
+        m = TestsExportManifest.model_validate_json((folder / "manifest.json").read_text())
+        trainer = self.config.trainer
+        file, rows = {"sft": (SFT_FILE, m.sft), "dpo": (PREFERENCE_FILE, m.preference), "grpo": (TESTS_GRPO_FILE, m.grpo)}[trainer]
+        it.curricula = [CurriculumRef(name=name, path=str(folder.resolve()), made_from="tests",
+                                      content_hash=m.content_hash, repair_tasks=rows, source_tasks=m.source_tasks)]
+        self.say(it, f"export {name}: {m.sft} SFT, {m.preference} preference, {m.grpo} GRPO rows from "
+                     f"{', '.join(m.source_tasks)} (hash {m.content_hash[:12]}); {trainer} trains on {file}")
+        if not rows:
+            self._stop(it, f"the evaluation's suites gave no {file} row; nothing for {trainer} to train on")
+            return
+        it.train_data = str((folder / file).resolve())
+
     @staticmethod
     def _joined(refs: list[CurriculumRef], path: Path) -> Path:
         """One GRPO file over several curricula beside them: each row's task path made
@@ -174,15 +201,23 @@ class Loop:
     def _train(self, it: Iteration) -> None:
         out = f"{self.id}-it{it.index}"
         run_root = self.runs_dir / "train" / out
+        trainer = self.config.trainer
         if out not in card_files():  # the final adapter's card is the last thing training writes
-            if (run_root / RUN_FILE).is_file():
+            if (run_root / RUN_FILE).is_file() and trainer == "grpo":
                 self.say(it, f"continuing training run {out} from its last checkpoint")
                 train_grpo(out=out, runs_dir=self.runs_dir, resume=True, console=self.console)
             else:
-                self.say(it, f"training {out} with GRPO from {it.parent or 'a new adapter on ' + self.config.base}")
+                if (run_root / RUN_FILE).is_file():  # SFT and DPO keep no checkpoint to resume: begun again
+                    shutil.rmtree(run_root)
+                self.say(it, f"training {out} with {trainer.upper()} from "
+                             f"{it.parent or 'a new adapter on ' + self.config.base}")
                 assert it.train_data is not None  # the curriculum stage, done first, set it
-                train_grpo(out=out, data=[it.train_data], base=self.config.base, config=self.config.train,
-                           init_adapter=it.parent, runs_dir=self.runs_dir, console=self.console)
+                common: dict[str, Any] = dict(out=out, base=self.config.base, config=self.config.train, init_adapter=it.parent,
+                              runs_dir=self.runs_dir, console=self.console)
+                if trainer == "grpo":
+                    train_grpo(data=[it.train_data], **common)
+                else:
+                    (train_sft if trainer == "sft" else train_dpo)(data=it.train_data, **common)
         run = TrainRun.open(self.runs_dir, out)
         card, _ = find_card(out)
         if card.training is None or card.training.source_run != str(run.root):
@@ -217,7 +252,8 @@ class Loop:
                 config = RunConfig(resume=run_id, runs_dir=self.runs_dir, workers=e.workers, sandbox=e.sandbox)
             else:
                 self.say(it, f"evaluating {model} on {cfg.suite}: {cfg.trials} trial(s) per task, run {run_id}")
-                config = RunConfig(suite=cfg.suite, models=[model], api_base=None if it.adapter else record.api_base,
+                config = RunConfig(kind=cfg.kind, tests=cfg.tests, suite=cfg.suite, models=[model],
+                                   api_base=None if it.adapter else record.api_base,
                                    tasks=cfg.tasks, trials=cfg.trials, rounds=e.rounds, workers=e.workers,
                                    agent=e.agent, contract=e.contract, sampling=e.sampling, sandbox=e.sandbox,
                                    runs_dir=self.runs_dir, run_id=run_id, command_line=self.lineage.command_line)

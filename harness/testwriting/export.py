@@ -14,6 +14,13 @@ workspace snapshot. The export writes, into one folder (the layout of a curricul
                        higher (TRL's conversational preference form: prompt, chosen, rejected)
     grpo-tests.jsonl   TestsGrpoRow: one prompt per task, for the GRPO environment `tests`
                        (reward: validity x kill rate, train/rewards.py)
+    sft-corrected.jsonl  with a sandbox (`--corrected`): SftRow of the model's own invalid
+                       suites whose fault was wrong expected values, those values replaced
+                       by the correct solution's (corrected.py), each kept only when the
+                       corrected suite scores valid and does not embed the reference, with
+                       its provenance (run, configuration, trial, round, values replaced,
+                       kill rate); suites of fill-mode runs are not corrected (their
+                       answers are placeholders)
     manifest.json      the runs read, the counts, the tasks, the content hash
 
 The prompt is the one the trial's configuration was asked with (its run's contract, or the
@@ -38,11 +45,15 @@ from ..records import Record, RunManifest, TestWritingSettings
 from ..store import RunFolder
 from ..suite import suite_of_run
 from ..task import Task
-from ..training_files import MANIFEST_FILE, SFT_FILE, ChatMessage, SftRow, write_jsonl
+from ..sandbox.base import Sandbox
+from ..training_files import MANIFEST_FILE, SFT_FILE, ChatMessage, CorrectedValues, SftRow, write_jsonl
+from .corrected import Corrected, correct_all
+from .score import SuiteToScore, score_suites
 from .written import start_files, test_file
 
 PREFERENCE_FILE = "preference.jsonl"
 GRPO_FILE = "grpo-tests.jsonl"   # not grpo.jsonl: the repair environment reads that name
+CORRECTED_FILE = "sft-corrected.jsonl"
 
 
 class PreferenceRow(Record):
@@ -79,6 +90,8 @@ class TestsExportManifest(Record):
     sft: int
     preference: int
     grpo: int
+    corrected: int | None = None     # None: not asked for (no sandbox)
+    not_corrected: dict[str, int] = Field(default_factory=dict, description="invalid suites left out, by why")
     source_tasks: list[str]
     content_hash: str = ""
 
@@ -92,6 +105,10 @@ class WrittenSuite:
     valid: bool
     kill_rate: float | None
     tests: TestWritingSettings
+    run: str = ""
+    config: str = ""
+    trial: int = 0
+    round: int = 0
 
     @property
     def rank(self) -> tuple[int, float]:
@@ -138,7 +155,8 @@ def written_suites(run_dir: Path) -> list[WrittenSuite]:
                     if r.valid is None or not path.is_file():
                         continue  # not scored (an infrastructure error), or no snapshot
                     out.append(WrittenSuite(task, f"{manifest.suite}/{slug}", prompt,
-                                            path.read_bytes().decode(errors="replace"), r.valid, r.kill_rate, tests))
+                                            path.read_bytes().decode(errors="replace"), r.valid, r.kill_rate, tests,
+                                            run=manifest.run_id, config=cfg.name, trial=k, round=r.round))
     return out
 
 
@@ -173,8 +191,47 @@ def preference_pairs(suites: list[WrittenSuite], margin: float, per_task: int) -
     return pairs
 
 
+def corrected_rows(suites: list[WrittenSuite], out_name: str, sandbox: Sandbox, workers: int = 1
+                   ) -> tuple[list[SftRow], dict[str, int]]:
+    """SFT rows of the invalid suites whose wrong expected values corrected.py replaced,
+    kept where the corrected suite scores valid (with the run's own mutant sample) and
+    does not embed the reference; and how many were left out, by why."""
+    invalid = [s for s in suites if not s.valid and not s.tests.fill]
+    skipped: dict[str, int] = {}
+
+    def skip(why: str) -> None:
+        skipped[why] = skipped.get(why, 0) + 1
+
+    fixed: list[tuple[WrittenSuite, Corrected]] = []
+    for s, got in zip(invalid, correct_all(sandbox, [(s.task, s.text.encode()) for s in invalid], workers=workers)):
+        if isinstance(got, Corrected):
+            fixed.append((s, got))
+        else:
+            skip(got.why)
+    rows = []
+    for (mutant_cap, mutant_seed) in sorted({(s.tests.mutant_cap or 0, s.tests.mutant_seed) for s, _ in fixed}):
+        group = [(s, c) for s, c in fixed if (s.tests.mutant_cap or 0, s.tests.mutant_seed) == (mutant_cap, mutant_seed)]
+        scored = score_suites(sandbox, [SuiteToScore(s.task, c.source) for s, c in group], workers=workers,
+                              mutant_cap=mutant_cap or None, mutant_seed=mutant_seed)
+        for (s, c), score in zip(group, scored):
+            assert score is not None  # without on_failure a suite whose scoring failed raised instead
+            if not score.valid:
+                skip(f"the corrected suite is not valid: {score.why_invalid}")
+            elif score.embeds_reference:
+                skip("the corrected suite embeds the reference")
+            else:
+                rows.append(SftRow(
+                    task_id=f"{out_name}/{s.task.slug}", source_task=s.source_task,
+                    messages=[*s.prompt, *answer_for(s.task, c.source.decode("utf-8", "surrogateescape"))],
+                    provenance=CorrectedValues(run=s.run, config=s.config, trial=s.trial, round=s.round,
+                                               replaced=c.replaced, comparisons=c.comparisons,
+                                               kill_rate=score.kill_rate)))
+    return rows, skipped
+
+
 def export_suites(runs: list[Path], out: Path, *, min_kill: float = 0.8, margin: float = 0.2, pairs_per_task: int = 8,
-                  replace: bool = False) -> TestsExportManifest:
+                  replace: bool = False, sandbox: Sandbox | None = None, workers: int = 1) -> TestsExportManifest:
+    """Export the runs' suites into `out`; with a sandbox, corrected-value rows too."""
     if not runs:
         raise BadInput("name at least one test-writing run to export")
     if not 0 <= min_kill <= 1 or not 0 < margin <= 1:
@@ -197,12 +254,18 @@ def export_suites(runs: list[Path], out: Path, *, min_kill: float = 0.8, margin:
     firsts = {s.source_task: s for s in reversed(suites)}
     grpo = [TestsGrpoRow(task_id=task_id(s), source_task=s.source_task, suite_path=str(s.task.path.parent),
                          prompt=s.prompt, tests=s.tests) for s in sorted(firsts.values(), key=lambda s: s.source_task)]
+    corrected, not_corrected = corrected_rows(suites, out.name, sandbox, workers) if sandbox is not None else ([], {})
     manifest = TestsExportManifest(runs=[str(r) for r in runs], min_kill=min_kill, margin=margin, sft=len(sft),
-                                   preference=len(prefs), grpo=len(grpo), source_tasks=sorted(firsts))
+                                   preference=len(prefs), grpo=len(grpo),
+                                   corrected=len(corrected) if sandbox is not None else None,
+                                   not_corrected=not_corrected, source_tasks=sorted(firsts))
+    files = (SFT_FILE, PREFERENCE_FILE, GRPO_FILE) + ((CORRECTED_FILE,) if sandbox is not None else ())
     with written_folder(out) as staging:
         write_jsonl(staging / SFT_FILE, sft)
         write_jsonl(staging / PREFERENCE_FILE, prefs)
         write_jsonl(staging / GRPO_FILE, grpo)
-        manifest.content_hash = hash_files({n: (staging / n).read_bytes() for n in (SFT_FILE, PREFERENCE_FILE, GRPO_FILE)})
+        if sandbox is not None:
+            write_jsonl(staging / CORRECTED_FILE, corrected)
+        manifest.content_hash = hash_files({n: (staging / n).read_bytes() for n in files})
         (staging / MANIFEST_FILE).write_text(manifest.model_dump_json(indent=2) + "\n")
     return manifest

@@ -30,7 +30,7 @@ _CHECKPOINT = re.compile(r"^checkpoint-(\d+)$")
 
 class TrainRunManifest(Record):
     schema_version: Literal[1] = 1
-    kind: Literal["sft", "grpo"]
+    kind: Literal["sft", "dpo", "grpo"]
     name: str
     base_model: str
     init_adapter: str | None = None

@@ -1,4 +1,4 @@
-"""One config model for both training commands. The defaults are the study's recorded run
+"""One config model for every training command. The defaults are the study's recorded run
 (LoRA rank 16, alpha 32; learning rate 3e-5 with 10% warm-up; KL coefficient 0.1; 8 prompts
 x 32 samples per update, a global batch of 256; 20 GRPO updates; bf16 where the device
 supports it). Whatever the study did not record takes TRL's or transformers' default, so
@@ -44,6 +44,24 @@ class SftSettings(Record):
     micro_batch_size: int = Field(1, gt=0, description="sequences per device per forward pass")
     max_length: int = Field(8192, gt=0, description="tokens per sequence; longer ones are cut from the end")
     eval_rows: int = Field(64, ge=0, description="rows of the training data scored before and after training")
+
+
+class DpoSettings(Record):
+    """Preference training on chosen and rejected answers (TRL's DPOTrainer, sigmoid loss).
+    The study recorded no DPO hyper-parameters beyond the LoRA shape; the batch, epochs and
+    length follow the SFT stage's, beta is TRL's default."""
+
+    learning_rate: float = Field(5e-6, gt=0)  # TRL's 1e-6 is for full fine-tuning; a LoRA adapter needs more to move
+    warmup_ratio: float = Field(0.1, ge=0, lt=1)
+    lr_scheduler: str = "constant_with_warmup"
+    epochs: float = Field(1.0, gt=0)
+    batch_size: int = Field(8, gt=0, description="preference pairs per optimizer step, over all devices")
+    micro_batch_size: int = Field(1, gt=0, description="pairs per device per forward pass")
+    max_length: int = Field(8192, gt=0, description="tokens of prompt and answer; longer ones are cut from the end")
+    beta: float = Field(0.1, gt=0, description="how far the policy may move from the reference (the starting adapter, "
+                                               "or the base)")
+    loss_type: str = "sigmoid"
+    eval_rows: int = Field(64, ge=0, description="pairs of the training data scored before and after training")
 
 
 class GrpoSettings(Record):
@@ -105,6 +123,7 @@ class TrainConfig(Record):
     schema_version: Literal[1] = SCHEMA_VERSION
     lora: LoraSettings = Field(default_factory=LoraSettings)
     sft: SftSettings = Field(default_factory=SftSettings)
+    dpo: DpoSettings = Field(default_factory=DpoSettings)
     grpo: GrpoSettings = Field(default_factory=GrpoSettings)
     runtime: RuntimeSettings = Field(default_factory=RuntimeSettings)
 
@@ -180,7 +199,7 @@ def use_bf16(runtime: RuntimeSettings, device: str) -> bool:
 
 
 def common_trainer_args(stage, runtime: "RuntimeSettings", output_dir, device: str, bf16: bool) -> dict:
-    """The trainer arguments SFT and GRPO share; `stage` is config.sft or config.grpo."""
+    """The trainer arguments every stage shares; `stage` is config.sft, config.dpo or config.grpo."""
     return dict(
         output_dir=str(output_dir),
         seed=runtime.seed,

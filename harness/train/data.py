@@ -15,6 +15,7 @@ from ..hashing import sha256_bytes, sha256_json
 from ..records import Record
 from ..training_files import GRPO_FILE, MANIFEST_FILE, SFT_FILE, GrpoRow, SftRow, curriculum_roots
 from ..task import load_task
+from ..testwriting.export import PREFERENCE_FILE, PreferenceRow
 
 class CurriculumManifestView(BaseModel):
     """The fields of a curriculum's manifest.json that training reads; the curriculum
@@ -48,6 +49,11 @@ def find_data_file(ref: str, *filenames: str) -> Path:
             if (path / filename).is_file():
                 return path / filename
         raise BadInput(f"{path}: no {wanted} in this folder (export the curriculum first)")
+    if not path.is_absolute() and len(path.parts) == 2 and path.suffix == ".jsonl":
+        # NAME/FILE: a file of the curriculum of that name (`--curriculum tw1/preference.jsonl`)
+        for root in curriculum_roots():
+            if (root / path).is_file():
+                return root / path
     if "/" not in ref and not ref.endswith(".jsonl"):
         for root in curriculum_roots():
             for filename in filenames:
@@ -126,6 +132,17 @@ def load_grpo(ref: str) -> tuple[list[GrpoRow], DataSource, dict[str, Path]]:
             tasks[row.task_path] = task.path
             hashes[row.task_path] = task.content_hash
     return rows, replace(source, dataset_hash=sha256_json({"rows": source.dataset_hash, "tasks": hashes})), tasks
+
+
+def load_preference(ref: str) -> tuple[list[PreferenceRow], DataSource]:
+    return load_rows(find_data_file(ref, PREFERENCE_FILE), PreferenceRow)
+
+
+def preference_records(rows: list[PreferenceRow]) -> list[dict]:
+    """TRL's conversational preference form: the prompt, then the chosen and the rejected
+    answer, each a list of messages (the scores and names stay in the file)."""
+    return [{"prompt": [m.model_dump() for m in r.prompt], "chosen": [m.model_dump() for m in r.chosen],
+             "rejected": [m.model_dump() for m in r.rejected]} for r in rows]
 
 
 def sft_records(rows: list[SftRow]) -> list[dict]:

@@ -23,9 +23,7 @@ from ..errors import BadInput
 from .checkpoints import TrainRun, TrainRunManifest, iteration_name
 from .config import TrainConfig, common_trainer_args, resolve_device, use_bf16, world_size
 from .environments import load_training_data, make_judges, schedule
-from .model import (
-    base_ref, init_adapter_dir, load_base, load_tokenizer, load_trainable_adapter, lora_config, quiet_and_synchronised,
-)
+from .model import base_ref, init_adapter_dir, load_tokenizer, policy, quiet_and_synchronised
 from .rewards import GrpoReward
 from .steplog import EndRecord, StartRecord, StepTimers, append, grpo_line, grpo_step_builder, read_log, truncate_after
 
@@ -207,12 +205,7 @@ def train_grpo(
         append(run.log_path, StartRecord(run=run.manifest, resumed_from_step=checkpoint[1] if checkpoint else None))
 
     tokenizer = load_tokenizer(base)
-    model = load_base(base, bf16)
-    peft_config = None
-    if adapter_dir is not None:
-        model = load_trainable_adapter(model, adapter_dir)
-    else:
-        peft_config = lora_config(config.lora)
+    model, peft_config = policy(base, bf16, adapter_dir, config.lora)
     timers = StepTimers()
     publish = _publisher(run, main)
     trainer = _verifying_grpo_trainer()(

@@ -90,3 +90,13 @@ def quiet_and_synchronised(args) -> bool:
     datasets.disable_progress_bars()
     PartialState().wait_for_everyone()
     return args.process_index == 0
+
+
+def policy(base: str, bf16: bool, adapter_dir: Path | None, lora: LoraSettings):
+    """The model to train and the peft config the trainer wraps it with: the base with a new
+    LoRA adapter (the config), or the base with the adapter in `adapter_dir` to continue
+    (no config: it is already a peft model)."""
+    model = load_base(base, bf16)
+    if adapter_dir is not None:
+        return load_trainable_adapter(model, adapter_dir), None
+    return model, lora_config(lora)

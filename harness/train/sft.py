@@ -6,7 +6,6 @@ adapter learned its data; the adapter is published as NAME with its card."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 from rich.console import Console
@@ -15,8 +14,9 @@ from ..errors import BadInput
 from .checkpoints import TrainRun, TrainRunManifest
 from .config import TrainConfig, common_trainer_args, resolve_device, use_bf16, world_size
 from .data import load_sft, sft_records
-from .model import base_ref, load_base, load_tokenizer, lora_config, quiet_and_synchronised
-from .steplog import EndRecord, StartRecord, append, sft_line, sft_step_builder
+from .model import base_ref, init_adapter_dir, load_tokenizer, policy
+from .offline import begin, fit_and_publish
+from .steplog import sft_line, sft_step_builder
 
 
 def sft_args(config: TrainConfig, output_dir: Path, device: str, bf16: bool):
@@ -44,12 +44,12 @@ def train_sft(
     base: str,
     out: str,
     config: TrainConfig,
+    init_adapter: str | None = None,
     runs_dir: Path = Path("runs"),
     console: Console | None = None,
 ) -> TrainRun:
-    # datasets, transformers, trl and the step logger's torch are the train extra's: imported when training starts
+    # datasets, trl and the step logger's torch are the train extra's: imported when training starts
     from datasets import Dataset
-    from transformers import PrinterCallback
     from trl import SFTTrainer
 
     from .step_callback import StepLogger
@@ -58,47 +58,25 @@ def train_sft(
     base = base_ref(base)
     rows, source = load_sft(data)
     run = TrainRun.new(runs_dir, TrainRunManifest(
-        kind="sft", name=out, base_model=base, data=[str(source.jsonl)],
+        kind="sft", name=out, base_model=base, init_adapter=init_adapter, data=[str(source.jsonl)],
         curriculum=str(source.curriculum) if source.curriculum else None, dataset_hash=source.dataset_hash,
         trained_on_tasks=source.trained_on_tasks, config=config))
+    adapter_dir = init_adapter_dir(init_adapter, base) if init_adapter else None
     device = resolve_device(config.runtime)
     bf16 = use_bf16(config.runtime, device)
     args = sft_args(config, run.trainer_dir, device, bf16)
-    main = quiet_and_synchronised(args)
-    if main:
-        run.write()
-        console.print(f"sft {out}: {len(rows)} examples, base {base}, {device}{' bf16' if bf16 else ''}",
-                      markup=False, highlight=False)
-        console.print_json(config.model_dump_json())
-        append(run.log_path, StartRecord(run=run.manifest))
+    main = begin(run, args, config, f"sft {out}: {len(rows)} examples, base {base}"
+                 f"{', from adapter ' + init_adapter if init_adapter else ''}, {device}{' bf16' if bf16 else ''}",
+                 console)
 
     records = sft_records(rows)
     scored = Dataset.from_list(records[: config.sft.eval_rows]) if config.sft.eval_rows else None
+    model, peft_config = policy(base, bf16, adapter_dir, config.lora)
     trainer = SFTTrainer(
-        model=load_base(base, bf16), args=args, train_dataset=Dataset.from_list(records), eval_dataset=scored,
-        processing_class=load_tokenizer(base), peft_config=lora_config(config.lora),
+        model=model, args=args, train_dataset=Dataset.from_list(records), eval_dataset=scored,
+        processing_class=load_tokenizer(base), peft_config=peft_config,
         callbacks=[StepLogger(run.log_path, console, f"sft {out}", sft_step_builder(), sft_line, main)],
     )
-    trainer.remove_callback(PrinterCallback)
-    started = time.perf_counter()
-    before = _eval_loss(trainer, config) if scored is not None else None
-    trainer.train()
-    after = _eval_loss(trainer, config) if scored is not None else None
-    if main:
-        card = run.publish(trainer.model, out, None)
-        summary = {"loss_before": before, "loss_after": after, "rows_scored": len(scored) if scored is not None else 0}
-        append(run.log_path, EndRecord(steps=trainer.state.global_step, seconds=round(time.perf_counter() - started, 3),
-                                       adapters=[out], summary=summary))
-        change = f"; loss on its data {before:.4f} -> {after:.4f}" if before is not None else ""
-        console.print(f"sft {out}: {trainer.state.global_step} steps{change}; card {card}", markup=False, highlight=False)
+    fit_and_publish(run, trainer, scored=len(scored) if scored is not None else 0,
+                    max_length_setting=f"sft.max_length={config.sft.max_length}", main=main, console=console)
     return run
-
-
-def _eval_loss(trainer, config: TrainConfig) -> float:
-    """The loss on the scored rows. None comes back when every answer token was cut off
-    by max_length, leaving nothing to score (or to learn)."""
-    loss = trainer.evaluate().get("eval_loss")
-    if loss is None:
-        raise BadInput(f"every scored example's answer lies beyond sft.max_length={config.sft.max_length} tokens; "
-                       "raise it with --set sft.max_length=N")
-    return loss

@@ -2,7 +2,7 @@
 same figures as one line on the console (with a progress bar on a terminal).
 
     {"kind": "start", ...}   the run manifest with the resolved config
-    {"kind": "step", ...}    SftStep or GrpoStep, one per update
+    {"kind": "step", ...}    SftStep, DpoStep or GrpoStep, one per update
     {"kind": "end", ...}     what the run came to
 
 For GRPO the reward figures come from the reward function itself (exact, not smoothed),
@@ -52,6 +52,18 @@ class _Step(Record):
 class SftStep(_Step):
     epoch: float | None = None
     mean_token_accuracy: float | None = None
+
+
+class DpoStep(_Step):
+    """TRL's DPO figures: the implicit rewards (beta x the log-probability ratio against
+    the reference) of the chosen and rejected answers, their margin, and the share of
+    pairs where the chosen one's is higher."""
+
+    epoch: float | None = None
+    reward_chosen: float | None = None
+    reward_rejected: float | None = None
+    reward_margin: float | None = None
+    reward_accuracy: float | None = None
 
 
 class Figures(Record):
@@ -144,6 +156,22 @@ def sft_step_builder() -> Callable[[int, dict, float], SftStep]:
         return SftStep(step=step, loss=logs.get("loss"), learning_rate=logs.get("learning_rate"),
                        grad_norm=logs.get("grad_norm"), epoch=logs.get("epoch"),
                        mean_token_accuracy=logs.get("mean_token_accuracy"), step_seconds=round(seconds, 3))
+
+    return build
+
+
+def dpo_line(r: DpoStep, total: int) -> str:
+    return (f"step {r.step}/{total}  loss {_fmt(r.loss, '.4f')}  margin {_fmt(r.reward_margin, '+.4f')}  "
+            f"acc {_fmt(r.reward_accuracy, '.3f')}  lr {_fmt(r.learning_rate, '.2e')}  {r.step_seconds:.1f}s")
+
+
+def dpo_step_builder() -> Callable[[int, dict, float], DpoStep]:
+    def build(step: int, logs: dict, seconds: float) -> DpoStep:
+        return DpoStep(step=step, loss=logs.get("loss"), learning_rate=logs.get("learning_rate"),
+                       grad_norm=logs.get("grad_norm"), epoch=logs.get("epoch"),
+                       reward_chosen=logs.get("rewards/chosen"), reward_rejected=logs.get("rewards/rejected"),
+                       reward_margin=logs.get("rewards/margins"), reward_accuracy=logs.get("rewards/accuracies"),
+                       step_seconds=round(seconds, 3))
 
     return build
 

@@ -265,3 +265,27 @@ def test_a_killed_loop_resumes_where_it_stopped(world):
     ends = [json.loads(line) for line in (world.runs / "train" / "crash-it1" / "log.jsonl").read_text().splitlines()
             if json.loads(line)["kind"] == "end"]
     assert len(ends) == 1 and ends[0]["steps"] == 1
+
+
+def test_a_test_writing_loop_exports_its_suites_trains_and_evaluates_the_new_adapter(world):
+    config = write_config(world.root / "tests-loop.toml")
+    # One round per trial, a small mutant sample, one GRPO update of two samples.
+    text = config.read_text().replace("[eval]\n", "[eval]\nrounds = 1\n").replace(
+        "samples_per_prompt = 4\nmicro_batch_size = 4", "samples_per_prompt = 2\nmicro_batch_size = 2")
+    config.write_text(text + "\n[tests]\nmutant_cap = 2\n")
+    done = harness("loop", "--kind", "tests", "--suite", str(world.suite), "--base", str(world.base), "--init-adapter",
+                   "toy-square", "--tasks", "square", "--iterations", "1", "--trials", "1", "--config", str(config),
+                   "--loop-id", "tw", "--runs-dir", str(world.runs), timeout=1200)
+    assert done.returncode == 0, done.stderr[-5000:]
+    lineage = read_lineage("tw", world.runs)
+    assert lineage.status == "finished" and lineage.config.kind == "tests" and lineage.config.eval.contract == "tests"
+    first, second = lineage.iterations
+    for it in (first, second):
+        assert json.loads((world.runs / it.eval_run / "manifest.json").read_text())["kind"] == "tests"
+    (cur,) = second.curricula
+    assert cur.made_from == "tests" and cur.source_tasks == ["toy3/square"] and cur.repair_tasks == 1
+    assert second.train_data.endswith("grpo-tests.jsonl") and second.done == second.stages()
+    card, card_file = find_card(second.adapter)
+    verify_card(card, card_file)
+    assert card.training.parent == "toy-square" and card.training.config["kind"] == "grpo"
+    assert second.eval_model == f"local/{second.adapter}" and second.trained_on_tasks == ["toy3/square"]

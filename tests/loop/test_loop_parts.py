@@ -85,6 +85,10 @@ def test_the_config_file_and_the_options_merge(tmp_path):
     assert (config.serve.backend, config.serve.port) == ("local", 9002)
     assert config.train.grpo.updates == 2 and config.train.grpo.samples_per_prompt == 32  # the study's default
     assert config.eval.sampling.temperature == 0.0 and config.stop_after_failures == 2
+    assert (config.kind, config.trainer) == ("repair", "grpo")
+    tests = load_loop_config(None, {"suite": "fixed26", "base": "m", "iterations": 1, "trials": 1, "kind": "tests",
+                                    "trainer": "dpo", "tests": {"mutant_cap": 5}})
+    assert (tests.kind, tests.trainer, tests.tests.mutant_cap, tests.export.min_kill) == ("tests", "dpo", 5, 0.8)
 
 
 @pytest.mark.parametrize("text, given, message", [
@@ -92,6 +96,7 @@ def test_the_config_file_and_the_options_merge(tmp_path):
     ("[eval]\nwokers = 2\n", {"suite": "s", "base": "m", "iterations": 1, "trials": 1}, "eval.wokers: unknown setting"),
     ("", {"suite": "s", "base": "m", "iterations": 0, "trials": 1}, "iterations:"),
     ("suite = [", {}, "not valid TOML"),
+    ('trainer = "sft"\n', {"suite": "s", "base": "m", "iterations": 1, "trials": 1}, "trainer sft: a repair loop trains GRPO"),
 ])
 def test_a_bad_config_is_one_line(tmp_path, text, given, message):
     path = tmp_path / "loop.toml"

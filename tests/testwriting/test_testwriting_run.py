@@ -23,7 +23,7 @@ from harness.run import run
 from harness.run.config import RunConfig
 from harness.store import RunFolder
 from harness.suite import find_suite
-from harness.testwriting.export import GRPO_FILE, PREFERENCE_FILE, export_suites
+from harness.testwriting.export import CORRECTED_FILE, GRPO_FILE, PREFERENCE_FILE, export_suites
 from harness.train.config import RuntimeSettings
 from harness.training_files import SFT_FILE
 from harness.train.environments import load_training_data, make_judges
@@ -197,3 +197,47 @@ def test_a_grpo_update_on_the_tests_environment(runs):
     assert step["statuses"] == {"malformed": 8} and step["reward_mean"] == 0.0
     run = json.loads((tmp / "train-runs" / "train" / "tw" / "run.json").read_text())
     assert run["trained_on_tasks"] == ["fixed26/allergies", "fixed26/perfect-numbers"]
+
+
+def test_a_dpo_step_on_the_exported_preference_pairs(runs):
+    from peft import PeftModel
+    from transformers import AutoModelForCausalLM
+
+    from harness.adapter_card import load_card, verify_card
+
+    from tests.tinymodel import build_tiny_model
+
+    tmp = runs["tmp"]
+    export_suites([runs["writer"].run_dir], tmp / "curricula" / "for-dpo")
+    base = build_tiny_model(tmp / "dpo-base")
+    with private_state(tmp / "dpo-state"):
+        # By name and file, as the docs write it: the export is a curriculum under ./curricula.
+        done = harness("train", "dpo", "--curriculum", f"for-dpo/{PREFERENCE_FILE}", "--base", str(base), "--out", "tw-dpo",
+                       "--runs-dir", str(tmp / "dpo-runs"), "--set", "dpo.batch_size=2", *CPU, cwd=tmp)
+        assert done.returncode == 0, done.stderr
+        card_file = tmp / "dpo-state" / "adapters" / "tw-dpo.toml"
+        card = load_card(card_file)
+        adapter = verify_card(card, card_file)
+    assert card.training.config["kind"] == "dpo" and card.training.config["dpo"]["beta"] == 0.1
+    assert card.training.trained_on_tasks == ["fixed26/perfect-numbers"]
+    PeftModel.from_pretrained(AutoModelForCausalLM.from_pretrained(base), str(adapter))
+    (step,) = steps_of(tmp / "dpo-runs" / "train" / "tw-dpo" / "log.jsonl")
+    # Two pairs (round 2 over round 1 of each configuration) make one step of two; the loss
+    # starts at log 2, where the adapter (zero at the start) leaves policy and reference equal.
+    assert step["loss"] == pytest.approx(0.6931, abs=1e-3) and step["reward_accuracy"] is not None
+
+
+def test_corrected_values_turn_the_wrong_suite_into_the_right_one(runs, docker_sandbox):
+    import datasets
+
+    out = runs["tmp"] / "curricula" / "corrected"
+    m = export_suites([runs["writer"].run_dir, runs["filled"].run_dir], out, sandbox=docker_sandbox)
+    # Round 1 of each writer configuration had the one wrong value; the fill-mode run's
+    # suites are placeholders, never corrected.
+    assert m.corrected == 2 and m.not_corrected == {}
+    rows = datasets.load_dataset("json", data_files=str(out / CORRECTED_FILE))["train"]
+    # 12 is abundant: the value is written as the suite itself spells abundant elsewhere.
+    assert [row["messages"][-1]["content"] for row in rows] == [render_whole({TEST_FILE: RIGHT})] * 2
+    assert {(r["provenance"]["run"], r["provenance"]["round"], r["provenance"]["replaced"],
+             r["provenance"]["comparisons"], r["provenance"]["kill_rate"]) for r in rows} == {("writer", 1, 1, 11, 1.0)}
+    assert sorted(r["provenance"]["config"] for r in rows) == sorted(c.config for c in runs["writer"].configs)

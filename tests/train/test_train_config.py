@@ -149,6 +149,9 @@ def test_reward_function_reads_answers_scores_them_and_counts_what_the_log_repor
     (["train", "grpo", "--out", "x", "--resume"], "no training run named x"),
     (["train", "grpo", "--out", "x", "--resume", "--beta", "0.2"], "--resume continues with the run's own config"),
     (["train", "sft", "--data", "nope.jsonl", "--base", "b", "--out", "x"], "nope.jsonl: no such file"),
+    (["train", "dpo", "--curriculum", "nope/preference.jsonl", "--base", "b", "--out", "x"],
+     "nope/preference.jsonl: no such file"),
+    (["train", "dpo", "--curriculum", "c", "--base", "b", "--out", "x", "--set", "dpo.beta=0"], "dpo.beta"),
     (["train", "grpo", "--out", "x", "--curriculum", "c", "--base", "b", "--set", "grpo.nope=1"], "grpo.nope: unknown setting"),
 ])
 def test_cli_bad_input_is_one_line_and_exit_2(tmp_path, monkeypatch, args, message):

@@ -28,7 +28,7 @@ from typing import Any
 
 from ...sandbox.base import SandboxSession
 from ...task import Task
-from ..language import FilledSuite, FillReport, Unfilled
+from ..language import FilledSuite, FilledValue, FillReport, Unfilled
 from .lexer import Token, tokenize
 from .probe import run_probe
 
@@ -248,6 +248,7 @@ def fill_placeholders(task: Task, test_file: str, source: bytes, session: Sandbo
             filled, reason = _fill_one(site, found)
             if filled is not None:
                 replace.append((site.token, filled))
+                report.values.append(FilledValue(at=site.token.start, text=filled))
                 continue
             assert reason is not None  # _fill_one says why whenever it fills nothing
             why = reason

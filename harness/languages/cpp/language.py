@@ -18,9 +18,10 @@ from .probe.cases import TaskCase, task_cases
 from .catch2 import tag_names
 from .cmake import relocated_build_files
 from .files import headers
+from .expected import comparisons, value_key
 from .fill import fill_placeholders
 from .testrun import declared_test_cases, drop_build, run_tests
-from ..language import CallProbe, CaseText, FilledSuite, Language, SuiteRuns
+from ..language import CallProbe, CaseText, Comparison, FilledSuite, Language, SuiteRuns
 from ..mutation import Mutant
 from .layout import LAYOUT
 from .mutants import generate_mutants
@@ -85,6 +86,12 @@ class Cpp(Language):
 
     def fill_placeholders(self, task: Task, test_file: str, source: bytes, session: SandboxSession) -> FilledSuite:
         return fill_placeholders(task, test_file, source, session)
+
+    def comparisons(self, text: str) -> list[Comparison]:
+        return comparisons(text)
+
+    def value_key(self, written: str) -> str:
+        return value_key(written)
 
     def call_probe(self, task: Task, calls: Sequence[str], *, includes: Sequence[str] = (),
                    prelude: str | None = None) -> CallProbe:

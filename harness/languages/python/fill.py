@@ -36,7 +36,7 @@ from ...sandbox.base import Role, SandboxSession
 from ...sandbox.capture import Kept, capture
 from ...staging import signal_name, stage_files
 from ...task import Task
-from ..language import FilledSuite, FillReport, Unfilled
+from ..language import FilledSuite, FilledValue, FillReport, Unfilled
 from .placeholders import PLACEHOLDER, Suite, read_suite, recording_suite, written_back
 from .proxy import codec
 from .proxy.install import PACKAGE
@@ -277,6 +277,7 @@ def fill_placeholders(task: Task, test_file: str, source: bytes, session: Sandbo
     values, unfilled = _decide(suite, ran)
     report.probe = ran.status
     report.filled = len(values)
+    report.values = [FilledValue(at=suite.placeholders[i].span[0], text=text) for i, text in sorted(values.items())]
     report.unfilled = [Unfilled(line=suite.placeholders[i].line, why=why) for i, why in sorted(unfilled.items())]
     report.seconds = round(time.monotonic() - start, 3)
     return FilledSuite(written_back(suite, values, unfilled).encode("utf-8", "surrogateescape"), report)

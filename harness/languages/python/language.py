@@ -12,10 +12,11 @@ from typing import Callable, Mapping, Sequence
 from ...records import AssertionCount, SuiteShape, TestReport
 from ...sandbox.base import SandboxSession
 from ...task import Task
-from ..language import CallProbe, CaseText, FilledSuite, Language
+from ..language import CallProbe, CaseText, Comparison, FilledSuite, Language
 from ..mutation import Mutant
 from .layout import LAYOUT
 from .cases import case_texts, count_declared
+from .expected import comparisons
 from .fill import fill_placeholders
 from .mutants import generate_mutants
 from .normal_form import names, normal_form
@@ -54,6 +55,9 @@ class Python(Language):
 
     def fill_placeholders(self, task: Task, test_file: str, source: bytes, session: SandboxSession) -> FilledSuite:
         return fill_placeholders(task, test_file, source, session)
+
+    def comparisons(self, text: str) -> list[Comparison]:
+        return comparisons(text)
 
     def call_probe(self, task: Task, calls: Sequence[str], *, includes: Sequence[str] = (),
                    prelude: str | None = None) -> CallProbe:
