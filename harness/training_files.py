@@ -59,7 +59,20 @@ class TeacherSuite(Record):
     assertion_accuracy: float | None = None
 
 
-Provenance = Annotated[Union[CorrectedValues, TeacherSuite], Field(discriminator="source")]
+class TracedSuite(Record):
+    """Where a trace-scratchpad row came from: a valid suite of a test-writing run with the
+    correct solution's run of each assertion's call written above it (testwriting/traces.py)."""
+
+    source: Literal["traced"] = "traced"
+    run: str
+    config: str
+    trial: int
+    round: int
+    traces: int = Field(description="assertions with a trace above them")
+    kill_rate: float | None
+
+
+Provenance = Annotated[Union[CorrectedValues, TeacherSuite, TracedSuite], Field(discriminator="source")]
 
 
 class SftRow(Record):

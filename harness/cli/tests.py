@@ -84,21 +84,28 @@ def tests_export(
     replace: bool = typer.Option(False, help="overwrite the folder if it exists"),
     corrected: bool = typer.Option(False, "--corrected", help="also sft-corrected.jsonl: invalid suites with their "
                                    "wrong expected values replaced by the correct solution's (runs in the sandbox)"),
-    sandbox: str = typer.Option("auto", help="--corrected: docker, local, or auto"),
-    workers: int = typer.Option(1, min=1, help="--corrected: suites corrected and scored at once"),
+    traces: bool = typer.Option(False, "--traces", help="also sft-traces.jsonl: the SFT suites with the correct "
+                                "solution's run of each assertion's call above it (Python; runs in the sandbox)"),
+    sandbox: str = typer.Option("auto", help="--corrected, --traces: docker, local, or auto"),
+    workers: int = typer.Option(1, min=1, help="--corrected, --traces: suites worked on at once"),
 ):
     """Training data from written suites: SFT pairs of valid, high-kill suites, preference
     pairs of the same task (valid over invalid, high kill over low), GRPO prompts; with
-    --corrected, SFT pairs of the model's own suites with their wrong values corrected."""
+    --corrected, SFT pairs of the model's own suites with their wrong values corrected; with
+    --traces, the SFT suites with execution-trace scratchpads."""
     dest = Path(out) if "/" in out else curriculum_roots()[0] / out
-    box = make_sandbox(sandbox, notice=lambda m: err.print(m, markup=False, highlight=False)) if corrected else None
+    box = (make_sandbox(sandbox, notice=lambda m: err.print(m, markup=False, highlight=False))
+           if corrected or traces else None)
     m = export_suites(list(runs), dest, min_kill=min_kill, margin=margin, pairs_per_task=pairs_per_task, replace=replace,
-                      sandbox=box, workers=workers)
+                      sandbox=box, workers=workers, corrected=corrected, traces=traces)
     fixed = f", {m.corrected} corrected-value SFT pairs" if m.corrected is not None else ""
+    fixed += f", {m.traced} trace-scratchpad SFT pairs" if m.traced is not None else ""
     console.print(f"wrote {dest}: {m.sft} SFT pairs, {m.preference} preference pairs, {m.grpo} GRPO prompts{fixed} "
                   f"over {len(m.source_tasks)} tasks", markup=False, highlight=False)
     for why, n in sorted(m.not_corrected.items()):
         console.print(f"  not corrected ({n}): {why}", markup=False, highlight=False)
+    for why, n in sorted(m.not_traced.items()):
+        console.print(f"  not traced ({n}): {why}", markup=False, highlight=False)
 
 
 @tests_app.command("import-teacher")

@@ -14,13 +14,18 @@ workspace snapshot. The export writes, into one folder (the layout of a curricul
                        higher (TRL's conversational preference form: prompt, chosen, rejected)
     grpo-tests.jsonl   TestsGrpoRow: one prompt per task, for the GRPO environment `tests`
                        (reward: validity x kill rate, train/rewards.py)
-    sft-corrected.jsonl  with a sandbox (`--corrected`): SftRow of the model's own invalid
+    sft-corrected.jsonl  with `--corrected`: SftRow of the model's own invalid
                        suites whose fault was wrong expected values, those values replaced
                        by the correct solution's (corrected.py), each kept only when the
                        corrected suite scores valid and does not embed the reference, with
                        its provenance (run, configuration, trial, round, values replaced,
                        kill rate); suites of fill-mode runs are not corrected (their
                        answers are placeholders)
+    sft-traces.jsonl   with `--traces`: SftRow of the SFT rows' suites with the correct
+                       solution's run of each assertion's call written above it
+                       (traces.py), asked with the trace contract of the task's language
+                       (`tests-trace`; Python's alone: other languages' suites are counted
+                       as not traced), with provenance
     manifest.json      the runs read, the counts, the tasks, the content hash
 
 The prompt is the one the trial's configuration was asked with (its run's contract, or the
@@ -36,7 +41,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from ..contract import PromptContract, run_contract
+from ..contract import PromptContract, load_contract, run_contract
 from ..agents.editformat import render_whole
 from ..errors import BadInput
 from ..fs import written_folder
@@ -46,14 +51,16 @@ from ..store import RunFolder
 from ..suite import suite_of_run
 from ..task import Task
 from ..sandbox.base import Sandbox
-from ..training_files import MANIFEST_FILE, SFT_FILE, ChatMessage, CorrectedValues, SftRow, write_jsonl
+from ..training_files import MANIFEST_FILE, SFT_FILE, ChatMessage, CorrectedValues, SftRow, TracedSuite, write_jsonl
 from .corrected import Corrected, correct_all
+from .traces import traced_all, traces_for
 from .score import SuiteToScore, score_suites
 from .written import start_files, test_file
 
 PREFERENCE_FILE = "preference.jsonl"
 GRPO_FILE = "grpo-tests.jsonl"   # not grpo.jsonl: the repair environment reads that name
 CORRECTED_FILE = "sft-corrected.jsonl"
+TRACES_FILE = "sft-traces.jsonl"
 
 
 class PreferenceRow(Record):
@@ -92,6 +99,8 @@ class TestsExportManifest(Record):
     grpo: int
     corrected: int | None = None     # None: not asked for (no sandbox)
     not_corrected: dict[str, int] = Field(default_factory=dict, description="invalid suites left out, by why")
+    traced: int | None = None        # None: not asked for (--traces)
+    not_traced: dict[str, int] = Field(default_factory=dict, description="SFT suites given no trace row, by why")
     source_tasks: list[str]
     content_hash: str = ""
 
@@ -229,9 +238,34 @@ def corrected_rows(suites: list[WrittenSuite], out_name: str, sandbox: Sandbox, 
     return rows, skipped
 
 
+def trace_rows(suites: list[WrittenSuite], out_name: str, sandbox: Sandbox, workers: int = 1
+               ) -> tuple[list[SftRow], dict[str, int]]:
+    """SFT rows of `suites` with their traces, asked with the trace contract (traces.py); and
+    the suites left out, by why."""
+    skipped: dict[str, int] = {}
+    rows = []
+    for s, text in zip(suites, traced_all(sandbox, [(s.task, s.text.encode("utf-8", "surrogateescape")) for s in suites],
+                                          workers=workers)):
+        contract = traces_for(s.task)
+        if contract is None or text is None:
+            why = f"{s.task.layout.title} suites are not traced" if contract is None else "the trace run gave nothing back"
+            skipped[why] = skipped.get(why, 0) + 1
+            continue
+        rows.append(SftRow(task_id=f"{out_name}/{s.task.slug}", source_task=s.source_task,
+                           messages=[*prompt_for(s.task, load_contract(contract)),
+                                     *answer_for(s.task, text.decode("utf-8", "surrogateescape"))],
+                           provenance=TracedSuite(run=s.run, config=s.config, trial=s.trial, round=s.round,
+                                                  traces=text.count(b"# trace of "), kill_rate=s.kill_rate)))
+    return rows, skipped
+
+
 def export_suites(runs: list[Path], out: Path, *, min_kill: float = 0.8, margin: float = 0.2, pairs_per_task: int = 8,
-                  replace: bool = False, sandbox: Sandbox | None = None, workers: int = 1) -> TestsExportManifest:
-    """Export the runs' suites into `out`; with a sandbox, corrected-value rows too."""
+                  replace: bool = False, sandbox: Sandbox | None = None, workers: int = 1, corrected: bool = False,
+                  traces: bool = False) -> TestsExportManifest:
+    """Export the runs' suites into `out`; in `sandbox`, with `corrected` the corrected-value
+    rows too, and with `traces` the SFT suites with their trace scratchpads."""
+    if (corrected or traces) and sandbox is None:
+        raise BadInput("--corrected and --traces run the correct solution: they need a sandbox")
     if not runs:
         raise BadInput("name at least one test-writing run to export")
     if not 0 <= min_kill <= 1 or not 0 < margin <= 1:
@@ -245,8 +279,9 @@ def export_suites(runs: list[Path], out: Path, *, min_kill: float = 0.8, margin:
     def task_id(s: WrittenSuite) -> str:
         return f"{out.name}/{s.task.slug}"
 
+    good = [s for s in suites if s.valid and (s.kill_rate or 0.0) >= min_kill]
     sft = [SftRow(task_id=task_id(s), source_task=s.source_task, messages=[*s.prompt, *answer_for(s.task, s.text)])
-           for s in suites if s.valid and (s.kill_rate or 0.0) >= min_kill]
+           for s in good]
     prefs = [PreferenceRow(task_id=task_id(a), source_task=a.source_task, prompt=a.prompt,
                            chosen=answer_for(a.task, a.text), rejected=answer_for(b.task, b.text),
                            chosen_score=a.score(), rejected_score=b.score())
@@ -254,18 +289,23 @@ def export_suites(runs: list[Path], out: Path, *, min_kill: float = 0.8, margin:
     firsts = {s.source_task: s for s in reversed(suites)}
     grpo = [TestsGrpoRow(task_id=task_id(s), source_task=s.source_task, suite_path=str(s.task.path.parent),
                          prompt=s.prompt, tests=s.tests) for s in sorted(firsts.values(), key=lambda s: s.source_task)]
-    corrected, not_corrected = corrected_rows(suites, out.name, sandbox, workers) if sandbox is not None else ([], {})
+    fixed, not_corrected = corrected_rows(suites, out.name, sandbox, workers) if corrected and sandbox else ([], {})
+    traced, not_traced = trace_rows(good, out.name, sandbox, workers) if traces and sandbox else ([], {})
     manifest = TestsExportManifest(runs=[str(r) for r in runs], min_kill=min_kill, margin=margin, sft=len(sft),
                                    preference=len(prefs), grpo=len(grpo),
-                                   corrected=len(corrected) if sandbox is not None else None,
-                                   not_corrected=not_corrected, source_tasks=sorted(firsts))
-    files = (SFT_FILE, PREFERENCE_FILE, GRPO_FILE) + ((CORRECTED_FILE,) if sandbox is not None else ())
+                                   corrected=len(fixed) if corrected else None,
+                                   not_corrected=not_corrected, traced=len(traced) if traces else None,
+                                   not_traced=not_traced, source_tasks=sorted(firsts))
+    files = ((SFT_FILE, PREFERENCE_FILE, GRPO_FILE) + ((CORRECTED_FILE,) if corrected else ())
+             + ((TRACES_FILE,) if traces else ()))
     with written_folder(out) as staging:
         write_jsonl(staging / SFT_FILE, sft)
         write_jsonl(staging / PREFERENCE_FILE, prefs)
         write_jsonl(staging / GRPO_FILE, grpo)
-        if sandbox is not None:
-            write_jsonl(staging / CORRECTED_FILE, corrected)
+        if corrected:
+            write_jsonl(staging / CORRECTED_FILE, fixed)
+        if traces:
+            write_jsonl(staging / TRACES_FILE, traced)
         manifest.content_hash = hash_files({n: (staging / n).read_bytes() for n in files})
         (staging / MANIFEST_FILE).write_text(manifest.model_dump_json(indent=2) + "\n")
     return manifest

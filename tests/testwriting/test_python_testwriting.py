@@ -189,3 +189,18 @@ def test_a_trace_scratchpad_is_the_correct_solutions_own_run_above_each_assertio
             "    #   line 3: return low\n    #   returns 0\n    assert clamp(-3, 0, 10) == 0\n") in text
     assert [ln for ln in text.splitlines() if not ln.lstrip().startswith("#")] == suite.splitlines()
     assert (plain.valid, plain.killed, plain.scored) == (with_traces.valid, with_traces.killed, with_traces.scored)
+
+
+def test_gold_suites_export_with_trace_scratchpads(runs, docker_sandbox, tmp_path):
+    import datasets
+
+    from harness.testwriting.export import TRACES_FILE, export_suites
+
+    m = export_suites([runs / "gold"], tmp_path / "traced", sandbox=docker_sandbox, traces=True)
+    assert m.traced == 2 and m.not_traced == {} and m.corrected is None
+    rows = datasets.load_dataset("json", data_files=str(tmp_path / "traced" / TRACES_FILE), split="train")
+    by_task = {r["source_task"].split("/")[1]: r for r in rows}
+    answer = by_task["clamp"]["messages"][-1]["content"]
+    assert "# trace of clamp(-3, 0, 10) on the correct solution:" in answer and "#   returns 0" in answer
+    assert "trace the correct solution" in by_task["clamp"]["messages"][0]["content"]
+    assert by_task["clamp"]["provenance"]["source"] == "traced" and by_task["clamp"]["provenance"]["traces"] == 5

@@ -231,7 +231,7 @@ def test_corrected_values_turn_the_wrong_suite_into_the_right_one(runs, docker_s
     import datasets
 
     out = runs["tmp"] / "curricula" / "corrected"
-    m = export_suites([runs["writer"].run_dir, runs["filled"].run_dir], out, sandbox=docker_sandbox)
+    m = export_suites([runs["writer"].run_dir, runs["filled"].run_dir], out, sandbox=docker_sandbox, corrected=True)
     # Round 1 of each writer configuration had the one wrong value; the fill-mode run's
     # suites are placeholders, never corrected.
     assert m.corrected == 2 and m.not_corrected == {}
