@@ -27,6 +27,7 @@ from ..hashing import hash_files, sha256_bytes
 from ..records import Record
 from ..sandbox.base import Sandbox
 from ..suite import find_suite
+from ..languages import layout_named
 from ..task import Task
 from ..training_files import MANIFEST_FILE, SFT_FILE, SftRow, TeacherSuite, write_jsonl
 from .export import answer_for, prompt_for
@@ -99,8 +100,9 @@ def import_teacher(path: Path, suite: str, out: Path, *, sandbox: Sandbox, min_k
     if out.exists() and not replace:
         raise BadInput(f"{out}: exists already (use --replace to overwrite it)")
     path = Path(path)
-    asked = load_contract(contract)
     found, left_out = _read(path, suite)
+    # The contract in the suite's language's own version (`tests` is `tests-python` there).
+    asked = load_contract(layout_named(find_suite(suite).language, suite).contract(contract))
     lines = len(found) + len(left_out)
     file_hash = sha256_bytes(path.read_bytes())
     failures: dict[int, str] = {}
