@@ -11,7 +11,7 @@ import typer
 from ..records import TestWritingSettings
 from ..sandbox import make_sandbox
 from ..testwriting.export import export_suites
-from ..testwriting.teacher import import_teacher
+from ..testwriting.teacher import import_teacher, teacher_style_contract
 from ..testwriting.score import SuiteToScore, read_test_file, score_suites, task_for_scoring
 from ..training_files import curriculum_roots
 from .app import app, console, err, handled
@@ -134,3 +134,20 @@ def tests_import_teacher(
                   f"{len(m.left_out)} left out", markup=False, highlight=False)
     for b in m.left_out:
         console.print(f"  line {b.line}{' (' + b.task + ')' if b.task else ''}: {b.why}", markup=False, highlight=False)
+
+
+@tests_app.command("style-contract")
+@handled
+def tests_style_contract(
+    teacher_file: Path = typer.Argument(..., help='a JSONL file of {"task": SLUG, "suite": TEST_FILE_TEXT} lines'),
+    suite: str = typer.Option(..., "--suite", help="the suite the tasks are in"),
+    examples: str = typer.Option(..., "--examples", help="comma-separated tasks whose teacher suites are shown "
+                                                         "(keep them out of the evaluation)"),
+    out: Path = typer.Option(..., "--out", help="the contract file to write (.toml)"),
+    replace: bool = typer.Option(False, help="overwrite the file if it exists"),
+):
+    """The prompted control for a teacher's style: the style contract with the teacher's suites for
+    --examples in its system text, for `harness run --kind tests --model MODEL::OUT`."""
+    made = teacher_style_contract(teacher_file, suite, [e for e in examples.split(",") if e], out, replace=replace)
+    console.print(f"wrote {out}: contract {made.name}; run it with --model MODEL::{out}", markup=False,
+                  highlight=False)

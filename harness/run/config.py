@@ -56,10 +56,11 @@ CONTRACT_SEPARATOR = "::"
 
 
 def split_contract(text: str) -> tuple[str, str]:
-    """`MODEL::CONTRACT` -> (MODEL, CONTRACT); the `::` of an IPv6 endpoint
-    (`openai/m@http://[::1]:8000/v1`) is not a separator: a contract's name has no `/`, `]` or `:`."""
+    """`MODEL::CONTRACT` -> (MODEL, CONTRACT), CONTRACT a bundled contract's name or a contract
+    file's path (`.toml`); the `::` of an IPv6 endpoint (`openai/m@http://[::1]:8000/v1`) is not
+    a separator: a contract has no `]` or `:`, and a `/` only in a file's path."""
     model, sep, own = text.rpartition(CONTRACT_SEPARATOR)
-    if not sep or any(ch in own for ch in "/]:"):
+    if not sep or any(ch in own for ch in "]:") or ("/" in own and not own.endswith(".toml")):
         return text, ""
     return model, own
 

@@ -17,12 +17,13 @@ import json
 from pathlib import Path
 from typing import Literal
 
+import tomli_w
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ..contract import TESTS_CONTRACT, load_contract
+from ..contract import TESTS_CONTRACT, PromptContract, load_contract
 from ..errors import BadInput
 from ..executor.base import UnitFailure
-from ..fs import written_folder
+from ..fs import written_atomically, written_folder
 from ..hashing import hash_files, sha256_bytes
 from ..records import Record
 from ..sandbox.base import Sandbox
@@ -31,6 +32,7 @@ from ..languages import layout_named
 from ..task import Task
 from ..training_files import MANIFEST_FILE, SFT_FILE, SftRow, TeacherSuite, write_jsonl
 from .export import answer_for, prompt_for
+from .written import test_file
 from .score import SuiteToScore, score_suites
 
 
@@ -140,3 +142,36 @@ def import_teacher(path: Path, suite: str, out: Path, *, sandbox: Sandbox, min_k
         manifest.content_hash = hash_files({SFT_FILE: (staging / SFT_FILE).read_bytes()})
         (staging / MANIFEST_FILE).write_text(manifest.model_dump_json(indent=2) + "\n")
     return manifest
+
+
+def teacher_style_contract(path: Path, suite: str, examples: list[str], out: Path, *,
+                           base: str = "tests-style", replace: bool = False) -> PromptContract:
+    """The prompted control for a teacher's style (`harness tests style-contract`): the style
+    contract of the suite's language with the teacher's own suites for the `examples` tasks
+    (the first line of each) added to its system text, written to `out` as a contract file a
+    run names with `--model MODEL::PATH`. Example tasks are the caller's to keep out of the
+    evaluation: a suite shown for a task is its answer."""
+    if not examples:
+        raise BadInput("name at least one example task (--examples a,b)")
+    if out.exists() and not replace:
+        raise BadInput(f"{out}: exists already (use --replace to overwrite it)")
+    found, _ = _read(Path(path), suite)
+    first: dict[str, tuple[Task, str]] = {}
+    for _, task, text in found:
+        first.setdefault(task.slug, (task, text))
+    missing = [e for e in examples if e not in first]
+    if missing:
+        raise BadInput(f"{path}: no suite for example task(s) {', '.join(missing)}")
+    style = load_contract(layout_named(find_suite(suite).language, suite).contract(base))
+    # Braces doubled: the system text is a template whose fields are the contract's.
+    shown = "\n\n".join(f"{test_file(first[e][0])}, for the exercise {e}:\n```\n{first[e][1].strip()}\n```"
+                        for e in examples).replace("{", "{{").replace("}", "}}")
+    contract = style.model_copy(update={
+        "name": out.stem, "version": "1",
+        "description": f"{style.description} In the style of {Path(path).name}'s suites ({', '.join(examples)}).",
+        "system": f"{style.system}\n\nSuites in the style to follow, written for other exercises:\n\n{shown}"})
+    data = contract.model_dump(mode="json", exclude_defaults=True, exclude={"texts_file"})
+    PromptContract.model_validate(data)  # its templates hold the contract's fields only, or it is not written
+    with written_atomically(out) as staging:
+        staging.write_text(tomli_w.dumps(data))
+    return contract
