@@ -46,6 +46,41 @@ def test_is_the_reference():
                            "    assert add(1, 1) == 3\n", "decorator"),
     "reads the process's modules": ("import sys\n\n\ndef test_x():\n    assert sys.modules\n", "import"),
     "runs text as code": ("def test_x():\n    exec('import os')\n", "builtin"),
+    # Validity for nothing: tests that pass without being judged (and a real one beside them,
+    # so that some assertion runs).
+    "redefines how unittest runs a test": ('''import unittest
+from tally import add
+
+
+class T(unittest.TestCase):
+    def run(self, result=None):
+        return result
+
+    def test_wrong(self):
+        self.assertEqual(add(1, 1), 3)
+
+
+def test_right():
+    assert add(1, 1) == 2
+''', "runner"),
+    "redefines assertEqual, inside an if": ('''import unittest
+from tally import add
+
+
+class T(unittest.TestCase):
+    if True:
+        def assertEqual(self, a, b):
+            pass
+
+    def test_wrong(self):
+        self.assertEqual(add(1, 1), 3)
+''', "runner"),
+    "patches unittest itself": ("import unittest\n\nunittest.TestCase.run = lambda self, result=None: result\n"
+                                "\n\ndef test_x():\n    assert True\n", "mutation"),
+    "patches a class imported by name": ("from unittest import TestCase\n\n\ndef test_x():\n"
+                                         "    TestCase.failureException = KeyError\n", "mutation"),
+    "patches pytest.approx": ("import pytest\n\n\ndef test_x():\n    pytest.approx = lambda v: 0\n", "mutation"),
+    "loads a pytest plugin": ("pytest_plugins = ['_pytest.skipping']\n\n\ndef test_x():\n    assert True\n", "runner"),
 }
 
 

@@ -29,6 +29,7 @@ import io
 import keyword
 import re
 import tokenize
+import unittest
 from typing import Iterable
 
 from ...records import AssertionCount, SuiteShape
@@ -52,6 +53,12 @@ _EQUAL = frozenset({
 _TRUTH = frozenset({"assertTrue", "assertFalse", "assert_"})
 _PREDICATES = frozenset({"isinstance", "issubclass", "all", "any", "callable", "hasattr", "len"})
 _FAILED = "__harness_failed__"
+# What pytest reads from a test module besides its tests: plugins to load, files to skip.
+_PYTEST_MODULE_NAMES = frozenset({"pytest_plugins", "collect_ignore", "collect_ignore_glob", "pytestmark"})
+# What unittest judges a test with: a test class may define its tests, its fixtures
+# (setUp, tearDown and their class forms) and how its failures read (maxDiff, longMessage).
+_TESTCASE_MACHINERY = frozenset(n for n in dir(unittest.TestCase) if not n.startswith("__")) - {
+    "setUp", "tearDown", "setUpClass", "tearDownClass", "maxDiff", "longMessage"}
 
 
 # --- skeleton and words ------------------------------------------------------------------
@@ -141,6 +148,12 @@ class _SuiteScreen(_Screen):
         self.solution = solution
         self.one_argument_type: set[int] = set()
         self.defined = {f.name for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        # Names bound by `from M import x`: `x.attr = ...` changes M's object.
+        self.imported = {(a.asname or a.name) for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names}
+        for stmt in tree.body:
+            for name in _bound_names(stmt):
+                if name in _PYTEST_MODULE_NAMES:
+                    self.refuse("runner", stmt, f"binds {name}, which pytest reads from a test module")
         self.fixtures = {f.name for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
                          and any(self.is_fixture(d) for d in f.decorator_list)}
 
@@ -160,9 +173,25 @@ class _SuiteScreen(_Screen):
 
     def check_own(self, node: ast.AST, target: ast.expr | None) -> None:
         # A test sets attributes of the solution's objects through their proxies (`input.value
-        # = 2`); only a module's (pytest's, a module of the standard library's) is refused.
-        if isinstance(target, ast.Name) and target.id in self.modules:
-            super().check_own(node, target)
+        # = 2`); what hangs off a module (`unittest.TestCase.run`, `pytest.approx`) is the
+        # runner's, and changing it would change how every test is judged.
+        root = target
+        while isinstance(root, (ast.Attribute, ast.Subscript)):
+            root = root.value
+        if isinstance(root, ast.Name) and target is not None and (root.id in self.modules or root.id in self.imported):
+            self.refuse("mutation", node, f"sets or deletes an attribute of {ast.unparse(target)[:60]}, which is "
+                        "the test runner's or a module's")
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        # A test class may not redefine what unittest runs a test with (`run`, `assertEqual`,
+        # `failureException`): its tests would pass without being judged.
+        for stmt in _class_level(node.body):
+            if isinstance(stmt, ast.Assign) and _unittests_own(stmt.value):
+                continue  # another name for one of unittest's own methods (robot-name's assertRegex)
+            for name in _bound_names(stmt):
+                if name in _TESTCASE_MACHINERY:
+                    self.refuse("runner", stmt, f"redefines {name}, which unittest judges tests with")
+        super().visit_ClassDef(node)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         # A message template held in a name (`msg.format(...)`): its text was screened where
@@ -223,6 +252,31 @@ class _SuiteScreen(_Screen):
             if p.arg not in given:
                 self.refuse("fixture", node, f"the parameter {p.arg}: only the suite's own fixtures and "
                             "parametrized names")
+
+
+def _class_level(body: list[ast.stmt]) -> Iterable[ast.stmt]:
+    """The statements of a class body, with those nested in its blocks (not in its methods)."""
+    for stmt in body:
+        yield stmt
+        if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            for field in ("body", "orelse", "finalbody"):
+                yield from _class_level(getattr(stmt, field, []))
+            for handler in getattr(stmt, "handlers", []):
+                yield from _class_level(handler.body)
+
+
+def _unittests_own(value: ast.expr) -> bool:
+    """`unittest.TestCase.name` or `TestCase.name`: a method of unittest's own."""
+    return (isinstance(value, ast.Attribute) and ast.unparse(value.value) in ("unittest.TestCase", "TestCase")
+            and value.attr in _TESTCASE_MACHINERY)
+
+
+def _bound_names(stmt: ast.stmt) -> list[str]:
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [stmt.name]
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(
+        stmt, (ast.AnnAssign, ast.AugAssign)) else []
+    return [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
 
 
 def _argnames(node: ast.expr) -> list[str]:
