@@ -10,6 +10,7 @@ from . import sandbox as _sandbox  # noqa: F401  (registers its commands)
 from . import serve as _serve  # noqa: F401
 from . import report as _report  # noqa: F401
 from . import suite as _suite  # noqa: F401
+from . import pool as _pool  # noqa: F401
 from . import run as _run  # noqa: F401
 from . import train as _train  # noqa: F401
 from . import verify as _verify  # noqa: F401
