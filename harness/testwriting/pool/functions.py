@@ -32,10 +32,11 @@ import symtable
 from dataclasses import dataclass, field
 
 PURE_MODULES = frozenset({
-    "__future__", "abc", "array", "base64", "binascii", "bisect", "calendar", "cmath", "collections", "colorsys",
+    "__future__", "abc", "array", "ast", "base64", "binascii", "bisect", "calendar", "cmath", "collections", "colorsys",
     "contextlib", "copy", "dataclasses", "datetime", "decimal", "difflib", "enum", "fractions", "functools",
-    "graphlib", "hashlib", "heapq", "html", "itertools", "json", "keyword", "math", "numbers", "operator",
-    "re", "statistics", "string", "struct", "textwrap", "typing", "unicodedata", "zlib",
+    "graphlib", "hashlib", "heapq", "html", "ipaddress", "itertools", "json", "keyword", "math", "numbers",
+    "operator", "pprint", "re", "reprlib", "shlex", "statistics", "string", "struct", "textwrap", "types", "typing",
+    "unicodedata", "weakref", "zlib",
 })
 # What a well-known module outside PURE_MODULES does that a task cannot have.
 _WHY_NOT = {
@@ -111,21 +112,21 @@ def _bindings(tree: ast.Module) -> tuple[dict[str, _Binding], list[str]]:
     for stmt in tree.body:
         for name in _bound_names(stmt):
             if name in out:
-                out[name] = _Binding(stmt, why=f"{name} is bound more than once at module level")
+                out[name] = _Binding(stmt, why="is bound more than once at module level")
             elif isinstance(stmt, ast.Import):
                 out[name] = _Binding(stmt, module=next(a.name for a in stmt.names
                                                        if (a.asname or a.name.split(".")[0]) == name).split(".")[0])
             elif isinstance(stmt, ast.ImportFrom):
                 out[name] = (_Binding(stmt, module=(stmt.module or "").split(".")[0]) if not stmt.level
-                             else _Binding(stmt, why=f"{name} comes from its own package (a relative import)"))
+                             else _Binding(stmt, why="comes from its own package (a relative import)"))
             elif isinstance(stmt, (ast.FunctionDef, ast.ClassDef)):
                 out[name] = _Binding(stmt)
             elif isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None and all(
                     isinstance(t, ast.Name) for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])):
                 out[name] = _Binding(stmt)
             else:
-                out[name] = _Binding(stmt, why=f"{name} is set by a module-level {type(stmt).__name__.lower()} "
-                                               "statement the importer does not carry")
+                out[name] = _Binding(stmt, why=f"is set by a module-level {type(stmt).__name__} statement, "
+                                               "which the importer does not carry")
         if isinstance(stmt, ast.ImportFrom) and any(a.name == "*" for a in stmt.names):
             stars.append(stmt.module or ".")
     return out, stars
@@ -195,7 +196,7 @@ class _Module:
             return
         binding = self.bindings[name]
         if binding.why:
-            raise LeftOut(f"uses {binding.why}")
+            raise LeftOut(f"uses {name}, which {binding.why}")
         seen[name] = None
         if binding.module is not None:
             if binding.module not in PURE_MODULES:
