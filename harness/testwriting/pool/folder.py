@@ -3,7 +3,7 @@
 
 Files are found without following links, and each name goes through the project's one
 check of names from outside (file_names.refusal) before it is read. Hidden folders,
-`__pycache__`, `site-packages` and `node_modules` are not looked in; test files
+`__pycache__`, `site-packages`, `node_modules` and `venv` are not looked in; test files
 (`test_*.py`, `*_test.py`, `conftest.py`, anything under a `tests` or `test` folder) are
 listed as left out.
 
@@ -29,7 +29,7 @@ from .functions import Extracted, scan
 from .task_files import PoolFunction, slug_of
 
 DateFrom = Literal["published", "git", "given"]  # where a task's date came from
-_NOT_LOOKED_IN = frozenset({"__pycache__", "site-packages", "node_modules"})
+_NOT_LOOKED_IN = frozenset({"__pycache__", "site-packages", "node_modules", "venv"})
 _TEST_FOLDERS = frozenset({"tests", "test"})
 
 
@@ -58,8 +58,8 @@ def _is_test_file(rel: str) -> bool:
 
 
 def python_files(folder: Path) -> list[str]:
-    return [rel for rel in regular_files(folder) if rel.endswith(".py")
-            and not any(p.startswith(".") or p in _NOT_LOOKED_IN for p in rel.split("/")[:-1])]
+    return [rel for rel in regular_files(folder, enter=lambda name: not (name.startswith(".") or name in _NOT_LOOKED_IN))
+            if rel.endswith(".py")]
 
 
 def smoke_test(module: str, fn: Extracted, origin: str) -> str:
