@@ -100,6 +100,11 @@ def shout(text):
     print(text)
 
 
+def sep(name):
+    import os as system  # an import in a body is held to the same rule
+    return system.sep + name
+
+
 def answer():
     return 42
 
@@ -147,6 +152,7 @@ def test_a_checkouts_functions_are_dated_by_their_last_change(checkout, tmp_path
         ("lib/numbers_.py", "cwd"): "uses os (the file system, the process or the interpreter)",
         ("lib/numbers_.py", "roll"): "uses random (randomness)",
         ("lib/numbers_.py", "shout"): "calls print (I/O)",
+        ("lib/numbers_.py", "sep"): "uses os (the file system, the process or the interpreter)",
         ("lib/numbers_.py", "answer"): "takes no arguments (nothing for a test to vary)",
         ("lib/numbers_.py", "Box.get"): "a method (only top-level functions are tasks)",
         ("lib/test_numbers.py", "*"): "a test file",

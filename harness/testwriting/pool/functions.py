@@ -15,6 +15,7 @@ imports and runs without side effects, as far as its syntax shows. The rules:
   the same rules (a helper; undecorated); a module-level constant bound by one plain
   assignment whose value passes them. A name bound twice, or by any other statement (a
   loop, a `try`, an `if`), a relative import, a star import, a module dunder: left out;
+- an import in its body, or a helper's, is of a pure standard-library module too;
 - it declares no `global` (state kept between calls) and calls nothing named `now`,
   `today` or `utcnow` (the clock).
 Names are resolved with `symtable`, the compiler's own scopes. What the rules cannot see
@@ -125,8 +126,8 @@ def _bindings(tree: ast.Module) -> tuple[dict[str, _Binding], list[str]]:
                     isinstance(t, ast.Name) for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])):
                 out[name] = _Binding(stmt)
             else:
-                out[name] = _Binding(stmt, why=f"is set by a module-level {type(stmt).__name__} statement, "
-                                               "which the importer does not carry")
+                out[name] = _Binding(stmt, why=f"is set by a module-level {type(stmt).__name__} statement "
+                                               "(only imports, defs, classes and plain assignments are carried)")
         if isinstance(stmt, ast.ImportFrom) and any(a.name == "*" for a in stmt.names):
             stars.append(stmt.module or ".")
     return out, stars
@@ -199,16 +200,16 @@ class _Module:
             raise LeftOut(f"uses {name}, which {binding.why}")
         seen[name] = None
         if binding.module is not None:
-            if binding.module not in PURE_MODULES:
-                what = _WHY_NOT.get(binding.module, "a module that is not a pure standard-library one")
-                raise LeftOut(f"uses {binding.module} ({what})")
+            _pure_module(binding.module)
             return
         node = binding.node
         if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.decorator_list:
             raise LeftOut(f"uses {name}, which is decorated (a decorator runs code at import)")
-        for attribute in ast.walk(node):
-            if isinstance(attribute, ast.Attribute) and attribute.attr in _CLOCK:
-                raise LeftOut(f"reads the clock (.{attribute.attr})")
+        for inner in ast.walk(node):
+            if isinstance(inner, ast.Attribute) and inner.attr in _CLOCK:
+                raise LeftOut(f"reads the clock (.{inner.attr})")
+            if isinstance(inner, (ast.Import, ast.ImportFrom)) and inner is not node:  # an import in a body
+                _pure_import(inner)
         for read in sorted(self._reads(node)):
             if read in self.bindings:
                 self.needs(read, seen)
@@ -284,6 +285,18 @@ class _Module:
         return Extracted(function=node.name, reference=self.render(wanted),
                          stub=self.render(wanted, {node.lineno: self.stub_text(node)}),
                          spans=spans, required=required, keyword_only=keyword_only)
+
+
+def _pure_module(module: str) -> None:
+    if module not in PURE_MODULES:
+        raise LeftOut(f"uses {module} ({_WHY_NOT.get(module, 'a module that is not a pure standard-library one')})")
+
+
+def _pure_import(stmt: ast.Import | ast.ImportFrom) -> None:
+    if isinstance(stmt, ast.ImportFrom) and stmt.level:
+        raise LeftOut("imports from its own package (a relative import)")
+    for module in ([a.name for a in stmt.names] if isinstance(stmt, ast.Import) else [stmt.module or ""]):
+        _pure_module(module.split(".")[0])
 
 
 def _raise() -> ast.Raise:
