@@ -13,6 +13,8 @@ from ..testwriting.pool import POOL_FILE, import_pool
 from ..testwriting.pool.humaneval import PACKAGE
 from .app import app, console, handled, print_wide
 
+SHOWN = 40  # rows of the left-out table; pool.json lists every one
+
 pool_app = typer.Typer(no_args_is_help=True, help="Pools of Python functions as test-writing tasks.")
 app.add_typer(pool_app, name="pool")
 
@@ -43,10 +45,12 @@ def pool_import(
     done = import_pool(source, name, written_after=_date(written_after), replace=replace)
     record = done.record
     if record.left_out:
-        table = Table(show_header=True, header_style="bold", title="left out")
+        more = len(record.left_out) - SHOWN
+        table = Table(show_header=True, header_style="bold", title="left out",
+                      caption=f"and {more} more in {POOL_FILE}" if more > 0 else None)
         for col in ("file", "function", "why"):
             table.add_column(col)
-        for item in record.left_out:
+        for item in record.left_out[:SHOWN]:
             table.add_row(item.file, item.function, item.reason)
         print_wide(console, table)
     dated = sum(t.written is not None for t in record.tasks)

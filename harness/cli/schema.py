@@ -13,6 +13,7 @@ from ..errors import BadInput
 from ..fs import atomic_write, check_writable
 from ..report.data import REPORT_DATA
 from ..schemas import RECORDS, schema
+from ..testwriting.pool import POOL_FILE, PoolRecord
 from .app import app, console, err, handled
 
 
@@ -20,13 +21,16 @@ from .app import app, console, err, handled
 @handled
 def schema_cmd(
     name: Optional[str] = typer.Argument(None, help="result, manifest, test-report, trajectory, exercism-results, "
-                                                    "report-data, compare-data, lineage-data or plan-data "
+                                                    "report-data, compare-data, lineage-data, plan-data or pool "
                                                     "(default: list them)"),
     out: Optional[Path] = typer.Option(None, "--out", help="write every schema as <name>.schema.json into this folder"),
 ):
     """Print the JSON Schema of a record on disk, made from the model that writes it; with
     no name, list the records and the files they describe."""
-    every = RECORDS | REPORT_DATA
+    every = RECORDS | REPORT_DATA | {
+        "pool": (f"<suite>/{POOL_FILE}: where a pool's tasks came from, and what was left out (harness pool import)",
+                 PoolRecord),
+    }
 
     if out is not None:
         if name is not None:

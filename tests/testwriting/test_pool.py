@@ -11,6 +11,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import jsonschema
 import pytest
 from typer.testing import CliRunner
 
@@ -208,11 +209,12 @@ def test_bad_input_is_one_line_and_exit_2(args, message, tmp_path, monkeypatch):
     assert got.exit_code == 2 and got.output.strip() == "error: " + message.format(missing=missing)
 
 
-def test_a_pool_suite_is_found_by_name_with_its_record(checkout):
+def test_a_pool_suite_is_found_by_name_with_its_record_as_its_schema_says(checkout):
     import_pool(str(checkout), "named")
     suite = find_suite("named")
     record = json.loads((suite.path / POOL_FILE).read_text())
     assert suite.origin == "user" and {t["slug"] for t in record["tasks"]} == {t.slug for t in suite.tasks}
+    jsonschema.validate(record, json.loads(CliRunner().invoke(app, ["schema", "pool"]).stdout))
 
 
 def test_humaneval_without_its_package_says_how_to_install_it(monkeypatch):

@@ -31,6 +31,7 @@ from .task_files import PoolFunction, slug_of
 DateFrom = Literal["published", "git", "given"]  # where a task's date came from
 _NOT_LOOKED_IN = frozenset({"__pycache__", "site-packages", "node_modules", "venv"})
 _TEST_FOLDERS = frozenset({"tests", "test"})
+MAX_BYTES = 1_000_000  # a file's size past which it is not parsed
 
 
 @dataclass(frozen=True)
@@ -111,6 +112,9 @@ def from_folder(folder: Path, written_after: datetime.date | None) -> tuple[list
             continue
         if _is_test_file(rel):
             skipped.append(Skipped(rel, "*", "a test file"))
+            continue
+        if (folder / rel).stat().st_size > MAX_BYTES:
+            skipped.append(Skipped(rel, "*", f"larger than {MAX_BYTES:,} bytes (generated code, most likely)"))
             continue
         try:
             result = scan(decode_text((folder / rel).read_bytes(), rel), rel)
