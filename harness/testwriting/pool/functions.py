@@ -212,7 +212,10 @@ class _Module:
                 _pure_import(inner)
         for read in sorted(self._reads(node)):
             if read in self.bindings:
-                self.needs(read, seen)
+                try:
+                    self.needs(read, seen)
+                except LeftOut as exc:  # say which name leads to the rule it breaks
+                    raise LeftOut(str(exc) if str(exc).startswith(f"uses {read}") else f"uses {read}, which {exc}")
             elif read.startswith("__") and read.endswith("__"):
                 raise LeftOut(f"reads its module's {read}")
             elif read in UNSAFE_BUILTINS:
