@@ -111,6 +111,17 @@ def answer():
     return 42
 
 
+def _load(path):
+    return open(path).read()
+
+
+SETTINGS = _load("settings.txt")  # I/O at import: what reads it is left out
+
+
+def setting(key):
+    return SETTINGS[key]
+
+
 class Box:
     def get(self, key):
         return key
@@ -156,6 +167,8 @@ def test_a_checkouts_functions_are_dated_by_their_last_change(checkout, tmp_path
         ("lib/numbers_.py", "shout"): "calls print (I/O)",
         ("lib/numbers_.py", "sep"): "uses os (the file system, the process or the interpreter)",
         ("lib/numbers_.py", "answer"): "takes no arguments (nothing for a test to vary)",
+        ("lib/numbers_.py", "_load"): "calls open (I/O)",
+        ("lib/numbers_.py", "setting"): "uses SETTINGS, which uses _load, which calls open (I/O)",
         ("lib/numbers_.py", "Box.get"): "a method (only top-level functions are tasks)",
         ("lib/test_numbers.py", "*"): "a test file",
     }
