@@ -48,8 +48,9 @@ def test_humaneval_gives_its_164_problems_dated_by_the_paper(humaneval):
     tests = task.read_text(f"{module}_test.py")
     assert f"from {module} import has_close_elements\n\ncandidate = has_close_elements" in tests
     assert tests.count("\ndef test_check_") == 7
-    # check's helpers are the test file's own, never the candidate's
-    assert "def poly(" in suite.task("humaneval-32-find-zero").read_text("humaneval_32_find_zero_test.py")
+    # check reads the prompt's helpers from the program, as HumanEval runs it; a copy would embed the reference
+    tests = suite.task("humaneval-32-find-zero").read_text("humaneval_32_find_zero_test.py")
+    assert "from humaneval_32_find_zero import find_zero, poly\n" in tests and "def poly(" not in tests
 
 
 @pytest.mark.docker

@@ -8,8 +8,10 @@ assertions. Its task: the reference is prompt + solution; the stub is the prompt
 body that raises NotImplementedError; the tests are check as pytest tests, one test per
 statement of check's body that asserts, each preceded by the statements before it that do
 not (the set-up they may read), with `candidate` the entry point imported from the task's
-module. The helpers check calls (`poly`, `encode_cyclic`) are the prompt's, copied into the
-test file, so that the oracle is the test's own code, never the candidate's."""
+module. The prompt's helpers that check calls (`poly`, `encode_cyclic`) are imported from the
+task's module too, as HumanEval's own evaluation runs check in the program's namespace; a
+copy in the test file would be a copy of the solution's code, which test-writing scoring
+refuses as embedding the reference. The prompt's imports that check reads are copied."""
 
 from __future__ import annotations
 
@@ -94,21 +96,14 @@ def _defined(node: ast.stmt) -> set[str]:
     return set()
 
 
-def _helpers(prompt: str, tree: ast.Module, entry_point: str, used: set[str]) -> list[str]:
-    """The prompt's imports, and its top-level definitions other than the entry point that
-    `used` names, directly or through one another, in the prompt's order."""
-    imports = [_segment(prompt, n) for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
-    defs = [n for n in tree.body if _defined(n) and entry_point not in _defined(n)]
-    wanted: list[ast.stmt] = []
-    grew = True
-    while grew:
-        grew = False
-        for node in defs:
-            if node not in wanted and _defined(node) & used:
-                wanted.append(node)
-                used |= _names(node)
-                grew = True
-    return imports + [_segment(prompt, n) for n in defs if n in wanted]
+def _from_prompt(prompt: str, entry_point: str, used: set[str]) -> tuple[list[str], list[str]]:
+    """What check reads of the prompt: its import statements (copied), and the names of its
+    other top-level definitions (imported from the task's module)."""
+    tree = ast.parse(prompt)
+    imports = [_segment(prompt, n) for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))
+               and {a.asname or a.name.split(".")[0] for a in n.names} & used]
+    helpers = sorted({name for n in tree.body for name in _defined(n)} & used - {entry_point})
+    return imports, helpers
 
 
 def _asserts(stmt: ast.stmt) -> bool:
@@ -134,15 +129,15 @@ def check_as_pytest(problem: Problem, module: str) -> str:
             setup.append(text)
     if not tests:
         raise BadInput(f"{problem.task_id}: its check asserts nothing")
-    prompt_tree = ast.parse(problem.prompt)
-    helpers = _helpers(problem.prompt, prompt_tree, problem.entry_point, _names(tree))
+    imports, helpers = _from_prompt(problem.prompt, problem.entry_point, _names(tree))
     parts = [
         f'"""{problem.task_id} ({problem.entry_point}): the problem\'s own check(candidate) as pytest tests: '
         "one test for\neach statement of check that asserts, after the statements before it that do not."
         '"""',
-        *helpers,
+        *imports,
         *prologue,
-        f"from {module} import {problem.entry_point}\n\ncandidate = {problem.entry_point}  # check's name for it",
+        f"from {module} import {', '.join([problem.entry_point, *helpers])}\n\n"
+        f"candidate = {problem.entry_point}  # check's name for it",
     ]
     parts += [f"def test_check_{i}():\n{textwrap.indent(body, '    ')}" for i, body in enumerate(tests, 1)]
     return "\n\n\n".join(p.strip("\n") for p in parts) + "\n"
