@@ -158,8 +158,12 @@ class _Module:
         self.future = [s for s in self.tree.body if isinstance(s, ast.ImportFrom) and s.module == "__future__"]
 
     def _table(self, node: ast.FunctionDef | ast.ClassDef) -> symtable.SymbolTable:
-        return next(t for t in self.symbols.get_children() if t.get_name() == node.name and t.get_lineno() in
-                    (node.lineno, *(d.lineno for d in node.decorator_list)))
+        lines = (node.lineno, *(d.lineno for d in node.decorator_list))  # Pythons differ on which they give
+        found = next((t for t in self.symbols.get_children() if t.get_name() == node.name and t.get_lineno() in lines),
+                     None)
+        if found is None:  # never seen; a rule that cannot be checked is not taken as met
+            raise LeftOut(f"the compiler's scope of {node.name} was not found")
+        return found
 
     def _reads(self, node: ast.stmt) -> set[str]:
         """The module-level names a top-level statement reads, when it runs or is called."""
