@@ -112,6 +112,10 @@ def answer():
     return 42
 
 
+def __special__(x):
+    return x
+
+
 def _load(path):
     return open(path).read()
 
@@ -168,6 +172,7 @@ def test_a_checkouts_functions_are_dated_by_their_last_change(checkout, tmp_path
         ("lib/numbers_.py", "shout"): "calls print (I/O)",
         ("lib/numbers_.py", "sep"): "uses os (the file system, the process or the interpreter)",
         ("lib/numbers_.py", "answer"): "takes no arguments (nothing for a test to vary)",
+        ("lib/numbers_.py", "__special__"): "a dunder name (the test round's proxy answers those itself)",
         ("lib/numbers_.py", "_load"): "calls open (I/O)",
         ("lib/numbers_.py", "setting"): "uses SETTINGS, which uses _load, which calls open (I/O)",
         ("lib/numbers_.py", "Box.get"): "a method (only top-level functions are tasks)",

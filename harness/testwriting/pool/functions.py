@@ -6,8 +6,9 @@ validated or used).
 A function becomes a task when what it needs can be carried into a module of its own that
 imports and runs without side effects, as far as its syntax shows. The rules:
 - it is a top-level `def`: not a method, not async, not decorated (a decorator runs code at
-  import), not a test (`test_*`); it takes an argument (a test has something to vary) and
-  does not raise NotImplementedError (an abstract function has nothing to test);
+  import), not a test (`test_*`), not a dunder (the test round's proxy answers those
+  itself); it takes an argument (a test has something to vary) and does not raise
+  NotImplementedError (an abstract function has nothing to test);
 - every global name it reads, and every name its helpers read, is one of: a builtin other
   than those that do I/O or run code (`UNSAFE_BUILTINS`); a name bound by a module-level
   import of a pure standard-library module (`PURE_MODULES`: no file system, process,
@@ -276,6 +277,8 @@ class _Module:
             raise LeftOut("decorated (a decorator runs code at import)")
         if node.name.startswith("test"):
             raise LeftOut("a test")
+        if node.name.startswith("__") and node.name.endswith("__"):
+            raise LeftOut("a dunder name (the test round's proxy answers those itself)")
         args = node.args
         if not (args.posonlyargs or args.args or args.kwonlyargs or args.vararg or args.kwarg):
             raise LeftOut("takes no arguments (nothing for a test to vary)")
