@@ -34,6 +34,7 @@ def test_a_folder_is_its_regular_files_and_links_are_never_followed(tmp_path):
     assert list(regular_files(ws)) == ["a.cpp", "src/deep/b.h", "src-x.h"]  # folder by folder, as sorted Paths
     assert read_files(ws) == workspace_files(ws) == {"a.cpp": b"int a;", "src/deep/b.h": b"int b;", "src-x.h": b"x"}
     assert regular_files(tmp_path / "missing") == {}
+    assert list(regular_files(ws, enter=lambda name: name != "deep")) == ["a.cpp", "src-x.h"]  # a folder not entered
 
 
 def test_emptying_a_folder_removes_links_not_what_they_point_to(tmp_path):
