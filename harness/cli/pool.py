@@ -32,7 +32,8 @@ def _date(text: Optional[str]) -> datetime.date | None:
 @handled
 def pool_import(
     source: str = typer.Argument(PACKAGE, help=f"a folder or git checkout of Python code, or {PACKAGE!r} "
-                                               "(HumanEval's problems from the installed package)"),
+                                               "(HumanEval's problems from the installed package; a folder of "
+                                               f"that name is ./{PACKAGE})"),
     name: str = typer.Option(..., "--name", help="the suite's name"),
     written_after: Optional[str] = typer.Option(
         None, "--written-after", metavar="DATE",
