@@ -70,18 +70,18 @@ the importer could use, so this only checks that it is there and runs past its f
 arguments: it returns, or raises anything but NotImplementedError. A test-writing trial replaces
 this file with the suite the model writes."""
 
-import pytest
-
 from {module} import {fn.function}
 
 
 def test_{fn.function}_runs():
     try:
         {fn.function}({args})
+        unimplemented = False
     except NotImplementedError:
-        pytest.fail("{fn.function} raises NotImplementedError")
+        unimplemented = True
     except Exception:
-        pass  # None is seldom a valid argument: any other error means the body ran
+        unimplemented = False  # None is seldom a valid argument: any other error means the body ran
+    assert not unimplemented, "{fn.function} raises NotImplementedError"
 '''
 
 
