@@ -72,7 +72,19 @@ class TracedSuite(Record):
     kill_rate: float | None
 
 
-Provenance = Annotated[Union[CorrectedValues, TeacherSuite, TracedSuite], Field(discriminator="source")]
+class RunSuite(Record):
+    """Where a row's suite came from as the model wrote it: a round of a test-writing run."""
+
+    source: Literal["run"] = "run"
+    run: str
+    config: str
+    trial: int
+    round: int
+    valid: bool
+    kill_rate: float | None
+
+
+Provenance = Annotated[Union[RunSuite, CorrectedValues, TeacherSuite, TracedSuite], Field(discriminator="source")]
 
 
 class SftRow(Record):

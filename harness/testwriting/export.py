@@ -51,7 +51,7 @@ from ..store import RunFolder
 from ..suite import suite_of_run
 from ..task import Task
 from ..sandbox.base import Sandbox
-from ..training_files import MANIFEST_FILE, SFT_FILE, ChatMessage, CorrectedValues, SftRow, TracedSuite, write_jsonl
+from ..training_files import MANIFEST_FILE, SFT_FILE, ChatMessage, CorrectedValues, RunSuite, SftRow, TracedSuite, write_jsonl
 from .corrected import Corrected, correct_all
 from .traces import traced_all, traces_for
 from .score import SuiteToScore, score_suites
@@ -72,6 +72,8 @@ class PreferenceRow(Record):
     rejected: list[ChatMessage] = Field(min_length=1)
     chosen_score: dict[str, float | bool | None]
     rejected_score: dict[str, float | bool | None]
+    chosen_from: RunSuite | None = None    # the rounds the two answers were written in
+    rejected_from: RunSuite | None = None
 
 
 class TestsGrpoRow(Record):
@@ -125,6 +127,10 @@ class WrittenSuite:
 
     def score(self) -> dict[str, float | bool | None]:
         return {"valid": self.valid, "kill_rate": self.kill_rate}
+
+    def provenance(self) -> RunSuite:
+        return RunSuite(run=self.run, config=self.config, trial=self.trial, round=self.round, valid=self.valid,
+                        kill_rate=self.kill_rate)
 
 
 def prompt_for(task: Task, contract: PromptContract) -> list[ChatMessage]:
@@ -280,11 +286,12 @@ def export_suites(runs: list[Path], out: Path, *, min_kill: float = 0.8, margin:
         return f"{out.name}/{s.task.slug}"
 
     good = [s for s in suites if s.valid and (s.kill_rate or 0.0) >= min_kill]
-    sft = [SftRow(task_id=task_id(s), source_task=s.source_task, messages=[*s.prompt, *answer_for(s.task, s.text)])
-           for s in good]
+    sft = [SftRow(task_id=task_id(s), source_task=s.source_task, messages=[*s.prompt, *answer_for(s.task, s.text)],
+                  provenance=s.provenance()) for s in good]
     prefs = [PreferenceRow(task_id=task_id(a), source_task=a.source_task, prompt=a.prompt,
                            chosen=answer_for(a.task, a.text), rejected=answer_for(b.task, b.text),
-                           chosen_score=a.score(), rejected_score=b.score())
+                           chosen_score=a.score(), rejected_score=b.score(), chosen_from=a.provenance(),
+                           rejected_from=b.provenance())
              for a, b in preference_pairs(suites, margin, pairs_per_task)]
     firsts = {s.source_task: s for s in reversed(suites)}
     grpo = [TestsGrpoRow(task_id=task_id(s), source_task=s.source_task, suite_path=str(s.task.path.parent),
