@@ -249,9 +249,10 @@ class Language(ABC):
         it as comments (the trace scratchpad); None where the language traces nothing."""
         return None
 
-    def separate(self, task: Task, survivors: Sequence[Mutant], session: SandboxSession) -> dict[str, str]:
+    def separate(self, task: Task, survivors: Sequence[Mutant], session: SandboxSession) -> dict[int, str]:
         """Of the mutants the task's own tests miss, those an input search tells from the
-        correct solution (by label, the separating call as text): not equivalent, so a
+        correct solution (by their place in `survivors`: labels are not unique; the separating
+        call as text): not equivalent, so a
         written suite may earn credit for catching them. None where the language has none."""
         return {}
 

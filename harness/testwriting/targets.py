@@ -76,7 +76,7 @@ class TargetSet(Record):
 
 
 def _cache_path(task: Task, cap: int | None, seed: int) -> Path:
-    return cache_dir() / "testwriting" / f"{task.slug}-{task.content_hash[:16]}-cap{cap or 'all'}-seed{seed}-v2.json"
+    return cache_dir() / "testwriting" / f"{task.slug}-{task.content_hash[:16]}-cap{cap or 'all'}-seed{seed}-v3.json"
 
 
 def find_targets(task: Task, session: SandboxSession, *, mutant_cap: int | None = None, mutant_seed: int = 0,
@@ -92,14 +92,17 @@ def find_targets(task: Task, session: SandboxSession, *, mutant_cap: int | None 
     language = language_for(task)
     mutants = language.mutants(task.reference_files(), cap=mutant_cap, seed=mutant_seed)
     results = run_mutants(task, mutants, session)
-    separated = language.separate(task, [r.mutant for r in results if r.outcome is MutantOutcome.survived], session)
+    survivors = [i for i, r in enumerate(results) if r.outcome is MutantOutcome.survived]
+    # By the mutant's place, not its label: two mutants at one place (1 -> 0, 1 -> 2) share one.
+    told = language.separate(task, [results[i].mutant for i in survivors], session)
+    separated = {survivors[n]: witness for n, witness in told.items()}
     # Mutants first, in file order: a header mutant forces the test unit to recompile, and
     # C++'s mutants put the .cpp's before the .h's, so those come last together.
     targets = [Target(kind=TargetKind.mutant, name=r.mutant.label, mutant=r.mutant, found_by="task tests")
                if r.outcome is MutantOutcome.killed else
                Target(kind=TargetKind.mutant, name=r.mutant.label, mutant=r.mutant, found_by="input search",
-                      witness=separated[r.mutant.label])
-               for r in results if r.outcome is MutantOutcome.killed and not r.timeout or r.mutant.label in separated]
+                      witness=separated[i])
+               for i, r in enumerate(results) if r.outcome is MutantOutcome.killed and not r.timeout or i in separated]
     targets += [Target(kind=TargetKind.faulty, name=name) for name in faulty_controls(task)]
     found = TargetSet(
         slug=task.slug, content_hash=task.content_hash, mutant_cap=mutant_cap, mutant_seed=mutant_seed,

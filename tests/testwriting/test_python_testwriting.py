@@ -208,3 +208,27 @@ def test_gold_suites_export_with_trace_scratchpads(runs, docker_sandbox, tmp_pat
     assert "# trace of clamp(-3, 0, 10) on the correct solution:" in answer and "#   returns 0" in answer
     assert "trace the correct solution" in by_task["clamp"]["messages"][0]["content"]
     assert by_task["clamp"]["provenance"]["source"] == "traced" and by_task["clamp"]["provenance"]["traces"] == 5
+
+
+def test_two_mutants_at_one_place_are_told_apart_by_the_search(docker_sandbox, tmp_path):
+    """`x * 2 > 1` with its 1 shifted both ways: one label for two mutants. `> 0` is
+    equivalent on integers; `> 2` differs at f(1), which the search tries (2 - 1). Only the
+    second is a target."""
+    from harness.testwriting.targets import find_targets
+
+    line = "    return 0 if x * 2 > 1 else 1\n"
+    root = tmp_path / "small"
+    (root / ".meta").mkdir(parents=True)
+    (root / "small.py").write_text("def small(x):\n    pass\n")
+    (root / ".meta" / "example.py").write_text("def small(x):\n" + line)
+    (root / "small_test.py").write_text("from small import small\n\n\ndef test_two():\n    assert small(2) == 0\n")
+    (root / ".meta" / "config.json").write_text(json.dumps({"files": {
+        "solution": ["small.py"], "test": ["small_test.py"], "example": [".meta/example.py"]}}))
+    task = load_task(root)
+    with docker_sandbox.session("one-place") as session:
+        targets = find_targets(task, session, mutant_cap=None, use_cache=False)
+    column = line.index("> 1") + 3  # 1-based: the 1
+    at_one = {t.mutant.replacement: t.witness for t in targets.targets
+              if t.mutant is not None and t.mutant.line == 2 and t.mutant.column == column}
+    assert at_one == {"2": "small(1)"}
+    assert targets.separated == sum(t.found_by == "input search" for t in targets.targets)

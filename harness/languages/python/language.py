@@ -88,7 +88,7 @@ class Python(Language):
                              report: TestReport, written_for: Callable[[bytes], Task]) -> AssertionCount | None:
         return written.evaluated_assertions(task, test_file, source, session)
 
-    def separate(self, task: Task, survivors: Sequence[Mutant], session: SandboxSession) -> dict[str, str]:
+    def separate(self, task: Task, survivors: Sequence[Mutant], session: SandboxSession) -> dict[int, str]:
         return separate(task, survivors, session)
 
     def traced_suite(self, task: Task, source: bytes, session: SandboxSession) -> bytes | None:

@@ -108,8 +108,9 @@ def _read(data: bytes) -> dict[tuple[str, str], str]:
     return out
 
 
-def separate(task: Task, survivors: Iterable[Mutant], session: SandboxSession) -> dict[str, str]:
-    """The survivors an input separates from the correct solution, by label, each with the
+def separate(task: Task, survivors: Iterable[Mutant], session: SandboxSession) -> dict[int, str]:
+    """The survivors an input separates from the correct solution, by their place in
+    `survivors` (two mutants at one place share a label), each with the
     call that separates it (`f(1, 2)`)."""
     survivors = list(survivors)
     modules = [f for f in task.solution_files if "/" not in f and f.endswith(".py")]
@@ -136,10 +137,10 @@ def separate(task: Task, survivors: Iterable[Mutant], session: SandboxSession) -
     runs = [_read(got.contents[n]) for n in range(len(variants))]
     stable = {k: v for k, v in runs[0].items() if runs[1].get(k) == v and v != "timeout"}
     out = {}
-    for mutant, results in zip(survivors, runs[2:]):
+    for n, results in enumerate(runs[2:]):
         for (function, args), expected in stable.items():
             result = results.get((function, args))
             if result is not None and result not in (expected, "timeout"):
-                out[mutant.label] = function + (args[:-2] + ")" if args.endswith(",)") else args)
+                out[n] = function + (args[:-2] + ")" if args.endswith(",)") else args)
                 break
     return out
