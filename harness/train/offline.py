@@ -7,13 +7,15 @@ its card."""
 from __future__ import annotations
 
 import time
+from pathlib import Path
+from typing import Callable
 
 from rich.console import Console
 
 from ..errors import BadInput
-from .checkpoints import TrainRun
-from .config import TrainConfig
-from .model import quiet_and_synchronised
+from .checkpoints import TrainRun, TrainRunManifest
+from .config import TrainConfig, resolve_device, use_bf16
+from .model import base_ref, init_adapter_dir, load_tokenizer, policy, quiet_and_synchronised
 from .steplog import EndRecord, StartRecord, append
 
 
@@ -60,3 +62,41 @@ def _eval_loss(trainer, max_length_setting: str) -> float:
         raise BadInput(f"every scored example's answer lies beyond {max_length_setting} tokens; "
                        f"raise it with --set {max_length_setting.split('=')[0]}=N")
     return loss
+
+
+def train_offline(kind: str, *, base: str, out: str, config: TrainConfig, init_adapter: str | None,
+                  runs_dir: Path, console: Console, load: Callable, records: Callable, make_args: Callable,
+                  trainer_class: Callable, step_builder, line, settings, what: str) -> TrainRun:
+    """One run of a stage trained on fixed data: `load` the rows from the data, claim the
+    run, build `kind`'s trainer over `records(rows)` (the first `settings.eval_rows` scored
+    before and after) with the policy (a new adapter, or `init_adapter` continued), fit it
+    and publish the adapter. `what` names a row in the headline (examples, preference pairs)."""
+    # datasets and the step logger's torch are the train extra's: imported when training starts
+    from datasets import Dataset
+
+    from .step_callback import StepLogger
+
+    base = base_ref(base)
+    rows, source = load()
+    run = TrainRun.new(runs_dir, TrainRunManifest(
+        kind=kind, name=out, base_model=base, init_adapter=init_adapter, data=[str(source.jsonl)],
+        curriculum=str(source.curriculum) if source.curriculum else None, dataset_hash=source.dataset_hash,
+        trained_on_tasks=source.trained_on_tasks, config=config))
+    adapter_dir = init_adapter_dir(init_adapter, base) if init_adapter else None
+    device = resolve_device(config.runtime)
+    bf16 = use_bf16(config.runtime, device)
+    args = make_args(config, run.trainer_dir, device, bf16)
+    main = begin(run, args, config, f"{kind} {out}: {len(rows)} {what}, base {base}"
+                 f"{', from adapter ' + init_adapter if init_adapter else ''}, {device}{' bf16' if bf16 else ''}",
+                 console)
+    made = records(rows)
+    scored = Dataset.from_list(made[: settings.eval_rows]) if settings.eval_rows else None
+    model, peft_config = policy(base, bf16, adapter_dir, config.lora)
+    trainer = trainer_class(
+        model=model, args=args, train_dataset=Dataset.from_list(made), eval_dataset=scored,
+        processing_class=load_tokenizer(base), peft_config=peft_config,
+        callbacks=[StepLogger(run.log_path, console, f"{kind} {out}", step_builder, line, main)],
+    )
+    fit_and_publish(run, trainer, scored=len(scored) if scored is not None else 0,
+                    max_length_setting=f"{kind}.max_length={settings.max_length}", main=main, console=console)
+    return run

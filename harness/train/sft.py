@@ -11,11 +11,10 @@ from pathlib import Path
 from rich.console import Console
 
 from ..errors import BadInput
-from .checkpoints import TrainRun, TrainRunManifest
-from .config import TrainConfig, common_trainer_args, resolve_device, use_bf16, world_size
+from .checkpoints import TrainRun
+from .config import TrainConfig, common_trainer_args, world_size
 from .data import load_sft, sft_records
-from .model import base_ref, init_adapter_dir, load_tokenizer, policy
-from .offline import begin, fit_and_publish
+from .offline import train_offline
 from .steplog import sft_line, sft_step_builder
 
 
@@ -48,35 +47,10 @@ def train_sft(
     runs_dir: Path = Path("runs"),
     console: Console | None = None,
 ) -> TrainRun:
-    # datasets, trl and the step logger's torch are the train extra's: imported when training starts
-    from datasets import Dataset
+    # trl is the train extra's: imported when training starts
     from trl import SFTTrainer
 
-    from .step_callback import StepLogger
-
-    console = console or Console(stderr=True)
-    base = base_ref(base)
-    rows, source = load_sft(data)
-    run = TrainRun.new(runs_dir, TrainRunManifest(
-        kind="sft", name=out, base_model=base, init_adapter=init_adapter, data=[str(source.jsonl)],
-        curriculum=str(source.curriculum) if source.curriculum else None, dataset_hash=source.dataset_hash,
-        trained_on_tasks=source.trained_on_tasks, config=config))
-    adapter_dir = init_adapter_dir(init_adapter, base) if init_adapter else None
-    device = resolve_device(config.runtime)
-    bf16 = use_bf16(config.runtime, device)
-    args = sft_args(config, run.trainer_dir, device, bf16)
-    main = begin(run, args, config, f"sft {out}: {len(rows)} examples, base {base}"
-                 f"{', from adapter ' + init_adapter if init_adapter else ''}, {device}{' bf16' if bf16 else ''}",
-                 console)
-
-    records = sft_records(rows)
-    scored = Dataset.from_list(records[: config.sft.eval_rows]) if config.sft.eval_rows else None
-    model, peft_config = policy(base, bf16, adapter_dir, config.lora)
-    trainer = SFTTrainer(
-        model=model, args=args, train_dataset=Dataset.from_list(records), eval_dataset=scored,
-        processing_class=load_tokenizer(base), peft_config=peft_config,
-        callbacks=[StepLogger(run.log_path, console, f"sft {out}", sft_step_builder(), sft_line, main)],
-    )
-    fit_and_publish(run, trainer, scored=len(scored) if scored is not None else 0,
-                    max_length_setting=f"sft.max_length={config.sft.max_length}", main=main, console=console)
-    return run
+    return train_offline("sft", base=base, out=out, config=config, init_adapter=init_adapter, runs_dir=runs_dir,
+                         console=console or Console(stderr=True), load=lambda: load_sft(data), records=sft_records,
+                         make_args=sft_args, trainer_class=SFTTrainer, step_builder=sft_step_builder(), line=sft_line,
+                         settings=config.sft, what="examples")
