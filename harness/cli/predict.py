@@ -1,4 +1,5 @@
-"""`harness predict`: output-prediction items (`build`) and a model scored on them (`eval`)."""
+"""`harness predict`: output-prediction items (`build` from a suite, `import` from files of
+other shapes) and a model scored on them (`eval`)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,10 @@ import typer
 from rich.table import Table
 
 from ..predict.build import build
-from ..predict.config import PredictBuildConfig, PredictEvalConfig
+from ..predict.build import Built
+from ..predict.config import PredictBuildConfig, PredictEvalConfig, ProblemsImportConfig
 from ..predict.evaluate import evaluate
+from ..predict.problems import import_problems
 from ..records import TrialOutcome
 from .app import app, console, err, handled
 from .options import comma_list, default, from_options
@@ -21,6 +24,8 @@ predict_app = typer.Typer(
     help="Output prediction: items of (code, call) -> observed value (build), a model scored on them (eval).",
 )
 app.add_typer(predict_app, name="predict")
+import_app = typer.Typer(no_args_is_help=True, help="Prediction sets from files of other shapes than a suite.")
+predict_app.add_typer(import_app, name="import")
 
 
 @predict_app.command("build")
@@ -60,6 +65,11 @@ def build_cmd(
     built = build(config, progress=progress, notice=lambda m: err.print(m, markup=False, highlight=False))
     if err.is_terminal and done[0]:
         err.print()  # end the counter's line
+    print_built(built)
+
+
+def print_built(built: Built) -> None:
+    """A written set: its items per split and source, and what was left out and why."""
     m = built.manifest
     table = Table(show_header=True, header_style="bold", title=f"{built.path}: {sum(m.items.values())} items")
     for col in ("split", "items", "tasks"):
@@ -72,6 +82,32 @@ def build_cmd(
         console.print("left out: " + "; ".join(f"{k}: {v}" for k, v in m.dropped.items()))
     if m.skipped_tasks:
         console.print("tasks without items: " + "; ".join(f"{k} ({v})" for k, v in m.skipped_tasks.items()))
+
+
+@import_app.command("problems")
+@handled
+def import_problems_cmd(
+    path: Path = typer.Argument(..., help="a JSONL of problems (CodeContests' shape; docs/self-execution.md)"),
+    out: str = typer.Option(..., help="the set's name (a folder under the root)"),
+    solutions: int = typer.Option(default(ProblemsImportConfig, "solutions"), help="Python 3 solutions run per problem"),
+    tests: int = typer.Option(default(ProblemsImportConfig, "tests"), help="tests run per problem, public first"),
+    eval_tasks: Optional[str] = typer.Option(None, "--eval-tasks", help="comma-separated problems whose items are eval only"),
+    eval_share: Optional[float] = typer.Option(None, "--eval-share", help="share of problems drawn for eval (default 0.2)"),
+    seed: int = typer.Option(default(ProblemsImportConfig, "seed"), help="seed of the split"),
+    root: Optional[Path] = typer.Option(None, help="the folder sets go in (default: ./curricula)"),
+    replace: bool = typer.Option(False, help="overwrite a set of the same name"),
+    sandbox: str = typer.Option(default(ProblemsImportConfig, "sandbox"), help="docker, local, or auto"),
+    workers: Optional[int] = typer.Option(None, help="parallel sandbox sessions (default: one per core)"),
+    timeout: float = typer.Option(default(ProblemsImportConfig, "run_timeout_s"), help="seconds for one solution on one test"),
+):
+    """(program, stdin) -> stdout items: each problem's Python 3 solutions run on its tests in
+    the sandbox; a run that prints the file's expected output (token by token, numbers within
+    1e-5) is an item whose truth is the printed output, split by problem into train and eval."""
+    config = from_options(ProblemsImportConfig, dict(
+        path=path, out=out, solutions=solutions, tests=tests, eval_tasks=comma_list(eval_tasks), eval_share=eval_share,
+        seed=seed, root=root, replace=replace, sandbox=sandbox, workers=workers, run_timeout_s=timeout,
+    ), flags={"run_timeout_s": "timeout"})
+    print_built(import_problems(config, notice=lambda m: err.print(m, markup=False, highlight=False)))
 
 
 def print_breakdown(run_dir: Path) -> None:

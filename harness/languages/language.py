@@ -5,18 +5,26 @@ in the sandbox.
 A language's probe (`CallProbe`) is what the verifier, output prediction and fill ask of
 it: a task's calls prepared once, then run on any candidate's files in a session, giving
 back each run's stream of per-call records and a status (probe/result.py); the values are
-compared in the harness's process (probe/compare.py), never in the language's."""
+compared in the harness's process (probe/compare.py), never in the language's.
+
+Output prediction (predict/) asks a language for the calls of a task that has no verifier
+checks (`item_calls`), observes them with its probe (`observe_calls`), runs a program of the
+language on a standard input (`run_on_stdin`), and speaks of its code in the language's
+own terms (`prediction_terms`: the prompt's words, how a value is written in an answer and
+read back)."""
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, ClassVar, Mapping, Sequence
+from typing import Any, Callable, ClassVar, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
 from ..probe.result import Observation, ProbeRun, call_records
+from ..errors import BadInput
+from ..probe.compare import AnswerForm
 from ..records import AssertionCount, Record, ScreenFlag, SuiteShape, TestReport
 from ..sandbox.base import SandboxSession
 from ..task import Task
@@ -126,6 +134,43 @@ class CallProbe(ABC):
         return Observation(run.status, run.reason, call_records(run, len(self.calls)), run)
 
 
+@dataclass
+class ItemCalls:
+    """The calls output prediction asks of a task without verifier checks: (where each comes
+    from, the call), what the prompt shows before them (`prelude`), and whether each call is
+    one of the task's own test cases (observed by running the test file, not a driver)."""
+
+    calls: list[tuple[str, str]]
+    prelude: str = ""
+    from_cases: bool = False
+
+
+@dataclass(frozen=True)
+class PredictionTerms:
+    """How an output-prediction prompt speaks of a language's code, and how an answer writes
+    the probe's values: `render` gives a value's text (None: the value has none, and is no
+    item), `read` a text's value in the probe's schema (ValueError: not a value)."""
+
+    answer: AnswerForm     # names the form in an item's comparison rule (probe/compare.py)
+    fence: str             # the code block's language tag
+    comment: str           # starts the line that names a file in the code block
+    system: str
+    format: str            # how to write the answer
+    throws: str            # the word before an exception's type ("throws ", "raises ")
+    render: Callable[[Any], str | None]
+    read: Callable[[str], Any]
+
+
+@dataclass
+class StdinRun:
+    """A program run on one standard input: its exit status (None: killed for its time),
+    what it wrote to standard output (at most the bound asked, `over` when it wrote more)."""
+
+    exit_code: int | None
+    stdout: bytes
+    over: bool = False
+
+
 class Language(ABC):
     """How the harness judges a language's code: a task's tests built and run in a sandbox
     session, its test cases counted from the task's own files, mutants of a solution."""
@@ -209,6 +254,31 @@ class Language(ABC):
         """The task's own test cases as calls, one per case in `case_texts` order, each
         observing how its case ended; None where they cannot be a verifier's checks: where
         their expected values would reach the candidate's process."""
+
+    # Output prediction (predict/) ----------------------------------------------------------
+
+    @abstractmethod
+    def prediction_terms(self) -> PredictionTerms: ...
+
+    @abstractmethod
+    def item_calls(self, task: Task) -> ItemCalls:
+        """The calls a task without verifier checks offers output prediction."""
+
+    def default_prelude(self, task: Task) -> str:
+        """What a verifier call runs after when its verifier.toml gives no prelude."""
+        return ""
+
+    def observe_calls(self, task: Task, files: Mapping[str, bytes], calls: Sequence[str], session: SandboxSession, *,
+                      includes: Sequence[str] = (), prelude: str = "", runs: int = 1) -> Observation:
+        """`calls` (driver calls, or the task's own test cases as `item_calls` gives them)
+        run on `files`."""
+        return self.call_probe(task, calls, includes=includes, prelude=prelude).observe(files, session, runs=runs)
+
+    def run_on_stdin(self, program: bytes, inputs: Sequence[bytes], session: SandboxSession, *, timeout_s: float,
+                     stdout_bytes: int) -> list[StdinRun]:
+        """A whole program of the language run on each input in turn, as the runner, each run
+        from nothing; bad input where the language runs no such programs."""
+        raise BadInput(f"{self.layout.name}: programs on a standard input are not run in this language")
 
     # Written test suites (testwriting/) ---------------------------------------------------
 

@@ -13,3 +13,12 @@ _LANGUAGES: dict[str, Language] = {lang.layout.name: lang for lang in (Cpp(), Py
 
 def language_for(task: Task) -> Language:
     return _LANGUAGES[task.layout.name]
+
+
+def language_named(name: str) -> Language:
+    """The language of a layout's name (`Layout.name`)."""
+    return _LANGUAGES[name]
+
+
+def languages() -> list[Language]:
+    return list(_LANGUAGES.values())

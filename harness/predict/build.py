@@ -3,12 +3,14 @@
 A task's calls are its verifier checks' (`.meta/verifier.toml`: the task's inputs, written
 to be probed) when it has them, else its own test cases, each case a call whose
 observations are the assertions it reaches (languages/cpp/probe/cases.py), shown with the test file
-around it. Every version of the code — the reference, the faulty controls, a few compiling
-mutants of the reference, and the model answers recorded in runs (every round's workspace
-snapshot) — is built once with the probe (harness/languages/cpp/probe: `observe`; the driver of the
-calls, or the task's own test file against the recording Catch2 stand-in) and runs all the
-task's calls, twice. A call whose two runs agree is an item; the truth is what the program
-did, never what the reference did.
+around it; a Python task's, the calls its tests make (languages/python/prediction.py): what
+the task's language offers (`Language.item_calls`). Every version of the code — the
+reference, the faulty controls, a few compiling mutants of the reference, and the model
+answers recorded in runs (every round's workspace snapshot) — is built once with the
+language's probe (`Language.observe_calls`: C++'s driver of the calls, or the task's own
+test file against the recording Catch2 stand-in; Python's driver with the candidate behind
+the proxy) and runs all the task's calls, twice. A call whose two runs agree is an item;
+the truth is what the program did, never what the reference did.
 
 Versions with the same normal form are observed once (their provenances merge), so items
 are unique by (normalised code, call). Tasks are split into train and eval before any
@@ -32,7 +34,7 @@ import random
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Protocol
 
 from ..curriculum.candidates import interface, open_run, screening_order, starting_code
 from ..curriculum.normalize import normalized_hash
@@ -40,9 +42,7 @@ from ..errors import BadInput
 from ..fs import atomic_write, write_record, written_folder
 from ..hashing import sha256_bytes
 from ..languages import language_of, no_language
-from ..languages.cpp.probe import observe
 from ..languages.registry import language_for
-from ..languages.cpp.probe.cases import case_context, task_cases
 from ..probe.compare import Comparison, call_matches
 from ..sandbox import Sandbox, SandboxSession, make_sandbox
 from ..sandbox.base import SandboxLimits
@@ -56,18 +56,22 @@ from ..verify import CheckSpec, load_spec
 from .config import DEFAULT_EVAL_SHARE, PredictBuildConfig
 from .items import (EVAL_GRPO_FILE, EVAL_SFT_FILE, GRPO_FILE, ITEMS_FILE, SOURCE_KINDS, PredictGrpoRow, PredictItem,
                     PredictManifest, Provenance, item_id)
-from .prompt import FORMAT_VERSION, MAX_OBSERVATIONS, answer_message, prompt_messages, render_answer
+from .prompt import FORMAT_VERSION, MAX_OBSERVATIONS, answer_message, render_answer
 from .score import PREDICTION_RULE
 
 ProgressFn = Callable[[str], None]
 
 
-def rule_for(check: CheckSpec) -> Comparison:
+def rule_for(check: CheckSpec, task: Task | None = None) -> Comparison:
     """How a prediction is compared with the observed value: arrays the check calls
-    unordered stay unordered; everything else is exact but for floats (FLOAT_TOLERANCE)."""
-    if check.compare == "unordered":
-        return Comparison(mode="unordered")
-    return PREDICTION_RULE
+    unordered stay unordered; everything else is exact but for floats (FLOAT_TOLERANCE);
+    values written in the form of the task's language."""
+    rule = Comparison(mode="unordered") if check.compare == "unordered" else PREDICTION_RULE
+    return rule if task is None else _in_terms(rule, task)
+
+
+def _in_terms(rule: Comparison, task: Task) -> Comparison:
+    return rule.model_copy(update={"answer": language_for(task).prediction_terms().answer})
 
 
 def split_tasks(slugs: list[str], usable: list[str], eval_tasks: list[str] | None, share: float | None,
@@ -95,13 +99,18 @@ class TaskCalls:
 
 
 def task_calls(task: Task) -> TaskCalls:
-    """The verifier's checks when the task has a verifier.toml, else its test cases."""
+    """The verifier's checks when the task has a verifier.toml, else the calls its language
+    offers (C++: its test cases; Python: the calls its tests make)."""
+    language = language_for(task)
     spec = load_spec(task)
     if spec is not None:
-        return TaskCalls([(c.name, call, rule_for(c)) for c in spec.checks for call in c.calls], spec.includes,
-                         spec.prelude or "")
-    return TaskCalls([(c.name, c.call, PREDICTION_RULE) for c in task_cases(task)], prelude=case_context(task),
-                     from_cases=True)
+        prelude = spec.prelude if spec.prelude is not None else language.default_prelude(task)
+        return TaskCalls([(c.name, call, rule_for(c, task)) for c in spec.checks for call in c.calls], spec.includes,
+                         prelude)
+    offered = language.item_calls(task)
+    rule = _in_terms(PREDICTION_RULE, task)
+    return TaskCalls([(check, call, rule) for check, call in offered.calls], prelude=offered.prelude,
+                     from_cases=offered.from_cases)
 
 
 # --- versions of the code ------------------------------------------------------------------
@@ -165,8 +174,8 @@ def _answers(suite: Suite, refs: list[str], runs_dir: Path, dropped: Counter) ->
 def _observe(unit: _Unit, code: _Code, code_hash: str, session: SandboxSession) -> bool:
     """Items of one version of the code; False when it does not compile."""
     task, spec = unit.task, unit.asked
-    obs = observe(task, code.files, [call for _, call, _ in spec.calls], session=session, includes=spec.includes,
-                  prelude=spec.prelude, runs=2)
+    obs = language_for(task).observe_calls(task, code.files, [call for _, call, _ in spec.calls], session,
+                                           includes=spec.includes, prelude=spec.prelude, runs=2)
     if obs.status == "compile_error":
         unit.dropped["code that does not compile"] += 1
         return False
@@ -186,9 +195,14 @@ def _observe(unit: _Unit, code: _Code, code_hash: str, session: SandboxSession) 
             # A value that changes between runs (or that one run never reached) is no truth to predict.
             unit.dropped["call not repeatable (a different value, or none, on the second run)"] += 1
         else:
+            try:
+                answer = render_answer(a, rule.answer)
+            except ValueError:
+                unit.dropped["a value an answer cannot write (an object, a class, a range, a digest)"] += 1
+                continue
             unit.items.append(PredictItem(
                 id=item_id(code_hash, call), task=unit.task_id, split=unit.split, check=check, call=call,
-                prelude=spec.prelude, files=shown, code_hash=code_hash, expected=a, answer=render_answer(a),
+                prelude=spec.prelude, files=shown, code_hash=code_hash, expected=a, answer=answer,
                 compare=rule, sources=list(code.sources)))
     return True
 
@@ -295,8 +309,22 @@ def build(config: PredictBuildConfig, *, sandbox: Sandbox | None = None, progres
                      eval_tasks=sorted(u.task_id for u in units if u.split == "eval"))
 
 
-def write_set(dest: Path, name: str, suite: Suite, items: list[PredictItem], dropped: Counter, skipped: dict[str, str],
-              *, eval_tasks: list[str]) -> Built:
+class SetSource(Protocol):
+    """What a set's items came from: a suite, or an imported file of problems (its name, its
+    content hash) with the image its tasks name."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def content_hash(self) -> str: ...
+
+    @property
+    def image(self) -> str: ...
+
+
+def write_set(dest: Path, name: str, source: SetSource, items: list[PredictItem], dropped: Counter,
+              skipped: dict[str, str], *, eval_tasks: list[str]) -> Built:
     # Items are unique by id (normalised code + call); the unit de-duplicated code already,
     # and this keeps the rule true whatever the sources were.
     unique: dict[str, PredictItem] = {}
@@ -310,7 +338,7 @@ def write_set(dest: Path, name: str, suite: Suite, items: list[PredictItem], dro
     lines = "".join(i.model_dump_json() + "\n" for i in items).encode()
     by_source = Counter(kind for i in items for kind in {p.source for p in i.sources})
     manifest = PredictManifest(
-        name=name, suite=suite.name, suite_hash=suite.content_hash, created=utc_now(), format_version=FORMAT_VERSION,
+        name=name, suite=source.name, suite_hash=source.content_hash, created=utc_now(), format_version=FORMAT_VERSION,
         content_hash=sha256_bytes(lines), source_tasks=sorted({i.task for i in items if i.split == "train"}),
         eval_tasks=eval_tasks, items={s: sum(1 for i in items if i.split == s) for s in ("train", "eval")},
         by_source={k: by_source[k] for k in SOURCE_KINDS}, dropped=dict(sorted(dropped.items())),
@@ -319,7 +347,7 @@ def write_set(dest: Path, name: str, suite: Suite, items: list[PredictItem], dro
     def rows(split: str) -> tuple[bytes, bytes]:
         sft, grpo = [], []
         for i in (i for i in items if i.split == split):
-            prompt = prompt_messages(i.files, i.call, prelude=i.prelude)
+            prompt = i.messages()
             sft.append(SftRow(task_id=f"{name}/{i.id}", source_task=i.task, messages=[*prompt, answer_message(i.answer)]))
             grpo.append(PredictGrpoRow(item_id=i.id, source_task=i.task, format_version=FORMAT_VERSION, prompt=prompt,
                                        call=i.call, expected=i.expected, answer=i.answer, compare=i.compare))
@@ -329,11 +357,10 @@ def write_set(dest: Path, name: str, suite: Suite, items: list[PredictItem], dro
     train_sft, train_grpo = rows("train")
     eval_sft, eval_grpo = rows("eval")
     with written_folder(dest) as folder:
-        for item in items:
-            write_task(folder / item.id, item)
+        languages = {write_task(folder / item.id, item) for item in items}
         (folder / SUITE_MANIFEST).write_text(render_manifest(SuiteManifest(
-            name=name, version=f"answer format {FORMAT_VERSION}", language="cpp", image=suite.image,
-            description=f"output prediction: {len(items)} items from suite {suite.name}",
+            name=name, version=f"answer format {FORMAT_VERSION}", language=languages.pop() if languages else "cpp",
+            image=source.image, description=f"output prediction: {len(items)} items from {source.name}",
             tasks=[i.id for i in items])))
         atomic_write(folder / ITEMS_FILE, lines)
         atomic_write(folder / SFT_FILE, train_sft)
@@ -348,14 +375,14 @@ ANSWER_FILE = "prediction.txt"
 ITEM_FILE = ".meta/item.json"
 
 
-def write_task(folder: Path, item: PredictItem) -> None:
-    """One item as an output-prediction task folder."""
+def write_task(folder: Path, item: PredictItem) -> str:
+    """One item as an output-prediction task folder; its language's name."""
     layout = language_of(tuple(item.files), item.id)
     if layout is None:  # an item's code is always of a language it was built from
         raise no_language(tuple(item.files), item.id)
     config = {"kind": "output-prediction", "language": layout.name,
               "files": {"solution": [ANSWER_FILE], "test": [], "example": [".meta/example.txt"]}}
-    prompt = prompt_messages(item.files, item.call, prelude=item.prelude)
+    prompt = item.messages()
     for sub in (".meta", ".docs"):
         (folder / sub).mkdir(parents=True, exist_ok=True)
     atomic_write(folder / ".meta" / "config.json", json.dumps(config, indent=2).encode())
@@ -363,6 +390,7 @@ def write_task(folder: Path, item: PredictItem) -> None:
     atomic_write(folder / ITEM_FILE, item.model_dump_json(indent=2).encode())
     atomic_write(folder / ".docs" / "instructions.md", (prompt[-1].content + "\n").encode())
     atomic_write(folder / ANSWER_FILE, b"")
+    return layout.name
 
 
 def read_items(folder: Path) -> list[PredictItem]:

@@ -18,16 +18,14 @@ _FIXED_ON_RESUME = ("model", "items", "split", "trials", "api_base", "run_id")
 _NAME = re.compile(r"[a-z0-9][a-z0-9_.-]*")
 
 
-class PredictBuildConfig(Record):
-    suite: str
+class SetOutput(Record):
+    """What every command that writes a prediction set is asked besides its source: the
+    set's name and root, the train/eval split, and the sandbox its values are observed in."""
+
     out: str
-    runs: list[str] = Field(default_factory=list, description="runs whose recorded answers are code too")
-    runs_dir: Path = Path("runs")
-    tasks: list[str] | None = None
     eval_tasks: list[str] | None = None
     eval_share: float | None = Field(None, ge=0, lt=1, description=f"share of tasks held out for eval "
                                      f"(default {DEFAULT_EVAL_SHARE} when --eval-tasks is not given)")
-    mutants: int = Field(3, ge=0, description="compiling mutants of the reference per task")
     seed: int = 0
     root: Path | None = None
     replace: bool = False
@@ -36,7 +34,7 @@ class PredictBuildConfig(Record):
     run_timeout_s: float = Field(10.0, gt=0, description="one run of a probe program")
 
     @model_validator(mode="after")
-    def _one_split_rule(self) -> "PredictBuildConfig":
+    def _one_split_rule(self) -> "SetOutput":
         if self.eval_tasks is not None and self.eval_share is not None:
             raise ValueError("give --eval-tasks or --eval-share, not both")
         if not _NAME.fullmatch(self.out):
@@ -45,6 +43,24 @@ class PredictBuildConfig(Record):
 
     def out_root(self) -> Path:
         return Path(self.root) if self.root is not None else default_root()
+
+
+class PredictBuildConfig(SetOutput):
+    suite: str
+    runs: list[str] = Field(default_factory=list, description="runs whose recorded answers are code too")
+    runs_dir: Path = Path("runs")
+    tasks: list[str] | None = None
+    mutants: int = Field(3, ge=0, description="compiling mutants of the reference per task")
+
+
+class ProblemsImportConfig(SetOutput):
+    """What `harness predict import problems` is asked: a JSONL of problems made into a set of
+    (program, stdin) -> stdout items (predict/problems.py); a task is a problem, and
+    `run_timeout_s` bounds one solution's run on one test."""
+
+    path: Path
+    solutions: int = Field(3, ge=1, description="Python 3 solutions run per problem, the first ones")
+    tests: int = Field(20, ge=1, description="tests run per problem, public first")
 
 
 class PredictEvalConfig(Record):

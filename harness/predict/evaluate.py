@@ -38,7 +38,7 @@ from .build import read_items
 from .config import PredictEvalConfig
 from ..training_files import MANIFEST_FILE
 from .items import SOURCE_KINDS, PredictItem, PredictManifest, SourceKind
-from .prompt import FORMAT_VERSION, prompt_hash, prompt_messages
+from .prompt import FORMAT_VERSION, prompt_hash
 from .score import score
 
 PREDICT_FILE = "predict.json"
@@ -86,7 +86,7 @@ def read_set(config: PredictEvalConfig, name: str, split: str) -> tuple[PredictM
 def run_item(item: PredictItem, trial: int, ask: Ask, folder: RunFolder, run_id: str, cfg: str,
              model: str, suite: str) -> TrialResult:
     trial_dir = RunFolder.fresh_trial_dir(folder.trial_dir(cfg, item.id, trial))
-    messages = [m.model_dump() for m in prompt_messages(item.files, item.call, prelude=item.prelude)]
+    messages = [m.model_dump() for m in item.messages()]
     started_at, t0 = utc_now(), time.monotonic()
     rounds, passed_round, failure = [], None, None
     try:

@@ -4,7 +4,11 @@ observed, with where the code came from, and the set's manifest and export rows.
 An item's identity is its code's normal form (curriculum/normalize.py: comments, layout and
 the names of the code's own locals do not count) and its call: two sources that give the
 same code for the same call are one item with both provenances, so nothing is counted or
-trained on twice."""
+trained on twice.
+
+An item is asked of a call (an expression, a call sequence, a test case) or, with `stdin`,
+of a whole program: the call is then the standard input it reads and the value what it
+prints (predict/problems.py)."""
 
 from __future__ import annotations
 
@@ -16,6 +20,7 @@ from ..hashing import sha256_json
 from ..probe.compare import Comparison
 from ..records import Record
 from ..training_files import ChatMessage
+from .prompt import prompt_messages
 
 ITEMS_FILE = "items.jsonl"
 GRPO_FILE = "grpo-predict.jsonl"          # not grpo.jsonl: the repair trainer reads that name
@@ -58,6 +63,12 @@ class PredictItem(Record):
     answer: str = Field(description="the expected answer in the stated format (predict/prompt.py)")
     compare: Comparison
     sources: list[Provenance] = Field(min_length=1)
+    stdin: bool = Field(False, exclude_if=lambda v: not v,
+                        description="the call is the standard input the code, a whole program, reads")
+
+    def messages(self) -> list[ChatMessage]:
+        """The item's prediction prompt."""
+        return prompt_messages(self.files, self.call, prelude=self.prelude, stdin=self.stdin)
 
 
 class PredictManifest(Record):

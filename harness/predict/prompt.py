@@ -13,33 +13,34 @@ probe record (harness/languages/cpp/probe/calls.py) is `{"o": [{"v": value} | {"
 
 A call that is one of the task's test cases (languages/cpp/probe/cases.py) is asked with the test file
 around it and the rule of what its assertions observe (CASE_RULE); its answer has one line
-per assertion the case reaches, as many as the model says it reaches."""
+per assertion the case reaches, as many as the model says it reaches.
+
+The language's terms (`languages.language.PredictionTerms`) say how the prompt speaks of its
+code and how a value is written: JSON for C++, a Python literal for Python (with `raises
+<type>` for an exception), named in the item's comparison rule (`Comparison.answer`) so that
+a reader of an answer needs only the call, the record and the rule. A program's standard
+output (predict/problems.py) is answered as the text it prints (`parse_output`), compared
+token by token."""
 
 from __future__ import annotations
 
-import json
 from typing import Any, Mapping
 
 from ..hashing import sha256_json
+from ..languages import language_of, no_language
+from ..languages.cpp.probe.prediction import FORMAT, SYSTEM
 from ..languages.cpp.probe import is_case, parse_call
-from ..probe.schema import Forged, bounded_json
+from ..languages.language import PredictionTerms
+from ..languages.registry import language_named, languages
+from ..probe.compare import AnswerForm
+from ..probe.schema import MAX_STRING
 from ..training_files import ChatMessage
 
 FORMAT_VERSION = 1
 # A test case that reaches more assertions than this (a loop of a thousand) asks for an
 # answer no reader writes line by line: it is no item and no public case.
 MAX_OBSERVATIONS = 32
-THROWS = "throws "
-ENDS = "call ends: throws "
-
-SYSTEM = "You read C++ code and predict exactly what a call of it produces when the program runs."
-
-FORMAT = """Answer with the value only, in a fenced block, one line per observation in order:
-- the value as JSON: a number, a "string", true or false, null for a call that returns nothing, [a, b] for a sequence;
-  a value of another type as the probe writes it, e.g. {"text": "..."} for a type printed with operator<<;
-- `throws <type>` when that observation throws, with the exception's type as C++ spells it (e.g. std::domain_error).
-If a statement that is not an observation throws, the call stops there: add one last line `call ends: throws <type>`."""
-
+ENDS = "call ends: "
 
 CASE_RULE = """The test case runs against the code with Catch2. Each assertion it reaches is one observation:
 REQUIRE(a == b), CHECK(a < b) and the like observe a; REQUIRE(x) and REQUIRE_FALSE(x) observe x;
@@ -62,38 +63,70 @@ def prompt_hash() -> str:
     return sha256_json({"system": SYSTEM, "format": FORMAT, "version": FORMAT_VERSION, "case_rule": CASE_RULE})
 
 
-def render_answer(record: Mapping[str, Any]) -> str:
-    """The expected answer for a probe record, in the stated format."""
-    lines = [THROWS + str(o["x"]) if "x" in o else json.dumps(o.get("v"), ensure_ascii=False) for o in record.get("o", [])]
+def terms_for(form: AnswerForm) -> PredictionTerms:
+    """The terms of the language whose answers write values in `form`."""
+    return next(t for t in (lang.prediction_terms() for lang in languages()) if t.answer == form)
+
+
+def terms_of(files: Mapping[str, str]) -> PredictionTerms:
+    """The terms of the language the code is in."""
+    layout = language_of(tuple(files), "the item's code")
+    if layout is None:  # an item's code is always of a language it was built from
+        raise no_language(tuple(files), "the item's code")
+    return language_named(layout.name).prediction_terms()
+
+
+def render_answer(record: Mapping[str, Any], form: AnswerForm = "json") -> str:
+    """The expected answer for a probe record, in the stated format; ValueError for a value
+    the form writes no text for."""
+    terms = terms_for(form)
+    lines = []
+    for o in record.get("o", []):
+        text = terms.throws + str(o["x"]) if "x" in o else terms.render(o.get("v"))
+        if text is None:
+            raise ValueError(f"{o.get('v')!r} has no text in answers of the form {form}")
+        lines.append(text)
     if "x" in record:
-        lines.append(ENDS + str(record["x"]))
+        lines.append(ENDS + terms.throws + str(record["x"]))
     return "\n".join(lines)
 
 
-def _outcome(line: str) -> dict[str, Any] | None:
-    if line.startswith(THROWS):
-        kind = line[len(THROWS):].strip()
+def _outcome(line: str, terms: PredictionTerms) -> dict[str, Any] | None:
+    if line.startswith(terms.throws):
+        kind = line[len(terms.throws):].strip()
         return {"x": kind} if kind else None
     try:
-        value = bounded_json(line.encode())  # a model's text: bounded, so no answer can crash the judge
-    except Forged:
+        return {"v": terms.read(line)}  # a model's text: bounded, so no answer can crash the judge
+    except ValueError:
         return None
-    return {"v": value}
 
 
-def parse_answer(text: str, call: str) -> dict[str, Any] | None:
-    """A model's answer read back as a probe record, or None when it is not in the format."""
+def _fenced(text: str) -> str:
+    """What a fenced block holds (the text itself when it has no fence)."""
     body = text.strip()
     if body.startswith("```"):
         inner = body.split("\n", 1)[1] if "\n" in body else ""
         body = inner.rsplit("```", 1)[0] if "```" in inner else inner
-    lines = [line.strip() for line in body.strip().splitlines() if line.strip()]
+    return body
+
+
+def parse_output(text: str) -> dict[str, Any] | None:
+    """A predicted standard output as a probe record (one observation, the text)."""
+    body = _fenced(text)
+    return {"o": [{"v": body}]} if len(body) <= MAX_STRING else None
+
+
+def parse_answer(text: str, call: str, form: AnswerForm = "json") -> dict[str, Any] | None:
+    """A model's answer read back as a probe record, or None when it is not in the format."""
+    terms = terms_for(form)
+    ends = ENDS + terms.throws
+    lines = [line.strip() for line in _fenced(text).strip().splitlines() if line.strip()]
     ended = None
-    if lines and lines[-1].startswith(ENDS):
-        ended = lines.pop()[len(ENDS):].strip()
+    if lines and lines[-1].startswith(ends):
+        ended = lines.pop()[len(ends):].strip()
         if not ended:
             return None
-    outcomes = [_outcome(line) for line in lines]
+    outcomes = [_outcome(line, terms) for line in lines]
     if any(o is None for o in outcomes):
         return None
     want = observations(call)
@@ -103,22 +136,36 @@ def parse_answer(text: str, call: str) -> dict[str, Any] | None:
     return {"o": outcomes, "x": ended} if want is None or len(outcomes) <= want else None
 
 
-def _code_block(files: Mapping[str, str]) -> str:
-    return "\n\n".join(f"// file: {name}\n{text.rstrip()}" for name, text in sorted(files.items()))
+def _code_block(files: Mapping[str, str], comment: str) -> str:
+    return "\n\n".join(f"{comment} file: {name}\n{text.rstrip()}" for name, text in sorted(files.items()))
 
 
-def prompt_messages(files: Mapping[str, str], call: str, *, prelude: str = "") -> list[ChatMessage]:
+STDIN_SYSTEM = "You read a program and predict exactly what it prints when it runs on a given input."
+STDIN_FORMAT = ("Answer with exactly what the program writes to standard output, in a fenced block; whitespace "
+                "between tokens does not count, and numbers count as equal within 1e-5.")
+
+
+def prompt_messages(files: Mapping[str, str], call: str, *, prelude: str = "", stdin: bool = False) -> list[ChatMessage]:
     """The prompt: the code, the call (with what the test driver declares before it, or
-    for a test case the test file around it), the format."""
+    for a test case the test file around it), the format; with `stdin`, the call is the
+    standard input the program (the files) reads, and the answer what it prints."""
+    terms = terms_of(files)
+    fence = terms.fence
+    code = f"```{fence}\n{_code_block(files, terms.comment)}\n```"
+    if stdin:
+        user = (f"The program:\n{code}\n\nIts standard input:\n```\n{call.rstrip()}\n```\n\nWhat does it print?\n\n"
+                f"{STDIN_FORMAT}")
+        return [ChatMessage(role="system", content=STDIN_SYSTEM), ChatMessage(role="user", content=user)]
     if is_case(call):
-        setup = (f"\nThe test file around the test case:\n```cpp\n{prelude.strip()}\n```\n" if prelude.strip() else "")
-        what = f"The test case:\n```cpp\n{call.strip()}\n```\n\n{CASE_RULE}"
+        setup = (f"\nThe test file around the test case:\n```{fence}\n{prelude.strip()}\n```\n" if prelude.strip() else "")
+        what = f"The test case:\n```{fence}\n{call.strip()}\n```\n\n{CASE_RULE}"
     else:
-        setup = f"\nBefore the call, the program declares:\n```cpp\n{prelude.strip()}\n```\n" if prelude.strip() else ""
+        setup = (f"\nBefore the call, the program declares:\n```{fence}\n{prelude.strip()}\n```\n"
+                 if prelude.strip() else "")
         what = (f"The call (lines starting with `=>` are observations; a single expression is one observation):\n"
-                f"```cpp\n{call.strip()}\n```")
-    user = f"The code:\n```cpp\n{_code_block(files)}\n```\n{setup}\n{what}\n\nWhat does it produce?\n\n{FORMAT}"
-    return [ChatMessage(role="system", content=SYSTEM), ChatMessage(role="user", content=user)]
+                f"```{fence}\n{call.strip()}\n```")
+    user = f"The code:\n{code}\n{setup}\n{what}\n\nWhat does it produce?\n\n{terms.format}"
+    return [ChatMessage(role="system", content=terms.system), ChatMessage(role="user", content=user)]
 
 
 def answer_message(answer: str) -> ChatMessage:

@@ -10,8 +10,10 @@ equals a NaN: a value is compared as what it is, not as what arithmetic makes of
 
 A call's record (`{"o": [outcome, ...]}`, see calls.py) compares by a check's mode:
 `exact`, `approx` (every number within an absolute or relative tolerance), `unordered`
-(every value that is an array compared as a multiset), or `exception` (only whether each
-observation threw, and what type). Whenever the expected outcome is a value, the
+(every value that is an array compared as a multiset), `exception` (only whether each
+observation threw, and what type), or `tokens` (a program's standard output, the paper's rule
+for it: the same whitespace-separated tokens in order, two tokens that both read as numbers
+equal within the absolute tolerance). Whenever the expected outcome is a value, the
 candidate's must be a value too, and the values are compared; nothing here raises, for
 any record the schema admits (bounded integers and depth).
 """
@@ -27,7 +29,10 @@ from pydantic import Field
 
 from ..records import Record
 
-Mode = Literal["exact", "approx", "unordered", "exception"]
+Mode = Literal["exact", "approx", "unordered", "exception", "tokens"]
+# How a prediction writes its values: JSON (C++'s items) or Python literals (Python's), read
+# back in the harness's process as the probe's values (predict/prompt.py).
+AnswerForm = Literal["json", "python"]
 _DIGITS = re.compile(r"-?[0-9]{1,4300}")  # what int() reads without Python's limit on digits
 
 
@@ -35,6 +40,8 @@ class Comparison(Record):
     mode: Mode = "exact"
     abs_tol: float = Field(0.0, ge=0, description="approx: absolute tolerance")
     rel_tol: float = Field(0.0, ge=0, description="approx: tolerance relative to the larger magnitude")
+    answer: AnswerForm = Field("json", exclude_if=lambda v: v == "json",
+                               description="the form a prediction writes values in (left out when JSON)")
 
 
 def _number(x: Any) -> bool:
@@ -125,7 +132,34 @@ def _outcome_matches(expected: dict, observed: dict, how: Comparison) -> bool:
         return expected["x"] == observed["x"]
     if how.mode == "exception":
         return True
+    if how.mode == "tokens":
+        return _same_tokens(expected["v"], observed["v"], how.abs_tol)
     return _equal(expected["v"], observed["v"], how, how.mode == "unordered")
+
+
+def _token_number(token: str) -> float | None:
+    try:
+        x = float(token)
+    except ValueError:  # also what float() refuses: a token of digits beyond its limit reads as text
+        return None
+    return x if math.isfinite(x) else None
+
+
+def _same_tokens(a: Any, b: Any, abs_tol: float) -> bool:
+    """Two outputs as their whitespace-separated tokens: equal as text, or both numbers
+    within `abs_tol`."""
+    if not (isinstance(a, str) and isinstance(b, str)):
+        return False
+    left, right = a.split(), b.split()
+    if len(left) != len(right):
+        return False
+    for p, q in zip(left, right):
+        if p == q:
+            continue
+        x, y = _token_number(p), _token_number(q)
+        if x is None or y is None or not abs(x - y) <= abs_tol:
+            return False
+    return True
 
 
 def _one_of(outcome: dict) -> bool:

@@ -21,7 +21,12 @@ from .files import headers
 from .expected import comparisons, value_key
 from .fill import fill_placeholders
 from .testrun import declared_test_cases, drop_build, run_tests
-from ..language import CallProbe, CaseText, Comparison, FilledSuite, Language, SuiteRuns
+from ..language import (CallProbe, CaseText, Comparison, FilledSuite, ItemCalls, Language, PredictionTerms,
+                        SuiteRuns)
+from ...probe.result import Observation
+from .probe import observe
+from .probe.cases import case_context
+from .probe.prediction import TERMS
 from ..mutation import Mutant
 from .layout import LAYOUT
 from .mutants import generate_mutants
@@ -96,6 +101,18 @@ class Cpp(Language):
     def call_probe(self, task: Task, calls: Sequence[str], *, includes: Sequence[str] = (),
                    prelude: str | None = None) -> CallProbe:
         return CppCallProbe(task, calls, includes=includes, prelude=prelude)
+
+    def prediction_terms(self) -> PredictionTerms:
+        return TERMS
+
+    def item_calls(self, task: Task) -> ItemCalls:
+        """The task's test cases, each shown with the test file around it."""
+        return ItemCalls([(c.name, c.call) for c in task_cases(task)], prelude=case_context(task), from_cases=True)
+
+    def observe_calls(self, task: Task, files: Mapping[str, bytes], calls: Sequence[str], session: SandboxSession, *,
+                      includes: Sequence[str] = (), prelude: str = "", runs: int = 1) -> Observation:
+        """Driver calls, or test cases run as the task's own test file (probe.observe)."""
+        return observe(task, files, calls, session=session, includes=includes, prelude=prelude, runs=runs)
 
     def test_case_probe(self, task: Task) -> CallProbe | None:
         """None: a test file's expected values are literals compiled into the candidate's

@@ -30,6 +30,15 @@ def _calls(node: ast.AST) -> bool:
     return any(isinstance(n, ast.Call) for n in ast.walk(node))
 
 
+def expected_and_actual(node: ast.AST) -> tuple[ast.expr, ast.expr] | None:
+    """An equality assertion's (expected, actual) sides; None for any other node."""
+    sides = _sides(node)
+    if sides is None:
+        return None
+    left, right = sides
+    return (left, right) if _calls(right) and not _calls(left) else (right, left)
+
+
 def comparisons(text: str) -> list[Comparison]:
     try:
         tree = parse(text)
@@ -38,10 +47,9 @@ def comparisons(text: str) -> list[Comparison]:
     src = SourceText(text)
     found = []
     for node in ast.walk(tree):
-        sides = _sides(node)
+        sides = expected_and_actual(node)
         if sides is None or any(isinstance(n, ast.Name) and n.id == PLACEHOLDER for s in sides for n in ast.walk(s)):
             continue
-        left, right = sides
-        expected, actual = (left, right) if _calls(right) and not _calls(left) else (right, left)
+        expected, actual = sides
         found.append(Comparison(expected=src.span(expected), actual=src.span(actual)))
     return sorted(found, key=lambda c: c.expected)

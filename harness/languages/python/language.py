@@ -2,7 +2,9 @@
 the proxy (testrun.py), test cases read from the test files' syntax (cases.py), mutants on
 the syntax tree (mutants.py), normal forms from its tokens (normal_form.py), placeholders
 filled by execution (fill.py), the probe's calls run by the harness's driver behind the same
-proxy, or the task's own test cases as the verifier's checks (probe/)."""
+proxy, or the task's own test cases as the verifier's checks (probe/); output prediction's
+calls from the tests and values as Python literals (prediction.py), and whole programs run
+on standard inputs (stdio.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from typing import Callable, Mapping, Sequence
 from ...records import AssertionCount, SuiteShape, TestReport
 from ...sandbox.base import SandboxSession
 from ...task import Task
-from ..language import CallProbe, CaseText, Comparison, FilledSuite, Language
+from ..language import CallProbe, CaseText, Comparison, FilledSuite, ItemCalls, Language, PredictionTerms, StdinRun
 from ..mutation import Mutant
 from .layout import LAYOUT
 from .cases import case_texts, count_declared
@@ -22,6 +24,9 @@ from .mutants import generate_mutants
 from .normal_form import names, normal_form
 from .inprocess import runs_in_process
 from .probe import PythonCallProbe, TestCaseProbe
+from .probe.calls import default_prelude
+from .probe import prediction
+from .probe.stdio import run_on_stdin
 from .testrun import drop_build, proxied_modules, run_tests
 from . import written
 from .separate import separate
@@ -68,6 +73,19 @@ class Python(Language):
         runs its code and it never reads the tests. None for a task judged in one process
         (inprocess.py), whose tests the candidate's code runs beside."""
         return None if runs_in_process(task) else TestCaseProbe(task)
+
+    def prediction_terms(self) -> PredictionTerms:
+        return prediction.TERMS
+
+    def item_calls(self, task: Task) -> ItemCalls:
+        return prediction.item_calls(task)
+
+    def default_prelude(self, task: Task) -> str:
+        return default_prelude(task)
+
+    def run_on_stdin(self, program: bytes, inputs: Sequence[bytes], session: SandboxSession, *, timeout_s: float,
+                     stdout_bytes: int) -> list[StdinRun]:
+        return run_on_stdin(program, inputs, session, timeout_s=timeout_s, stdout_bytes=stdout_bytes)
 
     def test_skeleton(self, task: Task, test_file: str) -> bytes:
         return written.skeleton(task.read(test_file).decode("utf-8", "replace"))
