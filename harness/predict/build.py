@@ -276,7 +276,7 @@ def plan(config: PredictBuildConfig) -> tuple[Suite, list[_Unit], dict[str, str]
     for task in tasks:
         spec = specs[task.slug]
         if not spec.calls:
-            skipped[task.slug] = "no verifier checks and no test cases: no calls to observe"
+            skipped[task.slug] = "no verifier checks, and no test case or call of its tests to take: no calls to observe"
             continue
         unit = _Unit(suite.name, task, spec, "eval" if task.slug in eval_set else "train")
         tid = unit.task_id

@@ -8,19 +8,21 @@ scripted server and by the GRPO predict environment's judge, unchanged."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 from harness.languages.python.probe.prediction import item_calls
-from harness.predict.build import read_items
+from harness.cli import app
+from harness.predict.build import build, read_items
+from harness.predict.config import PredictBuildConfig, PredictEvalConfig
+from harness.predict.evaluate import evaluate
 from harness.predict.items import GRPO_FILE, PredictGrpoRow
 from harness.predict.prompt import parse_answer, parse_output, render_answer
 from harness.predict.score import PREDICTION_RULE, STDOUT_RULE, score
 from harness.probe.compare import call_matches
+from harness.records import TrialOutcome
 from harness.sandbox.image import IMAGE_REPO
 from harness.suite import MANIFEST, SuiteManifest, render_manifest
 from harness.task import load_task
@@ -29,7 +31,6 @@ from harness.train.rewards import PredictJudge, PredictTarget
 from tests.languages.python.tally import REFERENCE as TALLY, write_tally
 from tests.scripted_model import Script, ScriptedModel
 
-HARNESS = str(Path(sys.executable).with_name("harness"))
 PROBLEMS = Path(__file__).parent / "problems.jsonl"
 PYTHON = PREDICTION_RULE.model_copy(update={"answer": "python"})
 
@@ -91,10 +92,6 @@ def _shelf(folder: Path):
     return load_task(root)
 
 
-def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([HARNESS, *args], capture_output=True, text=True, cwd=cwd, env={**os.environ, "COLUMNS": "200"})
-
-
 # --- no sandbox ------------------------------------------------------------------------------
 
 
@@ -151,12 +148,12 @@ def sets(tmp_path_factory, docker_sandbox):
     (suite / MANIFEST).write_text(render_manifest(SuiteManifest(
         name="pysuite", version="1", language="python", image=IMAGE_REPO, description="", tasks=["shelf", "tally"])))
     root = base / "curricula"
-    built = cli("predict", "build", "--suite", str(suite), "--out", "py", "--mutants", "0", "--eval-tasks", "tally",
-                "--root", str(root), "--sandbox", "docker", "--workers", "2", cwd=base)
-    assert built.returncode == 0, built.stderr
-    imported = cli("predict", "import", "problems", str(PROBLEMS), "--out", "io", "--eval-tasks", "circle-area",
-                   "--root", str(root), "--sandbox", "docker", "--workers", "2", cwd=base)
-    assert imported.returncode == 0, imported.stderr
+    build(PredictBuildConfig(suite=str(suite), out="py", mutants=0, eval_tasks=["tally"], root=root, workers=2),
+          sandbox=docker_sandbox)
+    imported = CliRunner().invoke(app, ["predict", "import", "problems", str(PROBLEMS), "--out", "io", "--eval-tasks",
+                                        "circle-area", "--root", str(root), "--sandbox", "docker", "--workers", "2"])
+    assert imported.exit_code == 0, imported.output
+    assert "9 items" in " ".join(imported.stdout.split())
     return root
 
 
@@ -203,11 +200,10 @@ def test_both_kinds_are_scored_by_predict_eval_and_the_grpo_judge(sets, tmp_path
     replies = {i.messages()[-1].content: "```\n" + ("'wrong'" if i.id in wrong else i.answer) + "\n```" for i in items}
     with ScriptedModel({"predictor": Script(by_request=lambda body: replies[body["messages"][-1]["content"]])}) as server:
         for name in ("py", "io"):
-            got = cli("predict", "eval", "--model", "openai/predictor", "--api-base", server.api_base, "--items", name,
-                      "--split", "all", "--root", str(sets), "--runs-dir", str(tmp_path), "--run-id", name, cwd=tmp_path)
-            assert got.returncode == 0, got.stderr
+            done = evaluate(PredictEvalConfig(model="openai/predictor", api_base=server.api_base, items=name, split="all",
+                                              root=sets, runs_dir=tmp_path, run_id=name))
             n = sum(1 for i in items if i.task.startswith("pysuite/" if name == "py" else "problems/"))
-            assert f"{n - 1} correct, 1 wrong or malformed, 0 provider failures" in got.stdout
+            assert (done.count(TrialOutcome.passed), done.count(TrialOutcome.failed)) == (n - 1, 1)
     rows = [PredictGrpoRow.model_validate_json(line) for name in ("py", "io")
             for line in (sets / name / GRPO_FILE).read_text().splitlines()]
     targets = [PredictTarget(call=r.call, expected=r.expected, compare=r.compare).model_dump_json() for r in rows]
@@ -219,5 +215,5 @@ def test_both_kinds_are_scored_by_predict_eval_and_the_grpo_judge(sets, tmp_path
 def test_a_problems_file_of_another_shape_is_one_line_and_exit_2(tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps({"name": "p", "solutions": ["print(1)"], "public_tests": {"input": ["1"]}}) + "\n")
-    got = cli("predict", "import", "problems", str(bad), "--out", "bad", "--root", str(tmp_path), cwd=tmp_path)
-    assert got.returncode == 2 and "bad.jsonl:1: not a problem" in got.stderr and "Traceback" not in got.stderr
+    got = CliRunner().invoke(app, ["predict", "import", "problems", str(bad), "--out", "bad", "--root", str(tmp_path)])
+    assert got.exit_code == 2 and "bad.jsonl:1: not a problem" in got.stderr and len(got.stderr.strip().splitlines()) == 1

@@ -203,7 +203,7 @@ def _sequence(func: ast.FunctionDef, aliases: dict[str, str]) -> str | None:
     steps = _steps(func.body)
     if steps is None or not any(observe for observe, _ in steps) or all(observe for observe, _ in steps):
         return None
-    read = set()
+    read: set[str] = set()
     kept: list[tuple[bool, ast.AST]] = []
     for observe, node in reversed(steps):
         stores = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
@@ -227,7 +227,7 @@ def _sequence(func: ast.FunctionDef, aliases: dict[str, str]) -> str | None:
     return text if len(text) <= MAX_CALL and observations <= MAX_OBSERVATIONS and _calls_task(func, aliases) else None
 
 
-def _tests(tree: ast.Module) -> Iterator[tuple[str, ast.AST]]:
+def _tests(tree: ast.Module) -> Iterator[tuple[str, ast.FunctionDef]]:
     for node in tree.body:
         if isinstance(node, ast.ClassDef):
             for inner in node.body:
