@@ -25,6 +25,7 @@ are by `predict build`, and the set is written by the same writer."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections import Counter
@@ -36,7 +37,6 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from ..curriculum.normalize import normalized_hash
 from ..errors import BadInput
 from ..executor.local import work_in_sessions
-from ..hashing import sha256_bytes
 from ..languages.registry import language_named
 from ..probe.compare import call_matches
 from ..sandbox import Sandbox, SandboxSession, make_sandbox
@@ -121,27 +121,35 @@ def _problem(row: Any, config: ProblemsImportConfig) -> Problem:
 
 
 def read_problems(config: ProblemsImportConfig) -> tuple[list[Problem], str]:
-    """The file's problems in file order and its content hash; bad input names the line."""
+    """The file's problems in file order and its content hash; bad input names the line.
+    Read a line at a time: such files run to gigabytes of solutions not read."""
+    problems: dict[str, Problem] = {}
+    digest = hashlib.sha256()
     try:
-        data = config.path.read_bytes()
+        with config.path.open("rb") as f:
+            for number, line in enumerate(f, 1):
+                digest.update(line)
+                if line.strip():
+                    _add(problems, line, f"{config.path}:{number}", config)
     except OSError as exc:
         raise BadInput(f"{config.path}: cannot read it ({exc.strerror or exc})") from None
-    problems: dict[str, Problem] = {}
-    for number, line in enumerate(data.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            problem = _problem(json.loads(line), config)
-        except (ValueError, ValidationError) as exc:  # a JSON error is a ValueError too
-            why = str(exc).splitlines()[0] if not isinstance(exc, ValidationError) else \
-                f"{'.'.join(map(str, exc.errors()[0]['loc']))}: {exc.errors()[0]['msg']}"
-            raise BadInput(f"{config.path}:{number}: not a problem of a shape this reads ({why})") from None
-        if problem.slug in problems:
-            raise BadInput(f"{config.path}:{number}: a second problem {problem.slug!r}")
-        problems[problem.slug] = problem
     if not problems:
         raise BadInput(f"{config.path}: no problems in it")
-    return list(problems.values()), sha256_bytes(data)
+    return list(problems.values()), digest.hexdigest()
+
+
+def _add(problems: dict[str, Problem], line: bytes, where: str, config: ProblemsImportConfig) -> None:
+    try:
+        problem = _problem(json.loads(line), config)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise BadInput(f"{where}: not a problem of a shape this reads ({'.'.join(map(str, first['loc']))}: "
+                       f"{first['msg']})") from None
+    except (ValueError, RecursionError) as exc:  # a line that is no JSON (or JSON nested past the parser) too
+        raise BadInput(f"{where}: not a problem of a shape this reads ({str(exc).splitlines()[0]})") from None
+    if problem.slug in problems:
+        raise BadInput(f"{where}: a second problem {problem.slug!r}")
+    problems[problem.slug] = problem
 
 
 @dataclass
