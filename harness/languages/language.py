@@ -163,8 +163,9 @@ class PredictionTerms:
 
 @dataclass
 class StdinRun:
-    """A program run on one standard input: its exit status (None: killed for its time),
-    what it wrote to standard output (at most the bound asked, `over` when it wrote more)."""
+    """A program run on one standard input: its exit status (None: nothing of the run could
+    be read back), what it wrote to standard output (at most the bound asked, `over` when it
+    wrote more)."""
 
     exit_code: int | None
     stdout: bytes
@@ -258,7 +259,8 @@ class Language(ABC):
     # Output prediction (predict/) ----------------------------------------------------------
 
     @abstractmethod
-    def prediction_terms(self) -> PredictionTerms: ...
+    def prediction_terms(self) -> PredictionTerms:
+        """How a prediction prompt speaks of the language's code and writes its values."""
 
     @abstractmethod
     def item_calls(self, task: Task) -> ItemCalls:

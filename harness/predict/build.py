@@ -3,7 +3,7 @@
 A task's calls are its verifier checks' (`.meta/verifier.toml`: the task's inputs, written
 to be probed) when it has them, else its own test cases, each case a call whose
 observations are the assertions it reaches (languages/cpp/probe/cases.py), shown with the test file
-around it; a Python task's, the calls its tests make (languages/python/prediction.py): what
+around it; a Python task's, the calls its tests make (languages/python/probe/prediction.py): what
 the task's language offers (`Language.item_calls`). Every version of the code — the
 reference, the faulty controls, a few compiling mutants of the reference, and the model
 answers recorded in runs (every round's workspace snapshot) — is built once with the
@@ -62,15 +62,16 @@ from .score import PREDICTION_RULE
 ProgressFn = Callable[[str], None]
 
 
-def rule_for(check: CheckSpec, task: Task | None = None) -> Comparison:
+def rule_for(check: CheckSpec) -> Comparison:
     """How a prediction is compared with the observed value: arrays the check calls
-    unordered stay unordered; everything else is exact but for floats (FLOAT_TOLERANCE);
-    values written in the form of the task's language."""
-    rule = Comparison(mode="unordered") if check.compare == "unordered" else PREDICTION_RULE
-    return rule if task is None else _in_terms(rule, task)
+    unordered stay unordered; everything else is exact but for floats (FLOAT_TOLERANCE)."""
+    if check.compare == "unordered":
+        return Comparison(mode="unordered")
+    return PREDICTION_RULE
 
 
 def _in_terms(rule: Comparison, task: Task) -> Comparison:
+    """The rule with answers' values written in the form of the task's language."""
     return rule.model_copy(update={"answer": language_for(task).prediction_terms().answer})
 
 
@@ -105,7 +106,7 @@ def task_calls(task: Task) -> TaskCalls:
     spec = load_spec(task)
     if spec is not None:
         prelude = spec.prelude if spec.prelude is not None else language.default_prelude(task)
-        return TaskCalls([(c.name, call, rule_for(c, task)) for c in spec.checks for call in c.calls], spec.includes,
+        return TaskCalls([(c.name, call, _in_terms(rule_for(c), task)) for c in spec.checks for call in c.calls], spec.includes,
                          prelude)
     offered = language.item_calls(task)
     rule = _in_terms(PREDICTION_RULE, task)

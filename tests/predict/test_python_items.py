@@ -52,7 +52,9 @@ def ratio(a, b):
     return (a / b, a // b)
 '''
 
-SHELF_TESTS = '''import pytest
+SHELF_TESTS = '''import unittest
+
+import pytest
 
 from shelf import Shelf, ratio
 
@@ -76,9 +78,21 @@ def test_shelf():
 def test_a_loop():
     for n in (1, 2):
         assert ratio(n, 1) == (n, n)
+
+
+def test_a_fixture(tmp_path):
+    assert ratio(4, 2) == (2.0, 2)
+
+
+class ShelfTest(unittest.TestCase):
+    def test_take(self):
+        shelf = Shelf()
+        shelf.put("c")
+        self.assertIs(shelf.take(), "c")
 '''
 
 SEQUENCE = "shelf = Shelf()\nshelf.put('a')\n=> shelf.put('b')\n=> shelf.take()\n=> shelf.put('')"
+TAKE = "shelf = Shelf()\nshelf.put('c')\n=> shelf.take()"
 
 
 def _shelf(folder: Path):
@@ -97,7 +111,8 @@ def _shelf(folder: Path):
 
 def test_calls_are_what_the_tests_call_on_their_own_by_the_modules_names(tmp_path):
     calls = item_calls(_shelf(tmp_path))
-    assert calls.calls == [("test_ratio", "ratio(7, 2)"), ("test_shelf", SEQUENCE)]   # the loop's call reads a local
+    # the loop's call reads a local, and the fixture's test runs in a world of the test's making
+    assert calls.calls == [("test_ratio", "ratio(7, 2)"), ("test_shelf", SEQUENCE), ("ShelfTest.test_take", TAKE)]
     assert calls.prelude == "import shelf\nfrom shelf import Shelf, ratio" and not calls.from_cases
 
 
@@ -162,6 +177,7 @@ def test_python_items_hold_the_values_the_reference_produced(sets):
     assert {c: i.answer for c, i in items.items()} == {
         "ratio(7, 2)": "(3.5, 3)",
         SEQUENCE: "2\n'b'\nraises ValueError",
+        TAKE: "'c'",
         "add(2, 3)": "5",
         "words('a b  c')": "['a', 'b', 'c']",
         "Tally().count('a').count('b').count('a').total()": "3",

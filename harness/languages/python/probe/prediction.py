@@ -7,12 +7,17 @@ a set's members count in any order, as the probe observed them. A value the sche
 but no literal writes (an object of the candidate's, a class, a range, a non-finite float,
 a digest) renders as None: such an observation is no item.
 
-A task without verifier checks offers the calls its own tests make: the actual side of each
-equality assertion (`assert f(x) == 3`, `self.assertEqual(f(x), 3)`) and the expression of
-`assert f(x)` and `assert not f(x)`, when it calls the task's code and reads no name but
-the solution modules' public names (by the names the test file imports them as, written
-back as the modules name them: HumanEval's `candidate`) and a few pure builtins; a call
-that reads a test's locals or `self` cannot run on its own and is not asked."""
+A task without verifier checks offers the calls its own tests make (`item_calls`). A test
+function that takes nothing but `self` (one given fixtures or mocks runs in a world of the
+test's making) and is statements and assertions is one call sequence: its statements as they
+are, each assertion an observation of what it checks (an equality's actual side, what
+`assert` or a one-value unittest assertion is given), each expression in a block that
+expects it to raise an observation; an assignment that nothing after it reads is left out (a
+test's `expected = ...` is the answer). A test of assertions alone gives each observed
+expression as a call of its own. A call reads no name but the solution modules' public names
+(by the names the test file imports them as, written back as the modules name them:
+HumanEval's `candidate`), a few pure builtins and names it binds itself; a test that reads
+anything else (a loop's variable, `self`, a helper of the test file's, a module) gives none."""
 
 from __future__ import annotations
 
@@ -119,15 +124,32 @@ def _aliases(tree: ast.Module, names: set[str]) -> dict[str, str]:
     return out
 
 
+# unittest's assertions of one value, and of two values compared, besides assertEqual.
+_OF_ONE = frozenset({"assertTrue", "assertFalse", "assertIsNone", "assertIsNotNone"})
+_OF_TWO = frozenset({"assertSetEqual", "assertDictEqual", "assertListEqual", "assertTupleEqual", "assertSequenceEqual",
+                     "assertMultiLineEqual", "assertCountEqual", "assertAlmostEqual", "assertIs", "assertIsNot"})
+
+
 def _observed(node: ast.AST) -> ast.expr | None:
-    """What an assertion observes: an equality's actual side, else what `assert` tests."""
+    """What an assertion observes: an equality's actual side (the side that calls, or the
+    first), what `assert` tests, the value a unittest assertion of one value is given."""
     sides = expected_and_actual(node)
     if sides is not None:
         return sides[1]
     if isinstance(node, ast.Assert) and not isinstance(node.test, ast.Compare):
         test = node.test
         return test.operand if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) else test
+    if isinstance(node, ast.Expr) and isinstance(call := node.value, ast.Call) and isinstance(call.func, ast.Attribute):
+        if call.func.attr in _OF_ONE and call.args:
+            return call.args[0]
+        if call.func.attr in _OF_TWO and len(call.args) >= 2:
+            first, second = call.args[0], call.args[1]
+            return second if _has_call(second) and not _has_call(first) else first
     return None
+
+
+def _has_call(node: ast.AST) -> bool:
+    return any(isinstance(n, ast.Call) for n in ast.walk(node))
 
 
 class _Rename(ast.NodeTransformer):
@@ -155,8 +177,7 @@ def _reads_only(node: ast.AST, aliases: dict[str, str], local: set[str]) -> bool
 
 
 def _calls_task(node: ast.AST, aliases: dict[str, str]) -> bool:
-    return any(isinstance(n, ast.Name) and n.id in aliases for n in ast.walk(node)) and \
-        any(isinstance(n, ast.Call) for n in ast.walk(node))
+    return any(isinstance(n, ast.Name) and n.id in aliases for n in ast.walk(node)) and _has_call(node)
 
 
 def _as_call(expr: ast.expr, aliases: dict[str, str]) -> str | None:
@@ -228,13 +249,16 @@ def _sequence(func: ast.FunctionDef, aliases: dict[str, str]) -> str | None:
 
 
 def _tests(tree: ast.Module) -> Iterator[tuple[str, ast.FunctionDef]]:
+    """The test functions that take nothing but `self`: one given fixtures or mocks runs
+    its calls in a world of the test's making."""
     for node in tree.body:
-        if isinstance(node, ast.ClassDef):
-            for inner in node.body:
-                if isinstance(inner, ast.FunctionDef) and inner.name.startswith("test"):
-                    yield f"{node.name}.{inner.name}", inner
-        elif isinstance(node, ast.FunctionDef) and node.name.startswith("test"):
-            yield node.name, node
+        found = [(f"{node.name}.{f.name}", f, 1) for f in node.body if isinstance(f, ast.FunctionDef)] \
+            if isinstance(node, ast.ClassDef) else [(node.name, node, 0)] if isinstance(node, ast.FunctionDef) else []
+        for name, func, own in found:
+            args = func.args
+            if func.name.startswith("test") and len(args.posonlyargs + args.args) == own and not (
+                    args.vararg or args.kwarg or args.kwonlyargs):
+                yield name, func
 
 
 def item_calls(task: Task) -> ItemCalls:
