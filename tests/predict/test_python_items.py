@@ -63,6 +63,7 @@ candidate = ratio  # HumanEval's way of naming the function under test
 
 def test_ratio():
     assert candidate(7, 2) == (3.5, 3)
+    assert candidate(1, 1) is not None
 
 
 def test_shelf():
@@ -112,7 +113,8 @@ def _shelf(folder: Path):
 def test_calls_are_what_the_tests_call_on_their_own_by_the_modules_names(tmp_path):
     calls = item_calls(_shelf(tmp_path))
     # the loop's call reads a local, and the fixture's test runs in a world of the test's making
-    assert calls.calls == [("test_ratio", "ratio(7, 2)"), ("test_shelf", SEQUENCE), ("ShelfTest.test_take", TAKE)]
+    assert calls.calls == [("test_ratio", "ratio(7, 2)"), ("test_ratio", "ratio(1, 1)"), ("test_shelf", SEQUENCE),
+                           ("ShelfTest.test_take", TAKE)]
     assert calls.prelude == "import shelf\nfrom shelf import Shelf, ratio" and not calls.from_cases
 
 
@@ -176,6 +178,7 @@ def test_python_items_hold_the_values_the_reference_produced(sets):
     items = {i.call: i for i in read_items(sets / "py")}
     assert {c: i.answer for c, i in items.items()} == {
         "ratio(7, 2)": "(3.5, 3)",
+        "ratio(1, 1)": "(1.0, 1)",
         SEQUENCE: "2\n'b'\nraises ValueError",
         TAKE: "'c'",
         "add(2, 3)": "5",

@@ -131,21 +131,29 @@ _OF_TWO = frozenset({"assertSetEqual", "assertDictEqual", "assertListEqual", "as
 
 
 def _observed(node: ast.AST) -> ast.expr | None:
-    """What an assertion observes: an equality's actual side (the side that calls, or the
-    first), what `assert` tests, the value a unittest assertion of one value is given."""
+    """What an assertion observes: an equality's or identity's actual side (the side that
+    calls, or the first), what `assert` tests, the value a unittest assertion of one value
+    is given."""
     sides = expected_and_actual(node)
     if sides is not None:
         return sides[1]
-    if isinstance(node, ast.Assert) and not isinstance(node.test, ast.Compare):
+    if isinstance(node, ast.Assert):
         test = node.test
+        if isinstance(test, ast.Compare):  # `assert f(x) is True`: the side that calls, as for ==
+            if len(test.ops) != 1 or not isinstance(test.ops[0], (ast.Is, ast.IsNot)):
+                return None
+            return _actual(test.left, test.comparators[0])
         return test.operand if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) else test
     if isinstance(node, ast.Expr) and isinstance(call := node.value, ast.Call) and isinstance(call.func, ast.Attribute):
         if call.func.attr in _OF_ONE and call.args:
             return call.args[0]
         if call.func.attr in _OF_TWO and len(call.args) >= 2:
-            first, second = call.args[0], call.args[1]
-            return second if _has_call(second) and not _has_call(first) else first
+            return _actual(call.args[0], call.args[1])
     return None
+
+
+def _actual(first: ast.expr, second: ast.expr) -> ast.expr:
+    return second if _has_call(second) and not _has_call(first) else first
 
 
 def _has_call(node: ast.AST) -> bool:
