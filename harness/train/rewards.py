@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Protocol, Sequence
 
-from ..agents.editformat import choose_fence, parse_whole
+from ..agents.editformat import ParsedAnswer, choose_fence, parse_whole
 from ..errors import BadInput
 from ..executor import ExecutorSettings, make_executor
 from ..executor.base import UnitFailure
@@ -68,6 +68,7 @@ class Judgement(Record):
     reward: float
     status: str
     reason: str | None = None
+    turns: int | None = None  # the answers of a multi-turn exchange (multiturn.py)
 
 
 class Verifier(Protocol):
@@ -174,6 +175,13 @@ class Judge(Protocol):
     def close(self) -> None: ...
 
 
+def read_answer(task: Task, text: str) -> ParsedAnswer:
+    """A repair answer read as Aider's whole-file coder reads it, file names checked."""
+    # Aider picks its fence from what the chat files hold when the answer is asked for.
+    fence = choose_fence(data.decode(errors="replace") for data in task.stub_files().values())
+    return parse_whole(text, task.solution_files, fence, allowed=task.may_write)
+
+
 class RepairJudge:
     """Whole files laid over the repair task (the target is its folder), then the verifier."""
 
@@ -187,10 +195,7 @@ class RepairJudge:
         judgements: list[Judgement | None] = [None] * len(texts)
         todo: list[tuple[int, Candidate]] = []
         for i, (text, path) in enumerate(zip(texts, targets, strict=True)):
-            task = self.tasks(path)
-            # Aider picks its fence from what the chat files hold when the answer is asked for.
-            fence = choose_fence(data.decode(errors="replace") for data in task.stub_files().values())
-            parsed = parse_whole(text, task.solution_files, fence, allowed=task.may_write)
+            parsed = read_answer(self.tasks(path), text)
             if parsed.ok:
                 todo.append((i, Candidate(path, parsed.files)))
             else:
@@ -306,8 +311,10 @@ class TestsJudge:
 @dataclass(frozen=True)
 class Scoring:
     environment: str
-    reward: float
+    reward: float        # the judge's
     status: str
+    scale: float = 1.0   # the environment's reward scale: GRPO is given reward x scale
+    turns: int | None = None
 
 
 @dataclass
@@ -325,7 +332,8 @@ class BatchStats:
 
     @property
     def rewards(self) -> list[float]:
-        return [s.reward for s in self.scored]
+        """What GRPO was given: each judge's reward times its environment's scale."""
+        return [s.reward * s.scale for s in self.scored]
 
     @property
     def statuses(self) -> Counter:
@@ -334,6 +342,12 @@ class BatchStats:
     @property
     def malformed(self) -> int:
         return sum(s.status == MALFORMED for s in self.scored)
+
+    @property
+    def second_turns(self) -> int | None:
+        """Exchanges that went on to a second answer; None where no completion is an exchange."""
+        turns = [s.turns for s in self.scored if s.turns is not None]
+        return sum(t > 1 for t in turns) if turns else None
 
     @property
     def passed(self) -> int:
@@ -363,12 +377,15 @@ class _Pending:
 
 
 class GrpoReward:
-    """The reward function for GRPOTrainer: each completion judged by its environment's judge."""
+    """The reward function for GRPOTrainer: each completion judged by its environment's
+    judge, its reward multiplied by the environment's scale (statuses and pass counts are
+    the judge's own)."""
 
     __name__ = "reward"
 
-    def __init__(self, judges: Mapping[str, Judge]):
+    def __init__(self, judges: Mapping[str, Judge], scales: Mapping[str, float] | None = None):
         self.judges = dict(judges)
+        self.scales = dict(scales or {})  # by environment; 1 where none is given
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="judge")
         self._pending: _Pending | None = None
         self._stats = BatchStats()
@@ -404,7 +421,8 @@ class GrpoReward:
             judgements, seconds = pending.future.result()
         else:  # nobody submitted these (a plain GRPOTrainer): judge now
             judgements, seconds = self._judge(texts, envs, tgts)
-        batch = BatchStats([Scoring(e, j.reward, j.status) for e, j in zip(envs, judgements, strict=True)],
+        batch = BatchStats([Scoring(e, j.reward, j.status, self.scales.get(e, 1.0), j.turns)
+                            for e, j in zip(envs, judgements, strict=True)],
                            verify_seconds=seconds, wait_seconds=time.perf_counter() - waited)
         with self._lock:
             self._stats.add(batch)
