@@ -12,6 +12,7 @@ from rich.table import Table
 from ..predict.build import build
 from ..predict.config import PredictBuildConfig, PredictEvalConfig
 from ..predict.evaluate import evaluate
+from ..predict.explain import EXPLAIN_FILE, ExplainConfig, explain
 from ..records import TrialOutcome
 from .app import app, console, err, handled
 from .options import comma_list, default, from_options
@@ -121,4 +122,32 @@ def eval_cmd(
         err.print(f"{failed} trial(s) have no outcome: the provider kept failing (infrastructure errors, counted "
                   f"nowhere); when it answers, rerun them with `harness predict eval --resume {done.folder.run_id}`",
                   markup=False, highlight=False)
+        raise typer.Exit(1)
+
+
+@predict_app.command("explain")
+@handled
+def explain_cmd(
+    items: str = typer.Option(..., help="the set's name (a folder under the root, from `harness predict build`)"),
+    model: str = typer.Option(..., help="a litellm model string, openai/<name> with --api-base, or local/<adapter>"),
+    split: str = typer.Option(default(ExplainConfig, "split"), help="train, eval or all"),
+    out: Optional[Path] = typer.Option(None, help=f"the JSONL to write (default: the set's {EXPLAIN_FILE})"),
+    api_base: Optional[str] = typer.Option(None, "--api-base", help="the server of an openai/<name> model"),
+    root: Optional[Path] = typer.Option(None, help="the folder sets are in (default: ./curricula)"),
+    workers: int = typer.Option(default(ExplainConfig, "workers"), help="model calls in flight"),
+    sandbox: str = typer.Option(default(ExplainConfig, "sandbox"), help="docker, local, or auto"),
+    retries: int = typer.Option(default(ExplainConfig, "retries"), help="tries of one model call before the provider counts as failed"),
+):
+    """Trace explanations as SFT rows (the self-execution paper's NLEX): each traceable item's
+    call runs again under a line tracer in the sandbox (10,000 events, 1 MB of text at most),
+    the model explains the trace and answers; rows are kept only where the answer is right."""
+    config = from_options(ExplainConfig, dict(items=items, model=model, split=split, out=out, api_base=api_base,
+                                              root=root, workers=workers, sandbox=sandbox, retries=retries))
+    done = explain(config)
+    counts = ", ".join(f"{what} {n}" for what, n in sorted(done.counts.items()))
+    console.print(f"{done.out}: {done.counts.get('kept', 0)} rows ({counts}; traces cut at the limits among the "
+                  f"kept: {done.cut})", markup=False, highlight=False)
+    if done.counts.get("provider failure"):
+        err.print("some items got no explanation: the provider kept failing (counted nowhere); run the command "
+                  "again when it answers", markup=False, highlight=False)
         raise typer.Exit(1)

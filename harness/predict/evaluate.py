@@ -65,8 +65,8 @@ class PredictRun(Record):
     items: dict[str, ItemFacts]
 
 
-def read_set(config: PredictEvalConfig, name: str, split: str) -> tuple[PredictManifest, list[PredictItem]]:
-    folder = config.items_root() / name
+def read_set(root: Path, name: str, split: str) -> tuple[PredictManifest, list[PredictItem]]:
+    folder = root / name
     manifest_file = folder / MANIFEST_FILE
     if not manifest_file.is_file():
         raise BadInput(f"--items {name}: no set at {folder} (build one with `harness predict build`)")
@@ -134,7 +134,7 @@ def _start(config: PredictEvalConfig, command_line: list[str]) -> tuple[RunFolde
     spec = parse_model(config.model, config.api_base)
     if spec.builtin:
         raise BadInput(f"--model {spec.name} answers with code, not predictions; name a model that predicts")
-    set_manifest, items = read_set(config, config.items, config.split)
+    set_manifest, items = read_set(config.items_root(), config.items, config.split)
     check_access(spec)
     run_id = config.run_id or new_run_id()
     folder = RunFolder.create(config.runs_dir, run_id)
@@ -164,7 +164,7 @@ def _resumed(config: PredictEvalConfig, resume: str) -> tuple[RunFolder, RunMani
     if facts is None:
         raise BadInput(f"--resume {config.resume}: not a prediction run (no {PREDICT_FILE})")
     manifest = folder.read_manifest()
-    set_manifest, items = read_set(config, facts.set, facts.split)
+    set_manifest, items = read_set(config.items_root(), facts.set, facts.split)
     if set_manifest.content_hash != facts.set_hash:
         raise BadInput(f"--resume {config.resume}: set {facts.set} changed since the run started; its items would mix two versions")
     if prompt_hash() != manifest.configs[0].contract_hash:
