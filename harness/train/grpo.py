@@ -236,6 +236,10 @@ def train_grpo(
             curriculum=str(source.curriculum) if source.curriculum else None, dataset_hash=source.dataset_hash,
             trained_on_tasks=source.trained_on_tasks, config=config))
     # Everything that can be refused is checked before the run folder exists.
+    if RLEF in source.environments and (world_size() > 1 or config.runtime.generation != "transformers"):
+        # Its second turns are generated only where a batch holds rlef rows: a collective
+        # generation (vLLM's server, several processes) would wait on processes that never call it.
+        raise BadInput(f"the {RLEF} environment trains in one process with runtime.generation = transformers")
     adapter_dir = init_adapter_dir(init_adapter, base) if init_adapter else None
     checkpoint = run.last_checkpoint() if resume else None
     device = resolve_device(config.runtime)
