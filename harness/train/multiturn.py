@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Final, Sequence
+from typing import Final, Sequence
 
+from ..executor.base import UnitFailure
 from ..languages.registry import language_for
 from ..predict.public import public_cases
 from ..records import Status, TestReport
@@ -27,7 +28,7 @@ from ..sandbox.base import Sandbox, SandboxSession
 from ..suite_validation import work_on_tasks
 from ..task import Task
 from .config import RuntimeSettings
-from .rewards import MALFORMED, Candidate, Judgement, Verifier, _sandbox_workers, _TaskCache, read_answer
+from .rewards import MALFORMED, Candidate, Judgement, Verifier, sandbox_workers, TaskCache, read_answer
 
 ENVIRONMENT: Final = "rlef"
 RUN_TIMEOUT_S = 20.0     # one build and test of an answer: a first answer that loops is cut here
@@ -101,7 +102,7 @@ class PublicTests:
 
     def __init__(self, runtime: RuntimeSettings):
         self.runtime = runtime
-        self.tasks = _TaskCache()
+        self.tasks = TaskCache()
         self._box: Sandbox | None = None
 
     def feedback(self, texts: Sequence[str], task_paths: Sequence[str]) -> list[str | None]:
@@ -125,11 +126,11 @@ class PublicTests:
                 unit.message = feedback_message(unit.task, language_for(unit.task).run_tests(unit.task, unit.files,
                                                                                                session))
 
-            def failed(unit: _Run, failure: Any) -> None:
-                # The sandbox's fault, not the answer's: the model is told nothing ran, and why is kept in the log.
+            def failed(unit: _Run, failure: UnitFailure) -> None:
+                # The sandbox's fault, not the answer's: the model is told only that nothing ran.
                 unit.message = "The public tests could not be run this time. Check your code and answer again."
 
-            work_on_tasks(self._box, list(runs.values()), run, workers=max(1, min(_sandbox_workers(self.runtime),
+            work_on_tasks(self._box, list(runs.values()), run, workers=max(1, min(sandbox_workers(self.runtime),
                                                                                     len(runs))),
                           run_timeout_s=RUN_TIMEOUT_S, on_failure=failed)
             for unit in runs.values():
@@ -145,7 +146,7 @@ class RlefJudge:
 
     def __init__(self, verifier: Verifier):
         self.verifier = verifier
-        self.tasks = _TaskCache()
+        self.tasks = TaskCache()
 
     def judge(self, texts: list[str], targets: list[str]) -> list[Judgement]:
         judgements: list[Judgement | None] = [None] * len(texts)

@@ -77,7 +77,7 @@ class Verifier(Protocol):
     def close(self) -> None: ...
 
 
-class _TaskCache:
+class TaskCache:
     def __init__(self) -> None:
         self._tasks: dict[str, Task] = {}
         self._lock = threading.Lock()
@@ -97,7 +97,7 @@ class SandboxVerifier:
 
     def __init__(self, runtime: RuntimeSettings):
         self.runtime = runtime
-        self.tasks = _TaskCache()
+        self.tasks = TaskCache()
         self._executor = None
 
     def _slots(self):
@@ -105,7 +105,7 @@ class SandboxVerifier:
             settings = self.runtime.executor or ExecutorSettings.from_env()
             # Training processes share a cluster's slots (WORLD_SIZE of them in all).
             if settings.kind == "local":
-                workers, share = _sandbox_workers(self.runtime), 1
+                workers, share = sandbox_workers(self.runtime), 1
             else:
                 workers, share = self.runtime.verify_workers, int(os.environ.get("WORLD_SIZE", "1"))
             self._executor = make_executor(settings, sandbox=self.runtime.sandbox, workers=workers, share=share)
@@ -127,7 +127,7 @@ class ExactVerifier:
     else -1; a file the answer leaves out keeps its starting content."""
 
     def __init__(self, runtime: RuntimeSettings | None = None):
-        self.tasks = _TaskCache()
+        self.tasks = TaskCache()
 
     def verify_batch(self, candidates: Sequence[Candidate]) -> list[Judgement]:
         out = []
@@ -189,7 +189,7 @@ class RepairJudge:
 
     def __init__(self, verifier: Verifier):
         self.verifier = verifier
-        self.tasks = _TaskCache()
+        self.tasks = TaskCache()
 
     def judge(self, texts: list[str], targets: list[str]) -> list[Judgement]:
         judgements: list[Judgement | None] = [None] * len(texts)
@@ -243,7 +243,7 @@ class TestsTarget(Record):
     tests: TestWritingSettings
 
 
-def _sandbox_workers(runtime: RuntimeSettings) -> int:
+def sandbox_workers(runtime: RuntimeSettings) -> int:
     # Training processes on one machine share its cores (`accelerate launch` sets LOCAL_WORLD_SIZE).
     return runtime.verify_workers or max(1, (os.cpu_count() or 1) // int(os.environ.get("LOCAL_WORLD_SIZE", "1")))
 
@@ -258,8 +258,8 @@ class TestsJudge:
 
     def __init__(self, runtime: RuntimeSettings):
         self.runtime = runtime
-        self.workers = _sandbox_workers(runtime)
-        self.tasks = _TaskCache()
+        self.workers = sandbox_workers(runtime)
+        self.tasks = TaskCache()
         self._box: Sandbox | None = None
 
     def _sandbox(self) -> Sandbox:
