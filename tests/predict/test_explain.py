@@ -57,7 +57,8 @@ def _write_set(root: Path, items: list[PredictItem]) -> None:
 
 
 def test_only_explanations_whose_answer_is_right_are_kept(tmp_path, docker_sandbox):
-    items = [_item(1, "triangle(4)", 10), _item(2, "spin(20000)", "done")]
+    # The third is statements with an observation: no one call to trace, and never asked about.
+    items = [_item(1, "triangle(4)", 10), _item(2, "spin(20000)", "done"), _item(3, "x = triangle(2)\n=> x", 3)]
     _write_set(tmp_path / "curricula", items)
 
     def reply(body: dict) -> str:
@@ -72,8 +73,9 @@ def test_only_explanations_whose_answer_is_right_are_kept(tmp_path, docker_sandb
                              capture_output=True, text=True, cwd=tmp_path, env={**os.environ, "COLUMNS": "200"})
         asked = {("triangle" if "triangle(4)" in r["messages"][-1]["content"] else "spin"): r["messages"][-1]["content"]
                  for r in server.requests["explainer"]}
+        assert len(server.requests["explainer"]) == 2      # one request per traced item, none for the third
     assert got.returncode == 0, got.stderr
-    assert "1 rows (kept 1, not traced 0, wrong 1" in got.stdout, got.stdout
+    assert "1 rows (kept 1, not traced 1, wrong 1" in got.stdout, got.stdout
     # The traces the model read, as the sandbox ran the calls.
     assert "line 4: total += k  k=4" in asked["triangle"] and "returns 10" in asked["triangle"]
     assert "(trace cut: over 10000 line events or 1048576 characters)" in asked["spin"]

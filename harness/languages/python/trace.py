@@ -70,14 +70,19 @@ def trace_calls(files: Mapping[str, str], calls: Sequence[str], session: Sandbox
     """Each call (an expression over the names the files' top-level modules define) traced
     on `files` in one run of the driver; None for a call whose record did not come back."""
     modules = {name: text.encode() for name, text in files.items() if "/" not in name and name.endswith(".py")}
-    if not modules or not calls:
+    expressions = [i for i, call in enumerate(calls) if _expression(call)]
+    if not modules or not expressions:
         return [None] * len(calls)
+    if len(expressions) < len(calls):  # statements with `=>` observations are no one call to trace
+        traced = trace_calls(files, [calls[i] for i in expressions], session, limits, where)
+        by_index = dict(zip(expressions, traced, strict=True))
+        return [by_index.get(i) for i in range(len(calls))]
     if len(calls) > _CALLS_PER_RUN:  # what one run reads back stays a few MB at the paper's limits
         return [t for at in range(0, len(calls), _CALLS_PER_RUN)
                 for t in trace_calls(files, calls[at:at + _CALLS_PER_RUN], session, limits, where)]
     # Every record is cut at the limit's characters, and a line of JSON around it adds little.
     kept = Kept(_OUT, len(calls) * (limits.chars + 4096))
-    staged = {"driver.py": _DRIVER.read_bytes(), "calls.json": json.dumps(list(calls)).encode(),
+    staged = {"driver.py": _DRIVER.read_bytes(), "calls.json": json.dumps([c.strip() for c in calls]).encode(),
               **{f"code/{name}": data for name, data in modules.items()}}
     with laid_out_for_runner(session, f"{_ROOT}/{where}", staged, f"the trace run of {where}") as root:
         run = (f"env -i PATH=/usr/bin:/bin HOME=/nonexistent LANG=C.UTF-8 python3 -I {root}/driver.py {root}/code "
@@ -87,6 +92,14 @@ def trace_calls(files: Mapping[str, str], calls: Sequence[str], session: Sandbox
         return [None] * len(calls)
     lines = got.contents[0].decode("utf-8", "replace").splitlines()
     return [_read(line) for line in lines[:len(calls)]] + [None] * max(0, len(calls) - len(lines))
+
+
+def _expression(call: str) -> bool:
+    try:
+        ast.parse(call.strip(), mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
 
 
 def _read(line: str) -> CallTrace | None:
