@@ -1,6 +1,6 @@
 """`harness predict explain`: trace explanations as training data (the self-execution
-paper's NLEX). Each item of a prediction set whose code a language can trace (Python) runs
-its call again in the sandbox under the line tracer (Language.trace_calls, within the
+paper's NLEX). Each item of a prediction set whose code a language can trace (Python) and
+whose call is one expression runs its call again in the sandbox under the line tracer (Language.trace_calls, within the
 paper's limits: 10,000 line events, 1 MB of trace text; a longer run is cut and marked);
 a model (litellm, any `--model` a run takes) is shown the item's prediction prompt with the
 trace and asked to explain in words how the call runs, then to answer in the set's format.
