@@ -89,9 +89,9 @@ def test_weights_are_honoured_over_a_seeded_draw():
     assert all(sorted(repair[k:k + 3]) == [0, 1, 2] for k in range(0, len(repair) - 2, 3))
     # Unweighted, every row is equally likely: the environments in proportion to their rows.
     assert resolve_weights(sizes, {}) == {"repair": 3.0, "predict": 50.0}
-    with pytest.raises(BadInput, match="weights predict but no predict data"):
+    with pytest.raises(BadInput, match="gives predict a share but no predict data"):
         resolve_weights({"repair": 3}, {"repair": 0.2, "predict": 0.8})
-    with pytest.raises(BadInput, match="no weight to repair"):
+    with pytest.raises(BadInput, match="no share to repair"):
         resolve_weights(sizes, {"predict": 1.0})
 
 
@@ -187,8 +187,6 @@ def test_grpo_step_on_a_predict_set(world):
 @pytest.mark.slow
 def test_a_joint_run_samples_by_share_and_scales_each_environments_reward(world):
     config = world["root"] / "mix.toml"
-    # The paper's preset (predict's reward x 0.8), with predict drawn more often than the
-    # paper's 15% so that a few updates hold both environments.
     # The paper's preset: predict drawn for 15% of the prompts, its reward x 0.8; seed 2's
     # draw puts both environments in one update.
     config.write_text('[grpo]\npreset = "self-execution-paper"\n[runtime]\nseed = 2\n')
@@ -239,7 +237,7 @@ def test_grpo_step_on_the_two_turn_environment(world):
 
 @pytest.mark.parametrize("weights, message", [
     ("{nope = 1}", "grpo.environments.nope.[key]: input should be 'repair', 'predict', 'tests' or 'rlef'"),
-    ("{repair = 0.2, predict = 0.8}", "grpo.environments weights repair but no repair data was given"),
+    ("{repair = 0.2, predict = 0.8}", "grpo.environments gives repair a share but no repair data was given"),
     ("{predict = 0}", "grpo.environments.predict.share: input should be greater than 0"),
     ("{predict = {share = 1, reward_scale = 0.8}}", "reward_scale has no effect when scale_rewards is 'group'"),
 ])
