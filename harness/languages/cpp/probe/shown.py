@@ -47,12 +47,10 @@ _NOT_CALLED = CPP_KEYWORDS | _VALUE | _THAT | _THROWS | _SAID | _NAMED | {"TEST_
 @dataclass(frozen=True)
 class ShownCases:
     """What a judge is shown of a task's test file: the file around the cases (prelude) and
-    each case, both without expected values; `hidden` holds what was taken out of each case
-    (its expected sides, names and the arguments that fed them), for a caller to check."""
+    each case, both without expected values."""
 
     prelude: str
     cases: list[str]
-    hidden: list[list[str]]
 
 
 Edit = tuple[int, int, str]
@@ -97,8 +95,8 @@ def _span(text: str, tokens: list[Token], a: int, b: int) -> str:
     return text[tokens[a].start:tokens[b - 1].end] if b > a else ""
 
 
-def _value_under_test(text: str, tokens: list[Token], a: int, b: int) -> tuple[str, str]:
-    """The left side of a comparison (the value the probe records) and the rest."""
+def _value_under_test(text: str, tokens: list[Token], a: int, b: int) -> str:
+    """The left side of a comparison: the value the probe records."""
     depth = 0
     for j in range(a, b):
         tok = tokens[j].text
@@ -107,16 +105,15 @@ def _value_under_test(text: str, tokens: list[Token], a: int, b: int) -> tuple[s
         # `<` and `>` compare only when spaced: `std::vector<int>` is a type.
         spaced = tok in ("<", ">") and text[tokens[j].start - 1:tokens[j].start] == " " == text[tokens[j].end:tokens[j].end + 1]
         if depth == 0 and (tok in _COMPARISONS or spaced):
-            return _span(text, tokens, a, j), _span(text, tokens, j + 1, b)
-    return _span(text, tokens, a, b), ""
+            return _span(text, tokens, a, j)
+    return _span(text, tokens, a, b)
 
 
-def _observations(text: str) -> tuple[str, list[str]]:
-    """Assertions rewritten as observations, what was said beside them dropped; the
-    expected sides taken out."""
+def _observations(text: str) -> str:
+    """Assertions rewritten as observations of their values under test, what was said
+    beside them dropped."""
     tokens = code_tokens(text)
     edits: list[Edit] = []
-    hidden: list[str] = []
     i = 0
     while i < len(tokens):
         name = tokens[i].text
@@ -131,17 +128,13 @@ def _observations(text: str) -> tuple[str, list[str]]:
         if name in _SAID:
             end = close + 1 if close + 1 < len(tokens) and tokens[close + 1].text == ";" else close
             edits.append((tokens[i].start, tokens[end].end, ""))
-            hidden.append(_span(text, tokens, i, close + 1))
         elif name in _VALUE:
-            shown, rest = _value_under_test(text, tokens, i + 2, close)
-            edits.append((tokens[i].start, tokens[close].end, f"{OBSERVE}({shown})"))
-            hidden.append(rest)
+            edits.append((tokens[i].start, tokens[close].end, f"{OBSERVE}({_value_under_test(text, tokens, i + 2, close)})"))
         else:
             first = _span(text, tokens, *args[0])
             edits.append((tokens[i].start, tokens[close].end, f"{OBSERVE_THROWS if name in _THROWS else OBSERVE}({first})"))
-            hidden += [_span(text, tokens, *arg) for arg in args[1:]]
         i = close + 1
-    return _apply(text, edits), [h for h in hidden if h]
+    return _apply(text, edits)
 
 
 def _names(text: str) -> dict[str, int]:
@@ -195,7 +188,7 @@ def _helpers(text: str, used_before: dict[str, int]) -> list[_Helper]:
     return out
 
 
-def _argument_edits(text: str, helpers: list[_Helper], hidden: list[str]) -> list[Edit]:
+def _argument_edits(text: str, helpers: list[_Helper]) -> list[Edit]:
     """The helpers' calls in `text` without the arguments of their dropped parameters."""
     tokens = code_tokens(text)
     by_call = {(h.name, h.params): h for h in helpers}
@@ -218,10 +211,19 @@ def _argument_edits(text: str, helpers: list[_Helper], hidden: list[str]) -> lis
         args = _split(tokens, j + 1, close, {","}) if close > j + 1 else []
         helper = by_call.get((tok.text, len(args)))
         if helper is not None:
-            hidden += [_span(text, tokens, *args[k]) for k in range(len(args)) if k not in helper.kept]
             kept = ", ".join(_span(text, tokens, *args[k]) for k in helper.kept)
             edits.append((tokens[j + 1].start, tokens[close].start, kept))
     return edits
+
+
+def _cut(text: str, start: int, end: int) -> str:
+    """The text without [start, end), and without its line when nothing else was on it."""
+    line = text.rfind("\n", 0, start) + 1
+    after = text.find("\n", end)
+    after = len(text) if after < 0 else after
+    if not text[line:start].strip() and not text[end:after].strip():
+        start, end = line, min(after + 1, len(text))
+    return text[:start] + text[end:]
 
 
 # What stands before a declared name: a type's last token.
@@ -229,7 +231,7 @@ _NOT_TYPE = {"return", "else", "case", "throw", "new", "delete", "goto", "co_ret
              "using", "namespace", "struct", "class", "enum", "union", "operator", "template", "typename"}
 
 
-def _dead_declarations(text: str, used_before: dict[str, int], hidden: list[str], beside: str = "") -> str:
+def _dead_declarations(text: str, used_before: dict[str, int], beside: str = "") -> str:
     """Declarations of names the test file used that nothing but the declaration (in `text`
     and `beside`) uses now."""
     for _ in range(16):
@@ -252,15 +254,14 @@ def _dead_declarations(text: str, used_before: dict[str, int], hidden: list[str]
                 end += 1
             if end == len(tokens):
                 continue
-            hidden.append(text[tokens[start].start:tokens[end].end])
-            text = text[:tokens[start].start] + text[tokens[end].end:]
+            text = _cut(text, tokens[start].start, tokens[end].end)
             break
         else:
             return text
     return text
 
 
-def _renamed(text: str, hidden: list[str]) -> str:
+def _renamed(text: str) -> str:
     """The case's name and tags, and each section's name, as numbers."""
     tokens = code_tokens(text)
     edits: list[Edit] = []
@@ -271,7 +272,6 @@ def _renamed(text: str, hidden: list[str]) -> str:
         close = _matching(tokens, i + 1)
         if close is None:
             continue
-        hidden.append(_span(text, tokens, i + 2, close))
         if tok.text != "TEST_CASE":
             sections += 1
         edits.append((tokens[i + 1].end, tokens[close].start, '"public case"' if tok.text == "TEST_CASE" else f'"{sections}"'))
@@ -287,18 +287,13 @@ def shown_cases(prelude: str, cases: list[TaskCase]) -> ShownCases:
     """`cases` of a test file whose text around them is `prelude` (cases.case_context), as a
     judge is shown them (see the module's docstring)."""
     used_before = _names(strip_comments("\n".join([prelude, *(c.source for c in cases)])))
-    prelude, _ = _observations(strip_comments(prelude))
-    texts, hidden = [], []
-    for case in cases:
-        text, gone = _observations(strip_comments(case.source))
-        texts.append(text)
-        hidden.append(gone)
+    prelude = _observations(strip_comments(prelude))
+    texts = [_observations(strip_comments(case.source)) for case in cases]
     for _ in range(4):  # a helper that calls a helper loses its parameters a step later
         helpers = _helpers(prelude, used_before)
         if not helpers:
             break
-        prelude = _apply(prelude, [h.edit for h in helpers] + _argument_edits(prelude, helpers, []))
-        texts = [_apply(t, _argument_edits(t, helpers, gone)) for t, gone in zip(texts, hidden)]
-    texts = [_tidy(_renamed(_dead_declarations(t, used_before, gone), gone)) for t, gone in zip(texts, hidden)]
-    prelude = _tidy(_dead_declarations(prelude, used_before, [], "\n".join(texts)))
-    return ShownCases(prelude, texts, [[h for h in gone if h.strip()] for gone in hidden])
+        prelude = _apply(prelude, [h.edit for h in helpers] + _argument_edits(prelude, helpers))
+        texts = [_apply(t, _argument_edits(t, helpers)) for t in texts]
+    texts = [_tidy(_renamed(_dead_declarations(t, used_before))) for t in texts]
+    return ShownCases(_tidy(_dead_declarations(prelude, used_before, "\n".join(texts))), texts)
