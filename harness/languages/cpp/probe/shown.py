@@ -278,9 +278,15 @@ def _renamed(text: str) -> str:
     return _apply(text, edits)
 
 
+# A conditional left with nothing in it (its cases and comments gone) says nothing.
+_EMPTY_IF = re.compile(r"^[ \t]*#[ \t]*if[^\n]*\n\s*#[ \t]*endif[^\n]*$\n?", re.MULTILINE)
+
+
 def _tidy(text: str) -> str:
-    lines = [line.rstrip() for line in text.splitlines()]
-    return re.sub(r"\n\s*\n(\s*\n)+", "\n\n", "\n".join(lines)).strip()
+    text = "\n".join(line.rstrip() for line in text.splitlines())
+    while _EMPTY_IF.search(text):
+        text = _EMPTY_IF.sub("", text)
+    return re.sub(r"\n\s*\n(\s*\n)+", "\n\n", text).strip()
 
 
 def shown_cases(prelude: str, cases: list[TaskCase]) -> ShownCases:
