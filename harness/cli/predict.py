@@ -11,7 +11,7 @@ import typer
 from rich.table import Table
 
 from ..predict.build import build
-from ..predict.config import PredictBuildConfig, PredictEvalConfig
+from ..predict.config import PredictBuildConfig, PredictEvalConfig, PredictImportConfig
 from ..predict.evaluate import evaluate
 from ..predict.imported import import_cruxeval
 from ..records import TrialOutcome
@@ -39,8 +39,7 @@ def import_cruxeval_cmd(
     completes `assert f(input) == ??`, scored by CruxEval's rule (the answer evaluated in the
     sandbox, right when it equals the recorded output). The data stays in the checkout; the
     set holds the items, all in the eval split."""
-    config = from_options(PredictBuildConfig, dict(suite="cruxeval", out=out, root=root, replace=replace))
-    done = import_cruxeval(path, config.out, config.out_root(), replace=replace)
+    done = import_cruxeval(from_options(PredictImportConfig, dict(path=path, out=out, root=root, replace=replace)))
     console.print(f"{done.path}: {done.manifest.items['eval']} CruxEval-O items from {done.source} "
                   f"(sha256 {done.manifest.suite_hash[:12]})", markup=False, highlight=False)
 

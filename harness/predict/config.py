@@ -47,6 +47,24 @@ class PredictBuildConfig(Record):
         return Path(self.root) if self.root is not None else default_root()
 
 
+class PredictImportConfig(Record):
+    """`harness predict import BENCHMARK PATH`: a published benchmark's data read as a set."""
+
+    path: Path = Field(description="the user's checkout of the benchmark, or its data file")
+    out: str
+    root: Path | None = None
+    replace: bool = False
+
+    @model_validator(mode="after")
+    def _set_name(self) -> "PredictImportConfig":
+        if not _NAME.fullmatch(self.out):
+            raise ValueError(f"{self.out!r} is not a set name (lowercase letters, digits, '.', '_', '-')")
+        return self
+
+    def out_root(self) -> Path:
+        return Path(self.root) if self.root is not None else default_root()
+
+
 class PredictEvalConfig(Record):
     """What `harness predict eval` is asked: one model on one set's items, `trials` samples
     of each (the CLI's `--samples`; each is a trial of the run, the n of pass@k) at the given

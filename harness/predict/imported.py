@@ -19,6 +19,7 @@ from ..suite import MANIFEST as SUITE_MANIFEST, SuiteManifest, render_manifest
 from ..training_files import MANIFEST_FILE
 from . import cruxeval
 from .build import write_task
+from .config import PredictImportConfig
 from .items import ITEMS_FILE, SOURCE_KINDS, PredictManifest
 
 
@@ -29,11 +30,12 @@ class Imported:
     source: Path
 
 
-def import_cruxeval(checkout: Path, out: str, root: Path, *, replace: bool = False) -> Imported:
-    dest = Path(root) / out
-    if dest.exists() and not replace:
+def import_cruxeval(config: PredictImportConfig) -> Imported:
+    out = config.out
+    dest = config.out_root() / out
+    if dest.exists() and not config.replace:
         raise BadInput(f"{dest} exists (give --replace to overwrite it)")
-    data, raw, items = cruxeval.read_checkout(checkout)
+    data, raw, items = cruxeval.read_checkout(config.path)
     lines = "".join(i.model_dump_json() + "\n" for i in items).encode()
     manifest = PredictManifest(
         name=out, suite="cruxeval", suite_hash=sha256_bytes(raw), created=utc_now(),

@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from harness.predict.breakdown import run_breakdown  # noqa: E402
 from harness.predict.build import read_items  # noqa: E402
-from harness.predict.config import PredictEvalConfig  # noqa: E402
+from harness.predict.config import PredictEvalConfig, PredictImportConfig  # noqa: E402
 from harness.predict.evaluate import evaluate  # noqa: E402
 from harness.predict.imported import import_cruxeval  # noqa: E402
 from harness.predict.prompt import item_messages  # noqa: E402
@@ -42,7 +42,7 @@ def main() -> None:
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="bench-cruxeval-"))
     t0 = time.monotonic()
-    imported = import_cruxeval(args.checkout, "cruxeval-o", root / "curricula")
+    imported = import_cruxeval(PredictImportConfig(path=args.checkout, out="cruxeval-o", root=root / "curricula"))
     import_s = time.monotonic() - t0
     items = read_items(imported.path)
     outputs = [i.answer[len(f"assert {i.call} == "):] for i in items]

@@ -3,12 +3,13 @@
 and id as the benchmark's file has them; the real data's check is tests/bench/bench_cruxeval.py):
 `harness predict import cruxeval` reads it as a set, `harness predict eval --samples 6
 --temperature --top-p` asks a scripted model that is right on a planned number of each
-item's samples, every answer evaluated in the Docker sandbox, and `harness report` prints
+item's samples, every answer evaluated in the Docker sandbox, and `harness report` gives
 pass@1 and pass@5 equal to the share of 5-sample draws with a right answer, counted by
 brute force. The answer's reading and Python's `==` on values read back are checked alone."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -18,10 +19,13 @@ from itertools import combinations
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
+from harness.predict.breakdown import run_breakdown
 from harness.predict.build import read_items
 from harness.predict.cruxeval import read_prediction, same_value
 from harness.predict.prompt import item_messages
+from harness.report import ReportRequest, report as write_report
 
 from tests.scripted_model import Script, ScriptedModel
 
@@ -94,7 +98,7 @@ def test_import_then_sampled_eval_gives_cruxevals_pass_at_1_and_5(tmp_path):
     with ScriptedModel({"m": Script(by_request=answer)}) as server:
         got = cli("predict", "eval", "--model", "openai/m", "--api-base", server.api_base, "--items", "crux",
                   "--root", "sets", "--run-id", "r", "--samples", str(SAMPLES), "--temperature", "0.8",
-                  "--top-p", "0.95", "--sandbox", "docker", cwd=tmp_path)
+                  "--top-p", "0.95", "--sandbox", "docker", "--workers", "2", cwd=tmp_path)
     assert got.returncode == 0, got.stderr
     assert f"{sum(RIGHT)} correct, {SAMPLES * 6 - sum(RIGHT)} wrong or malformed" in got.stdout
     assert {(b.get("temperature"), b.get("top_p")) for b in bodies} == {(0.8, 0.95)}
@@ -102,12 +106,10 @@ def test_import_then_sampled_eval_gives_cruxevals_pass_at_1_and_5(tmp_path):
     assert manifest["trials"] == SAMPLES and manifest["sandbox"].startswith("docker")
     assert manifest["configs"][0]["sampling"] | {} == {"temperature": 0.8, "top_p": 0.95, "max_tokens": None, "seed": None}
 
-    report = cli("report", "runs/r", "--format", "json", "--out", "r.json", cwd=tmp_path)
-    assert report.returncode == 0, report.stderr
-    rows = {r["group"]: r for r in json.loads((tmp_path / "r.json").read_text())["data"]["prediction_accuracy"]}
+    rows = {r.group: r for r in run_breakdown(tmp_path / "runs" / "r")["openai-m"]}
+    shown = tmp_path / "r.md"
+    write_report(ReportRequest(sources=[("auto", str(tmp_path / "runs" / "r"))], out=shown), Console(file=io.StringIO()))
     for k in (1, 5):
         want = sum(brute_pass_at(c, SAMPLES, k) for c in RIGHT) / len(RIGHT)
-        assert rows[f"CruxEval-O pass@{k}"]["accuracy"] == pytest.approx(want)
-    shown = cli("report", "runs/r", cwd=tmp_path).stdout
-    want5 = sum(brute_pass_at(c, SAMPLES, 5) for c in RIGHT) / len(RIGHT)
-    assert "CruxEval-O pass@5" in shown and f"{want5:.1%}" in shown
+        assert rows[f"CruxEval-O pass@{k}"].accuracy == pytest.approx(want)
+        assert f"CruxEval-O pass@{k}" in shown.read_text() and f"{want:.1%}" in shown.read_text()

@@ -10,7 +10,7 @@ after each an honest answer in the same session is right:
 - rebinding `f` (and builtins) before giving a value, and spelling the call `f(10)` itself:
   the prediction sees no `f`;
 - a capture-like block with the right value written on the exec's own output, then exit;
-- killing every process it can; looping past the 3 s limit;
+- killing every process it can; looping past its limit (1 s here, CruxEval's 3 s in use);
 - text nested 20,000 deep: refused by the parser in the harness, as malformed."""
 
 from __future__ import annotations
@@ -55,13 +55,14 @@ def _reply(prediction: str) -> str:
 @pytest.mark.parametrize("name", sorted(HOSTILE))
 def test_a_hostile_prediction_scores_nothing_and_the_next_honest_one_is_right(session, name):
     item = next(i for i in read_checkout(CHECKOUT)[2] if i.call == "f(10)")  # f(n) = (n // 3, n % 3)
+    rule = item.compare.model_copy(update={"timeout_s": 1.0})
 
     def evaluate(expression: str, timeout_s: float):
         return expression_value(session, expression, timeout_s)
 
-    hostile = score(_reply(HOSTILE[name]), item.call, item.expected, item.compare, evaluate=evaluate)
+    hostile = score(_reply(HOSTILE[name]), item.call, item.expected, rule, evaluate=evaluate)
     assert not hostile.correct and hostile.reward == -1.0, name
-    honest = score(_reply("(3, 1)"), item.call, item.expected, item.compare, evaluate=evaluate)
+    honest = score(_reply("(3, 1)"), item.call, item.expected, rule, evaluate=evaluate)
     assert honest.correct and honest.reward == 1.0
 
 
