@@ -50,7 +50,7 @@ assert f({input}) == ??
 
 Replace ?? with the value this call returns, written as a Python literal (no expressions to work out, no calls),
 even when the function looks wrong or unfinished. Answer with the completed assertion between [ANSWER] and
-[/ANSWER] and nothing else. For a function that doubles a list, asked about f([1, 2]), the answer is:
+[/ANSWER] and nothing else. For `def f(xs): return xs + xs`, asked about f([1, 2]), the answer is:
 [ANSWER]
 assert f([1, 2]) == [1, 2, 1, 2]
 [/ANSWER]"""
