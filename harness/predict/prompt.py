@@ -24,6 +24,8 @@ from ..hashing import sha256_json
 from ..languages.cpp.probe import is_case, parse_call
 from ..probe.schema import Forged, bounded_json
 from ..training_files import ChatMessage
+from . import cruxeval
+from .items import PredictItem, PythonAssertion
 
 FORMAT_VERSION = 1
 # A test case that reaches more assertions than this (a loop of a thousand) asks for an
@@ -142,6 +144,14 @@ def simulation_messages(files: Mapping[str, str], shown: str, prelude: str) -> l
     user = (f"The code:\n```cpp\n{_code_block(files)}\n```\n{setup}\nThe test:\n```cpp\n{shown.strip()}\n```\n\n"
             f"{SIMULATION_RULE}\n\nWhat does it produce?\n\n{FORMAT}")
     return [ChatMessage(role="system", content=SYSTEM), ChatMessage(role="user", content=user)]
+
+
+def item_messages(item: PredictItem) -> list[ChatMessage]:
+    """What the model is asked about an item: the prompt of its rule's answer format
+    (CruxEval's for an item judged by its assertion)."""
+    if isinstance(item.compare, PythonAssertion):
+        return cruxeval.item_messages(item)
+    return prompt_messages(item.files, item.call, prelude=item.prelude)
 
 
 def answer_message(answer: str) -> ChatMessage:
