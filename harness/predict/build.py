@@ -56,7 +56,7 @@ from ..verify import CheckSpec, load_spec
 from .config import DEFAULT_EVAL_SHARE, PredictBuildConfig
 from .items import (EVAL_GRPO_FILE, EVAL_SFT_FILE, GRPO_FILE, ITEMS_FILE, SOURCE_KINDS, PredictGrpoRow, PredictItem,
                     PredictManifest, Provenance, item_id)
-from .prompt import FORMAT_VERSION, MAX_OBSERVATIONS, answer_message, prompt_messages, render_answer
+from .prompt import FORMAT_VERSION, MAX_OBSERVATIONS, answer_message, item_messages, prompt_messages, render_answer
 from .score import PREDICTION_RULE
 
 ProgressFn = Callable[[str], None]
@@ -355,7 +355,7 @@ def write_task(folder: Path, item: PredictItem) -> None:
         raise no_language(tuple(item.files), item.id)
     config = {"kind": "output-prediction", "language": layout.name,
               "files": {"solution": [ANSWER_FILE], "test": [], "example": [".meta/example.txt"]}}
-    prompt = prompt_messages(item.files, item.call, prelude=item.prelude)
+    prompt = item_messages(item)
     for sub in (".meta", ".docs"):
         (folder / sub).mkdir(parents=True, exist_ok=True)
     atomic_write(folder / ".meta" / "config.json", json.dumps(config, indent=2).encode())

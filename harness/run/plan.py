@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..suite import find_suite
-from ..predict.prompt import prompt_hash
+from ..predict.prompt import simulation_hash
 from ..adapter_card import card_files, find_card, verify_card
 from ..agents.base import AgentProfile
 from ..agents.registry import load_profile, read_profile
@@ -89,7 +89,7 @@ def _adapter_facts(spec: ModelSpec) -> dict:
 def feedback_hash(contract: PromptContract) -> str:
     """What simulated feedback says besides the code: the contract's template and the
     prediction prompt the model simulates with."""
-    return sha256_json({"simulated_feedback": contract.simulated_feedback, "prediction": prompt_hash()})
+    return sha256_json({"simulated_feedback": contract.simulated_feedback, "prediction": simulation_hash()})
 
 
 def _config_manifest(name: str, spec: ModelSpec, profile: AgentProfile, contract: PromptContract,
