@@ -177,7 +177,7 @@ def explain_cmd(
     counts = ", ".join(f"{what} {n}" for what, n in sorted(done.counts.items()))
     console.print(f"{done.out}: {done.counts.get('kept', 0)} rows ({counts}; traces cut at the limits among the "
                   f"kept: {done.cut})", markup=False, highlight=False)
-    if done.counts.get("provider failure"):
-        err.print("some items got no explanation: the provider kept failing (counted nowhere); run the command "
-                  "again when it answers", markup=False, highlight=False)
+    if any(what.endswith(" failure") for what in done.counts):
+        err.print("some items got no explanation: the provider or the sandbox kept failing (infrastructure, counted "
+                  "nowhere); run the command again", markup=False, highlight=False)
         raise typer.Exit(1)

@@ -1,14 +1,16 @@
 """`harness predict explain`: trace explanations as training data (the self-execution
 paper's NLEX). Each item of a prediction set whose code a language can trace (Python) and
-whose call is one expression runs its call again in the sandbox under the line tracer (Language.trace_calls, within the
-paper's limits: 10,000 line events, 1 MB of trace text; a longer run is cut and marked);
-a model (litellm, any `--model` a run takes) is shown the item's prediction prompt with the
-trace and asked to explain in words how the call runs, then to answer in the set's format.
-The answer is compared with the item's observed value here, in the harness's process, by
-the item's own rule (score.py); only explanations whose answer is right are kept, each as
-an SFT row (training_files.SftRow): the item's prediction prompt without the trace, and the
-explanation followed by the answer, so a model trained on it learns to reason through a
-run it is not shown."""
+whose call is one expression runs its call again in the sandbox under the line tracer
+(Language.trace_calls, within the paper's limits: 10,000 line events, 1 MB of trace text; a
+longer run is cut and marked). A model (litellm, any `--model` a run takes) is shown the
+item's prompt (the one `predict eval` asks) with the trace, and asked to explain in words,
+between tags, how the call runs, then to answer as that prompt asks. The answer is judged
+by the item's own rule (score.py: compared with the observed value in the harness's
+process, or for CruxEval's rule evaluated in the sandbox and compared here); only
+explanations whose answer is right are kept, each as an SFT row (training_files.SftRow):
+the item's prompt without the trace, with REASON added, then the explanation followed by
+the expected answer, so a model trained on it learns to reason through a run it is not
+shown before it answers."""
 
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ from typing import Callable, Literal
 from pydantic import Field
 
 from ..curriculum.config import default_root
-from ..errors import BadInput, ProviderFailure
+from ..errors import BadInput, InfraError
 from ..languages.language import PAPER_TRACE_LIMITS, CallTrace, render_trace
 from ..languages.registry import language_of_files
 from ..models import check_access, parse_model
@@ -28,21 +30,28 @@ from ..records import Record
 from ..sandbox import Sandbox, make_sandbox
 from ..training_files import ChatMessage, SftRow, TraceExplanation, write_jsonl
 from .ask import Ask, asker
-from .evaluate import read_set
+from .cruxeval import Evaluate
+from .evaluate import Sessions, executes, read_set
 from .items import PredictItem
-from .prompt import answer_message, prompt_messages
+from .prompt import item_answer, item_messages
 from .score import score
 
 EXPLAIN_FILE = "explain-sft.jsonl"
 
-ASK = """Here is a trace of that call's run: each line of the code it ran, with the local names the line changed, \
-then what the call returned or raised.
+# Added to the item's prompt in the rows kept: a model trained on them reasons, then answers.
+REASON = "Before the answer, explain step by step in words how the call runs and why it ends as it does."
+EXPLANATION, END = "[EXPLANATION]", "[/EXPLANATION]"
+
+ASK = f"""{REASON}
+
+To help you, here is a trace of that call's run: each line of the code it ran, with the local names the line \
+changed, then what the call returned or raised.
 ```
-{trace}
+{{trace}}
 ```
 
-Explain step by step, in words, how the call runs and why it ends as it does, as you would reason it out from the \
-code alone: do not mention the trace. Then give the answer in the format above, as the last fenced block of your reply."""
+Write the explanation as you would reason it out from the code alone, without mentioning the trace, between \
+{EXPLANATION} and {END}; after it, answer exactly as asked above."""
 
 
 class ExplainConfig(Record):
@@ -87,32 +96,31 @@ def _traces(items: list[PredictItem], box: Sandbox) -> dict[str, CallTrace]:
     return out
 
 
-def last_block(text: str) -> tuple[str, str] | None:
-    """A reply split at its last fenced block: (what comes before, the block with its fences)."""
-    close = text.rfind("```")
-    start = text.rfind("```", 0, close) if close > 0 else -1
-    if start < 0:
+def explanation_and_answer(reply: str) -> tuple[str, str] | None:
+    """A reply split into its explanation (between the tags) and what follows (the answer)."""
+    head, sep, rest = reply.partition(EXPLANATION)
+    explanation, sep2, answer = rest.partition(END)
+    if not sep or not sep2 or not explanation.strip():
         return None
-    return text[:start], text[start:close + 3]
+    return explanation.strip(), answer.strip()
 
 
-def explain_item(item: PredictItem, trace: CallTrace, ask: Ask, name: str, model: str) -> tuple[str, SftRow | None]:
+def explain_item(item: PredictItem, trace: CallTrace, ask: Ask, name: str, model: str,
+                 evaluate: Evaluate | None) -> tuple[str, SftRow | None]:
     """Ask for one explanation; the row when its answer is right, and what became of it."""
-    prompt = prompt_messages(item.files, item.call, prelude=item.prelude)
-    *before, user = prompt
+    *before, user = item_messages(item)
     shown = ASK.format(trace=render_trace(trace, item.files, PAPER_TRACE_LIMITS))
     reply = ask([m.model_dump() for m in before] + [{"role": "user", "content": f"{user.content}\n\n{shown}"}]).text
-    split = last_block(reply)
+    split = explanation_and_answer(reply)
     if split is None:
         return "malformed", None
-    explanation, block = split
-    judged = score(block, item.call, item.expected, item.compare)
+    explanation, answer = split
+    judged = score(answer, item.call, item.expected, item.compare, evaluate=evaluate)
     if not judged.correct:
         return "malformed" if judged.malformed else "wrong", None
-    if not explanation.strip():
-        return "malformed", None  # an answer alone explains nothing
-    answer = ChatMessage(role="assistant", content=f"{explanation.strip()}\n\n{answer_message(item.answer).content}")
-    return "kept", SftRow(task_id=f"{name}/{item.id}", source_task=item.task, messages=[*prompt, answer],
+    asked = ChatMessage(role="user", content=f"{user.content}\n\n{REASON}")
+    kept = ChatMessage(role="assistant", content=f"{explanation}\n\n{item_answer(item)}")
+    return "kept", SftRow(task_id=f"{name}/{item.id}", source_task=item.task, messages=[*before, asked, kept],
                           provenance=TraceExplanation(item=item.id, model=model, events=len(trace.events),
                                                       cut=trace.cut))
 
@@ -125,24 +133,31 @@ def explain(config: ExplainConfig, *, sandbox: Sandbox | None = None,
     _, items = read_set(config.items_root(), config.items, config.split)
     out = config.out or config.items_root() / config.items / EXPLAIN_FILE
     check_access(spec)
-    traces = _traces(items, sandbox or make_sandbox(config.sandbox))
+    box = sandbox or make_sandbox(config.sandbox)
+    traces = _traces(items, box)
     ask = asker(spec, retries=config.retries, timeout_s=config.timeout_s)
     counts: Counter[str] = Counter({"not traced": len(items) - len(traces)})
     rows: dict[str, SftRow] = {}
+    sessions = Sessions(box) if executes(items) else None  # where CruxEval's rule evaluates an answer
 
     def one(item: PredictItem) -> None:
         try:
-            what, row = explain_item(item, traces[item.id], ask, config.items, spec.name)
-        except ProviderFailure:
-            what, row = "provider failure", None
+            what, row = explain_item(item, traces[item.id], ask, config.items, spec.name,
+                                     sessions.evaluate if sessions is not None else None)
+        except InfraError as exc:  # the provider kept failing, or the sandbox an answer runs in did
+            what, row = f"{exc.kind.value} failure", None
         counts[what] += 1
         if row is not None:
             rows[item.id] = row
         if progress is not None:
             progress(what)
 
-    with ThreadPoolExecutor(max_workers=config.workers) as pool:
-        list(pool.map(one, [i for i in items if i.id in traces]))
+    try:
+        with ThreadPoolExecutor(max_workers=config.workers) as pool:
+            list(pool.map(one, [i for i in items if i.id in traces]))
+    finally:
+        if sessions is not None:
+            sessions.close()
     kept = [rows[i.id] for i in items if i.id in rows]  # in the set's order, whatever order calls ended in
     write_jsonl(out, kept)
     return Explained(out=out, counts=dict(counts),

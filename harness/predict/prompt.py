@@ -156,3 +156,10 @@ def item_messages(item: PredictItem) -> list[ChatMessage]:
 
 def answer_message(answer: str) -> ChatMessage:
     return ChatMessage(role="assistant", content=f"```\n{answer}\n```")
+
+
+def item_answer(item: PredictItem) -> str:
+    """The item's expected answer as its rule's format writes a reply (CruxEval's tags, or a fence)."""
+    if isinstance(item.compare, PythonAssertion):
+        return f"[ANSWER]\n{item.answer}\n[/ANSWER]"
+    return answer_message(item.answer).content

@@ -13,11 +13,12 @@ import sys
 from pathlib import Path
 
 from harness.predict.build import write_task
+from harness.predict.explain import REASON
 from harness.predict.items import PredictItem, PredictManifest, Provenance
 from harness.predict.prompt import FORMAT_VERSION, prompt_messages
 from harness.predict.score import PREDICTION_RULE
 from harness.suite import SuiteManifest, render_manifest
-from harness.training_files import MANIFEST_FILE, SftRow
+from harness.training_files import MANIFEST_FILE, ChatMessage, SftRow
 
 from tests.scripted_model import Script, ScriptedModel
 
@@ -64,8 +65,8 @@ def test_only_explanations_whose_answer_is_right_are_kept(tmp_path, docker_sandb
     def reply(body: dict) -> str:
         asked = body["messages"][-1]["content"]
         if "triangle(4)" in asked:
-            return f"{EXPLANATION}\n\n```\n10\n```"
-        return 'It counts n down to zero and never stops.\n\n```\n"never"\n```'
+            return f"[EXPLANATION]\n{EXPLANATION}\n[/EXPLANATION]\n```\n10\n```"
+        return '[EXPLANATION]It counts n down to zero and never stops.[/EXPLANATION]\n\n```\n"never"\n```'
 
     with ScriptedModel({"explainer": Script(by_request=reply)}) as server:
         got = subprocess.run([HARNESS, "predict", "explain", "--items", "py", "--model", "openai/explainer",
@@ -85,8 +86,9 @@ def test_only_explanations_whose_answer_is_right_are_kept(tmp_path, docker_sandb
             .read_text().splitlines()]
     assert len(rows) == 1
     row = rows[0]
-    prompt = prompt_messages(items[0].files, items[0].call)
-    assert row.messages[:-1] == prompt                         # the prediction prompt, no trace in it
+    system, user = prompt_messages(items[0].files, items[0].call)
+    # The prediction prompt asking for reasoning, no trace in it; the explanation, then the answer.
+    assert row.messages[:-1] == [system, ChatMessage(role="user", content=f"{user.content}\n\n{REASON}")]
     assert "trace" not in row.messages[-2].content
     assert row.messages[-1].content == f"{EXPLANATION}\n\n```\n10\n```"
     assert (row.task_id, row.source_task) == ("py/py-1", "pyset/numbers")
