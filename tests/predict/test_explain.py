@@ -1,8 +1,9 @@
 """`harness predict explain` on a Python prediction set written here: each item's call is
-traced for real in Docker (a long loop cut at the paper's 10,000 line events, and said so),
-a scripted OpenAI-compatible model explains each trace, right for one item and wrong for
-the other, and only the right one becomes an SFT row: the prediction prompt without the
-trace, the explanation, the answer."""
+traced for real in Docker (a long loop cut at the paper's 10,000 line events, and said so;
+statements with an observation not traced), a scripted OpenAI-compatible model explains each
+trace, right for one item and wrong for the others (one of them judged by CruxEval's rule,
+its answer evaluated in the sandbox), and only the right one becomes an SFT row: the
+prediction prompt asking for reasoning, without the trace, then the explanation and the answer."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from pathlib import Path
 
 from harness.predict.build import write_task
 from harness.predict.explain import REASON
-from harness.predict.items import PredictItem, PredictManifest, Provenance
+from harness.predict.items import PredictItem, PredictManifest, Provenance, PythonAssertion
 from harness.predict.prompt import FORMAT_VERSION, prompt_messages
 from harness.predict.score import PREDICTION_RULE
 from harness.suite import SuiteManifest, render_manifest
@@ -59,28 +60,36 @@ def _write_set(root: Path, items: list[PredictItem]) -> None:
 
 def test_only_explanations_whose_answer_is_right_are_kept(tmp_path, docker_sandbox):
     # The third is statements with an observation: no one call to trace, and never asked about.
-    items = [_item(1, "triangle(4)", 10), _item(2, "spin(20000)", "done"), _item(3, "x = triangle(2)\n=> x", 3)]
+    # The fourth is judged by CruxEval's rule: the answer's expression is evaluated in the sandbox.
+    crux = PredictItem(id="crux-0", task="cruxeval/cruxeval-o", split="train", check="crux-0", call="f([1, 2])",
+                       files={"f.py": "def f(xs):\n    return xs + xs\n"}, code_hash="crux", answer=
+                       "assert f([1, 2]) == [1, 2, 1, 2]", expected={"o": [{"v": [1, 2, 1, 2]}]},
+                       compare=PythonAssertion(), sources=[Provenance(task="cruxeval/cruxeval-o", source="reference")])
+    items = [_item(1, "triangle(4)", 10), _item(2, "spin(20000)", "done"), _item(3, "x = triangle(2)\n=> x", 3), crux]
     _write_set(tmp_path / "curricula", items)
 
     def reply(body: dict) -> str:
         asked = body["messages"][-1]["content"]
         if "triangle(4)" in asked:
             return f"[EXPLANATION]\n{EXPLANATION}\n[/EXPLANATION]\n```\n10\n```"
+        if "assert f([1, 2]) == ??" in asked:   # wrong: the list once, not twice
+            return "[EXPLANATION]It returns the list.[/EXPLANATION]\n[ANSWER]\nassert f([1, 2]) == [1, 2]\n[/ANSWER]"
         return '[EXPLANATION]It counts n down to zero and never stops.[/EXPLANATION]\n\n```\n"never"\n```'
 
     with ScriptedModel({"explainer": Script(by_request=reply)}) as server:
         got = subprocess.run([HARNESS, "predict", "explain", "--items", "py", "--model", "openai/explainer",
                               "--api-base", server.api_base, "--sandbox", "docker", "--workers", "1"],
                              capture_output=True, text=True, cwd=tmp_path, env={**os.environ, "COLUMNS": "200"})
-        asked = {("triangle" if "triangle(4)" in r["messages"][-1]["content"] else "spin"): r["messages"][-1]["content"]
-                 for r in server.requests["explainer"]}
-        assert len(server.requests["explainer"]) == 2      # one request per traced item, none for the third
+        asked = {next(k for k in ("triangle(4)", "spin(", "f([1, 2])") if k in r["messages"][-1]["content"]):
+                 r["messages"][-1]["content"] for r in server.requests["explainer"]}
+        assert len(server.requests["explainer"]) == 3      # one request per traced item, none for the third
     assert got.returncode == 0, got.stderr
-    assert "1 rows (kept 1, not traced 1, wrong 1" in got.stdout, got.stdout
+    assert "1 rows (kept 1, not traced 1, wrong 2" in got.stdout, got.stdout
     # The traces the model read, as the sandbox ran the calls.
-    assert "line 4: total += k  k=4" in asked["triangle"] and "returns 10" in asked["triangle"]
-    assert "(trace cut: over 10000 line events or 1048576 characters)" in asked["spin"]
-    assert "returns 'done'" in asked["spin"]   # the call ran on past the cut, to its end
+    assert "line 4: total += k  k=4" in asked["triangle(4)"] and "returns 10" in asked["triangle(4)"]
+    assert "(trace cut: over 10000 line events or 1048576 characters)" in asked["spin("]
+    assert "returns 'done'" in asked["spin("]   # the call ran on past the cut, to its end
+    assert "line 2: return xs + xs  xs=[1, 2]" in asked["f([1, 2])"]
 
     rows = [SftRow.model_validate_json(line) for line in (tmp_path / "curricula" / "py" / "explain-sft.jsonl")
             .read_text().splitlines()]
