@@ -14,6 +14,7 @@ shown before it answers."""
 
 from __future__ import annotations
 
+import threading
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -23,6 +24,7 @@ from pydantic import Field
 
 from ..curriculum.config import default_root
 from ..errors import BadInput, InfraError
+from ..fs import check_writable
 from ..languages.language import PAPER_TRACE_LIMITS, CallTrace, render_trace
 from ..languages.registry import language_of_files
 from ..models import check_access, parse_model
@@ -98,7 +100,7 @@ def _traces(items: list[PredictItem], box: Sandbox) -> dict[str, CallTrace]:
 
 def explanation_and_answer(reply: str) -> tuple[str, str] | None:
     """A reply split into its explanation (between the tags) and what follows (the answer)."""
-    head, sep, rest = reply.partition(EXPLANATION)
+    _, sep, rest = reply.partition(EXPLANATION)
     explanation, sep2, answer = rest.partition(END)
     if not sep or not sep2 or not explanation.strip():
         return None
@@ -132,12 +134,14 @@ def explain(config: ExplainConfig, *, sandbox: Sandbox | None = None,
         raise BadInput(f"--model {spec.name} answers with code, not explanations; name a model that explains")
     _, items = read_set(config.items_root(), config.items, config.split)
     out = config.out or config.items_root() / config.items / EXPLAIN_FILE
+    check_writable(out, "--out", is_file=True)
     check_access(spec)
     box = sandbox or make_sandbox(config.sandbox)
     traces = _traces(items, box)
     ask = asker(spec, retries=config.retries, timeout_s=config.timeout_s)
     counts: Counter[str] = Counter({"not traced": len(items) - len(traces)})
     rows: dict[str, SftRow] = {}
+    lock = threading.Lock()
     sessions = Sessions(box) if executes(items) else None  # where CruxEval's rule evaluates an answer
 
     def one(item: PredictItem) -> None:
@@ -146,9 +150,10 @@ def explain(config: ExplainConfig, *, sandbox: Sandbox | None = None,
                                      sessions.evaluate if sessions is not None else None)
         except InfraError as exc:  # the provider kept failing, or the sandbox an answer runs in did
             what, row = f"{exc.kind.value} failure", None
-        counts[what] += 1
-        if row is not None:
-            rows[item.id] = row
+        with lock:
+            counts[what] += 1
+            if row is not None:
+                rows[item.id] = row
         if progress is not None:
             progress(what)
 
