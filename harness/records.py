@@ -296,12 +296,12 @@ class Simulation(Record):
 
 
 class RlefRound(Record):
-    """A Self-RLEF round (predict/rlef.py): its code on the public tests for real, the
+    """A Self-RLEF round (predict/rlef.py): its code's results on the public tests, the
     outputs its decision was shown (predicted by the model, or under self-rlef-exec the real
     ones) and the model's decision after it (None: the round was the last, or its decision
     was not made yet)."""
 
-    public: dict[str, bool] = Field(description="per public case, by name: the round's code passes it when run")
+    public: dict[str, bool] = Field(description="per public case, by name: the round's code passed it in the round's tests")
     shown: Simulation | None = Field(None, description="per public case: the expected output and the output the "
                                      "decision was shown beside it")
     decision: Literal["submit", "fix"] | None = None

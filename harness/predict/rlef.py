@@ -16,9 +16,9 @@ code is done.
    stands by the code (`AgentRound.submitted`, parsed strictly by the agent), or with fixed
    code, which is the next round's. Up to `--rounds` rounds; the last is submitted.
 
-Every round's code is also run on the public tests for real (`check_public`), and scored on
-every test by the harness, as any round is; none of that is shown to the model under
-`self-rlef`. Each round's steps after its code (the simulation's requests and answers, the
+Every round's code is scored on every test by the harness, as any round is, and its public
+tests' results are read from that test report (`check_public`); none of it is shown to the
+model under `self-rlef`. Each round's steps after its code (the simulation's requests and answers, the
 decision's) are written to `round-<n>/self-rlef.json` (`RlefSteps`); the round's record
 keeps its public results, what its decision was shown and the decision (records.RlefRound)."""
 
@@ -33,7 +33,7 @@ from ..hashing import sha256_json
 from ..languages.cpp.probe import observe
 from ..languages.registry import language_for
 from ..probe.compare import call_matches
-from ..records import FeedbackMode, ModelCall, Record, RlefRound, RoundRecord, SimulatedCase, Simulation
+from ..records import FeedbackMode, ModelCall, Record, RlefRound, RoundRecord, SimulatedCase, Simulation, Status
 from ..sandbox.pool import SessionLease
 from ..store import utc_now
 from ..task import Task
@@ -122,21 +122,25 @@ def _steps(round_dir: Path, round_no: int) -> RlefSteps:
 
 def check_public(task: Task, feedback: FeedbackMode, record: RoundRecord, workspace: Path,
                  sandboxing: SessionLease) -> None:
-    """The round's code on the public tests, run alone in the sandbox: whether it passes each
-    (record.self_rlef.public) and, under self-rlef-exec, the outputs its decision will be shown."""
-    def run(session) -> tuple[list[PublicCase], list]:
+    """Whether the round's code passes each public test (record.self_rlef.public), read from
+    the round's own test report, and, under self-rlef-exec, the outputs its decision will be
+    shown: the public cases run alone in the sandbox."""
+    passing = {t.name for t in record.test_report.tests if t.status is Status.passed} if record.test_report else set()
+
+    def run(session) -> tuple[list[PublicCase], list | None]:
         public = public_truths(task, session)
+        if feedback != "self-rlef-exec":
+            return public, None
         got = observe(task, starting_code(task, workspace), [c.call for c in public], session=session, alone=True)
         # A run that did not finish cleanly (no build, a crash, a forged stream) has no output to trust.
         return public, (got.values if got.status == "ok" else [None] * len(public))
 
     public, outputs = sandboxing.use(run)
-    passed = [out is not None and call_matches(case.expected, out, PREDICTION_RULE) for case, out in zip(public, outputs)]
-    shown = None
-    if feedback == "self-rlef-exec":
-        shown = Simulation(cases=[SimulatedCase(name=c.name, call=hidden(task, c.call), expected=c.expected,
-                                                predicted=out, passed=ok) for c, out, ok in zip(public, outputs, passed)])
-    record.self_rlef = RlefRound(public={c.name: ok for c, ok in zip(public, passed)}, shown=shown)
+    shown = None if outputs is None else Simulation(cases=[
+        SimulatedCase(name=c.name, call=hidden(task, c.call), expected=c.expected, predicted=out,
+                      passed=out is not None and call_matches(c.expected, out, PREDICTION_RULE))
+        for c, out in zip(public, outputs)])
+    record.self_rlef = RlefRound(public={c.name: c.name in passing for c in public}, shown=shown)
 
 
 def decide_message(task: Task, feedback: FeedbackMode, question: str, ask: Ask | None, record: RoundRecord,
