@@ -11,6 +11,7 @@ from pathlib import Path
 
 from ..suite import find_suite
 from ..predict.prompt import prompt_hash
+from ..predict.public import public_cases
 from ..predict.rlef import SELF_RLEF, protocol_hash, simulates
 from ..adapter_card import card_files, find_card, verify_card
 from ..agents.base import AgentProfile
@@ -202,6 +203,11 @@ def make_plan(config: RunConfig) -> RunPlan:
     if config.feedback != "real" and not kind.simulated_feedback:
         raise BadInput(f"--feedback {config.feedback} is for {' and '.join(kinds_with('simulated_feedback'))} trials (the model "
                        f"predicts its code's test results), not --kind {config.kind}")
+    if config.feedback != "real":
+        bare = next((t.slug for t in tasks if t.slug not in unreadable and not public_cases(t)), None)
+        if bare is not None:
+            raise BadInput(f"--feedback {config.feedback}: task {bare} has no public test case to predict or run "
+                           "(predict/public.py reads its test file's cases)")
 
     configs: list[PlannedConfig] = []
     taken: set[str] = set()
