@@ -273,7 +273,10 @@ class SimulatedCase(Record):
     call: str = Field(description="the public test case asked about (languages/cpp/probe/cases.py)")
     expected: dict[str, Any] = Field(description="the reference's record of it")
     predicted: dict[str, Any] | None = Field(description="the model's prediction for its own code; None: not in the answer format")
-    passed: bool = Field(description="predicted to pass: the prediction matches the reference's record")
+    passed: bool = Field(description="predicted to pass: the prediction matches the reference's record "
+                         "(with several attempts, by their aggregate)")
+    attempts: list[dict[str, Any] | None] | None = Field(
+        None, exclude_if=_absent, description="every attempt's prediction, when the judge was asked more than once")
 
     @property
     def failed(self) -> bool:

@@ -80,19 +80,35 @@ class PredictEvalConfig(Record):
 
 
 Strategy = Literal["exec", "simulate", "shortest", "random"]
+# How a judge's several predictions of one public case make one verdict (predict/judge.py).
+Aggregate = Literal["majority", "any"]
 DEFAULT_STRATEGIES: tuple[Strategy, ...] = ("exec", "shortest", "random")
 STRATEGIES: tuple[Strategy, ...] = ("exec", "simulate", "shortest", "random")
 
 
 class SelectConfig(Record):
-    """`harness select`: best@k over a run's first k answers (predict/select.py)."""
+    """`harness select`: rank scores at k over a run's first n answers (predict/select.py)."""
 
     run: str
     runs_dir: Path = Path("runs")
-    k: int = Field(ge=1)
+    k: int = Field(ge=1, description="answers a ranker sees: k drawn from the n")
+    n: int | None = Field(None, ge=1, description="candidates per task: the first N trials' answers (default: k)")
     by: list[Strategy] = Field(default_factory=lambda: list(DEFAULT_STRATEGIES), min_length=1)
     judge_model: str | None = Field(None, description="simulate: the judge (default: each configuration's own model)")
     api_base: str | None = Field(None, description="simulate: the judge's endpoint (default: the configuration's)")
+    attempts: int = Field(1, ge=1, description="simulate: predictions per candidate and public case")
+    aggregate: Aggregate = Field("majority", description="simulate: how a case's attempts make "
+                                                  "one verdict: more than half predict a pass, or one does")
     seed: int = 0
     sandbox: str = "auto"
     workers: int | None = Field(None, ge=1)
+
+    @model_validator(mode="after")
+    def _k_of_n(self) -> "SelectConfig":
+        if self.n is not None and self.k > self.n:
+            raise ValueError(f"--k {self.k} is more than --n {self.n}")
+        return self
+
+    @property
+    def candidates(self) -> int:
+        return self.n or self.k

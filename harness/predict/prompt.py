@@ -49,6 +49,14 @@ a case with SECTIONs runs once per leaf section, from the top. An exception that
 assertion ends it like a statement that throws."""
 
 
+# What a judge simulating code on a public test is told: the test with its expected values
+# taken out (languages/cpp/probe/shown.py), each assertion an observation of its value.
+SIMULATION_RULE = """The test runs against the code. Each OBSERVE(x) it reaches is one observation: the value of x.
+OBSERVE_THROWS(e) is one observation: whether e throws (null when it does not). Observations never stop the test;
+a test with SECTIONs runs once per leaf section, from the top. An exception that escapes the test outside an
+observation ends it like a statement that throws."""
+
+
 def observations(call: str) -> int | None:
     """How many observations the call makes when no statement throws; None for a test
     case, which makes as many as the assertions it reaches."""
@@ -60,6 +68,11 @@ def observations(call: str) -> int | None:
 def prompt_hash() -> str:
     """What every prediction prompt says besides its code and call."""
     return sha256_json({"system": SYSTEM, "format": FORMAT, "version": FORMAT_VERSION, "case_rule": CASE_RULE})
+
+
+def simulation_hash() -> str:
+    """What every prompt of a judge simulating code on public tests says besides its code and test."""
+    return sha256_json({"prediction": prompt_hash(), "simulation_rule": SIMULATION_RULE})
 
 
 def render_answer(record: Mapping[str, Any]) -> str:
@@ -118,6 +131,16 @@ def prompt_messages(files: Mapping[str, str], call: str, *, prelude: str = "") -
         what = (f"The call (lines starting with `=>` are observations; a single expression is one observation):\n"
                 f"```cpp\n{call.strip()}\n```")
     user = f"The code:\n```cpp\n{_code_block(files)}\n```\n{setup}\n{what}\n\nWhat does it produce?\n\n{FORMAT}"
+    return [ChatMessage(role="system", content=SYSTEM), ChatMessage(role="user", content=user)]
+
+
+def simulation_messages(files: Mapping[str, str], shown: str, prelude: str) -> list[ChatMessage]:
+    """The prompt of a judge simulating code on a public test: the code, the test file
+    around the test and the test, both without expected values, the format. Nothing in it
+    says what the test expects."""
+    setup = f"\nThe test file around the test:\n```cpp\n{prelude.strip()}\n```\n" if prelude.strip() else ""
+    user = (f"The code:\n```cpp\n{_code_block(files)}\n```\n{setup}\nThe test:\n```cpp\n{shown.strip()}\n```\n\n"
+            f"{SIMULATION_RULE}\n\nWhat does it produce?\n\n{FORMAT}")
     return [ChatMessage(role="system", content=SYSTEM), ChatMessage(role="user", content=user)]
 
 

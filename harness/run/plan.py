@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..suite import find_suite
-from ..predict.prompt import prompt_hash
+from ..predict.prompt import simulation_hash
 from ..predict.public import public_cases
 from ..predict.rlef import SELF_RLEF, protocol_hash, simulates
 from ..adapter_card import card_files, find_card, verify_card
@@ -90,10 +90,10 @@ def _adapter_facts(spec: ModelSpec) -> dict:
 
 def feedback_hash(contract: PromptContract, feedback: FeedbackMode) -> str | None:
     """What a feedback mode says besides the code: simulated, the contract's template and the
-    prediction prompt the model simulates with; Self-RLEF, its own prompts (predict/rlef.py);
-    real, nothing beyond the contract."""
+    prompt the model simulates with; Self-RLEF, its own prompts (predict/rlef.py); real,
+    nothing beyond the contract."""
     if feedback == "simulated":
-        return sha256_json({"simulated_feedback": contract.simulated_feedback, "prediction": prompt_hash()})
+        return sha256_json({"simulated_feedback": contract.simulated_feedback, "prediction": simulation_hash()})
     return protocol_hash() if feedback in SELF_RLEF else None
 
 
