@@ -24,6 +24,7 @@ keeps its public results, what its decision was shown and the decision (records.
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
@@ -48,6 +49,7 @@ SELF_RLEF: tuple[FeedbackMode, ...] = ("self-rlef", "self-rlef-exec")
 SUBMIT = "#SUBMIT"
 HIDDEN = "/* expected value hidden */"
 STEPS_FILE = "self-rlef.json"
+_HEADER = re.compile(r'^\s*TEST_CASE\s*\(\s*"(?:[^"\\]|\\.)*"[^{;]*\{')
 
 DECIDE = """{question}
 
@@ -92,12 +94,18 @@ def protocol_hash() -> str:
 
 def hidden(task: Task, call: str) -> str:
     """The test case with the expected side of each equality assertion its language reads
-    replaced by HIDDEN: the input of a test without its expected output."""
+    replaced by HIDDEN, and without its name and tags, which can say the answer ("modifier
+    for score 12 is +1"): the input of a test without its expected output."""
     out = call
     for found in sorted(language_for(task).comparisons(call), key=lambda c: c.expected[0], reverse=True):
         start, end = found.expected
         out = out[:start] + HIDDEN + out[end:]
-    return out
+    return _HEADER.sub('TEST_CASE("public test") {', out, count=1)
+
+
+def shown_input(task: Task, case: PublicCase) -> str:
+    """What the model is shown of a public test: its input, the case without its expected values."""
+    return hidden(task, case.call)
 
 
 def _recording(ask: Ask, calls: list[ModelCall]) -> Ask:
@@ -137,7 +145,7 @@ def check_public(task: Task, feedback: FeedbackMode, record: RoundRecord, worksp
 
     public, outputs = sandboxing.use(run)
     shown = None if outputs is None else Simulation(cases=[
-        SimulatedCase(name=c.name, call=hidden(task, c.call), expected=c.expected, predicted=out,
+        SimulatedCase(name=c.name, call=c.call, expected=c.expected, predicted=out,
                       passed=out is not None and call_matches(c.expected, out, PREDICTION_RULE))
         for c, out in zip(public, outputs)])
     record.self_rlef = RlefRound(public={c.name: c.name in passing for c in public}, shown=shown)
@@ -153,22 +161,24 @@ def decide_message(task: Task, feedback: FeedbackMode, question: str, ask: Ask |
         check_public(task, feedback, record, workspace, sandboxing)
     rlef = record.self_rlef
     assert rlef is not None
+    public = sandboxing.use(lambda session: public_truths(task, session))
     if rlef.shown is None:
         if ask is None:
             raise RuntimeError("self-rlef without the model that simulates")
         calls: list[ModelCall] = []
-        public = sandboxing.use(lambda session: public_truths(task, session))
-        asked = [c.model_copy(update={"call": hidden(task, c.call)}) for c in public]
+        asked = [c.model_copy(update={"call": shown_input(task, c)}) for c in public]
         code = {f: data.decode(errors="replace") for f, data in starting_code(task, workspace).items()}
         try:
             rlef.shown = simulate(Judge(_recording(ask, calls)), code, asked)
         finally:
             write_record(round_dir / STEPS_FILE, _steps(round_dir, record.round).model_copy(update={"simulate": calls}))
     source, label, missing = SOURCES[feedback]
+    # A case's name can say its answer ("modifier for score 12 is +1"): the tests are numbered.
+    inputs = {c.name: shown_input(task, c) for c in public}
     tests = "\n\n".join(
-        f"PUBLIC TEST: {case.name}\n{indent(case.call)}\n  expected output:\n{indent(render_answer(case.expected))}\n"
+        f"PUBLIC TEST {i}:\n{indent(inputs[case.name])}\n  expected output:\n{indent(render_answer(case.expected))}\n"
         f"  {label}:\n{indent(render_answer(case.predicted)) if case.predicted is not None else '    ' + missing}"
-        for case in rlef.shown.cases)
+        for i, case in enumerate(rlef.shown.cases, 1))
     return DECIDE.format(question=question.strip(), source=source, tests=tests, marker=SUBMIT)
 
 

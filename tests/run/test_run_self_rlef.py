@@ -39,7 +39,7 @@ REF = {name: data.decode() for name, data in TASK.reference_files().items()}
 SOLVED = render_whole(REF)
 WRONG = render_whole({"sum_of_squares.cpp": REF["sum_of_squares.cpp"].replace("total += k * k;", "total += k;")})
 VALUES = {True: {"zero": 0, "ten": 385, "hundred": 338350}, False: {"zero": 0, "ten": 55, "hundred": 5050}}
-CASES = {"sum of nothing is zero": "zero", "sum of the first ten": "ten", "sum of the first hundred": "hundred"}
+CASES = {"sum(0)": "zero", "sum(10)": "ten", "sum(100)": "hundred"}  # each public test by its input
 DECIDE = "Decide whether your code is correct."
 
 
@@ -49,7 +49,7 @@ def honest(body: dict) -> str:
     messages = body["messages"]
     user = messages[-1]["content"]
     if messages[0]["content"] == SYSTEM:
-        case = next(short for name, short in CASES.items() if f'TEST_CASE("{name}"' in user)
+        case = next(short for given, short in CASES.items() if given in user)
         return f"```\n{VALUES['total += k * k;' in user][case]}\n```"
     if DECIDE in user:
         return SUBMIT if "\n    55\n" not in user and "\n    5050\n" not in user else SOLVED
@@ -116,7 +116,8 @@ def test_self_rlef_fresh_prompts_the_models_own_submit_and_the_public_transition
         assert HIDDEN in m[-1]["content"] and "385" not in m[-1]["content"] and "338350" not in m[-1]["content"]
     decide = sent[4][-1]["content"]
     assert decide.startswith(trajectory(runs / "sim", "openai-fix-submit", 1).message.strip())  # the question
-    assert "PUBLIC TEST: sum of the first ten" in decide and "  expected output:\n    385\n" in decide
+    assert "PUBLIC TEST 2:\n" in decide and "sum of the first ten" not in decide
+    assert "  expected output:\n    385\n" in decide
     assert "  predicted output of your code:\n    55\n" in decide and "total += k;" in decide  # the code listed
 
     # The trial log: each step's request and answer, and the model's own submit.
