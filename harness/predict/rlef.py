@@ -4,8 +4,8 @@ code is done.
 
 1. solve: the question -> code (round 1, the direct agent's fresh prompt);
 2. simulate: for each public test (public.py), the model predicts what its code outputs,
-   shown the test with its expected values hidden (`hidden`: the expected side of every
-   equality assertion) and never the expected output; one fresh prompt per test, in the
+   shown the test without its expected values (`PublicCase.shown`,
+   languages/cpp/probe/shown.py) and never the expected output; one fresh prompt per test, in the
    output-prediction format (prompt.py). Under `self-rlef-exec` (the execution oracle)
    nothing is asked: the outputs are the real ones, the public tests run alone in the
    sandbox (a test file of the public cases only, so no other test's values are in the
@@ -24,7 +24,6 @@ keeps its public results, what its decision was shown and the decision (records.
 
 from __future__ import annotations
 
-import re
 import time
 from pathlib import Path
 
@@ -32,7 +31,6 @@ from ..curriculum.candidates import starting_code
 from ..fs import write_record
 from ..hashing import sha256_json
 from ..languages.cpp.probe import observe
-from ..languages.registry import language_for
 from ..probe.compare import call_matches
 from ..records import FeedbackMode, ModelCall, Record, RlefRound, RoundRecord, SimulatedCase, Simulation, Status
 from ..sandbox.pool import SessionLease
@@ -40,16 +38,14 @@ from ..store import utc_now
 from ..task import Task
 from .ask import Ask, Reply
 from .judge import Judge, simulate
-from .prompt import prompt_hash, render_answer
+from .prompt import render_answer, simulation_hash
 from .feedback import indent
 from .public import PublicCase, public_truths
 from .score import PREDICTION_RULE
 
 SELF_RLEF: tuple[FeedbackMode, ...] = ("self-rlef", "self-rlef-exec")
 SUBMIT = "#SUBMIT"
-HIDDEN = "/* expected value hidden */"
 STEPS_FILE = "self-rlef.json"
-_HEADER = re.compile(r'^\s*TEST_CASE\s*\(\s*"(?:[^"\\]|\\.)*"[^{;]*\{')
 
 DECIDE = """{question}
 
@@ -88,24 +84,7 @@ def simulates(feedback: FeedbackMode) -> bool:
 def protocol_hash() -> str:
     """What Self-RLEF says besides the task and the code: the decision's prompt, the
     marker, and the prediction prompt."""
-    return sha256_json({"decide": DECIDE, "sources": SOURCES, "marker": SUBMIT, "hidden": HIDDEN,
-                        "prediction": prompt_hash()})
-
-
-def hidden(task: Task, call: str) -> str:
-    """The test case with the expected side of each equality assertion its language reads
-    replaced by HIDDEN, and without its name and tags, which can say the answer ("modifier
-    for score 12 is +1"): the input of a test without its expected output."""
-    out = call
-    for found in sorted(language_for(task).comparisons(call), key=lambda c: c.expected[0], reverse=True):
-        start, end = found.expected
-        out = out[:start] + HIDDEN + out[end:]
-    return _HEADER.sub('TEST_CASE("public test") {', out, count=1)
-
-
-def shown_input(task: Task, case: PublicCase) -> str:
-    """What the model is shown of a public test: its input, the case without its expected values."""
-    return hidden(task, case.call)
+    return sha256_json({"decide": DECIDE, "sources": SOURCES, "marker": SUBMIT, "prediction": simulation_hash()})
 
 
 def _recording(ask: Ask, calls: list[ModelCall]) -> Ask:
@@ -166,15 +145,14 @@ def decide_message(task: Task, feedback: FeedbackMode, question: str, ask: Ask |
         if ask is None:
             raise RuntimeError("self-rlef without the model that simulates")
         calls: list[ModelCall] = []
-        asked = [c.model_copy(update={"call": shown_input(task, c)}) for c in public]
         code = {f: data.decode(errors="replace") for f, data in starting_code(task, workspace).items()}
         try:
-            rlef.shown = simulate(Judge(_recording(ask, calls)), code, asked)
+            rlef.shown = simulate(Judge(_recording(ask, calls)), code, public)
         finally:
             write_record(round_dir / STEPS_FILE, _steps(round_dir, record.round).model_copy(update={"simulate": calls}))
     source, label, missing = SOURCES[feedback]
     # A case's name can say its answer ("modifier for score 12 is +1"): the tests are numbered.
-    inputs = {c.name: shown_input(task, c) for c in public}
+    inputs = {c.name: c.shown for c in public}
     tests = "\n\n".join(
         f"PUBLIC TEST {i}:\n{indent(inputs[case.name])}\n  expected output:\n{indent(render_answer(case.expected))}\n"
         f"  {label}:\n{indent(render_answer(case.predicted)) if case.predicted is not None else '    ' + missing}"

@@ -20,7 +20,7 @@ import pytest
 from harness.agents.editformat import render_whole
 from harness.outcomes import load
 from harness.predict.prompt import SYSTEM
-from harness.predict.rlef import HIDDEN, SUBMIT, RlefSteps
+from harness.predict.rlef import SUBMIT, RlefSteps
 from harness.records import RoundTrajectory, TrialOutcome
 from harness.report.results import build_report
 from harness.run import run
@@ -113,7 +113,8 @@ def test_self_rlef_fresh_prompts_the_models_own_submit_and_the_public_transition
         assert "negative input is rejected" not in m[-1]["content"] and "sum(-1)" not in m[-1]["content"]  # hidden
     for m in (m for m, k in zip(sent, kinds) if k == "simulate"):
         # The simulation sees its code and the test's input, never the expected output.
-        assert HIDDEN in m[-1]["content"] and "385" not in m[-1]["content"] and "338350" not in m[-1]["content"]
+        assert "OBSERVE(sum_of_squares::sum(" in m[-1]["content"]
+        assert "385" not in m[-1]["content"] and "338350" not in m[-1]["content"] and "sum of the" not in m[-1]["content"]
     decide = sent[4][-1]["content"]
     assert decide.startswith(trajectory(runs / "sim", "openai-fix-submit", 1).message.strip())  # the question
     assert "PUBLIC TEST 2:\n" in decide and "sum of the first ten" not in decide
