@@ -364,7 +364,9 @@ class RoundRecord(Record):
 class ModelCall(Record):
     """One request to the model endpoint and what came back, as the agent made it."""
 
-    purpose: str = "edit"  # "edit" (the agent's turn) or "summarize" (Aider's history summary)
+    # "edit" (the agent's turn), "summarize" (Aider's history summary) or "simulate" (a
+    # Self-RLEF prediction, predict/rlef.py)
+    purpose: str = "edit"
     started_at: str
     finished_at: str
     seconds: float

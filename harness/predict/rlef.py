@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 import time
 from pathlib import Path
+from typing import Literal
 
 from ..curriculum.candidates import starting_code
 from ..fs import write_record
@@ -77,7 +78,7 @@ class RlefSteps(Record):
     round: int
     simulate: list[ModelCall] = []
     decide: ModelCall | None = None
-    decision: str | None = None
+    decision: Literal["submit", "fix"] | None = None
 
 
 def simulates(feedback: FeedbackMode) -> bool:
