@@ -400,6 +400,19 @@ class ProviderError(Record):
         return f"{self.type}: {self.message}"
 
 
+class RlefSteps(Record):
+    """The Self-RLEF steps that followed a round's code (predict/rlef.py), written to
+    round-<n>/self-rlef.json: the model's prediction for each public test, request and
+    answer (none under self-rlef-exec), then the decision's request and answer, and the
+    decision. A decision that fixed is also the next round's trajectory."""
+
+    schema_version: Literal[1] = 1
+    round: int = Field(ge=1)
+    simulate: list[ModelCall] = Field(default_factory=list)
+    decide: ModelCall | None = None
+    decision: Literal["submit", "fix"] | None = None
+
+
 class RoundTrajectory(Record):
     """What happened between the agent and the model in one round: the message the harness
     sent, every model call, the agent's own warnings and the files it changed. Written to

@@ -27,7 +27,6 @@ from __future__ import annotations
 import re
 import time
 from pathlib import Path
-from typing import Literal
 
 from ..curriculum.candidates import starting_code
 from ..fs import write_record
@@ -35,7 +34,7 @@ from ..hashing import sha256_json
 from ..languages.cpp.probe import observe
 from ..languages.registry import language_for
 from ..probe.compare import call_matches
-from ..records import FeedbackMode, ModelCall, Record, RlefRound, RoundRecord, SimulatedCase, Simulation, Status
+from ..records import FeedbackMode, ModelCall, RlefRound, RlefSteps, RoundRecord, SimulatedCase, Simulation, Status
 from ..sandbox.pool import SessionLease
 from ..store import utc_now
 from ..task import Task
@@ -69,16 +68,6 @@ SOURCES = {"self-rlef": ("the output you predicted your code gives", "predicted 
                          "(no prediction in the answer format)"),
            "self-rlef-exec": ("the output your code gave when the test ran", "output of your code",
                               "(none: the code did not build, or the test did not finish)")}
-
-
-class RlefSteps(Record):
-    """The steps that followed a round's code: the model's prediction for each public test
-    (none under self-rlef-exec), then the decision's request and answer."""
-
-    round: int
-    simulate: list[ModelCall] = []
-    decide: ModelCall | None = None
-    decision: Literal["submit", "fix"] | None = None
 
 
 def simulates(feedback: FeedbackMode) -> bool:
