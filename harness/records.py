@@ -367,7 +367,9 @@ class RoundRecord(Record):
 class ModelCall(Record):
     """One request to the model endpoint and what came back, as the agent made it."""
 
-    purpose: str = "edit"  # "edit" (the agent's turn) or "summarize" (Aider's history summary)
+    # "edit" (the agent's turn), "summarize" (Aider's history summary) or "simulate" (a
+    # Self-RLEF prediction, predict/rlef.py)
+    purpose: str = "edit"
     started_at: str
     finished_at: str
     seconds: float
@@ -399,6 +401,19 @@ class ProviderError(Record):
 
     def __str__(self) -> str:
         return f"{self.type}: {self.message}"
+
+
+class RlefSteps(Record):
+    """The Self-RLEF steps that followed a round's code (predict/rlef.py), written to
+    round-<n>/self-rlef.json: the model's prediction for each public test, request and
+    answer (none under self-rlef-exec), then the decision's request and answer, and the
+    decision. A decision that fixed is also the next round's trajectory."""
+
+    schema_version: Literal[1] = 1
+    round: int = Field(ge=1)
+    simulate: list[ModelCall] = Field(default_factory=list)
+    decide: ModelCall | None = None
+    decision: Literal["submit", "fix"] | None = None
 
 
 class RoundTrajectory(Record):

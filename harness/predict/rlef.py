@@ -32,7 +32,7 @@ from ..fs import write_record
 from ..hashing import sha256_json
 from ..languages.cpp.probe import observe
 from ..probe.compare import call_matches
-from ..records import FeedbackMode, ModelCall, Record, RlefRound, RoundRecord, SimulatedCase, Simulation, Status
+from ..records import FeedbackMode, ModelCall, RlefRound, RlefSteps, RoundRecord, SimulatedCase, Simulation, Status
 from ..sandbox.pool import SessionLease
 from ..store import utc_now
 from ..task import Task
@@ -64,16 +64,6 @@ SOURCES = {"self-rlef": ("the output you predicted your code gives", "predicted 
                          "(no prediction in the answer format)"),
            "self-rlef-exec": ("the output your code gave when the test ran", "output of your code",
                               "(none: the code did not build, or the test did not finish)")}
-
-
-class RlefSteps(Record):
-    """The steps that followed a round's code: the model's prediction for each public test
-    (none under self-rlef-exec), then the decision's request and answer."""
-
-    round: int
-    simulate: list[ModelCall] = []
-    decide: ModelCall | None = None
-    decision: str | None = None
 
 
 def simulates(feedback: FeedbackMode) -> bool:

@@ -15,16 +15,18 @@ from __future__ import annotations
 
 import json
 
+import jsonschema
 import pytest
 
 from harness.agents.editformat import render_whole
 from harness.outcomes import load
 from harness.predict.prompt import SYSTEM
-from harness.predict.rlef import SUBMIT, RlefSteps
-from harness.records import RoundTrajectory, TrialOutcome
+from harness.predict.rlef import SUBMIT
+from harness.records import RlefSteps, RoundTrajectory, TrialOutcome
 from harness.report.results import build_report
 from harness.run import run
 from harness.run.config import RunConfig
+from harness.schemas import schema
 from harness.store import RunFolder
 from harness.task import load_task
 
@@ -144,6 +146,11 @@ def test_self_rlef_fresh_prompts_the_models_own_submit_and_the_public_transition
     assert [x.self_rlef.decision for x in h.rounds] == ["fix", "fix", None]
     assert [x.counters.malformed_responses for x in h.rounds] == [1, 0, 1]  # the escape refused whole; no file; a nameless block
     assert "'../escaped.h'" in trajectory(runs / "sim", "openai-hostile", 1).notes[0]
+
+    # Every file written follows its schema (`harness schema self-rlef`, `result`).
+    for name, pattern in (("self-rlef", "*/*/trial-*/round-*/self-rlef.json"), ("result", "*/*/trial-*/result.json")):
+        for path in [*(runs / "sim").glob(pattern), *(runs / "exec").glob(pattern)]:
+            jsonschema.validate(json.loads(path.read_text()), schema(name))
 
     doc = build_report(load([("auto", str(runs / "sim")), ("auto", str(runs / "exec"))]))
     table = next(t for t in doc.tables if t.title.startswith("Self-RLEF: public tests"))
