@@ -164,9 +164,9 @@ def _frame(rows: list[dict] | pd.DataFrame) -> pd.DataFrame:
     frame["rounds_recorded"] = pd.to_numeric(frame["rounds_recorded"], errors="coerce").fillna(0).astype("int64")
     frame["done"] = frame["status"].isin([TrialOutcome.passed.value, TrialOutcome.failed.value])
     frame["round1_known"] = frame["rounds_recorded"] >= 1
-    # Under real feedback a pass in round 1 ends the trial; under simulated feedback the
-    # trial decides for itself, and is settled when it is done.
-    simulated = frame["feedback"] == "simulated"
+    # Under real feedback a pass in round 1 ends the trial; under simulated feedback and
+    # Self-RLEF the trial decides for itself, and is settled when it is done.
+    simulated = frame["feedback"] != "real"
     frame["round2_known"] = (planned >= 2) & ((frame["round1"] & ~simulated) | (frame["rounds_recorded"] >= 2)
                                               | (simulated & frame["done"]))
     frame["rounds"] = rounds.astype("Int64")

@@ -250,10 +250,12 @@ class RoundTimings(Record):
 
 # --- simulated feedback ----------------------------------------------------------------
 # Under `harness run --feedback simulated` the model predicts what its own code does on the
-# task's public test cases (predict/simulate.py); the round after is decided by the
-# prediction, while every round is still scored by the real tests.
+# task's public test cases (predict/feedback.py); the round after is decided by the
+# prediction, while every round is still scored by the real tests. Under `self-rlef` the
+# model decides itself, from its predictions (or, `self-rlef-exec`, the public tests' real
+# outputs), whether to submit or fix (predict/rlef.py).
 
-FeedbackMode = Literal["real", "simulated"]
+FeedbackMode = Literal["real", "simulated", "self-rlef", "self-rlef-exec"]
 
 # The kinds of task a run's trials ask for (`--kind`), by the names of harness/kinds/'s
 # registry: the name a run's manifest and a prompt contract record.
@@ -271,7 +273,10 @@ class SimulatedCase(Record):
     call: str = Field(description="the public test case asked about (languages/cpp/probe/cases.py)")
     expected: dict[str, Any] = Field(description="the reference's record of it")
     predicted: dict[str, Any] | None = Field(description="the model's prediction for its own code; None: not in the answer format")
-    passed: bool = Field(description="predicted to pass: the prediction matches the reference's record")
+    passed: bool = Field(description="predicted to pass: the prediction matches the reference's record "
+                         "(with several attempts, by their aggregate)")
+    attempts: list[dict[str, Any] | None] | None = Field(
+        None, exclude_if=_absent, description="every attempt's prediction, when the judge was asked more than once")
 
     @property
     def failed(self) -> bool:
@@ -291,6 +296,22 @@ class Simulation(Record):
     @property
     def unreadable(self) -> int:
         return sum(c.predicted is None for c in self.cases)
+
+
+class RlefRound(Record):
+    """A Self-RLEF round (predict/rlef.py): its code's results on the public tests, the
+    outputs its decision was shown (predicted by the model, or under self-rlef-exec the real
+    ones) and the model's decision after it (None: the round was the last, or its decision
+    was not made yet)."""
+
+    public: dict[str, bool] = Field(description="per public case, by name: the round's code passed it in the round's tests")
+    shown: Simulation | None = Field(None, description="per public case: the expected output and the output the "
+                                     "decision was shown beside it")
+    decision: Literal["submit", "fix"] | None = None
+
+    @property
+    def public_passed(self) -> bool:
+        return bool(self.public) and all(self.public.values())
 
 
 class SuiteShape(Record):
@@ -327,6 +348,8 @@ class RoundRecord(Record):
     # Simulated feedback: what the model predicted its round's code does on the public
     # tests, which decided whether another round followed.
     simulation: Simulation | None = Field(None, exclude_if=_absent)
+    # Self-RLEF: the round's public tests, what its decision was shown, and the decision.
+    self_rlef: RlefRound | None = Field(None, exclude_if=_absent)
     # A test-writing round's score (testwriting/score.py; None in a repair round): the
     # suite compiles and holds on the correct solution; the share of its assertions that
     # hold there; the share of the broken solutions it catches (a valid suite's only).
@@ -344,7 +367,9 @@ class RoundRecord(Record):
 class ModelCall(Record):
     """One request to the model endpoint and what came back, as the agent made it."""
 
-    purpose: str = "edit"  # "edit" (the agent's turn) or "summarize" (Aider's history summary)
+    # "edit" (the agent's turn), "summarize" (Aider's history summary) or "simulate" (a
+    # Self-RLEF prediction, predict/rlef.py)
+    purpose: str = "edit"
     started_at: str
     finished_at: str
     seconds: float
@@ -376,6 +401,19 @@ class ProviderError(Record):
 
     def __str__(self) -> str:
         return f"{self.type}: {self.message}"
+
+
+class RlefSteps(Record):
+    """The Self-RLEF steps that followed a round's code (predict/rlef.py), written to
+    round-<n>/self-rlef.json: the model's prediction for each public test, request and
+    answer (none under self-rlef-exec), then the decision's request and answer, and the
+    decision. A decision that fixed is also the next round's trajectory."""
+
+    schema_version: Literal[1] = 1
+    round: int = Field(ge=1)
+    simulate: list[ModelCall] = Field(default_factory=list)
+    decide: ModelCall | None = None
+    decision: Literal["submit", "fix"] | None = None
 
 
 class RoundTrajectory(Record):
@@ -426,7 +464,7 @@ class TrialResult(Record):
     passed_round: int | None = None  # the first round whose tests passed
     rounds: list[RoundRecord] = Field(default_factory=list)
     # The round whose answer the trial stands by, its last; written under simulated
-    # feedback, where a round can follow one that passed (real feedback stops at a pass).
+    # feedback and Self-RLEF, where a round can follow one that passed (real feedback stops at a pass).
     # The outcome is this round's.
     submitted_round: int | None = Field(None, exclude_if=_absent)
     infra_error: InfraFailure | None = None

@@ -19,7 +19,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from .errors import invalid
-from .records import AgentCounters, Status, TrialOutcome, TrialResult, passes_after
+from .records import AgentCounters, Status, SuiteShape, TrialOutcome, TrialResult, passes_after
 
 # Below this many files a worker process costs more to start than it saves.
 PARALLEL_FROM = 4000
@@ -43,17 +43,6 @@ class _TimingFacts(_Facts):
     agent_seconds: float = 0.0
 
 
-class _ShapeFacts(_Facts):
-    tests: int
-    assertions: int
-    equality: int = 0
-    exception: int = 0
-    property: int = 0
-    other: int = 0
-    constant: int = 0
-    lines: int
-
-
 class _RoundFacts(_Facts):
     counters: AgentCounters = AgentCounters()
     test_report: _ReportFacts | None = None
@@ -61,7 +50,7 @@ class _RoundFacts(_Facts):
     kill_rate: float | None = None
     assertion_accuracy: float | None = None
     embeds_reference: bool | None = None
-    suite_shape: _ShapeFacts | None = None
+    suite_shape: SuiteShape | None = None  # read whole: a report uses every field
 
     def diagnostic(self, name: str) -> float | None:
         """One of DIAGNOSTIC_COLUMNS, from the suite's shape (a kind's share of the

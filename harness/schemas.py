@@ -10,7 +10,7 @@ from pydantic import BaseModel
 
 from .errors import BadInput
 from .exercism_results import ExercismResults
-from .records import RoundTrajectory, RunManifest, TestReport, TrialResult
+from .records import RlefSteps, RoundTrajectory, RunManifest, TestReport, TrialResult
 
 # name -> (the file it describes, its model)
 RECORDS: dict[str, tuple[str, type[BaseModel]]] = {
@@ -19,6 +19,7 @@ RECORDS: dict[str, tuple[str, type[BaseModel]]] = {
     "test-report": ("runs/<run>/.../round-<n>/test_report.json: one build-and-test (also `harness test --format "
                     "json`)", TestReport),
     "trajectory": ("runs/<run>/.../round-<n>/trajectory.json: one round's messages and model calls", RoundTrajectory),
+    "self-rlef": ("runs/<run>/.../round-<n>/self-rlef.json: the Self-RLEF steps after a round's code", RlefSteps),
     "exercism-results": ("results.json of `harness test --format exercism`: Exercism's test-runner interface, "
                          "version 3", ExercismResults),
 }

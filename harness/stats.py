@@ -342,6 +342,29 @@ def pass_at_k(n: int, c: int, k: int) -> float:
     return 1.0 - math.comb(n - c, k) / math.comb(n, k)
 
 
+def rank_score_at_k(scores: Sequence[float], passed: Sequence[bool], k: int) -> float:
+    """The expected success of the answer a ranker submits when it sees k answers drawn
+    without replacement from n: in every k-subset (each as likely) the answer with the
+    highest score, ties broken uniformly at random inside the subset. The unbiased
+    estimator over subsets, as pass@k is (pass@k is this with the answers' own results as
+    scores; equal scores give pass@1).
+
+    Closed form: the answers of one score level are submitted when the subset holds at
+    least one of them and none scored higher, in C(t + b, k) - C(b, k) of the C(n, k)
+    subsets (t answers at the level, b below it), and then each of them as likely."""
+    n = len(scores)
+    if len(passed) != n or not 1 <= k <= n:
+        raise ValueError(f"rank_score@{k} needs 1 <= k <= n and a result per score (n={n}, results={len(passed)})")
+    total = math.comb(n, k)
+    value = 0.0
+    for level in set(scores):
+        results = [bool(p) for s, p in zip(scores, passed) if s == level]
+        below = sum(1 for s in scores if s < level)
+        chosen = math.comb(len(results) + below, k) - math.comb(below, k)
+        value += chosen / total * sum(results) / len(results)
+    return value
+
+
 def ks_to_show(trials: int) -> list[int]:
     """Every k up to T when T is small; otherwise 1, 2, 5, 10, 20, 50, ... and T."""
     if trials <= 10:

@@ -72,6 +72,17 @@ class TracedSuite(Record):
     kill_rate: float | None
 
 
+class TraceExplanation(Record):
+    """Where an explanation row came from: a model's account of a prediction item's traced
+    run, kept because its answer was right (predict/explain.py)."""
+
+    source: Literal["trace-explanation"] = "trace-explanation"
+    item: str = Field(description="the prediction item's id")
+    model: str = Field(description="the model that explained the trace")
+    events: int = Field(description="line events of the trace it was shown")
+    cut: bool = Field(description="the trace was cut at the limits")
+
+
 class RunSuite(Record):
     """Where a row's suite came from as the model wrote it: a round of a test-writing run."""
 
@@ -84,7 +95,8 @@ class RunSuite(Record):
     kill_rate: float | None
 
 
-Provenance = Annotated[Union[RunSuite, CorrectedValues, TeacherSuite, TracedSuite], Field(discriminator="source")]
+Provenance = Annotated[Union[RunSuite, CorrectedValues, TeacherSuite, TracedSuite, TraceExplanation],
+                       Field(discriminator="source")]
 
 
 class SftRow(Record):

@@ -23,7 +23,7 @@ FLOORS: tuple[tuple[bool, tuple[str, ...]], ...] = (
     (False, ("agents", "languages.registry", "languages.language", "languages.cpp.language",
              "languages.cpp.policy", "languages.cpp.verdict_channel", "languages.cpp.compared_types", "languages.cpp.testrun",
              "languages.cpp.cmake", "languages.cpp.objects", "languages.cpp.written", "languages.python.written",
-             "languages.python.separate", "languages.python.trace",
+             "languages.python.separate", "languages.python.trace", "languages.python.expression",
              "languages.cpp.probe", "languages.cpp.fill", "languages.python.fill", "languages.cpp.expected",
              "languages.python.expected",
              "languages.python.cases", "languages.python.inprocess", "languages.python.language", "languages.python.testrun",

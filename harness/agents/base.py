@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -58,6 +58,9 @@ class AgentProfile(BaseModel):
     contract: str | None = None  # the prompt contract a run uses when --contract is not given
     timeouts: ProfileTimeouts = Field(default_factory=ProfileTimeouts)
     tests: ProfileTests = Field(default_factory=ProfileTests)
+    # Whether each round is a fresh prompt that can end in the model's own decision to submit
+    # (AgentChat.submit_marker): what Self-RLEF's steps need (predict/rlef.py).
+    fresh_prompts: ClassVar[bool] = False
 
     @property
     def agent_version(self) -> str:
@@ -88,6 +91,9 @@ class AgentChat(BaseModel):
     log_file: Path | None = None
     chat_file: Path | None = None
     history: ChatState | None = None   # a conversation to continue (a resumed trial's earlier rounds)
+    # An answer that is this marker alone submits the code as it is (AgentRound.submitted);
+    # None: no answer submits. Only a profile with fresh_prompts is given one.
+    submit_marker: str | None = None
 
 
 class AgentRound(BaseModel):
@@ -103,6 +109,7 @@ class AgentRound(BaseModel):
     provider_error: ProviderError | None = None  # the provider failed the round, after the agent's retries
     notes: list[str] = Field(default_factory=list)
     chat: ChatState | None = None   # the conversation after the round: where a resumed trial continues
+    submitted: bool = False  # the answer was the chat's submit marker: nothing written, the code stands
 
 
 class Agent(ABC):

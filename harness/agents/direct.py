@@ -9,13 +9,15 @@ name in it passes the one path check (file_names.refusal), lexically and then on
 answer that writes a file the chat shows read-only or does not offer is refused whole.
 
 For studies that sample completions directly, and for protocols that need a fresh prompt
-per step; a resumed trial needs nothing of its conversation but the workspace."""
+per step; a resumed trial needs nothing of its conversation but the workspace. Where the
+chat has a submit marker (Self-RLEF's decision step), an answer that is the marker alone,
+and nothing else, submits the code as it stands: nothing is written."""
 
 from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
@@ -36,6 +38,7 @@ _FIRST_WAIT_S = 0.5
 class DirectProfile(AgentProfile):
     agent: Literal["direct"] = "direct"
     edit_format: Literal["whole"] = "whole"
+    fresh_prompts: ClassVar[bool] = True
     # The agent's own words on the answer's format (Aider's prompts say it in an Aider run),
     # after the contract's system text.
     answer_format: str = ANSWER_FORMAT
@@ -86,7 +89,8 @@ class DirectAgent(Agent):
                                  completion_tokens=sum(c.completion_tokens or 0 for c in calls), cost=cost)
         edited: list[str] = []
         notes: list[str] = []
-        if text is not None:
+        submitted = text is not None and chat.submit_marker is not None and text.strip() == chat.submit_marker
+        if text is not None and not submitted:
             if not text.strip():
                 counters.empty_responses += 1
             problem, edited = self._apply(chat, text, [*files.values(), *read_only.values()])
@@ -94,12 +98,13 @@ class DirectAgent(Agent):
                 counters.malformed_responses += 1
                 notes.append(problem)
         model_s = sum(c.seconds for c in calls)
-        self._log(chat, f"{sent_at} {len(calls)} request(s); edited: {', '.join(edited) or 'nothing'}"
+        self._log(chat, f"{sent_at} {len(calls)} request(s); "
+                        + ("submitted" if submitted else f"edited: {', '.join(edited) or 'nothing'}")
                         + "".join(f"\n  {n}" for n in notes) + (f"\n  provider: {provider_error}" if provider_error else ""))
         return AgentRound(
             sent_at=sent_at, response=text, edited_files=edited, calls=calls, counters=counters,
             model_seconds=round(model_s, 4), agent_seconds=round(max(0.0, time.monotonic() - t0 - model_s), 4),
-            provider_error=provider_error, notes=notes,
+            provider_error=provider_error, notes=notes, submitted=submitted,
             chat=ChatState(done=[*messages, {"role": "assistant", "content": text or ""}]),
         )
 

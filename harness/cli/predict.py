@@ -1,5 +1,5 @@
-"""`harness predict`: output-prediction items (`build` from a suite, `import` from files of
-other shapes) and a model scored on them (`eval`)."""
+"""`harness predict`: output-prediction items (`build` from a suite, `import` of a published
+benchmark or a problems file) and a model scored on them (`eval`)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,10 @@ from rich.table import Table
 
 from ..predict.build import build
 from ..predict.build import Built
-from ..predict.config import PredictBuildConfig, PredictEvalConfig, ProblemsImportConfig
+from ..predict.config import PredictBuildConfig, PredictEvalConfig, PredictImportConfig, ProblemsImportConfig
 from ..predict.evaluate import evaluate
+from ..predict.explain import EXPLAIN_FILE, ExplainConfig, explain
+from ..predict.imported import import_cruxeval
 from ..predict.problems import import_problems
 from ..records import TrialOutcome
 from .app import app, console, err, handled
@@ -21,11 +23,28 @@ from .options import comma_list, default, from_options
 
 predict_app = typer.Typer(
     no_args_is_help=True,
-    help="Output prediction: items of (code, call) -> observed value (build), a model scored on them (eval).",
+    help="Output prediction: items of (code, call) -> observed value (build, import), a model scored on them (eval).",
 )
 app.add_typer(predict_app, name="predict")
-import_app = typer.Typer(no_args_is_help=True, help="Prediction sets from files of other shapes than a suite.")
+import_app = typer.Typer(no_args_is_help=True, help="Prediction sets from a published benchmark or a file of problems.")
 predict_app.add_typer(import_app, name="import")
+
+
+@import_app.command("cruxeval")
+@handled
+def import_cruxeval_cmd(
+    path: Path = typer.Argument(..., help="a checkout of facebookresearch/cruxeval, or its data/cruxeval.jsonl"),
+    out: str = typer.Option("cruxeval-o", help="the set's name (a folder under the root)"),
+    root: Optional[Path] = typer.Option(None, help="the folder sets go in (default: ./curricula)"),
+    replace: bool = typer.Option(False, help="overwrite a set of the same name"),
+):
+    """CruxEval-O: each of the benchmark's functions with its input is an item whose answer
+    completes `assert f(input) == ??`, scored by CruxEval's rule (the answer evaluated in the
+    sandbox, right when it equals the recorded output). The data stays in the checkout; the
+    set holds the items, all in the eval split."""
+    done = import_cruxeval(from_options(PredictImportConfig, dict(path=path, out=out, root=root, replace=replace)))
+    console.print(f"{done.path}: {done.manifest.items['eval']} CruxEval-O items from {done.source} "
+                  f"(sha256 {done.manifest.suite_hash[:12]})", markup=False, highlight=False)
 
 
 @predict_app.command("build")
@@ -130,7 +149,13 @@ def eval_cmd(
     model: Optional[str] = typer.Option(None, help="a litellm model string, openai/<name> with --api-base, or local/<adapter>"),
     items: Optional[str] = typer.Option(None, help="the set's name (a folder under the root, from `harness predict build`)"),
     split: Optional[str] = typer.Option(None, help=f"eval, train or all (default: {default(PredictEvalConfig, 'split')})"),
-    trials: Optional[int] = typer.Option(None, help=f"tries per item (default: {default(PredictEvalConfig, 'trials')})"),
+    samples: Optional[int] = typer.Option(None, "--samples", "--trials",
+        help=f"samples per item, each a trial of the run (the n of pass@k; --trials is the same option) "
+             f"(default: {default(PredictEvalConfig, 'trials')})"),
+    temperature: Optional[float] = typer.Option(None, help="sampling temperature (default: the server's)"),
+    top_p: Optional[float] = typer.Option(None, "--top-p", help="nucleus sampling's share (default: the server's)"),
+    sandbox: str = typer.Option(default(PredictEvalConfig, "sandbox"),
+        help="docker, local or auto: where answers are evaluated, for items whose rule executes them (CruxEval's)"),
     workers: int = typer.Option(default(PredictEvalConfig, "workers"), help="model calls in flight"),
     api_base: Optional[str] = typer.Option(None, "--api-base", help="the server of an openai/<name> model"),
     root: Optional[Path] = typer.Option(None, help="the folder sets are in (default: ./curricula)"),
@@ -138,15 +163,18 @@ def eval_cmd(
     run_id: Optional[str] = typer.Option(None, "--run-id", help="the run's id (default: the time and a random tag)"),
     retries: int = typer.Option(default(PredictEvalConfig, "retries"), help="tries of one model call before the provider counts as failed"),
     resume: Optional[str] = typer.Option(None,
-        help="continue RUN_ID: rerun only its trials without an outcome (model, set, split and trials are the run's)"),
+        help="continue RUN_ID: rerun only its trials without an outcome (model, set, split, samples and sampling are the run's)"),
 ):
-    """The model predicts each item's value; +1 when its answer matches the observed value
-    (exact after normalisation, floats within 1e-5), -1 when wrong or not in the format. The
+    """The model predicts each item's value, `--samples` times at the given sampling; +1 when
+    its answer matches the observed value (exact after normalisation, floats within 1e-5; a
+    CruxEval item's by its own rule), -1 when wrong or not in the format. The
     run folder reads with `harness report` and `compare`; a provider that keeps failing is an
     infrastructure error, not a wrong answer."""
-    given = dict(model=model, items=items, split=split, trials=trials, api_base=api_base, run_id=run_id, resume=resume)
+    given = dict(model=model, items=items, split=split, trials=samples, temperature=temperature, top_p=top_p,
+                 api_base=api_base, run_id=run_id, resume=resume)
     config = from_options(PredictEvalConfig, {**{k: v for k, v in given.items() if v is not None}, "workers": workers,
-                                              "root": root, "runs_dir": runs_dir, "retries": retries})
+                                              "root": root, "runs_dir": runs_dir, "retries": retries,
+                                              "sandbox": sandbox}, flags={"trials": "samples"})
     done = evaluate(config, command_line=sys.argv)
     console.print(f"{done.folder.root}: {done.count(TrialOutcome.passed)} correct, {done.count(TrialOutcome.failed)} "
                   f"wrong or malformed, {done.count(TrialOutcome.infra_error)} provider failures")
@@ -157,4 +185,32 @@ def eval_cmd(
         err.print(f"{failed} trial(s) have no outcome: the provider kept failing (infrastructure errors, counted "
                   f"nowhere); when it answers, rerun them with `harness predict eval --resume {done.folder.run_id}`",
                   markup=False, highlight=False)
+        raise typer.Exit(1)
+
+
+@predict_app.command("explain")
+@handled
+def explain_cmd(
+    items: str = typer.Option(..., help="the set's name (a folder under the root, from `harness predict build`)"),
+    model: str = typer.Option(..., help="a litellm model string, openai/<name> with --api-base, or local/<adapter>"),
+    split: str = typer.Option(default(ExplainConfig, "split"), help="train, eval or all"),
+    out: Optional[Path] = typer.Option(None, help=f"the JSONL to write (default: the set's {EXPLAIN_FILE})"),
+    api_base: Optional[str] = typer.Option(None, "--api-base", help="the server of an openai/<name> model"),
+    root: Optional[Path] = typer.Option(None, help="the folder sets are in (default: ./curricula)"),
+    workers: int = typer.Option(default(ExplainConfig, "workers"), help="model calls in flight"),
+    sandbox: str = typer.Option(default(ExplainConfig, "sandbox"), help="docker, local, or auto"),
+    retries: int = typer.Option(default(ExplainConfig, "retries"), help="tries of one model call before the provider counts as failed"),
+):
+    """Trace explanations as SFT rows (the self-execution paper's NLEX): each traceable item's
+    call runs again under a line tracer in the sandbox (10,000 events, 1 MB of text at most),
+    the model explains the trace and answers; rows are kept only where the answer is right."""
+    config = from_options(ExplainConfig, dict(items=items, model=model, split=split, out=out, api_base=api_base,
+                                              root=root, workers=workers, sandbox=sandbox, retries=retries))
+    done = explain(config)
+    counts = ", ".join(f"{what} {n}" for what, n in sorted(done.counts.items()))
+    console.print(f"{done.out}: {done.counts.get('kept', 0)} rows ({counts}; traces cut at the limits among the "
+                  f"kept: {done.cut})", markup=False, highlight=False)
+    if any(what.endswith(" failure") for what in done.counts):
+        err.print("some items got no explanation: the provider or the sandbox kept failing (infrastructure, counted "
+                  "nowhere); run the command again", markup=False, highlight=False)
         raise typer.Exit(1)

@@ -207,7 +207,9 @@ def run_cmd(
     rounds: Optional[int] = typer.Option(None, help=f"rounds per trial: 1 + feedback rounds {_default('rounds')}"),
     feedback: Optional[str] = typer.Option(None,
         help="what follows a round: real (the tests' output) or simulated (the failures the model predicts its own code has on the "
-             "public tests; every round is still scored by the real tests) (default: real)"),
+             "public tests); self-rlef (--agent direct: the model predicts its code's output on each public test, then decides "
+             "to submit or fix; self-rlef-exec: shown the public tests' real outputs instead); every round is still scored "
+             "by the real tests (default: real)"),
     workers: Optional[int] = typer.Option(None, help="trials run at once (default: number of cores)"),
     agent: Optional[str] = typer.Option(None, help=f"agent profile name (agents/*.toml) or path {_default('agent')}"),
     contract: Optional[str] = typer.Option(None,

@@ -1,5 +1,5 @@
-"""`harness select`: best@k, one of a run's first k answers per task chosen without its
-hidden tests (predict/select.py)."""
+"""`harness select`: best@k, a run's first n answers per task ranked without its hidden
+tests, and the expected result of the one submitted from k of them (predict/select.py)."""
 
 from __future__ import annotations
 
@@ -18,28 +18,35 @@ from .options import comma_list, default, from_options
 @handled
 def select_cmd(
     run: str = typer.Argument(..., help="the run (id or folder)"),
-    k: int = typer.Option(..., "--k", help="candidates per task: the first-round answers of the first K trials"),
+    k: int = typer.Option(..., "--k", help="answers a ranker sees, drawn from the n (every k-subset counted)"),
+    n: Optional[int] = typer.Option(None, "--n", help="candidates per task: the first-round answers of the first N trials (default: K)"),
     by: str = typer.Option(",".join(default(SelectConfig, "by")), help="strategies, comma-separated: exec, simulate, shortest, random"),
     judge_model: Optional[str] = typer.Option(None, help="simulate: the judge model (default: the run's own)"),
     api_base: Optional[str] = typer.Option(None, help="simulate: the judge's OpenAI-compatible endpoint (default: the run's)"),
-    seed: int = typer.Option(default(SelectConfig, "seed"), help="seed of the random choice and of ties"),
+    attempts: int = typer.Option(default(SelectConfig, "attempts"), help="simulate: predictions per candidate and public case"),
+    aggregate: str = typer.Option(default(SelectConfig, "aggregate"),
+                                  help="simulate: majority (more than half of a case's attempts predict a pass) or any"),
+    seed: int = typer.Option(default(SelectConfig, "seed"), help="seed of the intervals' bootstrap"),
     runs_dir: Path = typer.Option(Path("runs"), help="where runs named by id are"),
     sandbox: str = typer.Option(default(SelectConfig, "sandbox"), help="docker, local, or auto"),
     workers: Optional[int] = typer.Option(None, help="parallel sandbox sessions (default: one per core)"),
 ):
-    """Choose one answer per configuration and task among the first K trials, by each
-    strategy; score it by its recorded round-1 result; write the selection record into the
-    run folder and print best@k beside pass@1 and pass@k."""
+    """Score each configuration and task's first N answers by each strategy, and give the
+    expected recorded round-1 result of the best-scored among K drawn from them
+    (rank_score@k, best@k exec, short1@k, random@k) beside pass@1 and pass@k; write the
+    selection record into the run folder."""
     # pandas behind the outcome frames: loaded for this command only.
     from ..predict.select import select
 
     config = from_options(SelectConfig, dict(
-        run=run, runs_dir=runs_dir, k=k, by=comma_list(by), judge_model=judge_model, api_base=api_base, seed=seed,
+        run=run, runs_dir=runs_dir, k=k, n=n, by=comma_list(by), judge_model=judge_model, api_base=api_base,
+        attempts=attempts, aggregate=aggregate, seed=seed,
         sandbox=sandbox, workers=workers))
     path, record = select(config, notice=lambda m: err.print(m, markup=False, highlight=False))
     for summary in record.summary:
         table = Table(show_header=True, header_style="bold",
-                      title=f"{summary.config}: {summary.tasks} tasks, k={record.k} (fractions of tasks, 95% task-bootstrap)")
+                      title=f"{summary.config}: {summary.tasks} tasks, k={record.k} of n={record.n} "
+                            "(means over tasks, 95% task-bootstrap)")
         for col in ("figure", "value", "interval"):
             table.add_column(col)
         for name, f in summary.figures.items():

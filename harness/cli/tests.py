@@ -20,6 +20,9 @@ tests_app = typer.Typer(no_args_is_help=True, help="Written test suites: score t
                                                    "and its broken copies.")
 app.add_typer(tests_app, name="tests")
 DEFAULT = TestWritingSettings()
+# A teacher's suites, read by import-teacher and style-contract alike.
+TEACHER_FILE = typer.Argument(..., help='a JSONL file of {"task": SLUG, "suite": TEST_FILE_TEXT} lines')
+TEACHER_SUITE = typer.Option(..., "--suite", help="the suite the tasks are in")
 
 
 @tests_app.command("score")
@@ -111,14 +114,14 @@ def tests_export(
 @tests_app.command("import-teacher")
 @handled
 def tests_import_teacher(
-    teacher_file: Path = typer.Argument(..., help='a JSONL file of {"task": SLUG, "suite": TEST_FILE_TEXT} lines'),
-    suite: str = typer.Option(..., "--suite", help="the suite the tasks are in"),
+    teacher_file: Path = TEACHER_FILE,
+    suite: str = TEACHER_SUITE,
     out: str = typer.Option(..., "--out", help="a name (written under ./curricula, where harness train finds it) "
                                                "or a folder path"),
     min_kill: float = typer.Option(0.8, "--min-kill", help="keep valid suites with at least this kill rate"),
-    mutant_cap: Optional[int] = typer.Option(30, min=1, help="at most this many mutants per task, sampled (a run's "
-                                             "default)"),
-    seed: int = typer.Option(0, help="seed of the mutant sample"),
+    mutant_cap: Optional[int] = typer.Option(DEFAULT.mutant_cap, min=1, help="at most this many mutants per task, "
+                                             "sampled (a run's default)"),
+    seed: int = typer.Option(DEFAULT.mutant_seed, help="seed of the mutant sample"),
     contract: str = typer.Option("tests", help="the prompt contract the rows' prompts are asked with"),
     sandbox: str = typer.Option("auto", help="docker, local, or auto"),
     workers: int = typer.Option(1, min=1, help="suites scored at once"),
@@ -139,8 +142,8 @@ def tests_import_teacher(
 @tests_app.command("style-contract")
 @handled
 def tests_style_contract(
-    teacher_file: Path = typer.Argument(..., help='a JSONL file of {"task": SLUG, "suite": TEST_FILE_TEXT} lines'),
-    suite: str = typer.Option(..., "--suite", help="the suite the tasks are in"),
+    teacher_file: Path = TEACHER_FILE,
+    suite: str = TEACHER_SUITE,
     examples: str = typer.Option(..., "--examples", help="comma-separated tasks whose teacher suites are shown "
                                                          "(keep them out of the evaluation)"),
     out: Path = typer.Option(..., "--out", help="the contract file to write (.toml)"),

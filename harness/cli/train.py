@@ -103,8 +103,9 @@ def dpo_cmd(
 def grpo_cmd(
     out: str = typer.Option(..., "--out", help="the adapter's name; checkpoints are NAME@iterK"),
     curriculum: List[str] = typer.Option([], "--curriculum", help="a curriculum or an output-prediction set (name or "
-                                         "folder), or its grpo.jsonl / grpo-predict.jsonl; repeat it to mix environments "
-                                         "(weights: grpo.environments)"),
+                                         "folder), or its grpo.jsonl / grpo-predict.jsonl; rlef:NAME trains a repair "
+                                         "curriculum in two turns (public tests' results, then one repair); repeat it to "
+                                         "mix environments (shares and reward scales: grpo.environments, grpo.preset)"),
     base: Optional[str] = typer.Option(None, "--base", help=_BASE_HELP),
     init_adapter: Optional[str] = typer.Option(None, "--init-adapter", help="continue training this adapter (a card name)"),
     config: Optional[Path] = _CONFIG,

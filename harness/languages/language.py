@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, ClassVar, Mapping, Sequence
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from ..probe.result import Observation, ProbeRun, call_records
 from ..errors import BadInput
@@ -98,6 +98,54 @@ class Comparison:
 
     expected: tuple[int, int]
     actual: tuple[int, int]
+
+
+class TraceLimits(Record):
+    """How much of a call's run a trace keeps: line events, and characters of their text."""
+
+    events: int = Field(gt=0)
+    chars: int = Field(gt=0)
+
+
+# The self-execution paper's bounds on a trace (10,000 line events, 1 MB of text).
+PAPER_TRACE_LIMITS = TraceLimits(events=10_000, chars=1 << 20)
+
+
+class TraceEvent(Record):
+    file: str
+    line: int
+    changed: dict[str, str]      # local names the line changed, each value's repr (cut)
+
+
+class CallTrace(Record):
+    """One call's run, line by line (Language.trace_calls), and how it ended."""
+
+    events: list[TraceEvent]
+    returned: bool               # False: it raised
+    value: str                   # what it returned (its repr, cut), or the exception's type
+    cut: bool                    # the run went on past the limits: events after them are missing
+
+
+def render_trace(trace: CallTrace, files: Mapping[str, str], limits: TraceLimits) -> str:
+    """The trace as text, a line per event (the file named when the code has several), at
+    most `limits.chars` characters; a trace cut by the driver or here ends saying so."""
+    sources = {name: text.splitlines() for name, text in files.items()}
+    named = len(sources) > 1
+    out, size, cut = [], 0, trace.cut
+    for e in trace.events:
+        code = sources.get(e.file, [])
+        text = code[e.line - 1].strip() if 0 < e.line <= len(code) else "?"
+        names = ", ".join(f"{k}={v}" for k, v in e.changed.items())
+        line = f"{e.file + ' ' if named else ''}line {e.line}: {text}" + (f"  {names}" if names else "")
+        if size + len(line) + 1 > limits.chars:
+            cut = True
+            break
+        out.append(line)
+        size += len(line) + 1
+    if cut:
+        out.append(f"... (trace cut: over {limits.events} line events or {limits.chars} characters)")
+    out.append(f"{'returns' if trace.returned else 'raises'} {trace.value}")
+    return "\n".join(out)
 
 
 class CallProbe(ABC):
@@ -315,6 +363,13 @@ class Language(ABC):
         (a failed one does not end its test), given the suite's `report` there and how a
         task with another test file is made; None where the report's own count is whole."""
         return None
+
+    def trace_calls(self, files: Mapping[str, str], calls: Sequence[str], session: SandboxSession,
+                    limits: TraceLimits, where: str) -> list[CallTrace | None]:
+        """Each call (in the language's call syntax, one expression) run on `files` with the
+        lines it runs recorded (`where` names the run in the build space); None for a call
+        not traced, every call where the language traces nothing."""
+        return [None] * len(calls)
 
     def traced_suite(self, task: Task, source: bytes, session: SandboxSession) -> bytes | None:
         """The suite with the correct solution's run of each assertion's call written above

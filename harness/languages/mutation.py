@@ -11,6 +11,8 @@ from typing import Mapping
 
 from pydantic import BaseModel, ConfigDict
 
+from ..hashing import sha256_json
+
 
 class Operator(str, Enum):
     arithmetic = "arithmetic"    # + <-> -, * <-> /, and their compound assignments
@@ -40,9 +42,12 @@ class Mutant(BaseModel):
 
     @property
     def label(self) -> str:
-        """A short name usable as a folder name."""
+        """A short name usable as a folder name, unique among a file's mutants: one operator
+        can change one place in more than one way (a constant 1 shifted to 0 and to 2), so the
+        change itself is in the name, as a digest."""
         stem = re.sub(r"[^A-Za-z0-9_.-]", "_", self.file)
-        return f"{stem}-L{self.line}C{self.column}-{self.operator.value}"
+        change = sha256_json([self.start, self.end, self.replacement])[:6]
+        return f"{stem}-L{self.line}C{self.column}-{self.operator.value}-{change}"
 
     def describe(self) -> str:
         if self.operator is Operator.delete:

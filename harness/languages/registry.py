@@ -3,7 +3,10 @@ every floor may read) and beside the build: a language's judge imports the sandb
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from ..task import Task
+from . import language_of
 from .language import Language
 from .cpp.language import Cpp
 from .python.language import Python
@@ -22,3 +25,9 @@ def language_named(name: str) -> Language:
 
 def languages() -> list[Language]:
     return list(_LANGUAGES.values())
+
+
+def language_of_files(files: Iterable[str], where: str) -> Language | None:
+    """The language of code given as files (a prediction item's), None for none of them."""
+    layout = language_of(tuple(files), where)
+    return _LANGUAGES[layout.name] if layout is not None else None

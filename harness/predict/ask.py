@@ -24,10 +24,10 @@ Ask = Callable[[list[dict]], Reply]
 
 
 def asker(spec: ModelSpec, *, retries: int = 4, backoff_s: float = 2.0, timeout_s: float = 120.0,
-          temperature: float | None = None) -> Ask:
-    """`temperature` None leaves the server's default."""
+          temperature: float | None = None, top_p: float | None = None) -> Ask:
+    """`temperature` or `top_p` None leaves the server's default."""
     litellm = _litellm()
-    sampling = {} if temperature is None else {"temperature": temperature}
+    sampling = {k: v for k, v in (("temperature", temperature), ("top_p", top_p)) if v is not None}
 
     def ask(messages: list[dict]) -> Reply:
         wait = backoff_s

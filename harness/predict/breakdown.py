@@ -3,7 +3,14 @@
 items are the "tasks" the bootstrap resamples, stats.total_interval). An item made from
 several kinds of code counts in each of its kinds. Items are resampled as if independent;
 items of one task share its code, so the intervals are narrower than a new draw of tasks
-would give (ITEMS_NOTE, printed beside them)."""
+would give (ITEMS_NOTE, printed beside them).
+
+A run of a published benchmark's set adds the numbers its leaderboard prints: for CruxEval-O
+pass@1 and pass@5, each item's unbiased estimate from its n samples (1 - C(n-c, k) / C(n, k),
+stats.pass_at_k, as the benchmark's evaluation computes it) averaged over the items, shown
+as a percentage with one decimal. An item with fewer than k samples has no pass@k here (the
+benchmark's code would call it 1 whenever n - c < k); with fewer than k samples for every
+item the row is left out."""
 
 from __future__ import annotations
 
@@ -41,12 +48,34 @@ def accuracy(group: str, counts: pd.DataFrame) -> Accuracy:
     return Accuracy(group, items, int(n.sum()), int(c.sum()), float(np.mean(c / n)), low / items, high / items)
 
 
+# The k its leaderboard prints, per benchmark.
+LEADERBOARD_KS = {"cruxeval-o": (1, 5)}
+LEADERBOARD_NAMES = {"cruxeval-o": "CruxEval-O"}
+
+
+def pass_at(name: str, n: np.ndarray, c: np.ndarray, k: int) -> Accuracy | None:
+    """Mean pass@k over the items with at least k samples, with a bootstrap interval over
+    those items; None when no item has k samples."""
+    kept = n >= k
+    if not kept.any():
+        return None
+    values = np.array([stats.pass_at_k(int(a), int(b), k) for a, b in zip(n[kept], c[kept])])
+    rng = np.random.default_rng(stats.SEED)
+    means = values[rng.integers(0, len(values), size=(stats.RESAMPLES, len(values)))].mean(axis=1)
+    low, high = np.quantile(means, [(1 - stats.CONFIDENCE) / 2, (1 + stats.CONFIDENCE) / 2])
+    return Accuracy(f"{name} pass@{k}", int(kept.sum()), int(n[kept].sum()), int(c[kept].sum()), float(values.mean()),
+                    float(low), float(high))
+
+
 def breakdown(frame: pd.DataFrame, info: PredictRun) -> dict[str, list[Accuracy]]:
     """Per configuration: all items, then each source kind and each task present."""
     out: dict[str, list[Accuracy]] = {}
     for (config,), counts in stats.task_counts(frame).groupby(level=["config"], sort=True):
         counts = counts.droplevel("config")
         rows = [accuracy("all items", counts)]
+        for k in LEADERBOARD_KS.get(info.benchmark or "", ()):
+            got = pass_at(LEADERBOARD_NAMES[info.benchmark or ""], counts["n1"].to_numpy(), counts["c1"].to_numpy(), k)
+            rows += [got] if got is not None else []
         for kind in SOURCE_KINDS:
             ids = [i for i in counts.index if kind in info.items[i].sources]
             if ids:

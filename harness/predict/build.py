@@ -56,7 +56,7 @@ from ..verify import CheckSpec, load_spec
 from .config import DEFAULT_EVAL_SHARE, PredictBuildConfig
 from .items import (EVAL_GRPO_FILE, EVAL_SFT_FILE, GRPO_FILE, ITEMS_FILE, SOURCE_KINDS, PredictGrpoRow, PredictItem,
                     PredictManifest, Provenance, item_id)
-from .prompt import FORMAT_VERSION, MAX_OBSERVATIONS, answer_message, render_answer
+from .prompt import FORMAT_VERSION, MAX_OBSERVATIONS, answer_message, item_messages, render_answer
 from .score import PREDICTION_RULE
 
 ProgressFn = Callable[[str], None]
@@ -348,7 +348,7 @@ def write_set(dest: Path, name: str, source: SetSource, items: list[PredictItem]
     def rows(split: str) -> tuple[bytes, bytes]:
         sft, grpo = [], []
         for i in (i for i in items if i.split == split):
-            prompt = i.messages()
+            prompt = item_messages(i)
             sft.append(SftRow(task_id=f"{name}/{i.id}", source_task=i.task, messages=[*prompt, answer_message(i.answer)]))
             grpo.append(PredictGrpoRow(item_id=i.id, source_task=i.task, format_version=FORMAT_VERSION, prompt=prompt,
                                        call=i.call, expected=i.expected, answer=i.answer, compare=i.compare))
@@ -383,7 +383,7 @@ def write_task(folder: Path, item: PredictItem) -> str:
         raise no_language(tuple(item.files), item.id)
     config = {"kind": "output-prediction", "language": layout.name,
               "files": {"solution": [ANSWER_FILE], "test": [], "example": [".meta/example.txt"]}}
-    prompt = item.messages()
+    prompt = item_messages(item)
     for sub in (".meta", ".docs"):
         (folder / sub).mkdir(parents=True, exist_ok=True)
     atomic_write(folder / ".meta" / "config.json", json.dumps(config, indent=2).encode())

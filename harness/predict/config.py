@@ -14,7 +14,7 @@ from ..records import Record
 
 DEFAULT_EVAL_SHARE = 0.2
 # What a resumed prediction run takes from its own manifest.
-_FIXED_ON_RESUME = ("model", "items", "split", "trials", "api_base", "run_id")
+_FIXED_ON_RESUME = ("model", "items", "split", "trials", "temperature", "top_p", "api_base", "run_id")
 _NAME = re.compile(r"[a-z0-9][a-z0-9_.-]*")
 
 
@@ -63,15 +63,38 @@ class ProblemsImportConfig(SetOutput):
     tests: int = Field(20, ge=1, description="tests run per problem, public first")
 
 
+class PredictImportConfig(Record):
+    """`harness predict import BENCHMARK PATH`: a published benchmark's data read as a set."""
+
+    path: Path = Field(description="the user's checkout of the benchmark, or its data file")
+    out: str
+    root: Path | None = None
+    replace: bool = False
+
+    @model_validator(mode="after")
+    def _set_name(self) -> "PredictImportConfig":
+        if not _NAME.fullmatch(self.out):
+            raise ValueError(f"{self.out!r} is not a set name (lowercase letters, digits, '.', '_', '-')")
+        return self
+
+    def out_root(self) -> Path:
+        return Path(self.root) if self.root is not None else default_root()
+
+
 class PredictEvalConfig(Record):
-    """What `harness predict eval` is asked: one model on one set's items. With `resume`,
-    the run's own manifest decides the model, set, split and trials."""
+    """What `harness predict eval` is asked: one model on one set's items, `trials` samples
+    of each (the CLI's `--samples`; each is a trial of the run, the n of pass@k) at the given
+    sampling. With `resume`, the run's own manifest decides the model, set, split, samples
+    and sampling."""
 
     model: str | None = None
     items: str | None = Field(None, description="the set's name under the root")
     split: Literal["eval", "train", "all"] = "eval"
-    trials: int = Field(1, ge=1)
+    trials: int = Field(1, ge=1, description="samples per item, each a trial")
+    temperature: float | None = Field(None, ge=0, description="sampling temperature (default: the server's)")
+    top_p: float | None = Field(None, gt=0, le=1, description="nucleus sampling's share (default: the server's)")
     workers: int = Field(4, ge=1)
+    sandbox: str = Field("auto", description="where answers are evaluated, for a rule that executes them (CruxEval's)")
     api_base: str | None = None
     root: Path | None = None
     runs_dir: Path = Path("runs")
@@ -96,19 +119,35 @@ class PredictEvalConfig(Record):
 
 
 Strategy = Literal["exec", "simulate", "shortest", "random"]
+# How a judge's several predictions of one public case make one verdict (predict/judge.py).
+Aggregate = Literal["majority", "any"]
 DEFAULT_STRATEGIES: tuple[Strategy, ...] = ("exec", "shortest", "random")
 STRATEGIES: tuple[Strategy, ...] = ("exec", "simulate", "shortest", "random")
 
 
 class SelectConfig(Record):
-    """`harness select`: best@k over a run's first k answers (predict/select.py)."""
+    """`harness select`: rank scores at k over a run's first n answers (predict/select.py)."""
 
     run: str
     runs_dir: Path = Path("runs")
-    k: int = Field(ge=1)
+    k: int = Field(ge=1, description="answers a ranker sees: k drawn from the n")
+    n: int | None = Field(None, ge=1, description="candidates per task: the first N trials' answers (default: k)")
     by: list[Strategy] = Field(default_factory=lambda: list(DEFAULT_STRATEGIES), min_length=1)
     judge_model: str | None = Field(None, description="simulate: the judge (default: each configuration's own model)")
     api_base: str | None = Field(None, description="simulate: the judge's endpoint (default: the configuration's)")
+    attempts: int = Field(1, ge=1, description="simulate: predictions per candidate and public case")
+    aggregate: Aggregate = Field("majority", description="simulate: how a case's attempts make "
+                                                  "one verdict: more than half predict a pass, or one does")
     seed: int = 0
     sandbox: str = "auto"
     workers: int | None = Field(None, ge=1)
+
+    @model_validator(mode="after")
+    def _k_of_n(self) -> "SelectConfig":
+        if self.n is not None and self.k > self.n:
+            raise ValueError(f"--k {self.k} is more than --n {self.n}")
+        return self
+
+    @property
+    def candidates(self) -> int:
+        return self.n or self.k

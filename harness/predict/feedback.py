@@ -25,7 +25,7 @@ from .prompt import render_answer
 from .public import public_truths
 
 
-def _indent(text: str, prefix: str = "    ") -> str:
+def indent(text: str, prefix: str = "    ") -> str:
     return "\n".join(prefix + line if line.strip() else line for line in text.strip("\n").splitlines())
 
 
@@ -34,9 +34,9 @@ def render_failures(failures: list[SimulatedCase]) -> str:
     the prediction format (one line per assertion reached)."""
     parts = []
     for case in failures:
-        parts.append(f"PREDICTED TO FAIL: {case.name}\n{_indent(case.call)}\n"
-                     f"  predicted with your code:\n{_indent(render_answer(case.predicted or {}))}\n"
-                     f"  expected:\n{_indent(render_answer(case.expected))}")
+        parts.append(f"PREDICTED TO FAIL: {case.name}\n{indent(case.call)}\n"
+                     f"  predicted with your code:\n{indent(render_answer(case.predicted or {}))}\n"
+                     f"  expected:\n{indent(render_answer(case.expected))}")
     return "\n\n".join(parts)
 
 

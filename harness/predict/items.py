@@ -12,7 +12,7 @@ prints (predict/problems.py)."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal, Union
 
 from pydantic import Field
 
@@ -20,7 +20,6 @@ from ..hashing import sha256_json
 from ..probe.compare import Comparison
 from ..records import Record
 from ..training_files import ChatMessage
-from .prompt import prompt_messages
 
 ITEMS_FILE = "items.jsonl"
 GRPO_FILE = "grpo-predict.jsonl"          # not grpo.jsonl: the repair trainer reads that name
@@ -44,6 +43,21 @@ class Provenance(Record):
     round: int | None = None
 
 
+class PythonAssertion(Record):
+    """CruxEval's rule (predict/cruxeval.py): the answer completes `assert f(input) == ??`
+    with a Python expression, which is evaluated in the sandbox (never in the harness's
+    process) and is right when its value equals the expected one under Python's `==`,
+    compared in the harness's process."""
+
+    mode: Literal["python-assert"] = "python-assert"
+    timeout_s: float = Field(3.0, gt=0, description="wall clock for evaluating one prediction (CruxEval's own)")
+
+
+# How an item's answer is judged: values observed when the set was built and compared in the
+# harness's process (Comparison), or an expression executed in the sandbox (PythonAssertion).
+Rule = Annotated[Union[Comparison, PythonAssertion], Field(discriminator="mode")]
+
+
 def item_id(code_hash: str, call: str) -> str:
     """The item's identity: normalised code and call."""
     return sha256_json({"code": code_hash, "call": call})[:20]
@@ -61,14 +75,10 @@ class PredictItem(Record):
     code_hash: str = Field(description="hash of the files' normal form")
     expected: dict[str, Any] = Field(description="the probe's record of the call (harness/languages/cpp/probe/calls.py)")
     answer: str = Field(description="the expected answer in the stated format (predict/prompt.py)")
-    compare: Comparison
+    compare: Rule
     sources: list[Provenance] = Field(min_length=1)
     stdin: bool = Field(False, exclude_if=lambda v: not v,
                         description="the call is the standard input the code, a whole program, reads")
-
-    def messages(self) -> list[ChatMessage]:
-        """The item's prediction prompt."""
-        return prompt_messages(self.files, self.call, prelude=self.prelude, stdin=self.stdin)
 
 
 class PredictManifest(Record):
@@ -86,6 +96,8 @@ class PredictManifest(Record):
     by_source: dict[str, int] = Field(description="items per source kind (an item with several kinds counts in each)")
     dropped: dict[str, int] = Field(description="versions of code or calls left out, per reason")
     skipped_tasks: dict[str, str] = Field(default_factory=dict, description="tasks with no items, and why")
+    benchmark: str | None = Field(None, description="the published benchmark the set was read from (cruxeval-o)")
+    source: str | None = Field(None, description="where a benchmark's data was read (never copied here but as items)")
 
 
 class PredictGrpoRow(Record):

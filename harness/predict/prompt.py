@@ -24,7 +24,7 @@ token by token."""
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 from ..hashing import sha256_json
 from ..languages import language_of, no_language
@@ -32,9 +32,11 @@ from ..languages.cpp.probe.prediction import FORMAT, SYSTEM
 from ..languages.cpp.probe import is_case, parse_call
 from ..languages.language import PredictionTerms
 from ..languages.registry import language_named, languages
-from ..probe.compare import AnswerForm
+from ..probe.compare import AnswerForm, Comparison
 from ..probe.schema import MAX_STRING
 from ..training_files import ChatMessage
+from . import cruxeval
+from .items import PredictItem, PythonAssertion
 
 FORMAT_VERSION = 1
 # A test case that reaches more assertions than this (a loop of a thousand) asks for an
@@ -50,6 +52,14 @@ a case with SECTIONs runs once per leaf section, from the top. An exception that
 assertion ends it like a statement that throws."""
 
 
+# What a judge simulating code on a public test is told: the test with its expected values
+# taken out (languages/cpp/probe/shown.py), each assertion an observation of its value.
+SIMULATION_RULE = """The test runs against the code. Each OBSERVE(x) it reaches is one observation: the value of x.
+OBSERVE_THROWS(e) is one observation: whether e throws (null when it does not). Observations never stop the test;
+a test with SECTIONs runs once per leaf section, from the top. An exception that escapes the test outside an
+observation ends it like a statement that throws."""
+
+
 def observations(call: str) -> int | None:
     """How many observations the call makes when no statement throws; None for a test
     case, which makes as many as the assertions it reaches."""
@@ -61,6 +71,25 @@ def observations(call: str) -> int | None:
 def prompt_hash() -> str:
     """What every prediction prompt says besides its code and call."""
     return sha256_json({"system": SYSTEM, "format": FORMAT, "version": FORMAT_VERSION, "case_rule": CASE_RULE})
+
+
+def terms_hash(items: Iterable[PredictItem]) -> str:
+    """What the items' prompts say in terms other than C++'s (Python's values, a program's
+    standard output) besides their code and call; empty when none is, so a set of C++ items
+    hashes as it always did."""
+    said: dict[str, list[str]] = {}
+    for item in items:
+        if item.stdin:
+            said["stdin"] = [STDIN_SYSTEM, STDIN_FORMAT]
+        elif isinstance(item.compare, Comparison) and item.compare.answer != "json":
+            terms = terms_for(item.compare.answer)
+            said[terms.answer] = [terms.system, terms.format, terms.throws]
+    return sha256_json(said) if said else ""
+
+
+def simulation_hash() -> str:
+    """What every prompt of a judge simulating code on public tests says besides its code and test."""
+    return sha256_json({"prediction": prompt_hash(), "simulation_rule": SIMULATION_RULE})
 
 
 def terms_for(form: AnswerForm) -> PredictionTerms:
@@ -168,5 +197,30 @@ def prompt_messages(files: Mapping[str, str], call: str, *, prelude: str = "", s
     return [ChatMessage(role="system", content=terms.system), ChatMessage(role="user", content=user)]
 
 
+def simulation_messages(files: Mapping[str, str], shown: str, prelude: str) -> list[ChatMessage]:
+    """The prompt of a judge simulating code on a public test: the code, the test file
+    around the test and the test, both without expected values, the format. Nothing in it
+    says what the test expects."""
+    setup = f"\nThe test file around the test:\n```cpp\n{prelude.strip()}\n```\n" if prelude.strip() else ""
+    user = (f"The code:\n```cpp\n{_code_block(files, '//')}\n```\n{setup}\nThe test:\n```cpp\n{shown.strip()}\n```\n\n"
+            f"{SIMULATION_RULE}\n\nWhat does it produce?\n\n{FORMAT}")
+    return [ChatMessage(role="system", content=SYSTEM), ChatMessage(role="user", content=user)]
+
+
+def item_messages(item: PredictItem) -> list[ChatMessage]:
+    """What the model is asked about an item: the prompt of its rule's answer format
+    (CruxEval's for an item judged by its assertion)."""
+    if isinstance(item.compare, PythonAssertion):
+        return cruxeval.item_messages(item)
+    return prompt_messages(item.files, item.call, prelude=item.prelude, stdin=item.stdin)
+
+
 def answer_message(answer: str) -> ChatMessage:
     return ChatMessage(role="assistant", content=f"```\n{answer}\n```")
+
+
+def item_answer(item: PredictItem) -> str:
+    """The item's expected answer as its rule's format writes a reply (CruxEval's tags, or a fence)."""
+    if isinstance(item.compare, PythonAssertion):
+        return f"[ANSWER]\n{item.answer}\n[/ANSWER]"
+    return answer_message(item.answer).content

@@ -9,8 +9,10 @@ task's instructions, the examples a reader was shown, those with the most such i
 first (a case that repeats several of the instructions' literals is more surely one of
 its examples than one that only names a word of it); else the first DEFAULT_PUBLIC cases.
 
-A public case is asked about as a call that is the test case itself (languages/cpp/probe/cases.py), so
-every case can be, whatever its shape. Its truth is the reference's record of it, observed
+A public case is observed as a call that is the test case itself (languages/cpp/probe/cases.py), so
+every case can be, whatever its shape, and a judge is shown it without its expected values
+(`shown`, languages/cpp/probe/shown.py): the inputs and what is observed, never what the
+test expects, which only the harness compares. Its truth is the reference's record of it, observed
 twice in the sandbox: a case whose two runs differ (random values), whose records cannot
 be read as a call's, or that makes more than MAX_OBSERVATIONS observations is not asked
 about. The reference's records are kept per task for the
@@ -28,6 +30,7 @@ from ..errors import BadInput, invalid
 from ..fs import read_toml
 from ..languages.cpp.probe import observe
 from ..languages.cpp.probe.cases import TaskCase, case_context, task_cases
+from ..languages.cpp.probe.shown import shown_cases
 from ..probe.compare import call_matches
 from ..records import Record
 from ..sandbox import SandboxSession
@@ -49,10 +52,13 @@ class PublicSpec(Record):
 
 
 class PublicCase(Record):
-    """A public case as a judge is asked about it, with the reference's record of it."""
+    """A public case: what a judge is shown of it (`shown` and `prelude`, no expected value),
+    what the probe runs (`call`, the case as written) and the reference's record of it
+    (`expected`, compared in the harness, never shown)."""
 
     name: str
     call: str
+    shown: str
     prelude: str
     expected: dict
 
@@ -104,8 +110,8 @@ def public_truths(task: Task, session: SandboxSession) -> list[PublicCase]:
                                f"({got.status}: {got.reason})")
             first = got.runs[0] if got.runs else []
             second = got.runs[1] if len(got.runs) > 1 else []
-            prelude = case_context(task)
-            _TRUTHS[key] = [PublicCase(name=c.name, call=c.call, prelude=prelude, expected=a)
-                            for c, a, b in zip(cases, first, second)
+            shown = shown_cases(case_context(task), cases)
+            _TRUTHS[key] = [PublicCase(name=c.name, call=c.call, shown=text, prelude=shown.prelude, expected=a)
+                            for c, text, a, b in zip(cases, shown.cases, first, second)
                             if a is not None and len(a["o"]) <= MAX_OBSERVATIONS and call_matches(a, b, PREDICTION_RULE)]
         return _TRUTHS[key]

@@ -15,6 +15,7 @@ from .. import stats
 from ..accounting import Accounting
 from ..bar import BarCheck
 from ..outcomes import ConfigInfo
+from ..predict.rlef_report import RlefFigures
 from ..records import RunRegistration
 
 # A statistic that has no value when nothing was counted: NaN in memory, null in the JSON
@@ -252,6 +253,7 @@ class ReportResult(Data):
     pass_at_k: dict[str, dict[str, dict[int, PassAtKData]]]   # config -> "round1"/"round2" -> k
     transitions: dict[str, Transition]
     prediction_accuracy: list[PredictionRow]
+    self_rlef: list[RlefFigures] = []   # Self-RLEF configs: public tests, turns (predict/rlef_report.py)
     states: dict[str, dict[str, int]]
     health: dict[str, Health]
     configs: dict[str, ConfigInfo]

@@ -15,6 +15,7 @@ from .. import stats
 from ..accounting import aider_summary, describe, in_view
 from ..outcomes import Outcomes, load
 from ..predict.breakdown import ITEMS_NOTE, outcomes_breakdown
+from ..predict.rlef_report import RlefFigures, outcomes_figures
 from .cohort import Cohort, select_cohort
 from .data import AiderSummaryRow, Health, PassAtKData, ReportResult
 from .document import Bars, Document, Table
@@ -116,7 +117,7 @@ def compute_report(outcomes: Outcomes, opts: ReportOptions = ReportOptions()) ->
                    *predicted],
         pass_at_k={s.config: {key: {k: PassAtKData(**asdict(v)) for k, v in per.items()}
                               for key, per in s.pass_at_k.items()} for s in main},
-        transitions=moves, prediction_accuracy=predicted,
+        transitions=moves, prediction_accuracy=predicted, self_rlef=outcomes_figures(outcomes, frame),
         states={name: stats.states(rows) for name, rows in groups.items()},
         health={name: Health(**asdict(stats.health(rows))) for name, rows in groups.items()},
         configs=outcomes.configs, training_overlap=sorted(overlap.trained) if overlap.trained else None,
@@ -182,7 +183,24 @@ def _tables(w: Results) -> list[Table]:
     tables += [moves] if moves else []
     if r.prediction_accuracy:
         tables.append(prediction_table(r.prediction_accuracy))
+    if r.self_rlef:
+        tables.append(_rlef_table(r.self_rlef, cohort))
     return tables
+
+
+def _rlef_table(found: list[RlefFigures], cohort: Cohort | None) -> Table:
+    rows = [[f.config, f.feedback, str(f.trials), fmt_percent(f.public_pass_rate),
+             f"[{fmt_percent(f.public_pass_low)}, {fmt_percent(f.public_pass_high)}]", f"{f.average_turns:.2f}",
+             str(f.submitted_by_model), str(f.fail_pass), str(f.pass_fail), str(f.pass_pass), str(f.fail_fail)]
+            for f in found]
+    caption = ("finished trials; public pass rate: the submitted code passes every public test (each task's share, "
+               "averaged over tasks; 95% interval resampling tasks, then trials); turns: rounds of code; submitted: "
+               "trials the model submitted itself, the others ran out of rounds; transitions: each trial's public "
+               "tests, first code against submitted code")
+    return Table("Self-RLEF: public tests",
+                 ["config", "feedback", "trials", "public pass rate", "95% CI", "average turns",
+                  "submitted by the model", "fail→pass", "pass→fail", "pass→pass", "fail→fail"], rows,
+                 ("selected cohort; " if cohort else "") + caption)
 
 
 class ReportRequest(BaseModel):

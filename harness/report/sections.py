@@ -106,7 +106,8 @@ def transitions_table(found: dict[str, Transition], cohort: Cohort | None) -> Ta
              str(t.both_fail), fmt_ratio(t.recovered, t.round1_failures), f"{t.fixed - t.broken:+d}"]
             for name, t in found.items()]
     caption = ("finished trials; the submitted round is a trial's last: real feedback stops at the first pass, "
-               "simulated feedback goes on while the model predicts a failure, so it can break a pass")
+               "simulated feedback goes on while the model predicts a failure, Self-RLEF until the model submits, "
+               "so both can break a pass")
     return Table("Round 1 against the submitted round",
                  ["config", "feedback", "trials", "both pass", "fixed (fail→pass)", "broken (pass→fail)", "both fail",
                   "recovery", "net"], rows, ("selected cohort; " if cohort else "") + caption)

@@ -23,6 +23,7 @@ from ..errors import InfraKind
 from ..executor import SandboxFacts, make_executor
 from ..executor.base import BAD_INPUT, UnitFailure
 from ..fs import check_writable, write_record
+from ..predict.rlef import simulates
 from ..records import RunManifest, TrialResult
 from ..store import CONTRACT_FILE, PROFILE_FILE, RunFolder, config_contract_file, utc_now
 from .config import RunConfig
@@ -147,7 +148,7 @@ def _run_trials(config: RunConfig, plan: RunPlan, folder: RunFolder, keys: list,
         if config.requests_per_minute is not None:
             for name in {paced_as(c.model) for c in plan.configs} - {None}:
                 limiters[name] = executor.limiter(name, config.requests_per_minute)
-        simulators = {c.manifest.name: simulator(c.model, plan) for c in plan.configs if plan.feedback == "simulated"}
+        simulators = {c.manifest.name: simulator(c.model, plan) for c in plan.configs if simulates(plan.feedback)}
         jobs = [make_job(plan, folder, c, task, k, resume, limiters, simulators) for c, task, k, resume in todo]
         warming: list[threading.Thread] = []
 

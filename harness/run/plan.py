@@ -10,7 +10,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..suite import find_suite
-from ..predict.prompt import prompt_hash
+from ..predict.prompt import simulation_hash
+from ..predict.public import public_cases
+from ..predict.rlef import SELF_RLEF, protocol_hash, simulates
 from ..adapter_card import card_files, find_card, verify_card
 from ..agents.base import AgentProfile
 from ..agents.registry import load_profile, read_profile
@@ -86,10 +88,13 @@ def _adapter_facts(spec: ModelSpec) -> dict:
             "training_cutoff": card.training_cutoff or spec.training_cutoff}
 
 
-def feedback_hash(contract: PromptContract) -> str:
-    """What simulated feedback says besides the code: the contract's template and the
-    prediction prompt the model simulates with."""
-    return sha256_json({"simulated_feedback": contract.simulated_feedback, "prediction": prompt_hash()})
+def feedback_hash(contract: PromptContract, feedback: FeedbackMode) -> str | None:
+    """What a feedback mode says besides the code: simulated, the contract's template and the
+    prompt the model simulates with; Self-RLEF, its own prompts (predict/rlef.py); real,
+    nothing beyond the contract."""
+    if feedback == "simulated":
+        return sha256_json({"simulated_feedback": contract.simulated_feedback, "prediction": simulation_hash()})
+    return protocol_hash() if feedback in SELF_RLEF else None
 
 
 def _config_manifest(name: str, spec: ModelSpec, profile: AgentProfile, contract: PromptContract,
@@ -99,7 +104,7 @@ def _config_manifest(name: str, spec: ModelSpec, profile: AgentProfile, contract
         agent_profile=profile.name, agent_hash=profile.content_hash, aider_version=profile.agent_version,
         edit_format=profile.edit_format, contract=contract.name, contract_hash=contract.content_hash,
         contract_texts_file=contract.texts_file, contract_texts_sha256=contract.texts_sha256,
-        feedback=feedback, feedback_hash=feedback_hash(contract) if feedback == "simulated" else None,
+        feedback=feedback, feedback_hash=feedback_hash(contract, feedback),
         **{"training_cutoff": spec.training_cutoff, **_adapter_facts(spec)},
     )
 
@@ -192,9 +197,17 @@ def make_plan(config: RunConfig) -> RunPlan:
     for task in tasks:
         if task.slug not in unreadable:
             kind.chat_files(task)  # a task this kind cannot run is refused now (a test writer's needs one test file)
-    if config.feedback == "simulated" and not kind.simulated_feedback:
-        raise BadInput(f"--feedback simulated is for {' and '.join(kinds_with('simulated_feedback'))} trials (the model "
+    if config.feedback in SELF_RLEF and not profile.fresh_prompts:
+        raise BadInput(f"--feedback {config.feedback} needs an agent that asks each step with a fresh prompt "
+                       f"(--agent direct), not profile {profile.name}")
+    if config.feedback != "real" and not kind.simulated_feedback:
+        raise BadInput(f"--feedback {config.feedback} is for {' and '.join(kinds_with('simulated_feedback'))} trials (the model "
                        f"predicts its code's test results), not --kind {config.kind}")
+    if config.feedback != "real":
+        bare = next((t.slug for t in tasks if t.slug not in unreadable and not public_cases(t)), None)
+        if bare is not None:
+            raise BadInput(f"--feedback {config.feedback}: task {bare} has no public test case to predict or run "
+                           "(predict/public.py reads its test file's cases)")
 
     configs: list[PlannedConfig] = []
     taken: set[str] = set()
@@ -211,8 +224,8 @@ def make_plan(config: RunConfig) -> RunPlan:
     builtin = next((c.model for c in configs if c.model.builtin), None)
     if builtin is not None and profile.edit_format not in ("whole", "diff"):
         raise BadInput(f"the {builtin.name} model has no answers in edit format {profile.edit_format!r}")
-    if config.feedback == "simulated" and builtin is not None:
-        raise BadInput(f"--feedback simulated: the {builtin.name} model answers with code, not predictions")
+    if simulates(config.feedback) and builtin is not None:
+        raise BadInput(f"--feedback {config.feedback}: the {builtin.name} model answers with code, not predictions")
     mutant = next((c.model for c in configs if c.model.kind == "mutant"), None)
     if mutant is not None and not kind.mutant_answers:
         raise BadInput(f"--model {mutant.name} answers {' and '.join(kinds_with('mutant_answers'))} trials; "
@@ -272,8 +285,8 @@ def _resume_plan(config: RunConfig, run_id: str, find_suite) -> RunPlan:
             raise BadInput(f"agent profile {cfg.agent_profile} changed since run {m.run_id} started")
         if cfg_contract.content_hash != cfg.contract_hash:
             raise BadInput(f"prompt contract {cfg.contract} changed since run {m.run_id} started")
-        if cfg.feedback == "simulated" and feedback_hash(contract) != cfg.feedback_hash:
-            raise BadInput(f"simulated feedback (its template or the prediction prompt) changed since run {m.run_id} started")
+        if feedback_hash(contract, cfg.feedback) != cfg.feedback_hash:
+            raise BadInput(f"{cfg.feedback} feedback (its prompts or template) changed since run {m.run_id} started")
         spec = parse_model(cfg.model, cfg.api_base if cfg.adapter is None else None, cfg.api_key_env)
         facts = _adapter_facts(spec)
         if facts.get("adapter_hash") != cfg.adapter_hash:

@@ -2,8 +2,9 @@
 an agent chat, writes its folder (store.py) and returns its TrialResult; result.json comes
 last, written by `finish_trial`, the one place a TrialResult is made. After a failed round
 the test output is fed back (or, with `--feedback simulated`, the failures the model
-predicts its own code has on the public tests: predict/feedback.py); `next_message` is
-where the two part. A trial whose infrastructure error came after round k was tested
+predicts its own code has on the public tests: predict/feedback.py; with `--feedback
+self-rlef`, the model's own decision to submit or fix: predict/rlef.py); `next_message` is
+where they part. A trial whose infrastructure error came after round k was tested
 continues from round k's workspace and conversation (`resume_point`)."""
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from ..predict import rlef
 from ..predict.feedback import simulated_message
 from ..agents.base import AgentChat, AgentHost
 from ..contract import PromptContract
@@ -108,12 +110,17 @@ def resume_point(result: TrialResult | None, trial_dir: Path) -> ResumePoint | N
 
 
 def next_message(spec: TrialSpec, record: RoundRecord, passed: bool, workspace: Path,
-                 sandboxing: SessionLease) -> str | None:
+                 sandboxing: SessionLease, round_dir: Path) -> str | None:
     """The feedback seam: the message that starts the round after `record` (its code in
-    `workspace`; `passed`: the round's judgement), or None when the trial stops there. Real
-    feedback: the test output of a round that failed. Simulated: the failures the model
-    predicts its code has on the public tests (predict/feedback.py), whatever the real
-    tests said."""
+    `workspace`, its folder `round_dir`; `passed`: the round's judgement), or None when the
+    trial stops there. Real feedback: the test output of a round that failed. Simulated: the
+    failures the model predicts its code has on the public tests (predict/feedback.py),
+    whatever the real tests said. Self-RLEF: the decision's message, whose answer submits
+    or fixes the code (predict/rlef.py)."""
+    if spec.feedback in rlef.SELF_RLEF:
+        question = spec.contract.first_message(spec.task, spec.kind.chat_files(spec.task))
+        return rlef.decide_message(spec.task, spec.feedback, question, spec.simulator, record, round_dir, sandboxing,
+                                   workspace)
     if spec.feedback == "real":
         # A round that was judged has a report; only an interrupted one has none.
         if passed or record.test_report is None:
@@ -166,6 +173,7 @@ def run_trial(spec: TrialSpec, trial_dir: Path, sessions: SessionPool, agents: A
             system_text=spec.contract.system_text(task, edits),
             log_file=trial_dir / "agent.log", chat_file=trial_dir / "aider.chat.md",
             history=resume.chat if resume is not None else None,
+            submit_marker=rlef.SUBMIT if spec.feedback in rlef.SELF_RLEF else None,
         ))
         message: str | None
         if resume is None:
@@ -173,13 +181,17 @@ def run_trial(spec: TrialSpec, trial_dir: Path, sessions: SessionPool, agents: A
         else:
             last = rounds[-1].test_report  # the resume point is a tested round
             passed = last is not None and last.passed
-            message = next_message(spec, rounds[-1], passed, workspace, sandboxing)
+            message = next_message(spec, rounds[-1], passed, workspace, sandboxing, trial_dir / f"round-{len(rounds)}")
         for n in range(len(rounds) + 1, spec.rounds + 1):
             if message is None:
                 break
             stopping()
             t0 = time.monotonic()
             got = agent.send(message)
+            if spec.feedback in rlef.SELF_RLEF and n > 1 and got.provider_error is None:
+                rlef.decided(rounds[-1], got.submitted, got.calls[-1] if got.calls else None, trial_dir / f"round-{n - 1}")
+                if got.submitted:  # the model stands by round n - 1's code
+                    break
             round_dir = trial_dir / f"round-{n}"
             _copy_tree(regular_files(workspace), round_dir / "workspace")
             write_record(round_dir / "trajectory.json", RoundTrajectory(
@@ -211,8 +223,10 @@ def run_trial(spec: TrialSpec, trial_dir: Path, sessions: SessionPool, agents: A
             passed = judged.passed
             if passed and passed_round is None:
                 passed_round = n
+            if spec.feedback in rlef.SELF_RLEF:
+                rlef.check_public(task, spec.feedback, rounds[-1], workspace, sandboxing)
             if n < spec.rounds:
-                message = next_message(spec, rounds[-1], passed, workspace, sandboxing)
+                message = next_message(spec, rounds[-1], passed, workspace, sandboxing, round_dir)
     except InfraError as exc:
         infra = InfraKind.interrupted if cancel is not None and cancel.is_set() else exc.kind
         failure = InfraFailure(kind=infra.value, message=str(exc), attempts=exc.attempts)
@@ -242,7 +256,7 @@ def finish_trial(spec: TrialSpec, trial_dir: Path, rounds: list[RoundRecord], st
         run_id=spec.run_id, config=spec.config, task=spec.task.slug, trial=spec.trial, suite=spec.suite,
         task_hash=spec.task.content_hash, model=spec.model, outcome=outcome, passed_round=passed_round,
         rounds=rounds, infra_error=failure, tampered=tampered,
-        submitted_round=len(rounds) if spec.feedback == "simulated" and failure is None else None,
+        submitted_round=len(rounds) if spec.feedback != "real" and failure is None else None,
         prompt_hash=_prompt_hash(spec),
         started_at=started_at, finished_at=utc_now(),
     )

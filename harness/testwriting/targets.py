@@ -76,7 +76,7 @@ class TargetSet(Record):
 
 
 def _cache_path(task: Task, cap: int | None, seed: int) -> Path:
-    return cache_dir() / "testwriting" / f"{task.slug}-{task.content_hash[:16]}-cap{cap or 'all'}-seed{seed}-v3.json"
+    return cache_dir() / "testwriting" / f"{task.slug}-{task.content_hash[:16]}-cap{cap or 'all'}-seed{seed}-v4.json"
 
 
 def find_targets(task: Task, session: SandboxSession, *, mutant_cap: int | None = None, mutant_seed: int = 0,

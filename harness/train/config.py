@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import tomllib
 from pathlib import Path
-from typing import Annotated, Any, Final, Literal
+from typing import Any, Final, Literal
 
 from pydantic import Field, ValidationError, model_validator
 
@@ -64,6 +64,48 @@ class DpoSettings(Record):
     eval_rows: int = Field(64, ge=0, description="pairs of the training data scored before and after training")
 
 
+# The GRPO environments: each kind's (train/environments.py), and `rlef`, repair in two turns
+# (train/multiturn.py: an answer, its public tests' results, one repair).
+EnvironmentName = Literal[KindName, "rlef"]
+
+
+class EnvironmentSettings(Record):
+    """How one environment counts in a run: how often its prompts are drawn and how much
+    its rewards weigh. The two are separate: a share changes how many of a step's prompts
+    are the environment's, a scale the size of each of their rewards (the advantage GRPO
+    takes within a group then scales with it, unless `scale_rewards` divides it out)."""
+
+    share: float | None = Field(None, gt=0, description="sampling weight: prompts are drawn across environments in "
+                                                        "proportion to it")
+    reward_scale: float = Field(1.0, gt=0, description="every reward of the environment is multiplied by it")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _bare_share(cls, value: Any) -> Any:
+        # A bare number is a share: how configs wrote an environment before scales existed.
+        return cls.given(value)
+
+    @staticmethod
+    def given(value: Any) -> Any:
+        """An environment's settings as written (a number is its share), as a dict to merge."""
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return {"share": value}
+        if isinstance(value, EnvironmentSettings):
+            return value.model_dump(exclude_unset=True)
+        return dict(value) if isinstance(value, dict) else value
+
+
+# The self-execution paper (Maimon et al.) trains output prediction beside its main
+# environment, drawing it for 15% of the prompts (25% when the main one is Self-RLEF's
+# multi-turn repair) and scaling its reward by 0.8. A scale survives GRPO's advantage only
+# if rewards are not divided by their own group's spread, so a preset also sets
+# `scale_rewards = "batch"` unless the config says otherwise.
+PRESETS: Final[dict[str, dict[str, dict[str, float]]]] = {
+    "self-execution-paper": {"repair": {"share": 0.85}, "predict": {"share": 0.15, "reward_scale": 0.8}},
+    "self-execution-paper-rlef": {"rlef": {"share": 0.75}, "predict": {"share": 0.25, "reward_scale": 0.8}},
+}
+
+
 class GrpoSettings(Record):
     learning_rate: float = Field(3e-5, gt=0)
     warmup_ratio: float = Field(0.1, ge=0, lt=1)
@@ -81,14 +123,43 @@ class GrpoSettings(Record):
     top_p: float = Field(1.0, gt=0, le=1)
     max_completion_length: int = Field(4096, gt=0)
     mask_truncated_completions: bool = False
-    # Sampling weights of the environments a run mixes, e.g. {repair = 0.2, predict = 0.8}
-    # (the self-execution paper weights output prediction 0.8); unset, every prompt of the
+    # A named mix of environments (PRESETS); `environments` given beside it overrides it key by key.
+    preset: Literal["self-execution-paper", "self-execution-paper-rlef"] | None = None
+    # Per environment a run mixes, how often its prompts are drawn (`share`) and how much its
+    # rewards weigh (`reward_scale`), e.g. {repair = {share = 0.85}, predict = {share = 0.15,
+    # reward_scale = 0.8}}; a bare number is a share. No share anywhere: every prompt of the
     # data given is equally likely (train/schedule.py).
-    environments: dict[KindName, Annotated[float, Field(gt=0)]] = Field(default_factory=dict)
+    environments: dict[EnvironmentName, EnvironmentSettings] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _apply_preset(cls, data: Any) -> Any:
+        if not isinstance(data, dict) or data.get("preset") not in PRESETS:
+            return data
+        merged = {env: dict(values) for env, values in PRESETS[data["preset"]].items()}
+        for env, given in (data.get("environments") or {}).items():
+            merged[env] = {**merged.get(env, {}), **EnvironmentSettings.given(given)}
+        return {"scale_rewards": "batch", **data, "environments": merged}
+
+    @model_validator(mode="after")
+    def _scales_count(self) -> "GrpoSettings":
+        scaled = next((env for env, s in self.environments.items() if s.reward_scale != 1), None)
+        if scaled is not None and self.scale_rewards == "group":
+            raise ValueError(f"grpo.environments.{scaled}.reward_scale has no effect when scale_rewards is "
+                             f"'group' (each group's rewards are divided by their own spread, and a group is one "
+                             f"environment's): set grpo.scale_rewards to 'batch' or 'none'")
+        return self
 
     @property
     def global_batch(self) -> int:
         return self.prompts_per_step * self.samples_per_prompt
+
+    def shares(self) -> dict[str, float]:
+        """The sampling weights given, by environment (schedule.resolve_weights)."""
+        return {env: s.share for env, s in self.environments.items() if s.share is not None}
+
+    def reward_scales(self) -> dict[str, float]:
+        return {env: s.reward_scale for env, s in self.environments.items()}
 
 
 class RuntimeSettings(Record):

@@ -6,6 +6,9 @@ judge (rewards.py).
               produces; the exact-match rule judges the value
     tests     grpo-tests.jsonl (testwriting.export.TestsGrpoRow): write a task's test
               file; validity x kill rate judges the suite
+    rlef      a repair curriculum given as `rlef:NAME`: repair a task in two turns, the
+              second after its public tests ran on the first (multiturn.py); the verifier
+              judges the final code
 
 A run is given one or more data sets (curricula or output-prediction sets, by name, folder
 or file). A folder or a name is whichever of the two files it holds; a file is a predict
@@ -29,14 +32,15 @@ from ..kinds import DEFAULT_KIND, KINDS, KindName
 from ..predict.items import PredictGrpoRow
 from ..predict.prompt import FORMAT_VERSION
 from ..testwriting.export import TestsGrpoRow
-from .config import RuntimeSettings
+from .config import EnvironmentName, RuntimeSettings
 from .data import DataSource, find_data_file, load_grpo, load_rows
+from .multiturn import ENVIRONMENT as RLEF, RlefJudge
 from .rewards import Judge, PredictJudge, PredictTarget, RepairJudge, TestsJudge, TestsTarget, make_verifier
 from .schedule import draw, resolve_weights
 
 @dataclass
 class Environment:
-    name: KindName
+    name: EnvironmentName
     records: list[dict]
     tasks: set[str]          # the suite tasks its prompts come from
 
@@ -53,9 +57,9 @@ class TrainingData:
         return {name: len(env.records) for name, env in self.environments.items()}
 
 
-def _repair(path: Path) -> tuple[list[dict], set[str], DataSource]:
+def _repair(path: Path, environment: str = "repair") -> tuple[list[dict], set[str], DataSource]:
     rows, source, tasks = load_grpo(str(path))
-    records = [{"prompt": [m.model_dump() for m in r.prompt], "task_id": r.task_id, "environment": "repair",
+    records = [{"prompt": [m.model_dump() for m in r.prompt], "task_id": r.task_id, "environment": environment,
                 "target": str(tasks[r.task_path])} for r in rows]
     return records, {r.source_task for r in rows}, source
 
@@ -90,11 +94,12 @@ def _tests(path: Path) -> tuple[list[dict], set[str], DataSource]:
 
 
 # Each kind's environment (harness/kinds/): how its data file is read, and its judge.
+# `rlef` reads repair's data and judges with repair's verifier, in two turns.
 _LOADERS: dict[str, Callable[[Path], tuple[list[dict], set[str], DataSource]]] = {
-    "repair": _repair, "predict": _predict, "tests": _tests}
+    "repair": _repair, "predict": _predict, "tests": _tests, RLEF: lambda path: _repair(path, RLEF)}
 _JUDGES: dict[str, Callable[[RuntimeSettings], Judge]] = {
     "repair": lambda runtime: RepairJudge(make_verifier(runtime)), "predict": lambda runtime: PredictJudge(),
-    "tests": TestsJudge}
+    "tests": TestsJudge, RLEF: lambda runtime: RlefJudge(make_verifier(runtime))}
 
 
 def environment_of(path: Path) -> KindName:
@@ -111,19 +116,26 @@ def load_training_data(refs: Sequence[str]) -> TrainingData:
         raise BadInput("grpo needs at least one curriculum or output-prediction set")
     environments: dict[str, Environment] = {}
     sources: list[DataSource] = []
-    for ref in refs:
+    given_as: list[str] = []  # each file as a resumed run gives it again: rlef's with its prefix
+    for given in refs:
+        ref = given.removeprefix(f"{RLEF}:")
         path = find_data_file(ref, *(k.grpo_file for k in KINDS.values())).resolve()
         if any(s.jsonl == path for s in sources):
-            raise BadInput(f"{ref}: {path} is given twice")
-        name = environment_of(path)
+            raise BadInput(f"{given}: {path} is given twice")
+        name: EnvironmentName = environment_of(path)
+        if ref != given:
+            if name != DEFAULT_KIND:
+                raise BadInput(f"{given}: {RLEF} trains on a repair curriculum, and {path.name} is {name}'s data")
+            name = RLEF
         records, tasks, source = _LOADERS[name](path)
         env = environments.setdefault(name, Environment(name, [], set()))
         env.records += records
         env.tasks |= tasks
         sources.append(source)
+        given_as.append(f"{RLEF}:{path}" if name == RLEF else str(path))
     return TrainingData(
         environments=environments,
-        data=[str(s.jsonl) for s in sources],
+        data=given_as,
         # One set keeps its own hash, so runs over one curriculum are recorded as before.
         dataset_hash=sources[0].dataset_hash if len(sources) == 1 else sha256_json([s.dataset_hash for s in sources]),
         trained_on_tasks=sorted({t for s in sources for t in s.trained_on_tasks}),

@@ -24,7 +24,8 @@ from .checkpoints import TrainRun, TrainRunManifest, iteration_name
 from .config import TrainConfig, common_trainer_args, resolve_device, use_bf16, world_size
 from .environments import load_training_data, make_judges, schedule
 from .model import base_ref, init_adapter_dir, load_tokenizer, policy, quiet_and_synchronised
-from .rewards import GrpoReward
+from .multiturn import ENVIRONMENT as RLEF, PublicTests, turns_text
+from .rewards import GrpoReward, completion_text
 from .steplog import EndRecord, StartRecord, StepTimers, append, grpo_line, grpo_step_builder, read_log, truncate_after
 
 
@@ -35,8 +36,61 @@ from .steplog import EndRecord, StartRecord, StepTimers, append, grpo_line, grpo
 # generation therefore overrides two private GRPOTrainer methods:
 # `_generate_and_score_completions(inputs)`, the one place that sees the batch's dataset
 # rows (their environments and targets), and `_generate(prompts)`, whose return tuple
-# holds the decoded completions at index 3.
-_GENERATED_COMPLETIONS = 3
+# holds the prompt ids, completion ids, TRL's tool mask, the decoded completions and the
+# sampling log-probabilities at indices 0 to 4. The second turn of an rlef exchange is
+# generated with `_generate_single_turn(prompt_ids, images, multimodal_fields, n)`.
+_PROMPT_IDS, _COMPLETION_IDS, _MASK, _GENERATED_COMPLETIONS, _LOGPROBS = range(5)
+
+
+def _second_turns(trainer, out: tuple, rows: list[dict], public: PublicTests) -> tuple:
+    """`out` of TRL's `_generate` with each rlef row's exchange in place of its first answer:
+    first answer, feedback (masked from the loss), second answer; its completion text is the
+    answers as the judge reads them (multiturn.turns_text). A first answer that passed every
+    public test is the whole exchange."""
+    at = [i for i, row in enumerate(rows) if row["environment"] == RLEF]
+    if not at:
+        return out
+    parts = list(out)
+    prompt_ids, completion_ids, completions = parts[_PROMPT_IDS], parts[_COMPLETION_IDS], parts[_GENERATED_COMPLETIONS]
+    mask = parts[_MASK] or [[1] * len(ids) for ids in completion_ids]
+    logprobs = parts[_LOGPROBS]
+    answers = {i: [completion_text(completions[i])] for i in at}
+    messages = public.feedback([answers[i][0] for i in at], [rows[i]["target"] for i in at])
+    again = [(i, m) for i, m in zip(at, messages, strict=True) if m is not None]
+    turns = [_feedback_ids(trainer.processing_class, rows[i]["prompt"], answers[i][0], completion_ids[i], m)
+             for i, m in again]
+    if again:
+        seconds, second_logprobs = trainer._generate_single_turn(
+            [prompt_ids[i] + completion_ids[i] + turn for (i, _), turn in zip(again, turns, strict=True)], None, {}, 1)
+        for n, ((i, _), turn) in enumerate(zip(again, turns, strict=True)):
+            second = list(seconds[n])
+            completion_ids[i] = completion_ids[i] + turn + second
+            mask[i] = mask[i] + [0] * len(turn) + [1] * len(second)
+            if logprobs is not None:
+                logprobs[i] = logprobs[i] + [0.0] * len(turn) + list(second_logprobs[n])
+            answers[i].append(trainer.processing_class.decode(second, skip_special_tokens=True))
+    for i in at:
+        text = turns_text(answers[i])
+        completions[i] = [{"role": "assistant", "content": text}] if isinstance(completions[i], list) else text
+    parts[_MASK] = mask
+    return tuple(parts)
+
+
+def _feedback_ids(tokenizer, prompt: list[dict], answer: str, answer_ids: list[int], message: str) -> list[int]:
+    """The tokens between a first answer and the second: its end, the feedback turn, the
+    assistant's next turn opening, as the chat template writes them."""
+    chat = [*prompt, {"role": "assistant", "content": answer}]
+    before = tokenizer.apply_chat_template(chat, tokenize=True, return_dict=False)
+    after = tokenizer.apply_chat_template([*chat, {"role": "user", "content": message}], tokenize=True,
+                                          add_generation_prompt=True, return_dict=False)
+    # The answer's turn ends at its end-of-sequence token, where generation stopped.
+    eos = tokenizer.eos_token_id
+    ends = [k for k, t in enumerate(before) if t == eos]
+    before = before[:ends[-1] + 1] if ends else before
+    if after[:len(before)] != before:
+        raise BadInput("the base model's chat template does not extend a conversation by appending to it: "
+                       "it cannot train the rlef environment")
+    return ([] if answer_ids[-1:] == [eos] else [eos]) + after[len(before):]
 
 
 def _verifying_grpo_trainer():
@@ -46,12 +100,13 @@ def _verifying_grpo_trainer():
     from trl import GRPOTrainer
 
     class VerifyingGRPOTrainer(GRPOTrainer):
-        def __init__(self, *args, reward: GrpoReward, timers: StepTimers, **kwargs):
+        def __init__(self, *args, reward: GrpoReward, timers: StepTimers, public: PublicTests, **kwargs):
             # args never hold reward_funcs (the one caller passes keywords only), and trl's
             # annotation asks for list[float | None] where list[float] is one at runtime
             super().__init__(*args, reward_funcs=[reward], **kwargs)  # type: ignore[misc, list-item]
             self._reward = reward
             self._timers = timers
+            self._public = public
             self._batch_inputs = None
 
         def _generate_and_score_completions(self, inputs):
@@ -64,11 +119,12 @@ def _verifying_grpo_trainer():
         def _generate(self, prompts):
             started = time.perf_counter()
             out = super()._generate(prompts)
-            self._timers.gen_seconds += time.perf_counter() - started
             if self._batch_inputs is not None:
-                completions = out[_GENERATED_COMPLETIONS]
                 rows = self._batch_inputs
-                self._reward.submit(completions, [x["environment"] for x in rows], [x["target"] for x in rows])
+                out = _second_turns(self, out, rows, self._public)
+                self._reward.submit(out[_GENERATED_COMPLETIONS], [x["environment"] for x in rows],
+                                    [x["target"] for x in rows])
+            self._timers.gen_seconds += time.perf_counter() - started
             return out
 
     return VerifyingGRPOTrainer
@@ -180,16 +236,18 @@ def train_grpo(
             curriculum=str(source.curriculum) if source.curriculum else None, dataset_hash=source.dataset_hash,
             trained_on_tasks=source.trained_on_tasks, config=config))
     # Everything that can be refused is checked before the run folder exists.
+    if RLEF in source.environments and (world_size() > 1 or config.runtime.generation != "transformers"):
+        # Its second turns are generated only where a batch holds rlef rows: a collective
+        # generation (vLLM's server, several processes) would wait on processes that never call it.
+        raise BadInput(f"the {RLEF} environment trains in one process with runtime.generation = transformers")
     adapter_dir = init_adapter_dir(init_adapter, base) if init_adapter else None
     checkpoint = run.last_checkpoint() if resume else None
     device = resolve_device(config.runtime)
     bf16 = use_bf16(config.runtime, device)
     args = grpo_args(config, run.trainer_dir, device, bf16)
     g = config.grpo
-    # schedule takes weights by any environment's name (str): to mypy a dict keyed by the Literal is not one
-    weights: dict[str, float] = dict(g.environments.items())
-    rows = schedule(source, weights, g.updates * g.prompts_per_step, config.runtime.seed)
-    reward = GrpoReward(make_judges(source, config.runtime))
+    rows = schedule(source, g.shares(), g.updates * g.prompts_per_step, config.runtime.seed)
+    reward = GrpoReward(make_judges(source, config.runtime), g.reward_scales())
     main = quiet_and_synchronised(args)
     if main:
         if not resume:
@@ -211,6 +269,7 @@ def train_grpo(
     trainer = _verifying_grpo_trainer()(
         model=model, args=args, train_dataset=Dataset.from_list(rows),
         processing_class=tokenizer, peft_config=peft_config, reward=reward, timers=timers,
+        public=PublicTests(config.runtime),
         callbacks=[StepLogger(run.log_path, console, f"grpo {out}", grpo_step_builder(reward, timers), grpo_line, main),
                    publish],
     )

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Protocol, Sequence
 
-from ..agents.editformat import choose_fence, parse_whole
+from ..agents.editformat import ParsedAnswer, choose_fence, parse_whole
 from ..errors import BadInput
 from ..executor import ExecutorSettings, make_executor
 from ..executor.base import UnitFailure
@@ -68,6 +68,7 @@ class Judgement(Record):
     reward: float
     status: str
     reason: str | None = None
+    turns: int | None = None  # the answers of a multi-turn exchange (multiturn.py)
 
 
 class Verifier(Protocol):
@@ -76,7 +77,7 @@ class Verifier(Protocol):
     def close(self) -> None: ...
 
 
-class _TaskCache:
+class TaskCache:
     def __init__(self) -> None:
         self._tasks: dict[str, Task] = {}
         self._lock = threading.Lock()
@@ -96,7 +97,7 @@ class SandboxVerifier:
 
     def __init__(self, runtime: RuntimeSettings):
         self.runtime = runtime
-        self.tasks = _TaskCache()
+        self.tasks = TaskCache()
         self._executor = None
 
     def _slots(self):
@@ -104,7 +105,7 @@ class SandboxVerifier:
             settings = self.runtime.executor or ExecutorSettings.from_env()
             # Training processes share a cluster's slots (WORLD_SIZE of them in all).
             if settings.kind == "local":
-                workers, share = _sandbox_workers(self.runtime), 1
+                workers, share = sandbox_workers(self.runtime), 1
             else:
                 workers, share = self.runtime.verify_workers, int(os.environ.get("WORLD_SIZE", "1"))
             self._executor = make_executor(settings, sandbox=self.runtime.sandbox, workers=workers, share=share)
@@ -126,7 +127,7 @@ class ExactVerifier:
     else -1; a file the answer leaves out keeps its starting content."""
 
     def __init__(self, runtime: RuntimeSettings | None = None):
-        self.tasks = _TaskCache()
+        self.tasks = TaskCache()
 
     def verify_batch(self, candidates: Sequence[Candidate]) -> list[Judgement]:
         out = []
@@ -174,6 +175,13 @@ class Judge(Protocol):
     def close(self) -> None: ...
 
 
+def read_answer(task: Task, text: str) -> ParsedAnswer:
+    """A repair answer read as Aider's whole-file coder reads it, file names checked."""
+    # Aider picks its fence from what the chat files hold when the answer is asked for.
+    fence = choose_fence(data.decode(errors="replace") for data in task.stub_files().values())
+    return parse_whole(text, task.solution_files, fence, allowed=task.may_write)
+
+
 class RepairJudge:
     """Whole files laid over the repair task (the target is its folder), then the verifier."""
 
@@ -181,16 +189,13 @@ class RepairJudge:
 
     def __init__(self, verifier: Verifier):
         self.verifier = verifier
-        self.tasks = _TaskCache()
+        self.tasks = TaskCache()
 
     def judge(self, texts: list[str], targets: list[str]) -> list[Judgement]:
         judgements: list[Judgement | None] = [None] * len(texts)
         todo: list[tuple[int, Candidate]] = []
         for i, (text, path) in enumerate(zip(texts, targets, strict=True)):
-            task = self.tasks(path)
-            # Aider picks its fence from what the chat files hold when the answer is asked for.
-            fence = choose_fence(data.decode(errors="replace") for data in task.stub_files().values())
-            parsed = parse_whole(text, task.solution_files, fence, allowed=task.may_write)
+            parsed = read_answer(self.tasks(path), text)
             if parsed.ok:
                 todo.append((i, Candidate(path, parsed.files)))
             else:
@@ -238,7 +243,7 @@ class TestsTarget(Record):
     tests: TestWritingSettings
 
 
-def _sandbox_workers(runtime: RuntimeSettings) -> int:
+def sandbox_workers(runtime: RuntimeSettings) -> int:
     # Training processes on one machine share its cores (`accelerate launch` sets LOCAL_WORLD_SIZE).
     return runtime.verify_workers or max(1, (os.cpu_count() or 1) // int(os.environ.get("LOCAL_WORLD_SIZE", "1")))
 
@@ -253,8 +258,8 @@ class TestsJudge:
 
     def __init__(self, runtime: RuntimeSettings):
         self.runtime = runtime
-        self.workers = _sandbox_workers(runtime)
-        self.tasks = _TaskCache()
+        self.workers = sandbox_workers(runtime)
+        self.tasks = TaskCache()
         self._box: Sandbox | None = None
 
     def _sandbox(self) -> Sandbox:
@@ -306,8 +311,10 @@ class TestsJudge:
 @dataclass(frozen=True)
 class Scoring:
     environment: str
-    reward: float
+    reward: float        # the judge's
     status: str
+    scale: float = 1.0   # the environment's reward scale: GRPO is given reward x scale
+    turns: int | None = None
 
 
 @dataclass
@@ -325,7 +332,8 @@ class BatchStats:
 
     @property
     def rewards(self) -> list[float]:
-        return [s.reward for s in self.scored]
+        """What GRPO was given: each judge's reward times its environment's scale."""
+        return [s.reward * s.scale for s in self.scored]
 
     @property
     def statuses(self) -> Counter:
@@ -334,6 +342,12 @@ class BatchStats:
     @property
     def malformed(self) -> int:
         return sum(s.status == MALFORMED for s in self.scored)
+
+    @property
+    def second_turns(self) -> int | None:
+        """Exchanges that went on to a second answer; None where no completion is an exchange."""
+        turns = [s.turns for s in self.scored if s.turns is not None]
+        return sum(t > 1 for t in turns) if turns else None
 
     @property
     def passed(self) -> int:
@@ -363,12 +377,15 @@ class _Pending:
 
 
 class GrpoReward:
-    """The reward function for GRPOTrainer: each completion judged by its environment's judge."""
+    """The reward function for GRPOTrainer: each completion judged by its environment's
+    judge, its reward multiplied by the environment's scale (statuses and pass counts are
+    the judge's own)."""
 
     __name__ = "reward"
 
-    def __init__(self, judges: Mapping[str, Judge]):
+    def __init__(self, judges: Mapping[str, Judge], scales: Mapping[str, float] | None = None):
         self.judges = dict(judges)
+        self.scales = dict(scales or {})  # by environment; 1 where none is given
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="judge")
         self._pending: _Pending | None = None
         self._stats = BatchStats()
@@ -404,7 +421,8 @@ class GrpoReward:
             judgements, seconds = pending.future.result()
         else:  # nobody submitted these (a plain GRPOTrainer): judge now
             judgements, seconds = self._judge(texts, envs, tgts)
-        batch = BatchStats([Scoring(e, j.reward, j.status) for e, j in zip(envs, judgements, strict=True)],
+        batch = BatchStats([Scoring(e, j.reward, j.status, self.scales.get(e, 1.0), j.turns)
+                            for e, j in zip(envs, judgements, strict=True)],
                            verify_seconds=seconds, wait_seconds=time.perf_counter() - waited)
         with self._lock:
             self._stats.add(batch)

@@ -17,18 +17,18 @@ from ..errors import BadInput
 
 
 def resolve_weights(sizes: Mapping[str, int], weights: Mapping[str, float]) -> dict[str, float]:
-    """The sampling weight of each environment with data. Without weights every row is
-    equally likely (the environments in proportion to their rows); weights, when given,
+    """The sampling weight of each environment with data. Without shares every row is
+    equally likely (the environments in proportion to their rows); shares, when given,
     name exactly the environments the run has data for."""
     if not weights:
         return {env: float(n) for env, n in sizes.items()}
     missing = sorted(set(weights) - set(sizes))
     if missing:
-        raise BadInput(f"grpo.environments weights {missing[0]} but no {missing[0]} data was given "
+        raise BadInput(f"grpo.environments gives {missing[0]} a share but no {missing[0]} data was given "
                        f"(data for: {', '.join(sorted(sizes))})")
     unweighted = sorted(set(sizes) - set(weights))
     if unweighted:
-        raise BadInput(f"grpo.environments gives no weight to {unweighted[0]}, whose data was given")
+        raise BadInput(f"grpo.environments gives no share to {unweighted[0]}, whose data was given")
     return {env: float(weights[env]) for env in sizes}
 
 

@@ -75,13 +75,16 @@ class Figures(Record):
     pass_rate: float                 # share of completions with R = 1
     malformed_rate: float            # share that could not be read in the answer format
     statuses: dict[str, int]         # the judges' statuses, with `malformed`
+    # Multi-turn exchanges (rlef) that went on to a second answer; absent for other environments.
+    second_turns: int | None = Field(None, exclude_if=lambda v: v is None)
 
     @classmethod
     def of(cls, stats: BatchStats) -> "Figures":
         n = len(stats.scored)
         return cls(completions=n, reward_mean=fmean(stats.rewards) if n else 0.0,
                    reward_std=pstdev(stats.rewards) if n else 0.0, pass_rate=stats.passed / n if n else 0.0,
-                   malformed_rate=stats.malformed / n if n else 0.0, statuses=dict(sorted(stats.statuses.items())))
+                   malformed_rate=stats.malformed / n if n else 0.0, statuses=dict(sorted(stats.statuses.items())),
+                   second_turns=stats.second_turns)
 
 
 class GrpoStep(_Step, Figures):

@@ -181,7 +181,7 @@ def test_a_failing_provider_is_an_infrastructure_error_never_a_wrong_answer(item
     (["--model", MODEL, "--items", "nosuch"], "--items nosuch: no set at"),
     (["--model", "gold", "--items", "x"], "answers with code, not predictions"),
     (["--model", MODEL, "--items", "x", "--split", "test"], "--split: "),
-    (["--model", MODEL, "--items", "x", "--trials", "0"], "--trials: "),
+    (["--model", MODEL, "--items", "x", "--trials", "0"], "--samples: "),   # one option, two names
     (["--model", "nosuchprovider/m", "--items", "x"], "unknown model provider"),
 ])
 def test_bad_input_is_one_line_and_exit_2(tmp_path, args, message):

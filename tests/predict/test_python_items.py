@@ -19,7 +19,7 @@ from harness.predict.build import build, read_items
 from harness.predict.config import PredictBuildConfig, PredictEvalConfig
 from harness.predict.evaluate import evaluate
 from harness.predict.items import GRPO_FILE, PredictGrpoRow
-from harness.predict.prompt import parse_answer, parse_output, render_answer
+from harness.predict.prompt import item_messages, parse_answer, parse_output, render_answer
 from harness.predict.score import PREDICTION_RULE, STDOUT_RULE, score
 from harness.probe.compare import call_matches
 from harness.records import TrialOutcome
@@ -185,7 +185,7 @@ def test_python_items_hold_the_values_the_reference_produced(sets):
         "words('a b  c')": "['a', 'b', 'c']",
         "Tally().count('a').count('b').count('a').total()": "3",
     }
-    shown = items[SEQUENCE].messages()[-1].content
+    shown = item_messages(items[SEQUENCE])[-1].content
     assert "```python\n# file: shelf.py\n" in shown and "expected" not in shown and "raises <type>" in shown
     assert items["add(2, 3)"].files == {"tally.py": TALLY} and items["add(2, 3)"].split == "eval"
     assert json.loads((sets / "py" / "manifest.json").read_text())["source_tasks"] == ["pysuite/shelf"]
@@ -209,14 +209,14 @@ def test_problem_items_are_the_observed_output_of_runs_that_print_the_expected_o
     assert manifest["dropped"] == {"output differs from the file's expected output (a wrong solution, or several "
                                    "right answers)": 2}
     assert manifest["skipped_tasks"] == {"any-divisor": "no run of a solution printed the expected output"}
-    prompt = next(i for i in items if i.check == "public test 1" and "circle" in i.task).messages()[-1].content
+    prompt = item_messages(next(i for i in items if i.check == "public test 1" and "circle" in i.task))[-1].content
     assert "Its standard input:\n```\n1\n```" in prompt and "3.141593" not in prompt
 
 
 def test_both_kinds_are_scored_by_predict_eval_and_the_grpo_judge(sets, tmp_path):
     items = [*read_items(sets / "py"), *read_items(sets / "io")]
     wrong = {items[0].id, items[-1].id}
-    replies = {i.messages()[-1].content: "```\n" + ("'wrong'" if i.id in wrong else i.answer) + "\n```" for i in items}
+    replies = {item_messages(i)[-1].content: "```\n" + ("'wrong'" if i.id in wrong else i.answer) + "\n```" for i in items}
     with ScriptedModel({"predictor": Script(by_request=lambda body: replies[body["messages"][-1]["content"]])}) as server:
         for name in ("py", "io"):
             done = evaluate(PredictEvalConfig(model="openai/predictor", api_base=server.api_base, items=name, split="all",

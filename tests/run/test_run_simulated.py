@@ -44,7 +44,9 @@ SOLVED = whole_answer(REF)
 WRONG = whole_answer({"sum_of_squares.cpp": REF["sum_of_squares.cpp"].replace("total += k * k;", "total += k;")})
 TRUE_VALUES = {"zero": 0, "ten": 385, "hundred": 338350}
 WRONG_VALUES = {"zero": 0, "ten": 55, "hundred": 5050}
-CASES = {"sum of nothing is zero": "zero", "sum of the first ten": "ten", "sum of the first hundred": "hundred"}
+# The judge is shown each public case's input, never its name or expected value.
+CASES = {"OBSERVE(sum_of_squares::sum(0))": "zero", "OBSERVE(sum_of_squares::sum(10))": "ten",
+         "OBSERVE(sum_of_squares::sum(100))": "hundred"}
 
 # The round-2 message pessimist-break is sent, written out by hand: the predicted failure
 # (the case as the test file writes it, the prediction, the reference's value) in the
@@ -78,7 +80,8 @@ def scripted(edits: list[str], predict, state: dict | None = None) -> Script:
         if state is not None and state.get("down"):
             return 500
         user = messages[-1]["content"]
-        case = next(short for name, short in CASES.items() if f'TEST_CASE("{name}"' in user)
+        assert "385" not in user and "sum of the first" not in user
+        case = next(short for call, short in CASES.items() if call in user)
         values = TRUE_VALUES if "total += k * k;" in user else WRONG_VALUES
         return f"```\n{predict(case, values)}\n```"
 

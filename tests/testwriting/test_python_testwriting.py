@@ -211,7 +211,7 @@ def test_gold_suites_export_with_trace_scratchpads(runs, docker_sandbox, tmp_pat
 
 
 def test_two_mutants_at_one_place_are_told_apart_by_the_search(docker_sandbox, tmp_path):
-    """`x * 2 > 1` with its 1 shifted both ways: one label for two mutants. `> 0` is
+    """`x * 2 > 1` with its 1 shifted both ways: two mutants at one place. `> 0` is
     equivalent on integers; `> 2` differs at f(1), which the search tries (2 - 1). Only the
     second is a target."""
     from harness.testwriting.targets import find_targets

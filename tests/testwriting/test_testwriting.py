@@ -124,8 +124,9 @@ def test_cli_bad_input_is_one_line_exit_2(tmp_path):
 def scored(docker_sandbox, tmp_path_factory) -> dict[tuple[str, str], ScoredSuite]:
     """Every hand-written suite of both tasks, scored in one go, the target cache in a
     folder of its own."""
+    cache = tmp_path_factory.mktemp("cache")
     with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("HARNESS_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+        mp.setenv("HARNESS_CACHE_DIR", str(cache))
         suite = find_suite("fixed26")
         items = [(slug, kind) for slug in TASKS for kind in KINDS] + [("perfect-numbers", "unfillable")]
         fill = {"placeholders", "unfillable"}
@@ -134,7 +135,7 @@ def scored(docker_sandbox, tmp_path_factory) -> dict[tuple[str, str], ScoredSuit
                                                 for s, k in items], workers=1, mutant_cap=MUTANT_CAP)
         # Read back from the cache the scoring just filled: the same targets, no sandbox.
         targets = {slug: find_targets(suite.task(slug), None, mutant_cap=MUTANT_CAP) for slug in TASKS}
-    return {"targets": targets, **dict(zip(items, results))}
+    return {"targets": targets, "cache": cache, **dict(zip(items, results))}
 
 
 @pytest.mark.docker
@@ -244,17 +245,17 @@ def test_placeholders_that_cannot_be_filled_say_why_and_the_suite_does_not_compi
 @pytest.mark.docker
 @pytest.mark.slow
 def test_cli_scores_a_suite_as_json(scored, tmp_path, monkeypatch):
-    cache = tmp_path / "cache"
-    cache.mkdir()
-    monkeypatch.setenv("HARNESS_CACHE_DIR", str(cache))
+    # The module's target cache, so the command reads the targets the fixture sorted.
+    monkeypatch.setenv("HARNESS_CACHE_DIR", str(scored["cache"]))
     path = tmp_path / "wrong_value.cpp"
     path.write_bytes(suite_source("perfect-numbers", "wrong_value"))
-    result = runner.invoke(app, ["tests", "score", "perfect-numbers", str(path), "--sandbox", "docker", "--json"])
+    result = runner.invoke(app, ["tests", "score", "perfect-numbers", str(path), "--sandbox", "docker", "--json",
+                                "--mutant-cap", str(MUTANT_CAP)])
     assert result.exit_code == 0, result.output
     r = ScoredSuite.model_validate_json(result.stdout)
     assert not r.valid and r.assertions == AssertionCount(passed=12, failed=1)
-    # The reference's place among the targets is drawn first, so they are known (sorted once
-    # per task, cached), but an invalid suite keeps no target's result.
+    # The targets are known (sorted once per task, cached), but an invalid suite keeps no
+    # target's result.
     assert r.targets == [] and r.kill_rate is None and r.reference_position is not None
 
 

@@ -180,3 +180,19 @@ def test_sft_whose_answers_all_lie_beyond_max_length_is_one_line(tmp_path):
                               capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert done.returncode == 2, done.stderr
     assert "sft.max_length=4" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_the_papers_preset_gives_shares_and_scales_apart_and_bare_numbers_stay_shares(tmp_path):
+    toml = tmp_path / "paper.toml"
+    toml.write_text('[grpo]\npreset = "self-execution-paper"\n')
+    paper = load_config(toml).grpo
+    assert paper.shares() == {"repair": 0.85, "predict": 0.15}
+    assert paper.reward_scales() == {"repair": 1.0, "predict": 0.8} and paper.scale_rewards == "batch"
+    rlef = load_config(None, [parse_assignment('grpo.preset="self-execution-paper-rlef"'),
+                              parse_assignment("grpo.environments.predict.share=0.3")]).grpo
+    assert rlef.shares() == {"rlef": 0.75, "predict": 0.3} and rlef.reward_scales()["predict"] == 0.8
+    # A config written before scales existed: its numbers are shares, every reward unscaled.
+    old = load_config(None, [parse_assignment("grpo.environments={repair = 0.2, predict = 0.8}")]).grpo
+    assert old.shares() == {"repair": 0.2, "predict": 0.8} and set(old.reward_scales().values()) == {1.0}
+    # What a run stores reads back the same (a resumed run validates its stored config again).
+    assert TrainConfig.model_validate_json(load_config(toml).model_dump_json()).grpo == paper

@@ -1,8 +1,10 @@
 """Output prediction as a GRPO environment: the exact-match reward on hand-written answers
 (values worked out by hand in test_predict.py), the schedule's weights over a seeded draw,
 mixed data loaded by environment, and, on a tiny model, GRPO on a predict set built with
-`harness predict build` and a run mixing it with a repair curriculum whose step log shows
-both environments, prompt for prompt as the schedule drew them."""
+`harness predict build`, a run mixing it with a repair curriculum by the paper's preset
+whose step log shows both environments, prompt for prompt as the schedule drew them, and
+predict's rewards scaled, and one step of the two-turn repair environment (rlef). One
+update each: the tiny model and the predict set are the module's."""
 
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ from harness.train.rewards import ExactVerifier, GrpoReward, PredictJudge, Predi
 from harness.train.schedule import draw, resolve_weights
 
 from tests.conftest import ROOT
-from tests.train_support import CPU, harness, private_state, steps_of, write_toy_curriculum
+from tests.train_support import CPU, harness, private_state, steps_of, write_cpp_curriculum, write_toy_curriculum
 
 APPROX = Comparison(mode="approx", abs_tol=1e-5)     # predict/build.rule_for an exact check
 PHONE = 'phone_number::phone_number("{}").number()'.format
@@ -87,9 +89,9 @@ def test_weights_are_honoured_over_a_seeded_draw():
     assert all(sorted(repair[k:k + 3]) == [0, 1, 2] for k in range(0, len(repair) - 2, 3))
     # Unweighted, every row is equally likely: the environments in proportion to their rows.
     assert resolve_weights(sizes, {}) == {"repair": 3.0, "predict": 50.0}
-    with pytest.raises(BadInput, match="weights predict but no predict data"):
+    with pytest.raises(BadInput, match="gives predict a share but no predict data"):
         resolve_weights({"repair": 3}, {"repair": 0.2, "predict": 0.8})
-    with pytest.raises(BadInput, match="no weight to repair"):
+    with pytest.raises(BadInput, match="no share to repair"):
         resolve_weights(sizes, {"predict": 1.0})
 
 
@@ -136,10 +138,11 @@ def test_data_sets_load_by_environment_and_record_everything_trained_on(tmp_path
 PROMPTS, SAMPLES = 4, 4
 
 
-def _grpo(base: Path, runs: Path, out: str, *data: Path, updates: int, extra: tuple[str, ...] = ()):
+def _grpo(base: Path, runs: Path, out: str, *data: Path | str, updates: int, extra: tuple[str, ...] = (),
+          prompts: int = PROMPTS, samples: int = SAMPLES):
     curricula = [a for d in data for a in ("--curriculum", str(d))]
     return harness("train", "grpo", *curricula, "--base", str(base), "--out", out, "--runs-dir", str(runs),
-                   "--updates", str(updates), "--prompts-per-step", str(PROMPTS), "--samples", str(SAMPLES),
+                   "--updates", str(updates), "--prompts-per-step", str(prompts), "--samples", str(samples),
                    "--max-completion-length", "16", "--verifier", "exact", "--set", "grpo.micro_batch_size=16",
                    "--set", "grpo.temperature=0.1", *extra, *CPU)
 
@@ -163,12 +166,12 @@ STATUSES = {"right", "wrong", "malformed"}
 
 
 @pytest.mark.slow
-def test_grpo_two_steps_on_a_predict_set(world):
-    done = _grpo(world["base"], world["runs"], "pred", world["predict"], updates=2)
+def test_grpo_step_on_a_predict_set(world):
+    done = _grpo(world["base"], world["runs"], "pred", world["predict"], updates=1)
     assert done.returncode == 0, done.stderr
     run = world["runs"] / "train" / "pred"
     steps = steps_of(run / "log.jsonl")
-    assert [s["step"] for s in steps] == [1, 2]
+    assert [s["step"] for s in steps] == [1]
     for s in steps:
         assert s["completions"] == PROMPTS * SAMPLES and set(s["environments"]) == {"predict"}
         assert set(s["statuses"]) <= STATUSES and sum(s["statuses"].values()) == PROMPTS * SAMPLES
@@ -177,21 +180,23 @@ def test_grpo_two_steps_on_a_predict_set(world):
     manifest = json.loads((run / "run.json").read_text())
     assert manifest["trained_on_tasks"] == ["fixed26/phone-number"]
     assert manifest["data"] == [str((world["predict"] / GRPO_FILE).resolve())]
-    assert (world["root"] / "state" / "adapters" / "pred@iter2.toml").is_file()
+    assert (world["root"] / "state" / "adapters" / "pred@iter1.toml").is_file()
     print("predict-only steps:", [(s["reward_mean"], s["statuses"]) for s in steps])
 
 
 @pytest.mark.slow
-def test_a_mixed_run_samples_by_weight_and_logs_each_environment(world):
+def test_a_joint_run_samples_by_share_and_scales_each_environments_reward(world):
     config = world["root"] / "mix.toml"
-    config.write_text("[grpo]\nenvironments = {repair = 0.2, predict = 0.8}\n")
-    updates = 3
+    # The paper's preset: predict drawn for 15% of the prompts, its reward x 0.8; seed 2's
+    # draw puts both environments in one update.
+    config.write_text('[grpo]\npreset = "self-execution-paper"\n[runtime]\nseed = 2\n')
+    updates = 1
     done = _grpo(world["base"], world["runs"], "mix", world["toy"], world["predict"], updates=updates,
                  extra=("--config", str(config)))
     assert done.returncode == 0, done.stderr
     # The prompts the run was to train on, drawn again here from the same seed.
     data = load_training_data([str(world["toy"]), str(world["predict"])])
-    planned = [r["environment"] for r in schedule(data, {"repair": 0.2, "predict": 0.8}, updates * PROMPTS, seed=0)]
+    planned = [r["environment"] for r in schedule(data, {"repair": 0.85, "predict": 0.15}, updates * PROMPTS, seed=2)]
     assert set(planned) == {"repair", "predict"}, planned   # the draw this test relies on mixes both
     steps = steps_of(world["runs"] / "train" / "mix" / "log.jsonl")
     assert len(steps) == updates
@@ -202,14 +207,39 @@ def test_a_mixed_run_samples_by_weight_and_logs_each_environment(world):
         for env, f in s["environments"].items():
             assert sum(f["statuses"].values()) == f["completions"]
             assert set(f["statuses"]) <= (STATUSES if env == "predict" else {"ok", "malformed"})
+        # Every predict reward is the judge's +1 or -1 times 0.8; repair's are unscaled.
+        if "predict" in s["environments"]:
+            f = s["environments"]["predict"]
+            right = f["statuses"].get("right", 0)
+            assert f["reward_mean"] == pytest.approx(0.8 * (2 * right - f["completions"]) / f["completions"])
     print("mixed steps:", [{e: (f["completions"], f["reward_mean"]) for e, f in s["environments"].items()} for s in steps])
     assert "repair" in done.stderr and "predict" in done.stderr
 
 
+@pytest.mark.slow
+def test_grpo_step_on_the_two_turn_environment(world):
+    """One update of `rlef` on phone-number: the tiny model's first answers run the public
+    tests in Docker, the second turn is generated after their results, the final code judged."""
+    cpp = write_cpp_curriculum(world["root"] / "cpp", ROOT / "suites" / "fixed26" / "phone-number")
+    done = _grpo(world["base"], world["runs"], "rlef", f"rlef:{cpp}", updates=1, prompts=2, samples=2,
+                 extra=("--set", "grpo.micro_batch_size=4"))
+    assert done.returncode == 0, done.stderr
+    steps = steps_of(world["runs"] / "train" / "rlef" / "log.jsonl")
+    assert len(steps) == 1 and set(steps[0]["environments"]) == {"rlef"} and steps[0]["completions"] == 4
+    assert set(steps[0]["statuses"]) <= {"ok", "malformed"}
+    # The random model writes no file, the stub does not build, and every exchange goes on.
+    assert steps[0]["environments"]["rlef"]["second_turns"] == 4
+    # The run records its data as `--resume` gives it again: still the two-turn environment.
+    data = json.loads((world["runs"] / "train" / "rlef" / "run.json").read_text())["data"]
+    assert data == [f"rlef:{(cpp / 'grpo.jsonl').resolve()}"] and load_training_data(data).sizes() == {"rlef": 2}
+    print("rlef step:", steps[0]["reward_mean"], steps[0]["statuses"])
+
+
 @pytest.mark.parametrize("weights, message", [
-    ("{nope = 1}", "grpo.environments.nope.[key]: input should be 'repair', 'predict' or 'tests'"),
-    ("{repair = 0.2, predict = 0.8}", "grpo.environments weights repair but no repair data was given"),
-    ("{predict = 0}", "grpo.environments.predict: input should be greater than 0"),
+    ("{nope = 1}", "grpo.environments.nope.[key]: input should be 'repair', 'predict', 'tests' or 'rlef'"),
+    ("{repair = 0.2, predict = 0.8}", "grpo.environments gives repair a share but no repair data was given"),
+    ("{predict = 0}", "grpo.environments.predict.share: input should be greater than 0"),
+    ("{predict = {share = 1, reward_scale = 0.8}}", "reward_scale has no effect when scale_rewards is 'group'"),
 ])
 def test_bad_weights_are_one_line_exit_2_and_leave_no_run(tmp_path, weights, message):
     from typer.testing import CliRunner

@@ -14,7 +14,8 @@ from typing import Callable, Mapping, Sequence
 from ...records import AssertionCount, SuiteShape, TestReport
 from ...sandbox.base import SandboxSession
 from ...task import Task
-from ..language import CallProbe, CaseText, Comparison, FilledSuite, ItemCalls, Language, PredictionTerms, StdinRun
+from ..language import (CallProbe, CallTrace, CaseText, Comparison, FilledSuite, ItemCalls, Language, PredictionTerms,
+                        StdinRun, TraceLimits)
 from ..mutation import Mutant
 from .layout import LAYOUT
 from .cases import case_texts, count_declared
@@ -30,7 +31,7 @@ from .probe.stdio import run_on_stdin
 from .testrun import drop_build, proxied_modules, run_tests
 from . import written
 from .separate import separate
-from .trace import traced_suite
+from .trace import trace_calls, traced_suite
 
 
 class Python(Language):
@@ -111,3 +112,7 @@ class Python(Language):
 
     def traced_suite(self, task: Task, source: bytes, session: SandboxSession) -> bytes | None:
         return traced_suite(task, source, session)
+
+    def trace_calls(self, files: Mapping[str, str], calls: Sequence[str], session: SandboxSession,
+                    limits: TraceLimits, where: str) -> list[CallTrace | None]:
+        return trace_calls(files, calls, session, limits, where)

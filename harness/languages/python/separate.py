@@ -110,8 +110,7 @@ def _read(data: bytes) -> dict[tuple[str, str], str]:
 
 def separate(task: Task, survivors: Iterable[Mutant], session: SandboxSession) -> dict[int, str]:
     """The survivors an input separates from the correct solution, by their place in
-    `survivors` (two mutants at one place share a label), each with the
-    call that separates it (`f(1, 2)`)."""
+    `survivors`, each with the call that separates it (`f(1, 2)`)."""
     survivors = list(survivors)
     modules = [f for f in task.solution_files if "/" not in f and f.endswith(".py")]
     if not survivors or len(modules) != 1:

@@ -141,6 +141,9 @@ def test_every_mutant_compiles_and_differs_from_the_original():
         compile(t, "m.py", "exec")
     for m in found:  # one change, at its own span
         assert text[m.start:m.end] == m.original and m.original != m.replacement
+    # A label names one mutant: `limit=10` becomes 9 and 11 by one operator at one place, and targets,
+    # curriculum folders and items are keyed by it.
+    assert len({m.label for m in found}) == len(found)
 
 
 def test_a_file_that_does_not_parse_has_no_mutants():

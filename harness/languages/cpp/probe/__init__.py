@@ -25,7 +25,7 @@ from ....errors import BadInput
 from ....sandbox import Sandbox, SandboxSession, make_sandbox
 from ....task import Task
 from .calls import driver_source, parse_call, test_unit
-from .cases import case_name, case_record, is_case
+from .cases import case_context, case_name, case_record, is_case
 from .run import run_probe, runtime_hash
 from ....probe.result import Observation, ProbeRun, call_records
 
@@ -45,21 +45,27 @@ def case_records(run: ProbeRun, calls: Sequence[str]) -> list[list[dict[str, Any
 
 
 def observe(task: Task, files: Mapping[str, bytes], calls: Sequence[str], *, session: SandboxSession | None = None,
-            sandbox: Sandbox | str = "auto", includes: Sequence[str] = (), prelude: str = "", runs: int = 1) -> Observation:
+            sandbox: Sandbox | str = "auto", includes: Sequence[str] = (), prelude: str = "", runs: int = 1,
+            alone: bool = False) -> Observation:
     """Run `calls` on the solution `files` (by name; missing solution files are the task's
     stubs) in `session`, or in a fresh session of `sandbox`. Calls that are the task's own
-    test cases run as its test file (no driver; `includes` and `prelude` are the file's)."""
+    test cases run as its test file (no driver; `includes` and `prelude` are the file's);
+    with `alone`, in a test file of their own, the task's file around its cases and these
+    cases only, so the program holds no other case's values."""
     cases = [is_case(c) for c in calls]
     if any(cases) and not all(cases):
         raise BadInput(f"{task.slug}: one probe runs either the task's test cases or driver calls, not both")
-    unit = None if all(cases) else (test_unit(task), driver_source(task, calls, includes=includes, prelude=prelude))
-    kind: Literal["assertion", "call"] = "assertion" if unit is None else "call"
+    if not all(cases):
+        unit: tuple[str, str] | None = (test_unit(task), driver_source(task, calls, includes=includes, prelude=prelude))
+    else:
+        unit = (test_unit(task), "\n\n".join([case_context(task), *calls]) + "\n") if alone else None
+    kind: Literal["assertion", "call"] = "assertion" if all(cases) else "call"
     if session is None:
         with make_sandbox(sandbox).session(f"probe {task.slug}") as own:
             run = run_probe(task, files, own, test_unit=unit, records=kind, runs=runs)
     else:
         run = run_probe(task, files, session, test_unit=unit, records=kind, runs=runs)
-    values = case_records(run, calls) if unit is None else call_records(run, len(calls))
+    values = case_records(run, calls) if all(cases) else call_records(run, len(calls))
     return Observation(run.status, run.reason, values, run)
 
 
