@@ -27,11 +27,11 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping
 
 from ..hashing import sha256_json
-from ..languages import language_of, no_language
+from ..languages import no_language
 from ..languages.cpp.probe.prediction import FORMAT, SYSTEM
 from ..languages.cpp.probe import is_case, parse_call
 from ..languages.language import PredictionTerms
-from ..languages.registry import language_named, languages
+from ..languages.registry import language_of_files, languages
 from ..probe.compare import AnswerForm, Comparison
 from ..probe.schema import MAX_STRING
 from ..training_files import ChatMessage
@@ -99,10 +99,10 @@ def terms_for(form: AnswerForm) -> PredictionTerms:
 
 def terms_of(files: Mapping[str, str]) -> PredictionTerms:
     """The terms of the language the code is in."""
-    layout = language_of(tuple(files), "the item's code")
-    if layout is None:  # an item's code is always of a language it was built from
+    language = language_of_files(files, "the item's code")
+    if language is None:  # an item's code is always of a language it was built from
         raise no_language(tuple(files), "the item's code")
-    return language_named(layout.name).prediction_terms()
+    return language.prediction_terms()
 
 
 def render_answer(record: Mapping[str, Any], form: AnswerForm = "json") -> str:
