@@ -11,9 +11,12 @@ be told from the second observation throwing). A
 probe record (harness/languages/cpp/probe/calls.py) is `{"o": [{"v": value} | {"x": type}, ...]}` plus
 `"x": type` for a statement that threw, so the answer and the record map one to one.
 
-A call that is one of the task's test cases (languages/cpp/probe/cases.py) is asked with the test file
-around it and the rule of what its assertions observe (CASE_RULE); its answer has one line
-per assertion the case reaches, as many as the model says it reaches."""
+A call that is one of the task's test cases (languages/cpp/probe/cases.py) is asked as a judge
+simulating code on a public test is (simulation_messages): the test file around it and the
+case, both without their expected values (languages/cpp/probe/shown.py), each assertion an
+observation that never ends the case (SIMULATION_RULE; the probe runs the case so); its
+answer has one line per observation the case reaches, as many as the model says it reaches.
+Shown as written, a case would hold its own answer wherever the code is right."""
 
 from __future__ import annotations
 
@@ -22,12 +25,13 @@ from typing import Any, Mapping
 
 from ..hashing import sha256_json
 from ..languages.cpp.probe import is_case, parse_call
+from ..languages.cpp.probe.shown import shown_cases
 from ..probe.schema import Forged, bounded_json
 from ..training_files import ChatMessage
 from . import cruxeval
 from .items import PredictItem, PythonAssertion
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: a test case is shown without its expected values
 # A test case that reaches more assertions than this (a loop of a thousand) asks for an
 # answer no reader writes line by line: it is no item and no public case.
 MAX_OBSERVATIONS = 32
@@ -41,14 +45,6 @@ FORMAT = """Answer with the value only, in a fenced block, one line per observat
   a value of another type as the probe writes it, e.g. {"text": "..."} for a type printed with operator<<;
 - `throws <type>` when that observation throws, with the exception's type as C++ spells it (e.g. std::domain_error).
 If a statement that is not an observation throws, the call stops there: add one last line `call ends: throws <type>`."""
-
-
-CASE_RULE = """The test case runs against the code with Catch2. Each assertion it reaches is one observation:
-REQUIRE(a == b), CHECK(a < b) and the like observe a; REQUIRE(x) and REQUIRE_FALSE(x) observe x;
-REQUIRE_THAT(x, matcher) observes x; REQUIRE_THROWS(e), REQUIRE_THROWS_AS(e, T) and REQUIRE_NOTHROW(e) observe
-whether e throws (null when it does not). A REQUIRE that does not hold ends the case there (a CHECK does not);
-a case with SECTIONs runs once per leaf section, from the top. An exception that escapes the case outside an
-assertion ends it like a statement that throws."""
 
 
 # What a judge simulating code on a public test is told: the test with its expected values
@@ -69,7 +65,7 @@ def observations(call: str) -> int | None:
 
 def prompt_hash() -> str:
     """What every prediction prompt says besides its code and call."""
-    return sha256_json({"system": SYSTEM, "format": FORMAT, "version": FORMAT_VERSION, "case_rule": CASE_RULE})
+    return sha256_json({"system": SYSTEM, "format": FORMAT, "version": FORMAT_VERSION, "case_rule": SIMULATION_RULE})
 
 
 def simulation_hash() -> str:
@@ -123,15 +119,15 @@ def _code_block(files: Mapping[str, str]) -> str:
 
 
 def prompt_messages(files: Mapping[str, str], call: str, *, prelude: str = "") -> list[ChatMessage]:
-    """The prompt: the code, the call (with what the test driver declares before it, or
-    for a test case the test file around it), the format."""
+    """The prompt: the code, the call (with what the test driver declares before it), the
+    format; for a test case, as a simulating judge is asked it, the test file around it
+    (`prelude`) and the case, both without their expected values."""
     if is_case(call):
-        setup = (f"\nThe test file around the test case:\n```cpp\n{prelude.strip()}\n```\n" if prelude.strip() else "")
-        what = f"The test case:\n```cpp\n{call.strip()}\n```\n\n{CASE_RULE}"
-    else:
-        setup = f"\nBefore the call, the program declares:\n```cpp\n{prelude.strip()}\n```\n" if prelude.strip() else ""
-        what = (f"The call (lines starting with `=>` are observations; a single expression is one observation):\n"
-                f"```cpp\n{call.strip()}\n```")
+        shown = shown_cases(prelude, [call])
+        return simulation_messages(files, shown.cases[0], shown.prelude)
+    setup = f"\nBefore the call, the program declares:\n```cpp\n{prelude.strip()}\n```\n" if prelude.strip() else ""
+    what = (f"The call (lines starting with `=>` are observations; a single expression is one observation):\n"
+            f"```cpp\n{call.strip()}\n```")
     user = f"The code:\n```cpp\n{_code_block(files)}\n```\n{setup}\n{what}\n\nWhat does it produce?\n\n{FORMAT}"
     return [ChatMessage(role="system", content=SYSTEM), ChatMessage(role="user", content=user)]
 
