@@ -11,9 +11,12 @@ be told from the second observation throwing). A
 probe record (harness/languages/cpp/probe/calls.py) is `{"o": [{"v": value} | {"x": type}, ...]}` plus
 `"x": type` for a statement that threw, so the answer and the record map one to one.
 
-A call that is one of the task's test cases (languages/cpp/probe/cases.py) is asked with the test file
-around it and the rule of what its assertions observe (CASE_RULE); its answer has one line
-per assertion the case reaches, as many as the model says it reaches.
+A call that is one of the task's test cases (languages/cpp/probe/cases.py) is asked as a judge
+simulating code on a public test is (simulation_messages): the test file around it and the
+case, both without their expected values (languages/cpp/probe/shown.py), each assertion an
+observation that never ends the case (SIMULATION_RULE; the probe runs the case so); its
+answer has one line per observation the case reaches, as many as the model says it reaches.
+Shown as written, a case would hold its own answer wherever the code is right.
 
 The language's terms (`languages.language.PredictionTerms`) say how the prompt speaks of its
 code and how a value is written: JSON for C++, a Python literal for Python (with `raises
@@ -30,6 +33,7 @@ from ..hashing import sha256_json
 from ..languages import no_language
 from ..languages.cpp.probe.prediction import FORMAT, SYSTEM
 from ..languages.cpp.probe import is_case, parse_call
+from ..languages.cpp.probe.shown import shown_cases
 from ..languages.language import PredictionTerms
 from ..languages.registry import language_of_files, languages
 from ..probe.compare import AnswerForm, Comparison
@@ -38,19 +42,11 @@ from ..training_files import ChatMessage
 from . import cruxeval
 from .items import PredictItem, PythonAssertion
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: a test case is shown without its expected values
 # A test case that reaches more assertions than this (a loop of a thousand) asks for an
 # answer no reader writes line by line: it is no item and no public case.
 MAX_OBSERVATIONS = 32
 ENDS = "call ends: "
-
-CASE_RULE = """The test case runs against the code with Catch2. Each assertion it reaches is one observation:
-REQUIRE(a == b), CHECK(a < b) and the like observe a; REQUIRE(x) and REQUIRE_FALSE(x) observe x;
-REQUIRE_THAT(x, matcher) observes x; REQUIRE_THROWS(e), REQUIRE_THROWS_AS(e, T) and REQUIRE_NOTHROW(e) observe
-whether e throws (null when it does not). A REQUIRE that does not hold ends the case there (a CHECK does not);
-a case with SECTIONs runs once per leaf section, from the top. An exception that escapes the case outside an
-assertion ends it like a statement that throws."""
-
 
 # What a judge simulating code on a public test is told: the test with its expected values
 # taken out (languages/cpp/probe/shown.py), each assertion an observation of its value.
@@ -70,7 +66,7 @@ def observations(call: str) -> int | None:
 
 def prompt_hash() -> str:
     """What every prediction prompt says besides its code and call."""
-    return sha256_json({"system": SYSTEM, "format": FORMAT, "version": FORMAT_VERSION, "case_rule": CASE_RULE})
+    return sha256_json({"system": SYSTEM, "format": FORMAT, "version": FORMAT_VERSION, "case_rule": SIMULATION_RULE})
 
 
 def terms_hash(items: Iterable[PredictItem]) -> str:
@@ -175,9 +171,13 @@ STDIN_FORMAT = ("Answer with exactly what the program writes to standard output,
 
 
 def prompt_messages(files: Mapping[str, str], call: str, *, prelude: str = "", stdin: bool = False) -> list[ChatMessage]:
-    """The prompt: the code, the call (with what the test driver declares before it, or
-    for a test case the test file around it), the format; with `stdin`, the call is the
-    standard input the program (the files) reads, and the answer what it prints."""
+    """The prompt: the code, the call (with what the test driver declares before it), the
+    format; for a test case, as a simulating judge is asked it, the test file around it
+    (`prelude`) and the case, both without their expected values; with `stdin`, the call is
+    the standard input the program (the files) reads, and the answer what it prints."""
+    if is_case(call):
+        shown = shown_cases(prelude, [call])
+        return simulation_messages(files, shown.cases[0], shown.prelude)
     terms = terms_of(files)
     fence = terms.fence
     code = f"```{fence}\n{_code_block(files, terms.comment)}\n```"
@@ -185,14 +185,10 @@ def prompt_messages(files: Mapping[str, str], call: str, *, prelude: str = "", s
         user = (f"The program:\n{code}\n\nIts standard input:\n```\n{call.rstrip()}\n```\n\nWhat does it print?\n\n"
                 f"{STDIN_FORMAT}")
         return [ChatMessage(role="system", content=STDIN_SYSTEM), ChatMessage(role="user", content=user)]
-    if is_case(call):
-        setup = (f"\nThe test file around the test case:\n```{fence}\n{prelude.strip()}\n```\n" if prelude.strip() else "")
-        what = f"The test case:\n```{fence}\n{call.strip()}\n```\n\n{CASE_RULE}"
-    else:
-        setup = (f"\nBefore the call, the program declares:\n```{fence}\n{prelude.strip()}\n```\n"
-                 if prelude.strip() else "")
-        what = (f"The call (lines starting with `=>` are observations; a single expression is one observation):\n"
-                f"```{fence}\n{call.strip()}\n```")
+    setup = (f"\nBefore the call, the program declares:\n```{fence}\n{prelude.strip()}\n```\n"
+             if prelude.strip() else "")
+    what = (f"The call (lines starting with `=>` are observations; a single expression is one observation):\n"
+            f"```{fence}\n{call.strip()}\n```")
     user = f"The code:\n{code}\n{setup}\n{what}\n\nWhat does it produce?\n\n{terms.format}"
     return [ChatMessage(role="system", content=terms.system), ChatMessage(role="user", content=user)]
 

@@ -110,7 +110,7 @@ def public_truths(task: Task, session: SandboxSession) -> list[PublicCase]:
                                f"({got.status}: {got.reason})")
             first = got.runs[0] if got.runs else []
             second = got.runs[1] if len(got.runs) > 1 else []
-            shown = shown_cases(case_context(task), cases)
+            shown = shown_cases(case_context(task), [c.source for c in cases])
             _TRUTHS[key] = [PublicCase(name=c.name, call=c.call, shown=text, prelude=shown.prelude, expected=a)
                             for c, text, a, b in zip(cases, shown.cases, first, second)
                             if a is not None and len(a["o"]) <= MAX_OBSERVATIONS and call_matches(a, b, PREDICTION_RULE)]

@@ -8,6 +8,7 @@ of every training row, and bad input refused in one line with exit 2."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from collections import Counter
@@ -17,6 +18,7 @@ import pytest
 
 from harness.errors import BadInput
 from harness.predict.build import build, read_items, rule_for, split_tasks, write_set
+from harness.predict.build import task_calls as build_task_calls
 from harness.predict.config import PredictBuildConfig
 from harness.predict.items import EVAL_GRPO_FILE, EVAL_SFT_FILE, GRPO_FILE, PredictItem, Provenance
 from harness.predict.prompt import parse_answer, render_answer
@@ -61,7 +63,7 @@ def test_answers_render_and_read_back(record, text):
 def test_a_test_case_is_answered_with_as_many_lines_as_it_reaches():
     case = 'TEST_CASE("two", "[x]") {\n    REQUIRE(f(1) == 2);\n    REQUIRE(f(2) == 3);\n}'
     assert parse_answer("```\n2\n3\n```", case) == {"o": [{"v": 2}, {"v": 3}]}
-    assert parse_answer("2", case) == {"o": [{"v": 2}]}          # a REQUIRE that fails ends the case
+    assert parse_answer("2", case) == {"o": [{"v": 2}]}          # as many as the model says it reaches
     assert parse_answer("call ends: throws std::logic_error", case) == {"o": [], "x": "std::logic_error"}
     assert parse_answer("two", case) is None
 
@@ -260,3 +262,34 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, args, message):
                          capture_output=True, text=True, cwd=tmp_path)
     assert got.returncode == 2, got.stderr
     assert message in got.stderr and len(got.stderr.strip().splitlines()) == 1, got.stderr
+
+
+@pytest.mark.docker
+def test_a_test_case_is_asked_without_its_expected_values_and_observed_past_a_failing_assertion(tmp_path,
+                                                                                              docker_sandbox):
+    """A task without a verifier asks about its own test cases. Shown as written, a case
+    holds its own answer wherever the code is right, so the model sees it without its
+    expected values; and as it cannot see an assertion fail, none ends the case: on the
+    control that keeps the country code, the first assertion fails and the second is
+    still observed."""
+    from harness.languages.cpp.probe import observe
+    from harness.languages.cpp.probe.cases import case_context, task_cases
+    from harness.predict.prompt import prompt_messages
+
+    root = tmp_path / "phone-number"
+    shutil.copytree(PHONE.path, root)
+    (root / ".meta" / "verifier.toml").unlink()
+    (root / "phone_number_test.cpp").write_text(
+        '#include "phone_number.h"\n\n#include <catch2/catch.hpp>\n\n'
+        'TEST_CASE("country code, then none", "[1]") {\n'
+        '    REQUIRE(phone_number::phone_number("12234567890").number() == "2234567890");\n'
+        '    REQUIRE(phone_number::phone_number("(223) 456-7890").number() == "2234567890");\n}\n')
+    task = load_task(root)
+    assert build_task_calls(task).from_cases
+    (case,) = task_cases(task)
+    got = observe(task, _control(PHONE, "keeps-country-code"), [case.call], session=None, sandbox=docker_sandbox)
+    assert got.status == "ok" and got.runs[0] == [{"o": [{"v": "12234567890"}, {"v": "2234567890"}]}]
+    asked = "\n".join(m.content for m in prompt_messages({"phone_number.cpp": "..."}, case.call,
+                                                          prelude=case_context(task)))
+    assert "OBSERVE(phone_number::phone_number(\"12234567890\").number())" in asked
+    assert '== "2234567890"' not in asked and "country code, then none" not in asked

@@ -118,7 +118,7 @@ def asked():
         judge = Judge(asker(parse_model("openai/judge", server.api_base), temperature=0.0, retries=1))
         for task in suite.tasks:
             cases = public_cases(task)
-            shown = shown_cases(case_context(task), cases)
+            shown = shown_cases(case_context(task), [c.source for c in cases])
             public = [PublicCase(name=c.name, call=c.call, shown=text, prelude=shown.prelude, expected={"o": []})
                       for c, text in zip(cases, shown.cases)]
             code = {name: data.decode() for name, data in task.reference_files().items()}
@@ -176,7 +176,7 @@ def test_attempts_aggregate_by_majority_or_any():
     # unreadable answer never matches.
     task = find_suite("fixed26").task("yacht")
     case = public_cases(task)[0]
-    shown = shown_cases(case_context(task), [case])
+    shown = shown_cases(case_context(task), [case.source])
     public = [PublicCase(name=case.name, call=case.call, shown=shown.cases[0], prelude=shown.prelude,
                          expected={"o": [{"v": 3}]})]
     code = {name: data.decode() for name, data in task.reference_files().items()}

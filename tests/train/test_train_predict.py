@@ -17,7 +17,7 @@ import pytest
 from harness.agents.editformat import render_whole
 from harness.errors import BadInput
 from harness.predict.items import GRPO_FILE, PredictGrpoRow
-from harness.predict.prompt import prompt_messages
+from harness.predict.prompt import FORMAT_VERSION, prompt_messages
 from harness.probe.compare import Comparison
 from harness.train.environments import load_training_data, schedule
 from harness.train.rewards import ExactVerifier, GrpoReward, PredictJudge, PredictTarget, RepairJudge
@@ -95,7 +95,7 @@ def test_weights_are_honoured_over_a_seeded_draw():
         resolve_weights(sizes, {"predict": 1.0})
 
 
-def _predict_set(folder: Path, cases=CASES[:3], format_version: int = 1) -> Path:
+def _predict_set(folder: Path, cases=CASES[:3], format_version: int = FORMAT_VERSION) -> Path:
     """A predict set's GRPO export written by hand, beside a manifest naming its train task."""
     folder.mkdir(parents=True)
     files = {"phone_number.h": "// phone-number\n"}
@@ -129,7 +129,7 @@ def test_data_sets_load_by_environment_and_record_everything_trained_on(tmp_path
     with pytest.raises(BadInput, match="given twice"):
         load_training_data(["toy", str(toy)])
     old = _predict_set(tmp_path / "old", format_version=0)
-    with pytest.raises(BadInput, match="answer format 0, this harness reads format 1"):
+    with pytest.raises(BadInput, match=f"answer format 0, this harness reads format {FORMAT_VERSION}"):
         load_training_data([str(old)])
 
 

@@ -18,7 +18,7 @@ FIXED26 = ROOT / "suites" / "fixed26"
 def _shown(slug: str, names: list[str] | None = None):
     task = load_task(FIXED26 / slug)
     cases = public_cases(task) if names is None else [c for c in task_cases(task) if c.name in names]
-    return shown_cases(case_context(task), cases)
+    return shown_cases(case_context(task), [c.source for c in cases])
 
 
 def test_an_assertion_becomes_an_observation_of_its_tested_side():

@@ -62,9 +62,9 @@ def observe(task: Task, files: Mapping[str, bytes], calls: Sequence[str], *, ses
     kind: Literal["assertion", "call"] = "assertion" if all(cases) else "call"
     if session is None:
         with make_sandbox(sandbox).session(f"probe {task.slug}") as own:
-            run = run_probe(task, files, own, test_unit=unit, records=kind, runs=runs)
+            run = run_probe(task, files, own, test_unit=unit, records=kind, runs=runs, observe_all=all(cases))
     else:
-        run = run_probe(task, files, session, test_unit=unit, records=kind, runs=runs)
+        run = run_probe(task, files, session, test_unit=unit, records=kind, runs=runs, observe_all=all(cases))
     values = case_records(run, calls) if all(cases) else call_records(run, len(calls))
     return Observation(run.status, run.reason, values, run)
 

@@ -14,9 +14,11 @@ case's records back as a call's record: each assertion reached is one outcome, i
     an assertion whose expression threw  {"x": type}
 
 and an exception that escapes the case outside an assertion ends the call (`"x": type`),
-as a statement that throws ends a call sequence. Control flow is the framework's: a
-REQUIRE that does not hold ends the case, and a case with sections runs once per leaf
-section, so the outcomes are what a reader of the test, tracing it, would see in order.
+as a statement that throws ends a call sequence. Control flow is the framework's but for
+one thing: an assertion that does not hold does not end the case (run.py's `observe_all`),
+since a model predicting the case is never shown what it compares against (shown.py); a
+case with sections runs once per leaf section, so the outcomes are what a reader of the
+test, tracing it, would see in order.
 
 A case none of whose records can be read this way (an operand the probe cannot write, a
 FAIL, an exception that escapes before the last record) has no call record (None).

@@ -52,12 +52,13 @@ def probe_tree(task: Task, session: SandboxSession) -> BuildTree:
 
 
 def run_probe(task: Task, files: Mapping[str, bytes], session: SandboxSession, *, test_unit: tuple[str, str] | None = None,
-              records: RecordKind = "assertion", runs: int = 1) -> ProbeRun:
+              records: RecordKind = "assertion", runs: int = 1, observe_all: bool = False) -> ProbeRun:
     """Build `files` (a candidate's, by name; protected files are the task's whatever they
     say) with the probe and run it `runs` times. `test_unit` is (file name, source) of a
     unit that replaces the task's test file (a generated driver, whose records are
     `"call"`s, or a written suite); without it the task's own tests are the cases. Records
-    are read as `records` (schema.py)."""
+    are read as `records` (schema.py). With `observe_all` an assertion that does not hold
+    does not end its case (the stand-in for Catch2 reads it from the environment)."""
     staged, tampered = stage_files(task, files)
     if test_unit is not None:
         staged[test_unit[0]] = test_unit[1].encode()
@@ -77,6 +78,8 @@ def run_probe(task: Task, files: Mapping[str, bytes], session: SandboxSession, *
                        exit_code=build.exit_code)
 
     binary = shlex.quote(f"{session.build_root}/{tree.name}/{task.slug}")
+    if observe_all:
+        binary = f"HARNESS_PROBE_OBSERVE_ALL=1 {binary}"
     keep = (Kept(".records", RECORDS_KEEP), Kept(".output", OUTPUT_KEEP))
     for attempt in range(runs):
         run, got = capture(session, f"{binary} 4>.records >.output 2>&1; code=$?", keep, session.limits.timeout_s)

@@ -26,7 +26,6 @@ import re
 from dataclasses import dataclass
 
 from ..lexer import CPP_KEYWORDS, Token, code_tokens, strip_comments
-from .cases import TaskCase
 
 OBSERVE = "OBSERVE"
 OBSERVE_THROWS = "OBSERVE_THROWS"
@@ -289,12 +288,12 @@ def _tidy(text: str) -> str:
     return re.sub(r"\n\s*\n(\s*\n)+", "\n\n", text).strip()
 
 
-def shown_cases(prelude: str, cases: list[TaskCase]) -> ShownCases:
-    """`cases` of a test file whose text around them is `prelude` (cases.case_context), as a
-    judge is shown them (see the module's docstring)."""
-    used_before = _names(strip_comments("\n".join([prelude, *(c.source for c in cases)])))
+def shown_cases(prelude: str, cases: list[str]) -> ShownCases:
+    """`cases` (each TEST_CASE's text, TaskCase.source) of a test file whose text around them
+    is `prelude` (cases.case_context), as a judge is shown them (see the module's docstring)."""
+    used_before = _names(strip_comments("\n".join([prelude, *cases])))
     prelude = _observations(strip_comments(prelude))
-    texts = [_observations(strip_comments(case.source)) for case in cases]
+    texts = [_observations(strip_comments(case)) for case in cases]
     for _ in range(4):  # a helper that calls a helper loses its parameters a step later
         helpers = _helpers(prelude, used_before)
         if not helpers:

@@ -3,7 +3,9 @@
 // every assertion writes what it saw (its operands' values, whether and what it threw,
 // the value a matcher was given) as a record instead of judging it. The harness compares
 // those records with the reference solution's (harness/probe/compare.py). Only the
-// control flow stays the framework's: a failed REQUIRE ends its test case's pass.
+// control flow stays the framework's: a failed REQUIRE ends its test case's pass, except
+// where HARNESS_PROBE_OBSERVE_ALL is set (the task's own cases run as calls: every
+// assertion is an observation there, as a model predicting them is told).
 //
 // Supported: TEST_CASE, TEST_CASE_METHOD, SCENARIO/GIVEN/WHEN/THEN, SECTION, REQUIRE,
 // CHECK and their _FALSE, _THROWS, _THROWS_AS, _NOTHROW and _THAT forms, Approx,
@@ -17,6 +19,7 @@
 #include "../harness_probe.hpp"
 
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <string>
 
@@ -264,8 +267,13 @@ inline std::string site_fields(const Site& site) {
     return ",\"a\":" + json_text(site.macro) + ",\"e\":" + json_text(site.text) + ",\"line\":" + std::to_string(site.line);
 }
 
+inline bool observe_all() {
+    static const bool set = std::getenv("HARNESS_PROBE_OBSERVE_ALL") != nullptr;
+    return set;
+}
+
 inline void conclude(bool ok, const Site& site) {
-    if (!ok && site.abort) throw AbortCase{};
+    if (!ok && site.abort && !observe_all()) throw AbortCase{};
 }
 
 template <class L, class R>
