@@ -46,7 +46,8 @@ class SessionPool:
         return self.box.session(label, language)
 
     def _fits(self, language: str | None) -> SandboxSession | None:
-        return next((s for s in reversed(self._idle) if s.language == language), None)
+        """An idle session of `language`; of any, for work that names none."""
+        return next((s for s in reversed(self._idle) if language is None or s.language == language), None)
 
     def release(self, session: SandboxSession, reusable: bool = True) -> None:
         """Take a session back: emptied for the next one in the background, or closed now

@@ -10,4 +10,5 @@ LAYOUT = Layout(
     build_files=("go.mod", "go.sum", "go.work", "go.work.sum"),
     build_suffixes=("_test.go",),
     image_packages=("golang-go", "ca-certificates"),
+    runs_locally=False,  # the build cache made in the image is what makes a round cheap
 )

@@ -15,7 +15,7 @@ from ...paths import package_file
 from ...records import Status, TestCaseResult, TestReport
 from ...sandbox.base import Role, SandboxSession
 from ...sandbox.capture import Kept, capture
-from ...errors import SuiteBroken
+from ...errors import SandboxUnavailable, SuiteBroken
 from ...staging import stage_files
 from ...task import Task
 from .cases import case_texts, package_name
@@ -56,6 +56,8 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
     """Test a workspace. `transcript` keeps, for a run that did not pass, the console output
     as plain `go test` prints it (TestReport.transcript); `time_limit_s` takes the place of
     the sandbox's run limit."""
+    if session.backend != "docker":
+        raise SandboxUnavailable(f"Go exercises run in the Docker sandbox only, not the {session.backend} backend")
     files, tampered = stage_files(task, workspace)
     shipped = set(task.shipped_files) | set(task.solution_files)
     # Go compiles every file of the folder: a file the task does not ship is refused, not built.
