@@ -84,8 +84,8 @@ def tests_of(events: Events, declared: list[str]) -> list[TestCaseResult]:
         outcome = events.outcomes.get(name)
         status = Status.passed if outcome in ("pass", "skip") else Status.failed
         output = "".join(line for line in events.output.get(name, ()) if not _framing(line))
-        message = None if status is Status.passed else (output.strip()[:_MESSAGE_CAP] or
-                                                        ("did not end" if outcome is None else None))
+        message = None if status is Status.passed else (output.strip()[:_MESSAGE_CAP] or (
+            "did not run: the run ended before it" if outcome is None else None))
         results.append(TestCaseResult(name=name, status=status, message=message))
     return results
 
