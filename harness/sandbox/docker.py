@@ -199,6 +199,7 @@ class DockerSession(SandboxSession):
 
     def exec(self, argv: list[str], *, role: Role, timeout_s: float, cap: int | None = None,
              stdin: bytes | None = None) -> ExecResult:
+        self._started()  # first: a new container owes the builder's emptying before this command
         if self._builder_dirty and role is Role.builder:
             # The emptying owed since `reset` comes first, in the same exec (a reused
             # session's first build costs no exec of its own). A runner's command before it

@@ -16,6 +16,7 @@ from ..language import CallProbe, CaseText, FilledSuite, Language
 from ..mutation import Mutant
 from .cases import case_texts, declared_test_cases
 from .layout import LAYOUT
+from .mutants import generate_mutants
 from .screen import tokens_or_none
 from .testrun import drop_build, run_tests
 
@@ -48,7 +49,7 @@ class Go(Language):
         return case_texts(task)
 
     def mutants(self, files: Mapping[str, bytes], *, cap: int | None = None, seed: int = 0) -> list[Mutant]:
-        return []  # no Go mutation operators yet: a suite's kill rate is not measured
+        return generate_mutants(files, cap=cap, seed=seed)
 
     def names(self, text: str) -> set[str]:
         return {token for kind, token in _code(text) if kind == "word" and token not in _KEYWORDS}
