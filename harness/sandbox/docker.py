@@ -112,6 +112,8 @@ class DockerSession(SandboxSession):
         # Set by `reset` and by a new container: the builder's emptying is owed, and done by
         # the builder's next command.
         self._builder_dirty = False
+        # A Python round's builder and runner commands start together: one container for both.
+        self._starting = threading.Lock()
         if language is not None:
             self._open()
         # else the container starts with the first command, in the image of the language
@@ -127,10 +129,11 @@ class DockerSession(SandboxSession):
             raise
 
     def _started(self) -> "Container":
-        if self.container is None:
-            self._open()
-        assert self.container is not None  # _open started one or raised
-        return self.container
+        with self._starting:
+            if self.container is None:
+                self._open()
+            assert self.container is not None  # _open started one or raised
+            return self.container
 
     def _start(self) -> None:
         # The docker package takes 0.1 s to import: only where the engine is used, not for every command that names a sandbox.
@@ -192,9 +195,10 @@ class DockerSession(SandboxSession):
         self._restart()  # the only way to free the slots its zombies hold
 
     def _restart(self) -> None:
-        self._remove()
-        self.build_tree_lost()
-        self._start()
+        with self._starting:  # no command of another thread starts one of its own meanwhile
+            self._remove()
+            self.build_tree_lost()
+            self._start()
         self.runner_dirty = False
 
     def exec(self, argv: list[str], *, role: Role, timeout_s: float, cap: int | None = None,
