@@ -142,8 +142,9 @@ class SandboxSession(ABC):
         modification time, which is what lets make skip an unchanged test unit. Every name
         goes through the path check first (file_names.py): one it refuses is UnsafeName and
         nothing is written, so no name reaches outside the folder or through a link."""
-        if self.language is None:
-            self.language = next((name for name, layout in LAYOUTS.items() if layout.owns(tuple(files))), None)
+        found = next((name for name, layout in LAYOUTS.items() if layout.owns(tuple(files))), None)
+        if found is not None:
+            self.serve(found)
         root = self.staging / subdir
         folders = {parent.as_posix() for rel in files for parent in PurePosixPath(rel).parents}
         for rel in (subdir, *files):
@@ -172,6 +173,12 @@ class SandboxSession(ABC):
                 self._own(root / parent, folder=True)
             dest.write_bytes(data)
             self._own(dest, folder=False)
+
+    def serve(self, language: str) -> None:
+        """The session is to run `language`'s work: one that named no language and staged no
+        sources of one takes it (work that runs a command before it stages any says so)."""
+        if self.language is None:
+            self.language = language
 
     def language_or_default(self) -> str:
         """The session's language, C++ where nothing said one (a session asked only of the

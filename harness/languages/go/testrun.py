@@ -56,6 +56,7 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
     """Test a workspace. `transcript` keeps, for a run that did not pass, the console output
     as plain `go test` prints it (TestReport.transcript); `time_limit_s` takes the place of
     the sandbox's run limit."""
+    session.serve(task.layout.name)
     if session.backend != "docker":
         raise SandboxUnavailable(f"Go exercises run in the Docker sandbox only, not the {session.backend} backend")
     files, tampered = stage_files(task, workspace)
