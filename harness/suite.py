@@ -22,7 +22,7 @@ from .fs import read_toml, subfolders, written_folder
 from .hashing import sha256_bytes, sha256_json
 from .languages import layout_named
 from .paths import bundled_dir, state_dir
-from .sandbox.image import IMAGE_REPO
+from .sandbox.image import image_repo, suite_image
 from .task import Task, load_task
 from .training_files import curriculum_roots
 
@@ -209,8 +209,9 @@ def load_suite(path: Path | str, origin: str = "path") -> Suite:
             raise BadInput(f"{manifest_path}: {field} names tasks it does not list: {', '.join(stray)}")
     unseen = manifest.tasks if manifest.unseen else [t for t in manifest.tasks if t in manifest.unseen_tasks]
     return Suite(
-        name=manifest.name, version=manifest.version, language=manifest.language, image=manifest.image,
-        description=manifest.description, path=path, origin=origin, tasks=tuple(tasks), unseen_tasks=tuple(unseen),
+        name=manifest.name, version=manifest.version, language=manifest.language,
+        image=suite_image(manifest.language, manifest.image), description=manifest.description, path=path,
+        origin=origin, tasks=tuple(tasks), unseen_tasks=tuple(unseen),
         written=manifest.written,
     )
 
@@ -287,7 +288,7 @@ def import_suite(source: Path | str, name: str, replace: bool = False, unseen: b
         raise BadInput(f"{source}: holds exercises of several languages ({', '.join(sorted(languages))}); "
                        "import each language's as a suite of its own")
     manifest = SuiteManifest(
-        name=name, version="imported", language=languages.pop(), image=IMAGE_REPO,
+        name=name, version="imported", language=(language := languages.pop()), image=image_repo(language),
         description=f"imported from {source}", source=str(source), tasks=[ex.name for ex in exercises],
         unseen=unseen,
     )

@@ -364,7 +364,8 @@ class TaskUnit(Protocol):
 
 
 def _in_task_tree(work: Callable[[U, SandboxSession], R], run_timeout_s: float, unit: U, slot: Slot) -> R:
-    session = slot.warm_session(("tests", unit.task.path), partial(language_for(unit.task).drop_build, unit.task))
+    session = slot.warm_session(("tests", unit.task.path), partial(language_for(unit.task).drop_build, unit.task),
+                                unit.task.language)
     # Validation's candidates are known programs whose tests finish in well under a
     # second; a hung mutant should not cost a model's minute.
     session.limits = slot.host.box.limits.model_copy(
@@ -457,7 +458,7 @@ def validate_suite(
             step(f"{unit.task.slug}: {'ok' if got.ok else 'broken'}", unit.runs)
 
     with using(sandbox, min(workers, len(units))) as executor:
-        facts = executor.facts
+        facts = executor.facts_for((suite.language,))
         repo = (facts.image or "").split(":")[0]
         if facts.backend == "docker" and repo and repo != suite.image:
             raise BadInput(f"{suite.manifest_path}: the suite needs image {suite.image}, the sandbox has {repo}")

@@ -369,7 +369,7 @@ def verify_in_session(task: Task, candidate: Mapping[str, bytes], session: Sandb
 def verify(task: Task, candidate_files: Mapping[str, bytes], *, sandbox: Sandbox | str = "auto") -> Verdict:
     """Verify one candidate in a fresh session."""
     box = make_sandbox(sandbox)
-    with box.session(f"verify {task.slug}") as session:
+    with box.session(f"verify {task.slug}", task.language) as session:
         return verify_in_session(task, candidate_files, session)
 
 
@@ -414,7 +414,7 @@ def _verify_batch(batch: _Batch, slot: Slot) -> list[Verdict]:
     out = []
     for candidate in batch.candidates:
         try:
-            session = slot.warm_session(("probe", task.path), _plan_for(task).probe.drop)
+            session = slot.warm_session(("probe", task.path), _plan_for(task).probe.drop, task.language)
             out.append(verify_in_session(task, candidate, session))
         except Exception as exc:  # noqa: BLE001  typed into the verdict
             out.append(failed_verdict(task, candidate, UnitFailure.of(exc)))

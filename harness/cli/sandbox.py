@@ -11,47 +11,63 @@ import typer
 from ..errors import BadInput, SandboxUnavailable
 from ..exercism_results import exercism_results
 from ..fs import atomic_write, check_writable
+from ..languages import LAYOUTS, layout_named
 from ..languages.registry import language_for
 from ..sandbox import make_sandbox
 from ..sandbox.engine import LOCAL_PACKAGES, ensure_engine, install_packages
-from ..sandbox.image import build_image, image_tag
+from ..sandbox.image import ImageInfo, build_image, image_tag
 from ..sandbox.local import LocalSandbox
 from ..task import load_task
 from .app import app, console, err, handled
 from .testreport_table import print_test_report
 
-image_app = typer.Typer(no_args_is_help=True, help="The C++ sandbox image.")
-sandbox_app = typer.Typer(no_args_is_help=True, help="The sandbox: engine, image, backends.")
+image_app = typer.Typer(no_args_is_help=True, help="The sandbox images, one per language.")
+sandbox_app = typer.Typer(no_args_is_help=True, help="The sandbox: engine, images, backends.")
 app.add_typer(image_app, name="image")
 app.add_typer(sandbox_app, name="sandbox")
+
+_LANGUAGES_HELP = "a language whose image (repeat for several; default: every language the harness has)"
+
+
+def _languages(named: list[str] | None) -> list[str]:
+    return [layout_named(n, "--language").name for n in named] if named else list(LAYOUTS)
+
+
+def _build(named: list[str] | None, force: bool = False) -> list[ImageInfo]:
+    log = lambda m: err.print(m, markup=False, highlight=False)  # noqa: E731
+    return [build_image(language, force=force, log=log) for language in _languages(named)]
 
 
 @image_app.command("build")
 @handled
-def image_build(force: bool = typer.Option(False, help="rebuild even if the content tag exists")):
-    """Build the toolchain image (offline base via debootstrap when no registry answers)."""
-    info = build_image(force=force, log=lambda m: err.print(m, markup=False, highlight=False))
-    if info.path == "present":
-        console.print(f"{info.tag} present ({info.image_id[:19]}); nothing to build")
-    else:
-        console.print(f"built {info.tag} ({info.image_id[:19]}) on the {info.path} in {info.seconds:.0f} s")
+def image_build(force: bool = typer.Option(False, help="rebuild even if the content tag exists"),
+                language: Optional[list[str]] = typer.Option(None, help=f"{_LANGUAGES_HELP} to build")):
+    """Build the toolchain images (offline base via debootstrap when no registry answers).
+    A run builds the images its suite needs on first use; this builds them ahead."""
+    for info in _build(language, force):
+        if info.path == "present":
+            console.print(f"{info.tag} present ({info.image_id[:19]}); nothing to build")
+        else:
+            console.print(f"built {info.tag} ({info.image_id[:19]}) on the {info.path} in {info.seconds:.0f} s")
 
 
 @image_app.command("tag")
 @handled
-def image_tag_cmd():
-    """Print the content tag the current build context would have."""
-    console.print(image_tag())
+def image_tag_cmd(language: Optional[list[str]] = typer.Option(None, help=f"{_LANGUAGES_HELP} to name")):
+    """Print the content tag each language's build context would have."""
+    for name in _languages(language):
+        console.print(image_tag(name))
 
 
 @sandbox_app.command("up")
 @handled
 def sandbox_up(
     fallback: bool = typer.Option(True, help="when Docker cannot be had, say so and exit 0 (local backend)"),
+    language: Optional[list[str]] = typer.Option(None, help=f"{_LANGUAGES_HELP} to build"),
 ):
     """Make the sandboxes usable: as root, install what the local backend needs from Debian;
-    start (as root, install) the Docker engine; build the image. Falls back to the local
-    backend with a notice when Docker is impossible."""
+    start (as root, install) the Docker engine; build the languages' images. Falls back to
+    the local backend with a notice when Docker is impossible."""
     log = lambda m: err.print(m, markup=False, highlight=False)  # noqa: E731
     try:
         install_packages(LOCAL_PACKAGES, log)
@@ -60,8 +76,8 @@ def sandbox_up(
     try:
         how = ensure_engine(log=log)
         log(f"docker engine: {how}")
-        info = build_image(log=log)
-        console.print(f"sandbox ready: docker, image {info.tag} ({info.path})")
+        infos = _build(language)
+        console.print("sandbox ready: docker, " + ", ".join(f"image {i.tag} ({i.path})" for i in infos))
     except SandboxUnavailable as exc:
         if not fallback:
             raise
@@ -99,7 +115,7 @@ def test_cmd(
         raise BadInput(f"{solution}: not a folder")
     workspace = task.reference_files() if reference else (solution or task.path)
     box = make_sandbox(sandbox, notice=lambda m: err.print(m, markup=False, highlight=False))
-    with box.session(f"test {task.slug}") as session:
+    with box.session(f"test {task.slug}", task.language) as session:
         report = language_for(task).run_tests(task, workspace, session)
     if fmt == "terminal":
         print_test_report(console, task.slug, report)

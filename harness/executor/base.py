@@ -70,9 +70,14 @@ class SandboxFacts(Record):
     image_digest: str | None = None
 
     @classmethod
-    def of(cls, box: Sandbox) -> "SandboxFacts":
-        image, digest = box.image_facts()
+    def of(cls, box: Sandbox, languages: Sequence[str] = ()) -> "SandboxFacts":
+        """With the images of `languages` (built here if they are not yet)."""
+        image, digest = box.image_facts(languages)
         return cls(backend=box.backend, isolation=box.isolation, image=image, image_digest=digest)
+
+
+def _host_facts(host: "Host", languages: tuple[str, ...]) -> SandboxFacts:
+    return SandboxFacts.of(host.box, languages)
 
 
 class Host:
@@ -128,16 +133,21 @@ class Slot:
         self._session: SandboxSession | None = None
         self._warm: tuple[Hashable, Callable[[SandboxSession], None]] | None = None
 
-    def session(self) -> SandboxSession:
+    def session(self, language: str | None = None) -> SandboxSession:
+        """The slot's session; one of another language than `language` (when given) is
+        closed first and a session of it opened (a container of its image)."""
+        if self._session is not None and language is not None and self._session.language != language:
+            self.close()
         if self._session is None:
-            self._session = self.host.box.session(f"{self.label} #{self.number}")
+            self._session = self.host.box.session(f"{self.label} #{self.number}", language)
         return self._session
 
-    def warm_session(self, key: Hashable, free: Callable[[SandboxSession], None]) -> SandboxSession:
-        """The slot's session, kept warm for `key` (a task's build tree); what it held warm
-        for another key is freed first with the `free` given then: build space is a
-        fixed-size tmpfs."""
-        session = self.session()
+    def warm_session(self, key: Hashable, free: Callable[[SandboxSession], None],
+                     language: str | None = None) -> SandboxSession:
+        """The slot's session of `language`, kept warm for `key` (a task's build tree); what
+        it held warm for another key is freed first with the `free` given then: build space
+        is a fixed-size tmpfs."""
+        session = self.session(language)
         if self._warm is None or self._warm[0] != key:
             if self._warm is not None:
                 self._warm[1](session)
@@ -171,7 +181,16 @@ class Executor(ABC):
     @property
     @abstractmethod
     def facts(self) -> SandboxFacts:
-        """The sandbox every slot runs."""
+        """The sandbox every slot runs (its images: `facts_for`)."""
+
+    def facts_for(self, languages: Sequence[str]) -> SandboxFacts:
+        """The sandbox every slot runs, with the images of `languages`, each built on every
+        host where it is not yet (the first use of a suite that needs it, before any unit
+        runs); bad input where hosts disagree on them."""
+        found = {f.model_dump_json(): f for f in self.each_host(_host_facts, tuple(sorted(set(languages))))}
+        if len(found) > 1:
+            raise BadInput("the executor's hosts run different sandbox images: " + " | ".join(sorted(found)))
+        return next(iter(found.values()), self.facts)
 
     @abstractmethod
     def run(self, units: Sequence[U], work: Work, *, label: str, on_result: Callable[[U, R], None] | None = None,

@@ -22,6 +22,9 @@ class Layout(BaseModel):
     # own build steps, if any) copies from assets/ (nothing is fetched while a test runs).
     image_packages: tuple[str, ...] = ()
     image_files: tuple[str, ...] = ()
+    # Whether the local backend runs its tests too (`sandbox up` installs its packages on the
+    # host); a language that runs in its image alone says so when asked of another backend.
+    runs_locally: bool = True
     # The prompt contract (prompt_contracts/) its repair curricula are written with unless
     # one is named: the instructions say which language and library to keep to.
     repair_contract: str = "repair"

@@ -5,6 +5,7 @@ repair curriculum starts from the ones that fail, test writing scores suites by 
 
 from __future__ import annotations
 
+import random
 import re
 from enum import Enum
 from typing import Mapping
@@ -64,6 +65,15 @@ class Mutant(BaseModel):
         out = dict(files)
         out[self.file] = encode(self.mutate_text(decode(files[self.file])))
         return out
+
+
+def sample(mutants: list[Mutant], cap: int | None, seed: int) -> list[Mutant]:
+    """At most `cap` of `mutants`, drawn with `seed` and kept in their order, so the same
+    inputs always give the same list; all of them without a cap."""
+    if cap is None or len(mutants) <= cap:
+        return mutants
+    keep = sorted(random.Random(seed).sample(range(len(mutants)), cap))
+    return [mutants[i] for i in keep]
 
 
 def _squash(text: str) -> str:

@@ -10,8 +10,9 @@ from . import language_of
 from .language import Language
 from .cpp.language import Cpp
 from .python.language import Python
+from .go.language import Go
 
-_LANGUAGES: dict[str, Language] = {lang.layout.name: lang for lang in (Cpp(), Python())}
+_LANGUAGES: dict[str, Language] = {lang.layout.name: lang for lang in (Cpp(), Python(), Go())}
 
 
 def language_for(task: Task) -> Language:

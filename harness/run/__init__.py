@@ -132,7 +132,9 @@ def _run_trials(config: RunConfig, plan: RunPlan, folder: RunFolder, keys: list,
         else:
             folder = RunFolder.create(config.runs_dir, plan.run_id)
             lock = folder.lock()
-            manifest = _manifest(plan, config, executor.facts)
+            # The images of the suite's languages, built here on their first use.
+            languages = [t.language for t in plan.tasks if t.language is not None]
+            manifest = _manifest(plan, config, executor.facts_for(languages))
             write_record(folder.root / PROFILE_FILE, plan.profile)
             write_record(folder.root / CONTRACT_FILE, plan.contract)
             for c in plan.configs:

@@ -163,7 +163,7 @@ def run_trial(spec: TrialSpec, trial_dir: Path, sessions: SessionPool, agents: A
         if resume is not None:
             _copy_tree(regular_files(resume.workspace), workspace)
         stopping()
-        sandboxing = sessions.lease(label)
+        sandboxing = sessions.lease(label, task.language)
         edits = kind.chat_files(task)
         shown = edits + kind.read_only_files(task)
         agent.start(AgentChat(

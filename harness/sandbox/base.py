@@ -16,15 +16,20 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING, Iterable, Mapping
 
 from pydantic import BaseModel, Field
 
 from ..errors import UnsafeName
 from ..file_names import describe, refusal
+from ..languages import LAYOUTS
 
 if TYPE_CHECKING:
     from ..languages.cpp.catch_pch import PchFacts
+
+
+# The language of a session that neither asked for one nor staged any sources.
+DEFAULT_LANGUAGE = "cpp"
 
 
 class SandboxLimits(BaseModel):
@@ -111,8 +116,11 @@ class SandboxSession(ABC):
     # (`kept`): false where every command's processes end with it.
     keeps_processes: bool = False
 
-    def __init__(self, sandbox: "Sandbox"):
+    def __init__(self, sandbox: "Sandbox", language: str | None = None):
         self.sandbox = sandbox
+        # The language whose toolchain the session runs (a Docker session's image): the one
+        # asked for, else that of the first sources staged.
+        self.language = language
         self.limits = sandbox.limits
         self.staging = Path(tempfile.mkdtemp(prefix="harness-stage-"))
         os.chmod(self.staging, 0o755)
@@ -134,6 +142,9 @@ class SandboxSession(ABC):
         modification time, which is what lets make skip an unchanged test unit. Every name
         goes through the path check first (file_names.py): one it refuses is UnsafeName and
         nothing is written, so no name reaches outside the folder or through a link."""
+        found = next((name for name, layout in LAYOUTS.items() if layout.owns(tuple(files))), None)
+        if found is not None:
+            self.serve(found)
         root = self.staging / subdir
         folders = {parent.as_posix() for rel in files for parent in PurePosixPath(rel).parents}
         for rel in (subdir, *files):
@@ -162,6 +173,17 @@ class SandboxSession(ABC):
                 self._own(root / parent, folder=True)
             dest.write_bytes(data)
             self._own(dest, folder=False)
+
+    def serve(self, language: str) -> None:
+        """The session is to run `language`'s work: one that named no language and staged no
+        sources of one takes it (work that runs a command before it stages any says so)."""
+        if self.language is None:
+            self.language = language
+
+    def language_or_default(self) -> str:
+        """The session's language, C++ where nothing said one (a session asked only of the
+        toolchain's own facts)."""
+        return self.language or DEFAULT_LANGUAGE
 
     def _own(self, path: Path, *, folder: bool) -> None:
         """A staged folder or file as the builder may read it and, where the harness can
@@ -242,9 +264,12 @@ class Sandbox(ABC):
         self.limits = limits or SandboxLimits()
 
     @abstractmethod
-    def session(self, label: str = "") -> SandboxSession: ...
+    def session(self, label: str = "", language: str | None = None) -> SandboxSession:
+        """A session for `language`'s work (harness/languages: its name), or for the
+        language of the first sources it stages."""
 
-    def image_facts(self) -> tuple[str | None, str | None]:
-        """The container image the sandbox runs, as (tag, id); (None, None) for a backend
-        that runs none."""
+    def image_facts(self, languages: Iterable[str] = ()) -> tuple[str | None, str | None]:
+        """The container images the sandbox runs for `languages`, as (tags, ids), each
+        comma-joined in the languages' order by name; (None, None) for a backend that runs
+        none."""
         return None, None

@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import os
 import socket
+import sys
 import tarfile
 import threading
 import time
@@ -20,7 +21,7 @@ from ..languages.cpp.catch_pch import FACTS_DIR, PchFacts
 from .base import CappedBuffer, ExecResult, Role, Sandbox, SandboxLimits, SandboxSession
 from .capture import leave_nothing
 from .engine import docker_client
-from .image import find_image, image_tag
+from .image import build_image
 
 if TYPE_CHECKING:
     from docker.models.containers import Container
@@ -96,8 +97,8 @@ class DockerSession(SandboxSession):
     runner_ipc = True  # the container's IPC namespace outlives every exec
     keeps_processes = True  # an exec's orphans live on with the container
 
-    def __init__(self, sandbox: "DockerSandbox", label: str):
-        super().__init__(sandbox)
+    def __init__(self, sandbox: "DockerSandbox", label: str, language: str | None = None):
+        super().__init__(sandbox, language)
         self.label = label
         self.test_main = "/opt/harness/lib/test_main.o"
         self.catch2_with_main = True  # Debian's catch2 ships it; the image's Dockerfile checks
@@ -111,6 +112,14 @@ class DockerSession(SandboxSession):
         # Set by `reset` and by a new container: the builder's emptying is owed, and done by
         # the builder's next command.
         self._builder_dirty = False
+        # A Python round's builder and runner commands start together: one container for both.
+        self._starting = threading.Lock()
+        if language is not None:
+            self._open()
+        # else the container starts with the first command, in the image of the language
+        # of the first sources staged (`SandboxSession.language`)
+
+    def _open(self) -> None:
         try:
             self._start()
         except BaseException:
@@ -119,15 +128,23 @@ class DockerSession(SandboxSession):
             self.close()
             raise
 
+    def _started(self) -> "Container":
+        with self._starting:
+            if self.container is None:
+                self._open()
+            assert self.container is not None  # _open started one or raised
+            return self.container
+
     def _start(self) -> None:
         # The docker package takes 0.1 s to import: only where the engine is used, not for every command that names a sandbox.
         import docker
 
         lim = self.limits
         mb = lim.scratch_mb
+        image = self.sandbox.image_for(self.language_or_default())
         try:
             self.container = self.sandbox.client.containers.run(
-                self.sandbox.image,
+                image,
                 command=["sleep", "infinity"],
                 name=f"harness-{self.session_id}-{uuid.uuid4().hex[:6]}",
                 detach=True,
@@ -161,7 +178,7 @@ class DockerSession(SandboxSession):
                 },
             )
         except docker.errors.ImageNotFound:
-            raise SandboxUnavailable(f"sandbox image {self.sandbox.image} is missing: run `harness image build`") from None
+            raise SandboxUnavailable(f"sandbox image {image} is missing: run `harness image build`") from None
         except docker.errors.APIError as exc:
             raise SandboxUnavailable(f"cannot start a sandbox container: {exc.explanation or exc}") from None
         self._builder_dirty = True  # a new container's build tree is still the image's to list
@@ -178,13 +195,15 @@ class DockerSession(SandboxSession):
         self._restart()  # the only way to free the slots its zombies hold
 
     def _restart(self) -> None:
-        self._remove()
-        self.build_tree_lost()
-        self._start()
+        with self._starting:  # no command of another thread starts one of its own meanwhile
+            self._remove()
+            self.build_tree_lost()
+            self._start()
         self.runner_dirty = False
 
     def exec(self, argv: list[str], *, role: Role, timeout_s: float, cap: int | None = None,
              stdin: bytes | None = None) -> ExecResult:
+        self._started()  # first: a new container owes the builder's emptying before this command
         if self._builder_dirty and role is Role.builder:
             # The emptying owed since `reset` comes first, in the same exec (a reused
             # session's first build costs no exec of its own). A runner's command before it
@@ -209,8 +228,7 @@ class DockerSession(SandboxSession):
             self.runner_dirty = True
         else:
             argv = ["sh", "-c", f'{_BUILDER_UMASK}; exec "$@"', "sh", *argv]
-        container = self.container
-        assert container is not None  # started when the session was made, and not used once closed
+        container = self._started()
         try:
             ex = api.exec_create(container.id, argv, user=_UIDS[role], workdir="/", stdout=True, stderr=True,
                                  stdin=stdin is not None)
@@ -295,8 +313,7 @@ class DockerSession(SandboxSession):
                 pass
 
     def catch_pch_facts(self) -> PchFacts | None:
-        assert self.container is not None  # asked by a build, in a session not yet closed
-        return self.sandbox.catch_pch_facts(self.container)
+        return self.sandbox.catch_pch_facts(self._started())
 
     def _close(self) -> None:
         self._remove()
@@ -311,17 +328,29 @@ class DockerSandbox(Sandbox):
     )
 
     def __init__(self, limits: SandboxLimits | None = None, image: str | None = None):
+        """`image`: the one image every session runs, whatever its language; by default each
+        language's own (image.py), built the first time a session of the language starts."""
         super().__init__(limits)
         self.client = docker_client()
-        self.image = image or image_tag()
+        self.image = image
+        self._images: dict[str, str] = {}
+        self._images_lock = threading.Lock()
         self._facts: PchFacts | None = None
         self._facts_lock = threading.Lock()
-        if image is None and find_image(self.client) is None:
-            raise SandboxUnavailable(f"sandbox image {self.image} is missing: run `harness image build`")
         reap_orphans(self.client)
 
-    def session(self, label: str = "") -> DockerSession:
-        return DockerSession(self, label)
+    def image_for(self, language: str) -> str:
+        """The image a session of `language` runs: built here unless it exists (once per
+        process; a session waits for another's build of the same image)."""
+        if self.image is not None:
+            return self.image
+        with self._images_lock:
+            if language not in self._images:
+                self._images[language] = build_image(language, log=_build_log).tag
+            return self._images[language]
+
+    def session(self, label: str = "", language: str | None = None) -> DockerSession:
+        return DockerSession(self, label, language)
 
     def catch_pch_facts(self, container: Container) -> PchFacts | None:
         """The image's facts for precompiled Catch2, read once from a container of it (an
@@ -341,15 +370,25 @@ class DockerSandbox(Sandbox):
                 self._facts = PchFacts.parse(files)
             return self._facts if self._facts.usable else None
 
-    def image_facts(self) -> tuple[str | None, str | None]:
+    def image_facts(self, languages: Iterable[str] = ()) -> tuple[str | None, str | None]:
         # docker and requests: imported where the engine is used (see _start)
         import docker
         import requests
 
+        tags = [self.image_for(lang) for lang in sorted(set(languages))] if self.image is None else [self.image]
+        if not tags:
+            return None, None
         try:
-            return self.image, self.client.images.get(self.image).id
+            ids = [self.client.images.get(tag).id for tag in tags]
         except docker.errors.ImageNotFound:
-            return self.image, None  # removed since the sandbox was made: its sessions will say so
+            return ",".join(tags), None  # removed since the sandbox was made: its sessions will say so
         except (docker.errors.APIError, requests.exceptions.ConnectionError) as exc:
-            raise SandboxUnavailable(f"the Docker engine did not describe the image {self.image} "
+            raise SandboxUnavailable(f"the Docker engine did not describe the images {', '.join(tags)} "
                                      f"({exc.__class__.__name__})") from None
+        return ",".join(tags), ",".join(ids)
+
+
+def _build_log(message: str) -> None:
+    """A build on first use says what it builds (minutes), on stderr as `harness image build` does."""
+    if message.startswith("building ") or not message.startswith("Step "):
+        print(message, file=sys.stderr)

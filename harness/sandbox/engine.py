@@ -51,7 +51,8 @@ def _wait_for_engine(seconds: float) -> bool:
 # the image's base offline; and for the local backend bubblewrap and the toolchain the image
 # carries, every language's (a language added to the image is added here too).
 DOCKER_PACKAGES = ("docker.io", "debootstrap")
-LOCAL_PACKAGES = ("bubblewrap", *sorted({p for layout in LAYOUTS.values() for p in layout.image_packages}))
+LOCAL_PACKAGES = ("bubblewrap", *sorted({p for layout in LAYOUTS.values() if layout.runs_locally
+                                          for p in layout.image_packages}))
 
 
 def missing_packages(names) -> list[str]:

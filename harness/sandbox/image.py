@@ -1,7 +1,10 @@
-"""The toolchain image, tagged by the content of its build context, so a change to the
-Dockerfile or to a language's image files makes a new image and an old run's image stays
-identifiable by digest. The Dockerfile is sandbox/assets/Dockerfile with every language's
-packages and build steps (`Layout.image_packages`, languages/<name>/assets/) filled in.
+"""The toolchain images, one per language (`harness-<language>`), each tagged by the content
+of its build context, so a change to the Dockerfile or to a language's image files makes a
+new image and an old run's image stays identifiable by digest. A language's Dockerfile is
+sandbox/assets/Dockerfile with that language's packages and build steps
+(`Layout.image_packages`, languages/<name>/assets/) filled in; the steps before them are the
+same for every language, so the images share those layers. An image is built on first use:
+a C++ suite never pays for Go's toolchain.
 
 When no registry is reachable (these machines reach Debian's mirror and PyPI, not Docker
 Hub), the base is made offline: debootstrap a minimal bookworm, `docker import` it, and
@@ -22,11 +25,11 @@ from pydantic import BaseModel
 
 from ..errors import SandboxUnavailable
 from ..hashing import hash_files
-from ..languages import LAYOUTS
+from ..languages import layout_named
 from ..paths import package_file
 from .engine import docker_client, install_packages
 
-IMAGE_REPO = "harness-cpp"
+IMAGE_PREFIX = "harness-"
 OFFICIAL_BASE = "debian:bookworm-slim"
 OFFLINE_BASE = "harness-bookworm-base:minbase"
 
@@ -39,36 +42,48 @@ class ImageInfo(BaseModel):
     seconds: float = 0.0
 
 
-def context_files() -> dict[str, bytes]:
-    """The build context: the Dockerfile, and each language's files under its name."""
-    files: dict[str, bytes] = {}
-    steps = []
-    for layout in LAYOUTS.values():
-        for name in layout.image_files:
-            files[f"{layout.name}/{name}"] = package_file("languages", layout.name, "assets", name).read_bytes()
-        own = package_file("languages", layout.name, "assets", "image.dockerfile")
-        if own.exists():
-            steps.append(own.read_text().strip())
-    packages = sorted({p for layout in LAYOUTS.values() for p in layout.image_packages})
+def image_repo(language: str) -> str:
+    """The repository a language's images are tagged in (what a suite's `image` names)."""
+    return IMAGE_PREFIX + layout_named(language, "sandbox image").name
+
+
+# The repository of the one image every language shared before images were per language
+# (C++'s name): a suite written then names it whatever its language.
+SHARED_REPO = "harness-cpp"
+
+
+def suite_image(language: str, named: str) -> str:
+    """The image repository a suite of `language` is built in, given the one it names."""
+    return image_repo(language) if named == SHARED_REPO else named
+
+
+def context_files(language: str) -> dict[str, bytes]:
+    """A language's build context: the Dockerfile, and the language's files under its name."""
+    layout = layout_named(language, "sandbox image")
+    files = {f"{layout.name}/{name}": package_file("languages", layout.name, "assets", name).read_bytes()
+             for name in layout.image_files}
+    own = package_file("languages", layout.name, "assets", "image.dockerfile")
+    steps = own.read_text().strip() if own.exists() else ""
     dockerfile = package_file("sandbox", "assets", "Dockerfile").read_text()
-    dockerfile = dockerfile.replace("@packages@", " ".join(packages)).replace("@languages@", "\n\n".join(steps))
+    dockerfile = dockerfile.replace("@packages@", " ".join(sorted(layout.image_packages))).replace("@language@", steps)
     return {"Dockerfile": dockerfile.encode(), **files}
 
 
-def image_tag() -> str:
-    return f"{IMAGE_REPO}:{hash_files(context_files())[:12]}"
+def image_tag(language: str) -> str:
+    return f"{image_repo(language)}:{hash_files(context_files(language))[:12]}"
 
 
-def find_image(client=None) -> ImageInfo | None:
+def find_image(language: str, client=None) -> ImageInfo | None:
     # docker: imported where the engine is used (see engine.docker_client)
     import docker
 
     client = client or docker_client(timeout=600)
+    tag = image_tag(language)
     try:
-        img = client.images.get(image_tag())
+        img = client.images.get(tag)
     except docker.errors.ImageNotFound:
         return None
-    return ImageInfo(tag=image_tag(), image_id=img.id, base=img.labels.get("harness.base", "?"), path="present")
+    return ImageInfo(tag=tag, image_id=img.id, base=img.labels.get("harness.base", "?"), path="present")
 
 
 def debian_mirror() -> str:
@@ -140,18 +155,18 @@ def _pick_base(client, log: Callable[[str], None]) -> tuple[str, str]:
     return build_offline_base(client, log), "debootstrap base"
 
 
-def build_image(force: bool = False, log: Callable[[str], None] = print) -> ImageInfo:
-    """Build the toolchain image unless an image with this content tag exists."""
+def build_image(language: str, force: bool = False, log: Callable[[str], None] = print) -> ImageInfo:
+    """Build a language's toolchain image unless an image with its content tag exists."""
     client = docker_client(timeout=600)
     if not force:
-        found = find_image(client)
+        found = find_image(language, client)
         if found is not None:
             return found
     start = time.monotonic()
     base, path = _pick_base(client, log)
-    tag = image_tag()
+    tag = image_tag(language)
     with tempfile.TemporaryDirectory(prefix="harness-image-") as ctx:
-        for name, data in context_files().items():
+        for name, data in context_files(language).items():
             Path(ctx, name).parent.mkdir(parents=True, exist_ok=True)
             Path(ctx, name).write_bytes(data)
         log(f"building {tag} on {base}")

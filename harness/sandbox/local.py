@@ -138,8 +138,8 @@ def _feed(pipe, data: bytes) -> None:
 class LocalSession(SandboxSession):
     sandbox: "LocalSandbox"
 
-    def __init__(self, sandbox: "LocalSandbox", label: str):
-        super().__init__(sandbox)
+    def __init__(self, sandbox: "LocalSandbox", label: str, language: str | None = None):
+        super().__init__(sandbox, language)
         # As root, a user of its own for each role: the builder owns the staged sources and
         # the build tree, the runner its scratch, and neither reads what the other made.
         root = os.geteuid() == 0
@@ -309,5 +309,5 @@ class LocalSandbox(Sandbox):
         else:
             self.isolation = f"local: plain subprocesses {who}with rlimits (no network isolation; install bwrap)"
 
-    def session(self, label: str = "") -> LocalSession:
-        return LocalSession(self, label)
+    def session(self, label: str = "", language: str | None = None) -> LocalSession:
+        return LocalSession(self, label, language)

@@ -27,20 +27,27 @@ Result = TypeVar("Result")
 class SessionPool:
     def __init__(self, box: Sandbox):
         self.box = box
-        self._idle: list[SandboxSession] = []
+        self._idle: list[SandboxSession] = []  # of every language: each takes its own
         self._emptying = 0
         self._changed = threading.Condition()
         self.closed = False
 
-    def acquire(self, label: str = "") -> SandboxSession:
-        """An emptied session, or a new one (labelled for the work that opened it). A
-        session being emptied is waited for: it is ready sooner than a new container."""
+    def acquire(self, label: str = "", language: str | None = None) -> SandboxSession:
+        """An emptied session of `language` (a container of its image), or a new one
+        (labelled for the work that opened it). A session being emptied is waited for: it is
+        ready sooner than a new container."""
         with self._changed:
-            while not self._idle and self._emptying:
+            while not self._fits(language) and self._emptying:
                 self._changed.wait()
-            if self._idle:
-                return self._idle.pop()
-        return self.box.session(label)
+            fit = self._fits(language)
+            if fit is not None:
+                self._idle.remove(fit)
+                return fit
+        return self.box.session(label, language)
+
+    def _fits(self, language: str | None) -> SandboxSession | None:
+        """An idle session of `language`; of any, for work that names none."""
+        return next((s for s in reversed(self._idle) if language is None or s.language == language), None)
 
     def release(self, session: SandboxSession, reusable: bool = True) -> None:
         """Take a session back: emptied for the next one in the background, or closed now
@@ -54,8 +61,8 @@ class SessionPool:
             return
         threading.Thread(target=self._empty, args=(session,), name="sandbox-reset", daemon=True).start()
 
-    def lease(self, label: str) -> "SessionLease":
-        return SessionLease(self, label)
+    def lease(self, label: str, language: str | None = None) -> "SessionLease":
+        return SessionLease(self, label, language)
 
     def _empty(self, session: SandboxSession) -> None:
         try:
@@ -90,8 +97,8 @@ class SessionLease:
     a container (when none is idle) overlaps what the work does first (a trial's first agent
     round); replaced once if it breaks under use (a dead container); given back by `close`."""
 
-    def __init__(self, pool: SessionPool, label: str):
-        self.pool, self.label = pool, label
+    def __init__(self, pool: SessionPool, label: str, language: str | None = None):
+        self.pool, self.label, self.language = pool, label, language
         self.session: SandboxSession | None = None
         self.error: BaseException | None = None
         self._opening = threading.Thread(target=self._open, name="sandbox-open", daemon=True)
@@ -99,7 +106,7 @@ class SessionLease:
 
     def _open(self) -> None:
         try:
-            self.session = self.pool.acquire(self.label)
+            self.session = self.pool.acquire(self.label, self.language)
         except BaseException as exc:  # handed to the work's thread in use()
             self.error = exc
 
@@ -114,7 +121,7 @@ class SessionLease:
         except SandboxUnavailable:
             self.session = None
             self.pool.release(session, reusable=False)
-            self.session = self.pool.acquire(self.label)
+            self.session = self.pool.acquire(self.label, self.language)
             return work(self.session)
 
     def close(self) -> None:

@@ -64,8 +64,8 @@ class MeteredSandbox:
     def __init__(self, box):
         self.box, self.cpu_seconds, self.lock = box, 0.0, threading.Lock()
 
-    def session(self, label=""):
-        session = self.box.session(label)
+    def session(self, label="", *language):  # a language where the harness's sessions take one
+        session = self.box.session(label, *language)
         close = session.close
 
         def metered_close():
@@ -83,7 +83,7 @@ class MeteredSandbox:
 # Runs inside the baseline's worktree (its own harness package first on sys.path): verify
 # the candidates with that revision's verifier and print seconds and verdicts as JSON.
 _BASELINE = r"""
-import json, sys, time
+import inspect, json, sys, time
 sys.path.insert(0, sys.argv[3])
 from bench_verify import MeteredSandbox
 from harness.paths import bundled_dir
@@ -91,8 +91,9 @@ from harness.sandbox.image import build_image, find_image
 from harness.sandbox.docker import DockerSandbox
 from harness.task import load_task
 from harness.verify import verify_many
-if find_image() is None:
-    build_image(log=lambda m: print(m, file=sys.stderr))
+lang = ("cpp",) if inspect.signature(find_image).parameters.get("language") else ()  # images per language
+if find_image(*lang) is None:
+    build_image(*lang, log=lambda m: print(m, file=sys.stderr))
 task = load_task(bundled_dir("suites") / "fixed26" / "phone-number")
 files = [{k: bytes.fromhex(v) for k, v in c.items()} for c in json.load(open(sys.argv[1]))]
 box = DockerSandbox()

@@ -15,9 +15,11 @@ from typing import Iterator
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# Builds the image of the revision whose harness package is first on the path, when missing.
-_IMAGE = ("import sys\nfrom harness.sandbox.image import build_image, find_image\n"
-          "find_image() or build_image(log=lambda m: print(m, file=sys.stderr))")
+# Builds the C++ image of the revision whose harness package is first on the path, when
+# missing (a revision before images were per language has one image, named by no language).
+_IMAGE = ("import inspect, sys\nfrom harness.sandbox.image import build_image, find_image\n"
+          "lang = ('cpp',) if inspect.signature(find_image).parameters.get('language') else ()\n"
+          "find_image(*lang) or build_image(*lang, log=lambda m: print(m, file=sys.stderr))")
 
 
 def _env(tree: Path) -> dict[str, str]:

@@ -34,7 +34,7 @@ def wait_for_container(pid: int, timeout: float = 60) -> None:
 
 def test_exception_inside_a_session_removes_the_container(docker_sandbox):
     with pytest.raises(RuntimeError):
-        with docker_sandbox.session("boom"):
+        with docker_sandbox.session("boom", "cpp"):
             assert len(containers_of(os.getpid())) == 1
             raise RuntimeError("boom")
     assert containers_of(os.getpid()) == []

@@ -135,3 +135,24 @@ def test_a_round_in_a_reused_docker_session_costs_two_execs(docker_sandbox):
         pool.release(again)
     finally:
         pool.close()
+
+
+def test_sessions_run_their_languages_image_and_a_pool_keeps_them_apart(docker_sandbox):
+    """One image per language: a C++ session runs harness-cpp's, a Python one harness-python's,
+    and a pool never hands work of one language the other's idle session (its image lacks
+    the toolchain); work that names no language takes any."""
+    pool = SessionPool(docker_sandbox)
+    try:
+        cpp = pool.acquire("c++ trial", "cpp")
+        pool.release(cpp)
+        python = pool.acquire("python trial", "python")
+        assert python is not cpp
+        tags = {s.language: s.container.image.tags for s in (cpp, python)}
+        assert tags["cpp"][0].startswith("harness-cpp:") and tags["python"][0].startswith("harness-python:")
+        assert "harness-python" in docker_sandbox.image_facts(["python", "cpp"])[0].split(",")[1]
+        pool.release(python)
+        anyone = pool.acquire("any trial")
+        assert anyone in (cpp, python)
+        pool.release(anyone)
+    finally:
+        pool.close()

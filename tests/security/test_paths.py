@@ -81,7 +81,7 @@ class _Box(Sandbox):
     backend = "none"
     isolation = "none"
 
-    def session(self, label: str = "") -> SandboxSession:
+    def session(self, label: str = "", language: str | None = None) -> SandboxSession:
         return _Session(self)
 
 

@@ -198,13 +198,16 @@ def test_an_exercise_of_a_language_the_harness_lacks_is_refused_on_import(tmp_pa
     upstream = tmp_path / "practice"
     shutil.copytree(GOLDEN / "sum-of-squares", upstream / "sum-of-squares")
     (upstream / "leap" / ".meta").mkdir(parents=True)
-    (upstream / "leap" / "leap.go").write_text("package leap\n")
-    (upstream / "leap" / "leap_test.go").write_text("package leap\n")
+    (upstream / "leap" / "src").mkdir(parents=True)
+    (upstream / "leap" / "src" / "lib.rs").write_text("pub fn is_leap_year(_: u64) -> bool { false }\n")
+    (upstream / "leap" / "tests").mkdir()
+    (upstream / "leap" / "tests" / "leap.rs").write_text("#[test]\nfn t() {}\n")
     (upstream / "leap" / ".meta" / "config.json").write_text(json.dumps(
-        {"files": {"solution": ["leap.go"], "test": ["leap_test.go"]}}))
-    proc = harness("suite", "import", str(upstream), "--name", "go", env_state=tmp_path / "state")
-    assert_one_line_exit_2(proc, f"{upstream / 'leap'}: a Go exercise; the harness runs C++ (cpp), Python (python) exercises")
-    assert not (tmp_path / "state" / "suites" / "go").exists()
+        {"files": {"solution": ["src/lib.rs"], "test": ["tests/leap.rs"]}}))
+    proc = harness("suite", "import", str(upstream), "--name", "rust", env_state=tmp_path / "state")
+    assert_one_line_exit_2(proc, f"{upstream / 'leap'}: a Rust exercise; the harness runs C++ (cpp), Python (python), "
+                                 "Go (go) exercises")
+    assert not (tmp_path / "state" / "suites" / "rust").exists()
 
 
 def test_a_suite_names_a_language_its_tasks_are_in(tmp_path):

@@ -11,7 +11,6 @@ apart."""
 from __future__ import annotations
 
 import bisect
-import random
 import re
 from dataclasses import dataclass
 from typing import Iterable, Mapping
@@ -19,7 +18,7 @@ from typing import Iterable, Mapping
 from .files import is_cpp_file
 from .lexer import CPP_KEYWORDS, CPP_TYPE_WORDS, Token, code_tokens, tokenize
 from ...hashing import sha256_text
-from ..mutation import Mutant, Operator, decode as _decode
+from ..mutation import Mutant, Operator, decode as _decode, sample
 
 
 def _is_name(tok: Token | None) -> bool:
@@ -460,10 +459,7 @@ def generate_mutants(
     for name in sorted(files):
         if is_cpp_file(name):
             out.extend(mutants_of_source(_decode(files[name]), name, ops))
-    if cap is not None and len(out) > cap:
-        keep = sorted(random.Random(seed).sample(range(len(out)), cap))
-        out = [out[i] for i in keep]
-    return out
+    return sample(out, cap, seed)
 
 
 _TEST_MACROS = frozenset({"TEST_CASE", "TEST_CASE_METHOD", "SCENARIO", "TEMPLATE_TEST_CASE",

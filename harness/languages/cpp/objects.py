@@ -53,7 +53,7 @@ _ARCHIVE_CAP = 64 * 1024 * 1024  # a solution's objects with their debug informa
 
 def _image_id(sandbox: Sandbox) -> str | None:
     if sandbox not in _image_ids:
-        _image_ids[sandbox] = sandbox.image_facts()[1]
+        _image_ids[sandbox] = sandbox.image_facts(("cpp",))[1]
     return _image_ids[sandbox]
 
 

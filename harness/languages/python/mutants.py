@@ -36,13 +36,12 @@ from __future__ import annotations
 import ast
 import bisect
 import io
-import random
 import re
 import tokenize
 from typing import Iterator, Mapping
 
 from ...hashing import sha256_text
-from ..mutation import Mutant, Operator, decode
+from ..mutation import Mutant, Operator, decode, sample
 from .screen import compile_exec, parse
 from .spans import SourceText
 
@@ -269,7 +268,4 @@ def generate_mutants(files: Mapping[str, bytes], *, cap: int | None = None, seed
     for name in sorted(files):
         if is_python_file(name):
             out.extend(mutants_of_source(decode(files[name]), name))
-    if cap is not None and len(out) > cap:
-        keep = sorted(random.Random(seed).sample(range(len(out)), cap))
-        out = [out[i] for i in keep]
-    return out
+    return sample(out, cap, seed)

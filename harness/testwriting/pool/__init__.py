@@ -24,7 +24,7 @@ from typing import Literal
 from ...errors import BadInput
 from ...fs import write_record
 from ...records import Record
-from ...sandbox.image import IMAGE_REPO
+from ...sandbox.image import image_repo
 from ...suite import Suite, SuiteManifest, check_suite_name, write_user_suite
 from . import humaneval
 from .folder import DateFrom, Found, Skipped, from_folder
@@ -114,7 +114,7 @@ def import_pool(source: str, name: str, written_after: datetime.date | None = No
         left_out=left_out,
     )
     manifest = SuiteManifest(
-        name=name, version=version, language="python", image=IMAGE_REPO,
+        name=name, version=version, language="python", image=image_repo("python"),
         description=f"test-writing pool of {len(found)} Python functions from {described}", source=described,
         tasks=[f.task.slug for f in found], written={f.task.slug: f.written for f in found if f.written},
     )

@@ -50,6 +50,7 @@ def _runtime() -> dict[str, bytes]:
 
 def _toolchain(session: SandboxSession) -> str:
     """What runs the probe, for the reference cache's key."""
+    session.serve("python")  # asked before anything is staged
     got = session.exec(["python3", "-c", "import sys; print(sys.version)"], role=Role.builder, timeout_s=60)
     return f"{session.backend}:{got.output.decode(errors='replace').strip()}"
 

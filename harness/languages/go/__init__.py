@@ -1,0 +1,1 @@
+"""Go, as Exercism's Go track lays it out."""

@@ -1,0 +1,140 @@
+"""The screen of a candidate's Go files, and it decides: a file it refuses is never built.
+
+The tests and the candidate compile into one binary, so whatever the candidate's code can
+reach, the verdict can be reached by too: printing `--- PASS` lines or test2json events is
+harmless (the verdict is not read from them, verdict.py), but a candidate that could open
+a file descriptor, end the process with status 0, read the environment or the binary's
+memory, or run tests of its own and exit could. Each of those needs a package from outside
+a short list of pure ones (os, syscall, unsafe, runtime, testing, io/ioutil, os/exec, net,
+plugin, embed, C through cgo, ...) or a compiler directive (`//go:linkname` names any
+symbol of the binary, `//go:embed` reads files at build time). So the screen takes a file
+only if every import is on the list below and it has no `//go:` directive but a build
+constraint. `reflect` is on it (a reference uses reflect.DeepEqual): without unsafe it reads
+values and sets none it could not set anyway. `init` functions and package-level
+initialisers run before the tests, but with only these packages they can do nothing a test
+call could not.
+
+The file is read by a tokenizer of Go's own rules (comments, interpreted and raw strings,
+runes); what it cannot read (an unterminated string or comment) is refused too: the Go
+compiler would refuse it, and the screen never guesses."""
+
+from __future__ import annotations
+
+import re
+from typing import Mapping
+
+# Packages with no way to the process's descriptors, environment, memory or exit status.
+ALLOWED_IMPORTS = frozenset({
+    "bufio", "bytes", "cmp", "container/heap", "container/list", "container/ring", "context", "errors", "fmt",
+    "hash", "hash/adler32", "hash/crc32", "hash/crc64", "hash/fnv", "hash/maphash", "html", "index/suffixarray",
+    "io", "log", "maps", "reflect", "math", "math/big", "math/bits", "math/cmplx", "math/rand", "path", "regexp",
+    "regexp/syntax", "slices", "sort", "strconv", "strings", "sync", "sync/atomic", "text/scanner",
+    "text/tabwriter", "time", "unicode", "unicode/utf16", "unicode/utf8",
+    "encoding", "encoding/base32", "encoding/base64", "encoding/binary", "encoding/csv", "encoding/hex",
+    "encoding/json", "crypto/md5", "crypto/sha1", "crypto/sha256", "crypto/sha512", "crypto/rand",
+})
+
+_TOKEN = re.compile(r"""
+    (?P<space>[ \t\r\n]+)
+  | (?P<line>//[^\n]*)
+  | (?P<block>/\*.*?\*/)
+  | (?P<raw>`[^`]*`)
+  | (?P<string>"(?:[^"\\\n]|\\.)*")
+  | (?P<rune>'(?:[^'\\\n]|\\[^\n]+?)')
+  | (?P<word>[A-Za-z_\u0080-\U0010ffff][\w\u0080-\U0010ffff]*)
+  | (?P<number>[0-9][\w.]*)
+  | (?P<other>[^"'`])
+""", re.S | re.X)
+_DIRECTIVE = re.compile(r"//go:(?!build\b)\S*")
+_MAX_BYTES = 1 << 20
+
+
+Token = tuple[str, str, int, int]  # kind, text, line, offset in characters
+
+
+def _tokens(text: str) -> list[Token] | str:
+    """Every token but white space, or why the text cannot be read."""
+    out: list[Token] = []
+    at, line = 0, 1
+    while at < len(text):
+        m = _TOKEN.match(text, at)
+        if m is None:
+            return f"line {line}: an unterminated string, rune or comment"
+        kind = m.lastgroup or ""
+        if kind != "space":
+            out.append((kind, m.group(), line, at))
+        line += m.group().count("\n")
+        at = m.end()
+    return out
+
+
+def tokens_or_none(text: str) -> list[Token] | None:
+    tokens = _tokens(text)
+    return None if isinstance(tokens, str) else tokens
+
+
+def refusals(files: Mapping[str, bytes]) -> list[str]:
+    """Why the candidate's Go files may not be built, one reason a finding, in file order;
+    empty when every file may."""
+    found: list[str] = []
+    for name in sorted(files):
+        if not name.endswith(".go"):
+            continue
+        data = files[name]
+        if len(data) > _MAX_BYTES:
+            found.append(f"{name}: larger than {_MAX_BYTES} bytes")
+            continue
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            found.append(f"{name}: not UTF-8 (Go source is)")
+            continue
+        found.extend(f"{name}: {why}" for why in _file_refusals(text))
+    return found
+
+
+def _file_refusals(text: str) -> list[str]:
+    if "\x00" in text:
+        return ["a NUL byte (the Go compiler refuses it)"]
+    tokens = _tokens(text)
+    if isinstance(tokens, str):
+        return [tokens]
+    found = []
+    for kind, token, line, _ in tokens:
+        directive = _DIRECTIVE.search(token) if kind in ("line", "block") else None
+        if directive is not None:
+            found.append(f"line {line}: the compiler directive {directive.group()!r}")
+    code = [t for t in tokens if t[0] not in ("line", "block")]
+    for i, (kind, token, line, _) in enumerate(code):
+        if kind == "word" and token == "import":
+            found.extend(_import_refusals(code, i + 1))
+    return found
+
+
+def _import_refusals(code: list[Token], at: int) -> list[str]:
+    """The import declaration starting after `import` at `at`: one spec, or a parenthesised
+    group; every path must be allowed, and anything that is not a spec is refused."""
+    grouped = at < len(code) and code[at][1] == "("
+    i = at + 1 if grouped else at
+    found: list[str] = []
+    while i < len(code):
+        kind, token, line, _ = code[i]
+        if grouped and token == ")":
+            return found
+        if grouped and token == ";":
+            i += 1
+            continue
+        if kind == "word" or token in (".", "_"):  # the spec's name
+            i += 1
+            if i >= len(code):
+                break
+            kind, token, line, _ = code[i]
+        if kind not in ("string", "raw"):
+            return [*found, f"line {line}: an import declaration the screen cannot read"]
+        path = token[1:-1]
+        if path not in ALLOWED_IMPORTS:
+            found.append(f"line {line}: imports {path!r}, which is not among the packages a solution may use")
+        i += 1
+        if not grouped:
+            return found
+    return [*found, "an import declaration without its end"]

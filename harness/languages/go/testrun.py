@@ -1,0 +1,124 @@
+"""One Go test round in a session: the screen (screen.py) decides first; the builder copies
+the staged package into its build tree and compiles the test binary with `go test -c` and
+runs `go vet` with the checks `go test` runs (module cache and build cache offline, in the
+build tree, so a session's later rounds reuse what its first compiled); the runner runs the
+binary in its scratch with test2json's framing and the verdict channel on descriptor 3,
+and test2json turns its output into events there (verdict.py judges them)."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+from typing import Any, Mapping
+
+from ...paths import package_file
+from ...records import Status, TestCaseResult, TestReport
+from ...sandbox.base import Role, SandboxSession
+from ...sandbox.capture import Kept, capture
+from ...errors import SandboxUnavailable, SuiteBroken
+from ...staging import stage_files
+from ...task import Task
+from .cases import case_texts, package_name
+from .screen import refusals
+from .verdict import Events, console, fresh_token, judged, read_events, read_record, tests_of
+
+_VERDICT_FILE = "zz_harness_verdict_test.go"
+_CACHE = "/build/.go-cache"
+_ENV = f"GOCACHE={_CACHE} GOPATH=/build/.go-path HOME=/build GOFLAGS=-mod=mod GOPROXY=off CGO_ENABLED=0"
+# The analyzers `go test` runs before it runs tests (Go 1.19): a candidate they reject fails
+# here as it fails there.
+_VET = "-atomic -bool -buildtags -errorsas -ifaceassert -nilfunc -printf -stringintconv"
+_EVENTS_CAP = 4 * 1024 * 1024
+
+
+def _subdir(task: Task) -> str:
+    return f"go-{task.slug}"
+
+
+def _verdict_file(task: Task) -> bytes:
+    package = None
+    for rel in task.test_files:
+        package = package_name(task.read(rel).decode("utf-8", "replace"))
+        if package is not None:
+            break
+    if package is None:
+        raise SuiteBroken(f"{task.path}: a Go exercise whose test files have no package clause")
+    return package_file("languages", "go", "assets", "verdict_test.go").read_bytes().replace(b"@package@", package.encode())
+
+
+def _clean(text: str, task: Task) -> str:
+    """The build folder named as the exercise's, as Aider's benchmark names its own."""
+    return text.replace(f"/build/{_subdir(task)}", task.slug)
+
+
+def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: SandboxSession, *,
+              transcript: bool = False, time_limit_s: float | None = None) -> TestReport:
+    """Test a workspace. `transcript` keeps, for a run that did not pass, the console output
+    as plain `go test` prints it (TestReport.transcript); `time_limit_s` takes the place of
+    the sandbox's run limit."""
+    session.serve(task.layout.name)
+    if session.backend != "docker":
+        raise SandboxUnavailable(f"Go exercises run in the Docker sandbox only, not the {session.backend} backend")
+    files, tampered = stage_files(task, workspace)
+    shipped = set(task.shipped_files) | set(task.solution_files)
+    # Go compiles every file of the folder: a file the task does not ship is refused, not built.
+    created = sorted(f for f in files if f not in shipped)
+    tampered = sorted({*tampered, *created})
+    files = {rel: data for rel, data in files.items() if rel not in created}
+    common: dict[str, Any] = dict(tampered=tampered, backend=session.backend)
+    refused = refusals({rel: files[rel] for rel in task.solution_files if rel in files})
+    if refused:
+        return TestReport(status=Status.failed, message="the screen refused the solution", forged=True,
+                          forgery=[f"screen: {why}" for why in refused], **common)
+    files[_VERDICT_FILE] = _verdict_file(task)
+    sub = _subdir(task)
+    session.stage(sub, files)
+    build = f"/build/{sub}"
+    binary = f"/build/{sub}.test"
+    script = (f"[ -d {_CACHE} ] || cp -R /opt/harness/gocache {_CACHE}; rm -rf {build} {binary} && mkdir -p {build} "
+              f"&& cp -R {session.src_root}/{sub}/. {build}/ && cd {build} && export {_ENV} "
+              f"&& go test -c -o {binary} . 2>&1 && go vet {_VET} . 2>&1")
+    built = session.exec(["sh", "-c", script], role=Role.builder, timeout_s=session.limits.build_timeout_s)
+    build_output = _clean(built.output.decode("utf-8", "replace"), task)
+    if built.timed_out or built.exit_code != 0:
+        why = "the build timed out" if built.timed_out else build_output.strip() or f"the build failed ({built.exit_code})"
+        report = TestReport(status=Status.error, message=why, build_seconds=round(built.seconds, 3), **common)
+        if transcript:
+            report.transcript = f"{build_output}FAIL\t{task.slug} [build failed]\nFAIL\n"
+        return report
+    return _run(task, session, binary, built.seconds, transcript, time_limit_s, common)
+
+
+def _run(task: Task, session: SandboxSession, binary: str, build_seconds: float, transcript: bool,
+         time_limit_s: float | None, common: dict[str, Any]) -> TestReport:
+    limit = session.limits.timeout_s if time_limit_s is None else time_limit_s
+    token = fresh_token()
+    run = (f"HARNESS_GO_VERDICT={token} {binary} -test.v -test.count=1 -test.timeout={limit:g}s "
+           f">.out 2>&1 3>.verdict; code=$?; go tool test2json -p {shlex.quote(task.slug)} <.out >.events 2>/dev/null")
+    kept = (Kept(".events", _EVENTS_CAP), Kept(".verdict", 256))
+    ran, got = capture(session, run, kept, limit + 30)
+    timings = dict(built=True, build_seconds=round(build_seconds, 3), run_seconds=round(ran.seconds, 3), **common)
+    if got is None:
+        lost = f"the test run timed out after {limit:g} s and was killed" if ran.timed_out else "the test run left no readable results"
+        return TestReport(status=Status.error, timeout=ran.timed_out, message=lost, **timings)
+    events = read_events(got.contents[0])
+    record = read_record(got.contents[1], token)
+    declared = [c.name for c in case_texts(task)]
+    status, forgery, why = judged(events, record, got.exit_code, declared)
+    report = TestReport(status=status, message=why, tests=_tests(events, declared, task), exit_code=got.exit_code,
+                        output_truncated=got.truncated(0), **timings).overruled(forgery)
+    if transcript and not report.passed:
+        report.transcript = _clean(console(events, task.slug, got.exit_code), task)
+    return report
+
+
+def _tests(events: Events, declared: list[str], task: Task) -> list[TestCaseResult]:
+    tests = tests_of(events, declared)
+    for t in tests:
+        t.message = _clean(t.message, task) if t.message else t.message
+    return tests
+
+
+def drop_build(task: Task, session: SandboxSession) -> None:
+    sub = _subdir(task)
+    session.exec(["rm", "-rf", f"/build/{sub}", f"/build/{sub}.test"], role=Role.builder, timeout_s=60)

@@ -1,0 +1,113 @@
+"""Hostile Go candidates through Go's real test round in Docker (issue 34). The candidate's
+code and the tests compile into one binary, so each of these would pass if its attack
+worked, and none passes:
+
+- Reaching the process (os.Exit(0) at init, a write to the verdict descriptor through
+  syscall, the environment's token through os, `//go:linkname` into the runtime or the
+  testing package, cgo, testing.Main with no tests, a package name spelled with escapes):
+  refused by the screen before anything is built, never a pass.
+- Printing what `go test -v` prints for a pass (`--- PASS` lines, `ok`, PASS), test2json's
+  own events, or a guess at the verdict record, then failing: the verdict is the channel's,
+  and the run fails.
+- A panic at init, an endless loop: an honest failure within the round's bound.
+- Writing a test file, go.mod or another source file: refused as tampered, never built.
+
+After them, the reference passes in the same session: no candidate harms the next."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from harness.languages.go.screen import refusals
+from harness.languages.registry import language_for
+from harness.records import Status
+from harness.task import load_task
+
+from ..conftest import make_backend
+from ..languages.go.leap import REFERENCE, WRONG, write_leap
+
+pytestmark = [pytest.mark.slow]
+
+def solution(body: str, imports: tuple[str, ...] = ()) -> bytes:
+    head = "package leap\n\n" + "".join(f"import {i}\n" for i in imports)
+    return (head + "\n" + textwrap.dedent(body)).encode()
+
+
+# Each would pass if the process were the candidate's to end or the channel its to write.
+SCREENED = {
+    "exits 0 at init": solution('func init() { os.Exit(0) }\n' + WRONG, ('"os"',)),
+    "writes the verdict descriptor": solution(
+        'func init() { syscall.Write(3, []byte("verdict 00 0\\n")); syscall.Exit(0) }\n' + WRONG, ('"syscall"',)),
+    "reads the token": solution('var token = os.Getenv("HARNESS_GO_VERDICT")\n' + WRONG, ('"os"',)),
+    "links into the runtime": solution('//go:linkname exit runtime.exit\nfunc exit(int32)\n'
+                                       'func init() { exit(0) }\n' + WRONG, ('_ "unsafe"',)),
+    "calls C": solution('func init() { C.exit(0) }\n' + WRONG, ('"C"',)),
+    "runs no tests and exits": solution(
+        'func init() { testing.Main(func(a, b string) (bool, error) { return false, nil }, nil, nil, nil) }\n' + WRONG,
+        ('"testing"',)),
+    "spells os with escapes": solution('func init() { x.Exit(0) }\n' + WRONG, ('x "o\\x73"',)),
+    "imports os in a raw string": solution('func init() { os.Exit(0) }\n' + WRONG, ('`os`',)),
+    "embeds a file": solution('//go:embed leap_test.go\nvar tests string\n' + WRONG, ('_ "embed"',)),
+}
+
+# Each prints what a pass looks like, or breaks down, and must fail.
+RUN = {
+    "prints a verbose pass": solution('''
+        func init() {
+            fmt.Println("=== RUN   TestCommonYear\\n--- PASS: TestCommonYear (0.00s)")
+            fmt.Println("=== RUN   TestLeapYears\\n--- PASS: TestLeapYears (0.00s)\\nPASS\\nok  \\tleap\\t0.001s")
+        }
+        ''' + WRONG, ('"fmt"',)),
+    "prints test2json events and a guessed record": solution('''
+        func IsLeap(year int) bool {
+            fmt.Println(`{"Action":"pass","Test":"TestCommonYear"}`)
+            fmt.Println(`{"Action":"pass","Test":"TestLeapYears"}`)
+            fmt.Println("verdict 0123456789abcdef0123456789abcdef 0")
+            return false
+        }
+        ''', ('"fmt"',)),
+    "panics at init": solution('var _ = boom()\n\nfunc boom() int { panic("boom") }\n' + WRONG),
+    "loops forever": solution('func IsLeap(year int) bool {\n\tfor {\n\t}\n}\n'),
+}
+
+
+@pytest.fixture(scope="module")
+def go_round(tmp_path_factory):
+    """One Go session for the module, and the task."""
+    task = load_task(write_leap(tmp_path_factory.mktemp("go")))
+    with make_backend("docker").session("go-hostile", "go") as session:
+        yield task, session
+
+
+def test_the_screen_refuses_each_way_to_the_process():
+    for name, source in SCREENED.items():
+        assert refusals({"leap.go": source}), name
+    assert refusals({"leap.go": b'package leap\nvar s = "unterminated\n'})
+    assert not refusals({"leap.go": REFERENCE.encode()})
+
+
+def test_hostile_candidates_never_pass(go_round):
+    task, session = go_round
+    go = language_for(task)
+    for name, source in SCREENED.items():
+        report = go.run_tests(task, {"leap.go": source}, session)
+        assert not report.passed and report.forged and not report.built, name
+    for name, source in RUN.items():
+        report = go.run_tests(task, {"leap.go": source}, session, time_limit_s=3, transcript=True)
+        assert report.status is not Status.passed and not report.passed, (name, report)
+        assert report.run_seconds < 20, name
+    passed = go.run_tests(task, {"leap.go": REFERENCE.encode()}, session, transcript=True)
+    assert passed.passed and [t.status for t in passed.tests] == [Status.passed] * 2, passed
+
+
+def test_written_tests_and_module_files_are_refused(go_round):
+    task, session = go_round
+    cheat_tests = b'package leap\n\nimport "testing"\n\nfunc TestCommonYear(t *testing.T) {}\n\nfunc TestLeapYears(t *testing.T) {}\n'
+    workspace = {"leap.go": solution(WRONG), "leap_test.go": cheat_tests, "extra_test.go": cheat_tests,
+                 "go.mod": b"module leap\n\ngo 1.99\n", "helper.go": b"package leap\n\nimport \"os\"\n\nvar _ = os.Exit\n"}
+    report = language_for(task).run_tests(task, workspace, session, transcript=True)
+    assert not report.passed and report.status is Status.failed
+    assert set(report.tampered) >= {"leap_test.go", "extra_test.go", "go.mod", "helper.go"}
+    assert "--- FAIL: TestLeapYears" in (report.transcript or "")
