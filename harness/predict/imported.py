@@ -13,7 +13,7 @@ from pathlib import Path
 from ..errors import BadInput
 from ..fs import atomic_write, write_record, written_folder
 from ..hashing import sha256_bytes
-from ..sandbox.image import IMAGE_REPO
+from ..sandbox.image import image_repo
 from ..store import utc_now
 from ..suite import MANIFEST as SUITE_MANIFEST, SuiteManifest, render_manifest
 from ..training_files import MANIFEST_FILE
@@ -48,7 +48,7 @@ def import_cruxeval(config: PredictImportConfig) -> Imported:
             write_task(folder / item.id, item)
         (folder / SUITE_MANIFEST).write_text(render_manifest(SuiteManifest(
             name=out, version=f"cruxeval answer format {cruxeval.FORMAT_VERSION}", language="python",
-            image=IMAGE_REPO, description=f"CruxEval-O: {len(items)} items read from {data}",
+            image=image_repo("python"), description=f"CruxEval-O: {len(items)} items read from {data}",
             source=str(data.resolve()), tasks=[i.id for i in items])))
         atomic_write(folder / ITEMS_FILE, lines)
         write_record(folder / MANIFEST_FILE, manifest)

@@ -41,7 +41,7 @@ from ..languages.registry import language_named
 from ..probe.compare import call_matches
 from ..sandbox import Sandbox, SandboxSession, make_sandbox
 from ..sandbox.base import SandboxLimits
-from ..sandbox.image import IMAGE_REPO
+from ..sandbox.image import image_repo
 from ..testwriting.pool.task_files import slug_of
 from .build import Built, split_tasks, write_set
 from .config import ProblemsImportConfig
@@ -83,7 +83,7 @@ class ProblemsFile:
 
     name: str
     content_hash: str
-    image: str = IMAGE_REPO
+    image: str = image_repo("python")
 
 
 def _tests(row: dict[str, Any], which: str) -> list[tuple[str, str]]:

@@ -23,7 +23,7 @@ from harness.predict.prompt import item_messages, parse_answer, parse_output, re
 from harness.predict.score import PREDICTION_RULE, STDOUT_RULE, score
 from harness.probe.compare import call_matches
 from harness.records import TrialOutcome
-from harness.sandbox.image import IMAGE_REPO
+from harness.sandbox.image import image_repo
 from harness.suite import MANIFEST, SuiteManifest, render_manifest
 from harness.task import load_task
 from harness.train.rewards import PredictJudge, PredictTarget
@@ -163,7 +163,7 @@ def sets(tmp_path_factory, docker_sandbox):
     write_tally(suite)
     _shelf(suite)
     (suite / MANIFEST).write_text(render_manifest(SuiteManifest(
-        name="pysuite", version="1", language="python", image=IMAGE_REPO, description="", tasks=["shelf", "tally"])))
+        name="pysuite", version="1", language="python", image=image_repo("python"), description="", tasks=["shelf", "tally"])))
     root = base / "curricula"
     build(PredictBuildConfig(suite=str(suite), out="py", mutants=0, eval_tasks=["tally"], root=root, workers=2),
           sandbox=docker_sandbox)

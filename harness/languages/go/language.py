@@ -12,7 +12,7 @@ from ...errors import BadInput
 from ...records import TestReport
 from ...sandbox.base import SandboxSession
 from ...task import Task
-from ..language import CallProbe, CaseText, FilledSuite, Language
+from ..language import CallProbe, CaseText, FilledSuite, ItemCalls, Language, PredictionTerms
 from ..mutation import Mutant
 from .cases import case_texts, declared_test_cases
 from .layout import LAYOUT
@@ -72,6 +72,12 @@ class Go(Language):
 
     def test_case_probe(self, task: Task) -> CallProbe | None:
         return None
+
+    def prediction_terms(self) -> PredictionTerms:
+        raise _not_yet("output prediction")
+
+    def item_calls(self, task: Task) -> ItemCalls:
+        raise _not_yet("output prediction")
 
     def test_skeleton(self, task: Task, test_file: str) -> bytes:
         raise _not_yet("writing test suites")

@@ -40,6 +40,7 @@ def _programs() -> tuple[str, str]:
 def expression_value(session: SandboxSession, expression: str, timeout_s: float) -> dict[str, Any] | None:
     """The record of `expression`'s value (`{"o": [{"v": value}]}`, or `{"o": [{"x": type}]}`
     when it raised), or None when it gave none that can be read."""
+    session.serve("python")  # its first command may be this one, before any Python is staged
     driver, runtime = _programs()
     payload = json.dumps({"expression": expression, "runtime": runtime, "bounds": BOUNDS, "out": _VALUE.name}).encode()
     run = (f"env -i PATH=/usr/bin:/bin HOME=/nonexistent LANG=C.UTF-8 timeout -s KILL {timeout_s:g} "
