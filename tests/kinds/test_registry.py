@@ -43,7 +43,9 @@ def test_each_kinds_facts_are_fields_of_the_round_record():
 
 def test_every_kind_is_a_grpo_environment():
     from harness.train.environments import _JUDGES, _LOADERS, environment_of
+    from harness.train.multiturn import ENVIRONMENT as RLEF
 
-    assert set(_LOADERS) == set(_JUDGES) == set(KINDS)
+    # Besides one environment a kind, the two-turn repair environment (repair's data).
+    assert set(_LOADERS) == set(_JUDGES) == set(KINDS) | {RLEF}
     assert [environment_of(Path(f"x/{k.grpo_file}")) for k in KINDS.values()] == list(KINDS)
     assert environment_of(Path("x/anything.jsonl")) == "repair"
