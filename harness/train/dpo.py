@@ -12,32 +12,19 @@ from pathlib import Path
 
 from rich.console import Console
 
-from ..errors import BadInput
 from .checkpoints import TrainRun
-from .config import TrainConfig, common_trainer_args, world_size
+from .config import TrainConfig
 from .data import load_preference, preference_records
-from .offline import train_offline
+from .offline import offline_trainer_args, train_offline
 from .steplog import dpo_line, dpo_step_builder
 
 def dpo_args(config: TrainConfig, output_dir: Path, device: str, bf16: bool):
     # trl is the train extra's: imported when training starts
     from trl import DPOConfig
 
-    d, rt = config.dpo, config.runtime
-    per_step = d.micro_batch_size * world_size()
-    if d.batch_size % per_step:
-        raise BadInput(f"dpo: batch_size {d.batch_size} is not a multiple of micro_batch_size x devices = {per_step}")
-    return DPOConfig(
-        **common_trainer_args(d, rt, output_dir, device, bf16),
-        num_train_epochs=d.epochs,
-        per_device_train_batch_size=d.micro_batch_size,
-        per_device_eval_batch_size=d.micro_batch_size,
-        gradient_accumulation_steps=d.batch_size // per_step,
-        max_length=d.max_length,
-        beta=d.beta,
-        loss_type=[d.loss_type],
-        save_strategy="no",
-    )
+    d = config.dpo
+    return DPOConfig(**offline_trainer_args("dpo", d, config.runtime, output_dir, device, bf16), beta=d.beta,
+                     loss_type=[d.loss_type])
 
 
 def train_dpo(

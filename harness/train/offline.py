@@ -14,9 +14,28 @@ from rich.console import Console
 
 from ..errors import BadInput
 from .checkpoints import TrainRun, TrainRunManifest
-from .config import TrainConfig, resolve_device, use_bf16
+from .config import TrainConfig, common_trainer_args, resolve_device, use_bf16, world_size
 from .model import base_ref, init_adapter_dir, load_tokenizer, policy, quiet_and_synchronised
 from .steplog import EndRecord, StartRecord, append
+
+
+def offline_trainer_args(kind: str, stage, runtime, output_dir: Path, device: str, bf16: bool) -> dict:
+    """The trainer arguments of a stage on fixed data (`stage`: config.sft or config.dpo):
+    epochs over it, its batch as micro-batches accumulated over the devices, no
+    checkpoints of the trainer's own."""
+    per_step = stage.micro_batch_size * world_size()
+    if stage.batch_size % per_step:
+        raise BadInput(f"{kind}: batch_size {stage.batch_size} is not a multiple of micro_batch_size x devices "
+                       f"= {per_step}")
+    return dict(
+        **common_trainer_args(stage, runtime, output_dir, device, bf16),
+        num_train_epochs=stage.epochs,
+        per_device_train_batch_size=stage.micro_batch_size,
+        per_device_eval_batch_size=stage.micro_batch_size,
+        gradient_accumulation_steps=stage.batch_size // per_step,
+        max_length=stage.max_length,
+        save_strategy="no",
+    )
 
 
 def begin(run: TrainRun, args, config: TrainConfig, headline: str, console: Console) -> bool:

@@ -10,11 +10,10 @@ from pathlib import Path
 
 from rich.console import Console
 
-from ..errors import BadInput
 from .checkpoints import TrainRun
-from .config import TrainConfig, common_trainer_args, world_size
+from .config import TrainConfig
 from .data import load_sft, sft_records
-from .offline import train_offline
+from .offline import offline_trainer_args, train_offline
 from .steplog import sft_line, sft_step_builder
 
 
@@ -22,19 +21,7 @@ def sft_args(config: TrainConfig, output_dir: Path, device: str, bf16: bool):
     # trl is the train extra's: imported when training starts
     from trl import SFTConfig
 
-    s, rt = config.sft, config.runtime
-    per_step = s.micro_batch_size * world_size()
-    if s.batch_size % per_step:
-        raise BadInput(f"sft: batch_size {s.batch_size} is not a multiple of micro_batch_size x devices = {per_step}")
-    return SFTConfig(
-        **common_trainer_args(s, rt, output_dir, device, bf16),
-        num_train_epochs=s.epochs,
-        per_device_train_batch_size=s.micro_batch_size,
-        per_device_eval_batch_size=s.micro_batch_size,
-        gradient_accumulation_steps=s.batch_size // per_step,
-        max_length=s.max_length,
-        save_strategy="no",
-    )
+    return SFTConfig(**offline_trainer_args("sft", config.sft, config.runtime, output_dir, device, bf16))
 
 
 def train_sft(
