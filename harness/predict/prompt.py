@@ -116,6 +116,15 @@ def render_answer(record: Mapping[str, Any], form: AnswerForm = "json") -> str:
     return "\n".join(lines)
 
 
+def has_text(record: Mapping[str, Any], form: AnswerForm) -> bool:
+    """Whether an answer of the form can write the record (render_answer gives it text)."""
+    try:
+        render_answer(record, form)
+    except ValueError:
+        return False
+    return True
+
+
 def _outcome(line: str, terms: PredictionTerms) -> dict[str, Any] | None:
     if line.startswith(terms.throws):
         kind = line[len(terms.throws):].strip()
@@ -201,6 +210,15 @@ def simulation_messages(files: Mapping[str, str], shown: str, prelude: str) -> l
     user = (f"The code:\n```cpp\n{_code_block(files, '//')}\n```\n{setup}\nThe test:\n```cpp\n{shown.strip()}\n```\n\n"
             f"{SIMULATION_RULE}\n\nWhat does it produce?\n\n{FORMAT}")
     return [ChatMessage(role="system", content=SYSTEM), ChatMessage(role="user", content=user)]
+
+
+def public_messages(files: Mapping[str, str], call: str, shown: str, prelude: str) -> list[ChatMessage]:
+    """The prompt of a judge asked about a public test (predict/public.py) whose probe runs
+    `call` and which is shown as `shown` after `prelude`: a test case as a simulating judge
+    is asked it, any other call in its language's prediction prompt."""
+    if is_case(call):
+        return simulation_messages(files, shown, prelude)
+    return prompt_messages(files, shown, prelude=prelude)
 
 
 def item_messages(item: PredictItem) -> list[ChatMessage]:
