@@ -83,9 +83,14 @@ def terms_hash(items: Iterable[PredictItem]) -> str:
     return sha256_json(said) if said else ""
 
 
-def simulation_hash() -> str:
-    """What every prompt of a judge simulating code on public tests says besides its code and test."""
-    return sha256_json({"prediction": prompt_hash(), "simulation_rule": SIMULATION_RULE})
+def simulation_hash(form: AnswerForm = "json") -> str:
+    """What every prompt of a judge simulating code on public tests says besides its code and
+    test, in the terms of the language whose answers are of `form` (C++'s hash as it always was)."""
+    said: dict[str, Any] = {"prediction": prompt_hash(), "simulation_rule": SIMULATION_RULE}
+    if form != "json":
+        terms = terms_for(form)
+        said["terms"] = [terms.system, terms.format, terms.throws]
+    return sha256_json(said)
 
 
 def terms_for(form: AnswerForm) -> PredictionTerms:

@@ -33,7 +33,7 @@ from ..curriculum.candidates import starting_code
 from ..fs import write_record
 from ..hashing import sha256_json
 from ..languages.registry import language_for
-from ..probe.compare import call_matches
+from ..probe.compare import AnswerForm, call_matches
 from ..records import FeedbackMode, ModelCall, RlefRound, RlefSteps, RoundRecord, SimulatedCase, Simulation, Status
 from ..sandbox.pool import SessionLease
 from ..store import utc_now
@@ -73,10 +73,10 @@ def simulates(feedback: FeedbackMode) -> bool:
     return feedback in ("simulated", "self-rlef")
 
 
-def protocol_hash() -> str:
+def protocol_hash(form: AnswerForm = "json") -> str:
     """What Self-RLEF says besides the task and the code: the decision's prompt, the
-    marker, and the prediction prompt."""
-    return sha256_json({"decide": DECIDE, "sources": SOURCES, "marker": SUBMIT, "prediction": simulation_hash()})
+    marker, and the prediction prompt (in the terms of the language answering in `form`)."""
+    return sha256_json({"decide": DECIDE, "sources": SOURCES, "marker": SUBMIT, "prediction": simulation_hash(form)})
 
 
 def _recording(ask: Ask, calls: list[ModelCall]) -> Ask:
