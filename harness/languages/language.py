@@ -194,6 +194,28 @@ class ItemCalls:
 
 
 @dataclass(frozen=True)
+class TestCall:
+    """One of a task's own tests as a call (`Language.test_calls`): its name as the
+    language's TestReport names it, the call the probe runs, its text as written, and the
+    literals it feeds the code (which predict/public.py matches against the instructions;
+    none where the language reads none)."""
+
+    name: str
+    call: str
+    source: str
+    inputs: tuple[str, ...] = ()
+
+
+@dataclass
+class ShownCalls:
+    """What a judge is shown of some test calls (`Language.shown_calls`): each without its
+    expected values, and what the prompt shows before them."""
+
+    prelude: str
+    calls: list[str]
+
+
+@dataclass(frozen=True)
 class PredictionTerms:
     """How an output-prediction prompt speaks of a language's code, and how an answer writes
     the probe's values: `render` gives a value's text (None: the value has none, and is no
@@ -319,10 +341,22 @@ class Language(ABC):
         return ""
 
     def observe_calls(self, task: Task, files: Mapping[str, bytes], calls: Sequence[str], session: SandboxSession, *,
-                      includes: Sequence[str] = (), prelude: str = "", runs: int = 1) -> Observation:
+                      includes: Sequence[str] = (), prelude: str = "", runs: int = 1,
+                      alone: bool = False) -> Observation:
         """`calls` (driver calls, or the task's own test cases as `item_calls` gives them)
-        run on `files`."""
+        run on `files`; with `alone`, in a program that holds nothing of the task's tests
+        but these calls (a driver holds no more here)."""
         return self.call_probe(task, calls, includes=includes, prelude=prelude).observe(files, session, runs=runs)
+
+    def test_calls(self, task: Task) -> list[TestCall]:
+        """The task's own tests that can be asked about as calls (public tests:
+        predict/public.py), in the files' order; none where the language offers none."""
+        return []
+
+    def shown_calls(self, task: Task, calls: Sequence[TestCall]) -> ShownCalls:
+        """What a judge is shown of `calls` (some of `test_calls`): by default each call as
+        it is, which must then hold no expected value, after the default prelude."""
+        return ShownCalls(self.default_prelude(task), [c.call for c in calls])
 
     def run_on_stdin(self, program: bytes, inputs: Sequence[bytes], session: SandboxSession, *, timeout_s: float,
                      stdout_bytes: int) -> list[StdinRun]:

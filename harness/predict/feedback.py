@@ -16,6 +16,8 @@ from pathlib import Path
 
 from ..contract import PromptContract
 from ..curriculum.candidates import starting_code
+from ..languages.registry import language_for
+from ..probe.compare import AnswerForm
 from ..records import RoundRecord, SimulatedCase
 from ..sandbox.pool import SessionLease
 from ..task import Task
@@ -29,14 +31,14 @@ def indent(text: str, prefix: str = "    ") -> str:
     return "\n".join(prefix + line if line.strip() else line for line in text.strip("\n").splitlines())
 
 
-def render_failures(failures: list[SimulatedCase]) -> str:
+def render_failures(failures: list[SimulatedCase], form: AnswerForm = "json") -> str:
     """Each predicted failure: the case, then the predicted and the expected observations in
-    the prediction format (one line per assertion reached)."""
+    the prediction format of the task's language (`form`; one line per assertion reached)."""
     parts = []
     for case in failures:
         parts.append(f"PREDICTED TO FAIL: {case.name}\n{indent(case.call)}\n"
-                     f"  predicted with your code:\n{indent(render_answer(case.predicted or {}))}\n"
-                     f"  expected:\n{indent(render_answer(case.expected))}")
+                     f"  predicted with your code:\n{indent(render_answer(case.predicted or {}, form))}\n"
+                     f"  expected:\n{indent(render_answer(case.expected, form))}")
     return "\n\n".join(parts)
 
 
@@ -51,4 +53,5 @@ def simulated_message(task: Task, contract: PromptContract, ask: Ask, record: Ro
     failures = record.simulation.failures
     if not failures:
         return None
-    return contract.simulated_feedback_message(task, render_failures(failures))
+    form = language_for(task).prediction_terms().answer
+    return contract.simulated_feedback_message(task, render_failures(failures, form))

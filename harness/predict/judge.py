@@ -5,8 +5,9 @@ ProviderFailure). An answer not in the format is no prediction (None).
 
 `simulate` is the judge run over a task's public cases (public.py) on one version of the
 code. The judge is shown the code and each case without its expected values
-(`PublicCase.shown`, simulation_messages); the harness compares its prediction with the
-reference's record by the prediction rule (score.PREDICTION_RULE). With `attempts` M it is
+(`PublicCase.shown`, prompt.public_messages: a C++ test case in the simulation prompt, a
+Python call in Python's prediction prompt, read in its language's answer form); the harness
+compares its prediction with the reference's record by the prediction rule (score.PREDICTION_RULE). With `attempts` M it is
 asked M times per case and the verdicts aggregate: `majority`, predicted to pass when more
 than half of the M predictions match (an unreadable one does not); `any`, when one does.
 `select --by simulate` asks a judge about every candidate; `harness run --feedback
@@ -22,7 +23,7 @@ from ..probe.compare import call_matches
 from ..records import SimulatedCase, Simulation
 from .ask import Ask
 from .config import Aggregate
-from .prompt import parse_answer, prompt_messages, simulation_messages
+from .prompt import parse_answer, prompt_messages, public_messages, terms_of
 from .public import PublicCase
 from .score import PREDICTION_RULE
 
@@ -33,12 +34,13 @@ class Judge:
 
     def predict(self, files: Mapping[str, str], call: str, prelude: str = "") -> dict[str, Any] | None:
         reply = self.ask([m.model_dump() for m in prompt_messages(files, call, prelude=prelude)])
-        return parse_answer(reply.text, call)
+        return parse_answer(reply.text, call, terms_of(files).answer)
 
     def predict_case(self, files: Mapping[str, str], case: PublicCase) -> dict[str, Any] | None:
-        """The judge's prediction of a public case, shown without its expected values."""
-        reply = self.ask([m.model_dump() for m in simulation_messages(files, case.shown, case.prelude)])
-        return parse_answer(reply.text, case.call)
+        """The judge's prediction of a public case, shown without its expected values, read in
+        its language's answer form."""
+        reply = self.ask([m.model_dump() for m in public_messages(files, case.call, case.shown, case.prelude)])
+        return parse_answer(reply.text, case.call, case.form)
 
 
 def aggregate(matches: list[bool], rule: Aggregate) -> bool:

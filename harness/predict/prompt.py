@@ -83,9 +83,14 @@ def terms_hash(items: Iterable[PredictItem]) -> str:
     return sha256_json(said) if said else ""
 
 
-def simulation_hash() -> str:
-    """What every prompt of a judge simulating code on public tests says besides its code and test."""
-    return sha256_json({"prediction": prompt_hash(), "simulation_rule": SIMULATION_RULE})
+def simulation_hash(form: AnswerForm = "json") -> str:
+    """What every prompt of a judge simulating code on public tests says besides its code and
+    test, in the terms of the language whose answers are of `form` (C++'s hash as it always was)."""
+    said: dict[str, Any] = {"prediction": prompt_hash(), "simulation_rule": SIMULATION_RULE}
+    if form != "json":
+        terms = terms_for(form)
+        said["terms"] = [terms.system, terms.format, terms.throws]
+    return sha256_json(said)
 
 
 def terms_for(form: AnswerForm) -> PredictionTerms:
@@ -114,6 +119,15 @@ def render_answer(record: Mapping[str, Any], form: AnswerForm = "json") -> str:
     if "x" in record:
         lines.append(ENDS + terms.throws + str(record["x"]))
     return "\n".join(lines)
+
+
+def has_text(record: Mapping[str, Any], form: AnswerForm) -> bool:
+    """Whether an answer of the form can write the record (render_answer gives it text)."""
+    try:
+        render_answer(record, form)
+    except ValueError:
+        return False
+    return True
 
 
 def _outcome(line: str, terms: PredictionTerms) -> dict[str, Any] | None:
@@ -201,6 +215,15 @@ def simulation_messages(files: Mapping[str, str], shown: str, prelude: str) -> l
     user = (f"The code:\n```cpp\n{_code_block(files, '//')}\n```\n{setup}\nThe test:\n```cpp\n{shown.strip()}\n```\n\n"
             f"{SIMULATION_RULE}\n\nWhat does it produce?\n\n{FORMAT}")
     return [ChatMessage(role="system", content=SYSTEM), ChatMessage(role="user", content=user)]
+
+
+def public_messages(files: Mapping[str, str], call: str, shown: str, prelude: str) -> list[ChatMessage]:
+    """The prompt of a judge asked about a public test (predict/public.py) whose probe runs
+    `call` and which is shown as `shown` after `prelude`: a test case as a simulating judge
+    is asked it, any other call in its language's prediction prompt."""
+    if is_case(call):
+        return simulation_messages(files, shown, prelude)
+    return prompt_messages(files, shown, prelude=prelude)
 
 
 def item_messages(item: PredictItem) -> list[ChatMessage]:

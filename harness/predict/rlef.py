@@ -4,12 +4,14 @@ code is done.
 
 1. solve: the question -> code (round 1, the direct agent's fresh prompt);
 2. simulate: for each public test (public.py), the model predicts what its code outputs,
-   shown the test without its expected values (`PublicCase.shown`,
-   languages/cpp/probe/shown.py) and never the expected output; one fresh prompt per test, in the
-   output-prediction format (prompt.py). Under `self-rlef-exec` (the execution oracle)
-   nothing is asked: the outputs are the real ones, the public tests run alone in the
-   sandbox (a test file of the public cases only, so no other test's values are in the
-   program, and nothing of the hidden tests is shown);
+   shown the test without its expected values (`PublicCase.shown`: C++'s rewritten by
+   languages/cpp/probe/shown.py, Python's a call that holds none) and never the expected
+   output; one fresh prompt per test, in its language's output-prediction format
+   (prompt.py). Under `self-rlef-exec` (the execution oracle) nothing is asked: the
+   outputs are the real ones, the public tests run alone in the sandbox
+   (`Language.observe_calls` with `alone`: C++'s in a test file of the public cases only,
+   Python's as driver calls, so no other test's values are in the program, and nothing of
+   the hidden tests is shown);
 3. decide: the question, the code, and for every public test its input, expected output
    and predicted (or real) output, in one fresh prompt (`decide_message`, the direct
    agent's listing of the code after it); the model answers SUBMIT alone, and the trial
@@ -30,15 +32,15 @@ from pathlib import Path
 from ..curriculum.candidates import starting_code
 from ..fs import write_record
 from ..hashing import sha256_json
-from ..languages.cpp.probe import observe
-from ..probe.compare import call_matches
+from ..languages.registry import language_for
+from ..probe.compare import AnswerForm, call_matches
 from ..records import FeedbackMode, ModelCall, RlefRound, RlefSteps, RoundRecord, SimulatedCase, Simulation, Status
 from ..sandbox.pool import SessionLease
 from ..store import utc_now
 from ..task import Task
 from .ask import Ask, Reply
 from .judge import Judge, simulate
-from .prompt import render_answer, simulation_hash
+from .prompt import has_text, render_answer, simulation_hash
 from .feedback import indent
 from .public import PublicCase, public_truths
 from .score import PREDICTION_RULE
@@ -71,10 +73,10 @@ def simulates(feedback: FeedbackMode) -> bool:
     return feedback in ("simulated", "self-rlef")
 
 
-def protocol_hash() -> str:
+def protocol_hash(form: AnswerForm = "json") -> str:
     """What Self-RLEF says besides the task and the code: the decision's prompt, the
-    marker, and the prediction prompt."""
-    return sha256_json({"decide": DECIDE, "sources": SOURCES, "marker": SUBMIT, "prediction": simulation_hash()})
+    marker, and the prediction prompt (in the terms of the language answering in `form`)."""
+    return sha256_json({"decide": DECIDE, "sources": SOURCES, "marker": SUBMIT, "prediction": simulation_hash(form)})
 
 
 def _recording(ask: Ask, calls: list[ModelCall]) -> Ask:
@@ -108,9 +110,14 @@ def check_public(task: Task, feedback: FeedbackMode, record: RoundRecord, worksp
         public = public_truths(task, session)
         if feedback != "self-rlef-exec":
             return public, None
-        got = observe(task, starting_code(task, workspace), [c.call for c in public], session=session, alone=True)
-        # A run that did not finish cleanly (no build, a crash, a forged stream) has no output to trust.
-        return public, (got.values if got.status == "ok" else [None] * len(public))
+        language = language_for(task)
+        got = language.observe_calls(task, starting_code(task, workspace), [c.call for c in public], session,
+                                     prelude=language.default_prelude(task), alone=True)
+        # A run that did not finish cleanly (no build, a crash, a forged stream) has no output to trust;
+        # nor has a value no answer writes (a Python object of the candidate's), which the decision could not show.
+        if got.status != "ok":
+            return public, [None] * len(public)
+        return public, [v if v is None or has_text(v, c.form) else None for c, v in zip(public, got.values)]
 
     public, outputs = sandboxing.use(run)
     shown = None if outputs is None else Simulation(cases=[
@@ -141,11 +148,12 @@ def decide_message(task: Task, feedback: FeedbackMode, question: str, ask: Ask |
         finally:
             write_record(round_dir / STEPS_FILE, _steps(round_dir, record.round).model_copy(update={"simulate": calls}))
     source, label, missing = SOURCES[feedback]
+    form = language_for(task).prediction_terms().answer
     # A case's name can say its answer ("modifier for score 12 is +1"): the tests are numbered.
     inputs = {c.name: c.shown for c in public}
     tests = "\n\n".join(
-        f"PUBLIC TEST {i}:\n{indent(inputs[case.name])}\n  expected output:\n{indent(render_answer(case.expected))}\n"
-        f"  {label}:\n{indent(render_answer(case.predicted)) if case.predicted is not None else '    ' + missing}"
+        f"PUBLIC TEST {i}:\n{indent(inputs[case.name])}\n  expected output:\n{indent(render_answer(case.expected, form))}\n"
+        f"  {label}:\n{indent(render_answer(case.predicted, form)) if case.predicted is not None else '    ' + missing}"
         for i, case in enumerate(rlef.shown.cases, 1))
     return DECIDE.format(question=question.strip(), source=source, tests=tests, marker=SUBMIT)
 

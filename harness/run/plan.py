@@ -22,6 +22,7 @@ from ..hashing import sha256_json
 from ..kinds import TrialKind, kinds_with, make_kind
 from ..kinds.repair import RepairKind
 from ..languages import layout_named
+from ..languages.registry import language_named
 from ..languages.base import Layout
 from ..models import ModelSpec, check_access, config_name, parse_model, read_models_file
 from ..records import ConfigManifest, FeedbackMode, RunRegistration, Sampling, TrialKindName
@@ -88,23 +89,26 @@ def _adapter_facts(spec: ModelSpec) -> dict:
             "training_cutoff": card.training_cutoff or spec.training_cutoff}
 
 
-def feedback_hash(contract: PromptContract, feedback: FeedbackMode) -> str | None:
+def feedback_hash(contract: PromptContract, feedback: FeedbackMode, language: str) -> str | None:
     """What a feedback mode says besides the code: simulated, the contract's template and the
-    prompt the model simulates with; Self-RLEF, its own prompts (predict/rlef.py); real,
-    nothing beyond the contract."""
+    prompt the model simulates with (in the suite's `language`'s terms); Self-RLEF, its own
+    prompts (predict/rlef.py); real, nothing beyond the contract."""
+    if feedback == "real":
+        return None
+    form = language_named(language).prediction_terms().answer
     if feedback == "simulated":
-        return sha256_json({"simulated_feedback": contract.simulated_feedback, "prediction": simulation_hash()})
-    return protocol_hash() if feedback in SELF_RLEF else None
+        return sha256_json({"simulated_feedback": contract.simulated_feedback, "prediction": simulation_hash(form)})
+    return protocol_hash(form)
 
 
 def _config_manifest(name: str, spec: ModelSpec, profile: AgentProfile, contract: PromptContract,
-                     sampling: Sampling, feedback: FeedbackMode) -> ConfigManifest:
+                     sampling: Sampling, feedback: FeedbackMode, language: str) -> ConfigManifest:
     return ConfigManifest(
         name=name, model=spec.name, api_base=spec.api_base, api_key_env=spec.api_key_env, sampling=sampling,
         agent_profile=profile.name, agent_hash=profile.content_hash, aider_version=profile.agent_version,
         edit_format=profile.edit_format, contract=contract.name, contract_hash=contract.content_hash,
         contract_texts_file=contract.texts_file, contract_texts_sha256=contract.texts_sha256,
-        feedback=feedback, feedback_hash=feedback_hash(contract, feedback),
+        feedback=feedback, feedback_hash=feedback_hash(contract, feedback, language),
         **{"training_cutoff": spec.training_cutoff, **_adapter_facts(spec)},
     )
 
@@ -219,7 +223,7 @@ def make_plan(config: RunConfig) -> RunPlan:
         taken.add(cname)
         if config.feedback == "simulated" and not own_contract.simulated_feedback:
             raise BadInput(f"--feedback simulated: prompt contract {own_contract.name} has no simulated_feedback template")
-        manifest = _config_manifest(cname, spec, profile, own_contract, config.sampling, config.feedback)
+        manifest = _config_manifest(cname, spec, profile, own_contract, config.sampling, config.feedback, suite.language)
         configs.append(PlannedConfig(manifest, spec, own_contract))
     builtin = next((c.model for c in configs if c.model.builtin), None)
     if builtin is not None and profile.edit_format not in ("whole", "diff"):
@@ -285,7 +289,7 @@ def _resume_plan(config: RunConfig, run_id: str, find_suite) -> RunPlan:
             raise BadInput(f"agent profile {cfg.agent_profile} changed since run {m.run_id} started")
         if cfg_contract.content_hash != cfg.contract_hash:
             raise BadInput(f"prompt contract {cfg.contract} changed since run {m.run_id} started")
-        if feedback_hash(contract, cfg.feedback) != cfg.feedback_hash:
+        if feedback_hash(contract, cfg.feedback, suite.language) != cfg.feedback_hash:
             raise BadInput(f"{cfg.feedback} feedback (its prompts or template) changed since run {m.run_id} started")
         spec = parse_model(cfg.model, cfg.api_base if cfg.adapter is None else None, cfg.api_key_env)
         facts = _adapter_facts(spec)

@@ -10,16 +10,24 @@ An expected value that the input itself holds (circular-buffer writes 1 and read
 space-age's age in seconds is its input) is checked only as `== value`: the input may show it.
 What the task's code holds (the reference's own strings) is cut from a request before it is
 read, with the prompt's fixed text. The requests never depend on the truth a prediction is
-compared with, so the cases carry none here: C++ only, as Python tasks have no public cases.
-Asked several times per case, the judge's verdicts aggregate by majority or by any."""
+compared with, so the cases carry none here. Asked several times per case, the judge's
+verdicts aggregate by majority or by any.
+
+Python's public tests (tally and shelf, small tasks of the Python tests) are asked as calls in
+Python's prediction prompt and read as Python literals: no request holds an expected value of
+a test (an assertion's expected side, a value assigned only to be expected, an exception a
+block expects), read here from the test's syntax tree by a rule of this test's own."""
 
 from __future__ import annotations
 
+import ast
 import re
 
 import pytest
 
-from harness.languages.cpp.probe.cases import case_context
+from harness.languages.cpp.probe.cases import case_context, task_cases
+from harness.languages.python.probe import prediction
+from harness.languages.registry import language_for
 from harness.languages.cpp.probe.shown import shown_cases
 from harness.models import parse_model
 from harness.predict.ask import asker
@@ -28,6 +36,8 @@ from harness.predict.prompt import FORMAT, SIMULATION_RULE
 from harness.predict.public import PublicCase, public_cases
 from harness.suite import find_suite
 
+from tests.languages.python.tally import write_tally
+from tests.predict.test_python_items import _shelf
 from tests.scripted_model import Script, ScriptedModel
 
 _ASSERTION = re.compile(r"\b(?:REQUIRE|CHECK)\w*\s*\(")
@@ -117,7 +127,8 @@ def asked():
     with ScriptedModel({"judge": Script(then="```\nnull\n```")}) as server:
         judge = Judge(asker(parse_model("openai/judge", server.api_base), temperature=0.0, retries=1))
         for task in suite.tasks:
-            cases = public_cases(task)
+            by_name = {c.name: c for c in task_cases(task)}
+            cases = [by_name[c.name] for c in public_cases(task)]
             shown = shown_cases(case_context(task), [c.source for c in cases])
             public = [PublicCase(name=c.name, call=c.call, shown=text, prelude=shown.prelude, expected={"o": []})
                       for c, text in zip(cases, shown.cases)]
@@ -191,3 +202,85 @@ def test_attempts_aggregate_by_majority_or_any():
     three = {"o": [{"v": 3}]}
     assert got[(3, "any")].attempts == [None, three, three] and got[(3, "any")].predicted == three
     assert got[(1, "any")].attempts is None and got[(1, "any")].predicted is None
+
+
+# --- Python ---------------------------------------------------------------------------------
+
+
+def _python_expected(source: str) -> list[str]:
+    """The expected sides of a test function's assertions as written: the side of `==` or
+    `is` (or a unittest assertion's second value) that calls nothing, a name assigned only
+    to be expected read as its value, the exception a raises-block names."""
+    func = ast.parse(source.strip()).body[0]
+    assert isinstance(func, ast.FunctionDef)
+    assigned = {n.targets[0].id: n.value for n in ast.walk(func)
+                if isinstance(n, ast.Assign) and isinstance(n.targets[0], ast.Name)}
+    sides: list[ast.expr] = []
+    for n in ast.walk(func):
+        if isinstance(n, ast.Compare):
+            sides += [s for s in (n.left, *n.comparators) if not any(isinstance(x, ast.Call) for x in ast.walk(s))]
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute):
+            if n.func.attr.startswith("assert") and len(n.args) == 2:
+                sides.append(n.args[1])
+            elif n.func.attr in ("raises", "assertRaises") and n.args:
+                sides.append(n.args[0])
+    resolved = [assigned.get(s.id, s) if isinstance(s, ast.Name) else s for s in sides]
+    return [ast.unparse(s) for s in resolved]
+
+
+@pytest.fixture(scope="module")
+def python_asked(tmp_path_factory):
+    """Per Python task: its public tests, and every request the judge got about them on its
+    reference, the judge answering `None` for each observation."""
+    folder = tmp_path_factory.mktemp("py")
+    out = {}
+
+    def reply(body: dict) -> str:
+        user = body["messages"][-1]["content"]
+        return "```python\n" + "\n".join(["None"] * max(1, user.count("\n=> "))) + "\n```"
+
+    with ScriptedModel({"judge": Script(by_request=reply)}) as server:
+        judge = Judge(asker(parse_model("openai/judge", server.api_base), temperature=0.0, retries=1))
+        for task in (write_tally(folder), _shelf(folder)):
+            cases = public_cases(task)
+            shown = language_for(task).shown_calls(task, cases)
+            public = [PublicCase(name=c.name, call=c.call, shown=text, prelude=shown.prelude, expected={"o": []},
+                                 form="python") for c, text in zip(cases, shown.calls)]
+            code = {name: data.decode() for name, data in task.reference_files().items()}
+            simulation = simulate(judge, code, public)
+            texts = [_without(m["content"], [prediction.FORMAT, *(c.rstrip() for c in code.values())])
+                     for body in server.requests["judge"][-len(cases):] for m in body["messages"]]
+            out[task.slug] = (cases, shown, simulation, texts)
+    return out
+
+
+def test_a_python_public_test_is_its_call_without_the_expected_value(python_asked):
+    cases, shown, _, _ = python_asked["tally"]
+    # `assert add(2, 3) == 5` is asked as `add(2, 3)`, named as pytest names the test.
+    assert [(c.name, c.call) for c in cases] == [
+        ("tally_test.py::test_add", "add(2, 3)"), ("tally_test.py::test_words", "words('a b  c')"),
+        ("tally_test.py::TallyTest::test_total", "Tally().count('a').count('b').count('a').total()")]
+    assert shown.calls == [c.call for c in cases] and shown.prelude == "import tally\nfrom tally import add, words, Tally"
+    shelf = python_asked["shelf"][0]
+    # A test of assertions alone is one sequence of observations; `expected = 2` is left out.
+    assert [c.call for c in shelf] == ["=> ratio(7, 2)\n=> ratio(1, 1)",
+                                       "shelf = Shelf()\nshelf.put('a')\n=> shelf.put('b')\n=> shelf.take()\n"
+                                       "=> shelf.put('')", "shelf = Shelf()\nshelf.put('c')\n=> shelf.take()"]
+
+
+def test_no_python_request_holds_an_expected_value(python_asked):
+    seen = 0
+    for slug, (cases, shown, simulation, texts) in python_asked.items():
+        assert len(texts) == 2 * len(cases) and all(t for t in texts)
+        inputs = "\n".join([*shown.calls, shown.prelude])
+        for case in cases:
+            for side in _python_expected(case.source):
+                token = re.compile(rf"(?<![\w.']){re.escape(side)}(?![\w.'])")
+                for text in texts:
+                    assert not re.search(r"(?:[=!]=|\bis)\s*" + re.escape(side), text), (slug, case.name, side)
+                    assert side in inputs or not token.search(text), (slug, case.name, side, text)
+                seen += 1
+        # The answers are read as Python literals: `None` is a value, not unreadable.
+        assert [c.predicted for c in simulation.cases] == [{"o": [{"v": None}] * c.call.count("=> ") or [{"v": None}]}
+                                                           for c in cases]
+    assert seen >= 9

@@ -9,7 +9,12 @@ On sum-of-squares (public tests: zero, ten, hundred; the fourth, negative input,
 - exec (self-rlef-exec): the same model shown the public tests' real outputs instead;
 - hostile: an answer naming ../escaped.h, a prediction of two megabytes, and decisions that
   are markers in the wrong shape (`#SUBMIT please`, the marker in a fence):
-  nothing written outside, no prediction read, no submit, the last round submitted."""
+  nothing written outside, no prediction read, no submit, the last round submitted.
+
+On tally, a Python task (public tests: its three, named by pytest's node ids), the same
+protocol in Python's terms: the predictions asked in Python's prompt and read as Python
+literals, the wrong answer's `['a', 'b', '', 'c']` predicted, the fix, then #SUBMIT; and under
+self-rlef-exec the public calls run alone on the candidate's code."""
 
 from __future__ import annotations
 
@@ -19,6 +24,7 @@ import jsonschema
 import pytest
 
 from harness.agents.editformat import render_whole
+from harness.languages.python.probe.prediction import SYSTEM as PY_SYSTEM
 from harness.outcomes import load
 from harness.predict.prompt import SYSTEM
 from harness.predict.rlef import SUBMIT
@@ -27,10 +33,13 @@ from harness.report.results import build_report
 from harness.run import run
 from harness.run.config import RunConfig
 from harness.schemas import schema
+from harness.sandbox.image import image_repo
 from harness.store import RunFolder
+from harness.suite import MANIFEST, SuiteManifest, render_manifest
 from harness.task import load_task
 
 from tests.conftest import GOLDEN
+from tests.languages.python import tally
 from tests.run_support import make_suite
 from tests.scripted_model import Script, ScriptedModel
 
@@ -72,13 +81,13 @@ def hostile() -> Script:
     return Script(by_request=reply)
 
 
-def steps(run_dir, config: str, round_no: int) -> RlefSteps:
+def steps(run_dir, config: str, round_no: int, slug: str = "sum-of-squares") -> RlefSteps:
     return RlefSteps.model_validate_json(
-        (run_dir / config / "sum-of-squares" / "trial-1" / f"round-{round_no}" / "self-rlef.json").read_bytes())
+        (run_dir / config / slug / "trial-1" / f"round-{round_no}" / "self-rlef.json").read_bytes())
 
 
-def trajectory(run_dir, config: str, round_no: int) -> RoundTrajectory:
-    path = run_dir / config / "sum-of-squares" / "trial-1" / f"round-{round_no}" / "trajectory.json"
+def trajectory(run_dir, config: str, round_no: int, slug: str = "sum-of-squares") -> RoundTrajectory:
+    path = run_dir / config / slug / "trial-1" / f"round-{round_no}" / "trajectory.json"
     return RoundTrajectory.model_validate_json(path.read_bytes())
 
 
@@ -161,3 +170,61 @@ def test_self_rlef_fresh_prompts_the_models_own_submit_and_the_public_transition
     }
     assert {row[0]: row[3] for row in table.rows}["openai-fix-submit"] == "100.0%"
     assert json.loads(json.dumps(doc.data))["self_rlef"][0]["fail_pass"] == 2
+
+
+PY_WRONG, PY_SOLVED = render_whole({tally.SOLUTION: tally.WRONG}), render_whole({tally.SOLUTION: tally.REFERENCE})
+PY_VALUES = {"add(2, 3)": "5", "words('a b  c')": "['a', 'b', 'c']", "Tally().count('a')": "3"}
+EMPTY_WORD = "['a', 'b', '', 'c']"
+
+
+def py_honest(body: dict) -> str:
+    """On tally: solve wrong (the empty words kept), predict truly in Python literals, fix
+    while a prediction differs from the expected output, else submit."""
+    messages = body["messages"]
+    user = messages[-1]["content"]
+    if messages[0]["content"] == PY_SYSTEM:
+        call = next(c for c in PY_VALUES if c in user)
+        wrong = 'split(" ")' in user and call.startswith("words")
+        return f"```python\n{EMPTY_WORD if wrong else PY_VALUES[call]}\n```"
+    if DECIDE in user:
+        return PY_SOLVED if EMPTY_WORD in user else SUBMIT
+    return PY_WRONG
+
+
+def test_self_rlef_on_a_python_task_in_pythons_terms(tmp_path):
+    suite = tmp_path / "pysuite"
+    tally.write_tally(suite)
+    (suite / MANIFEST).write_text(render_manifest(SuiteManifest(
+        name="pysuite", version="1", language="python", image=image_repo("python"), description="", tasks=["tally"])))
+    runs = tmp_path / "runs"
+    with ScriptedModel({"py": Script(by_request=py_honest), "pyexec": Script(by_request=py_honest)}) as model:
+        for run_id, name, feedback in (("sim", "py", "self-rlef"), ("exec", "pyexec", "self-rlef-exec")):
+            run(RunConfig(suite=str(suite), models=[f"openai/{name}@{model.api_base}"], trials=1, rounds=3, workers=1,
+                          agent="direct", runs_dir=runs, run_id=run_id, feedback=feedback))
+        sent = [r["messages"] for r in model.requests["py"]]
+        exec_sent = [r["messages"] for r in model.requests["pyexec"]]
+
+    r = RunFolder(runs / "sim").read_result("openai-py", "tally", 1)
+    assert (r.outcome, r.passed_round, r.submitted_round, len(r.rounds)) == (TrialOutcome.passed, 2, 2, 2)
+    one, two = r.rounds[0].self_rlef, r.rounds[1].self_rlef
+    assert one.public == {name: name != "tally_test.py::test_words" for name in tally.CASES}
+    assert two.public_passed and (one.decision, two.decision) == ("fix", "submit")
+    assert [c.predicted for c in one.shown.cases] == [{"o": [{"v": 5}]}, {"o": [{"v": ["a", "b", "", "c"]}]},
+                                                      {"o": [{"v": 3}]}]
+    # Fresh prompts: solve; three predictions in Python's prompt, shown the calls without
+    # their expected values; decide (the fix); three predictions; decide (#SUBMIT).
+    kinds = ["simulate" if m[0]["content"] == PY_SYSTEM else "decide" if DECIDE in m[-1]["content"] else "solve"
+             for m in sent]
+    assert kinds == ["solve", *["simulate"] * 3, "decide", *["simulate"] * 3, "decide"]
+    assert all(len(m) == 2 for m in sent)
+    assert "```python\nwords('a b  c')\n```" in sent[2][-1]["content"] and "['a', 'b', 'c']" not in sent[2][-1]["content"]
+    decide = sent[4][-1]["content"]
+    assert "PUBLIC TEST 2:\n    words('a b  c')\n  expected output:\n    ['a', 'b', 'c']\n" in decide
+    assert f"  predicted output of your code:\n    {EMPTY_WORD}\n" in decide and "test_words" not in decide
+    assert steps(runs / "sim", "openai-py", 2, "tally").decision == "submit"
+
+    # The execution oracle: the public calls run alone on the candidate's code, no prediction asked.
+    e = RunFolder(runs / "exec").read_result("openai-pyexec", "tally", 1)
+    assert (e.outcome, e.submitted_round, [x.self_rlef.decision for x in e.rounds]) == (TrialOutcome.passed, 2, ["fix", "submit"])
+    assert len(exec_sent) == 3 and not any(m[0]["content"] == PY_SYSTEM for m in exec_sent)
+    assert f"  output of your code:\n    {EMPTY_WORD}\n" in exec_sent[1][-1]["content"]

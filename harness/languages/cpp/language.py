@@ -22,11 +22,12 @@ from .expected import comparisons, value_key
 from .fill import fill_placeholders
 from .testrun import declared_test_cases, drop_build, run_tests
 from ..language import (CallProbe, CaseText, Comparison, FilledSuite, ItemCalls, Language, PredictionTerms,
-                        SuiteRuns)
+                        ShownCalls, SuiteRuns, TestCall)
 from ...probe.result import Observation
 from .probe import observe
 from .probe.cases import case_context
 from .probe.prediction import TERMS
+from .probe.shown import shown_cases
 from ..mutation import Mutant
 from .layout import LAYOUT
 from .mutants import generate_mutants
@@ -38,6 +39,9 @@ from .lexer import code_tokens
 
 _TASK_TAG = re.compile(r"task_(\d+)")
 _STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
+_INPUT_STRING = re.compile(r'"((?:[^"\\]|\\.)+)"')
+# A one-digit number is in any text; it says nothing about which examples a reader saw.
+_NUMBER = re.compile(r"(?<![\w.])-?\d\d+(?:\.\d+)?(?![\w.])")
 
 
 def task_id(tags: Iterable[str]) -> int | None:
@@ -51,6 +55,11 @@ def _tags(case: TaskCase) -> list[str]:
     header = case.source[:len(case.source) - len(case.body) - 1]
     strings = _STRING.findall(header)
     return tag_names(strings[1]) if len(strings) > 1 else []
+
+
+def inputs(case: TaskCase) -> tuple[str, ...]:
+    """The literals the case feeds the code: strings and numbers (two digits or more), as written."""
+    return (*_INPUT_STRING.findall(case.body), *_NUMBER.findall(_INPUT_STRING.sub('""', case.body)))
 
 
 def case_texts(task: Task) -> list[CaseText]:
@@ -110,9 +119,21 @@ class Cpp(Language):
         return ItemCalls([(c.name, c.call) for c in task_cases(task)], prelude=case_context(task), from_cases=True)
 
     def observe_calls(self, task: Task, files: Mapping[str, bytes], calls: Sequence[str], session: SandboxSession, *,
-                      includes: Sequence[str] = (), prelude: str = "", runs: int = 1) -> Observation:
-        """Driver calls, or test cases run as the task's own test file (probe.observe)."""
-        return observe(task, files, calls, session=session, includes=includes, prelude=prelude, runs=runs)
+                      includes: Sequence[str] = (), prelude: str = "", runs: int = 1,
+                      alone: bool = False) -> Observation:
+        """Driver calls, or test cases run as the task's own test file (probe.observe), or
+        with `alone` in a file of these cases only."""
+        return observe(task, files, calls, session=session, includes=includes, prelude=prelude, runs=runs, alone=alone)
+
+    def test_calls(self, task: Task) -> list[TestCall]:
+        """Every test case, the call being the case itself (probe/cases.py): a case of any
+        shape can be observed."""
+        return [TestCall(name=c.name, call=c.call, source=c.source, inputs=inputs(c)) for c in task_cases(task)]
+
+    def shown_calls(self, task: Task, calls: Sequence[TestCall]) -> ShownCalls:
+        """The cases and the test file around them without their expected values (probe/shown.py)."""
+        shown = shown_cases(case_context(task), [c.source for c in calls])
+        return ShownCalls(shown.prelude, shown.cases)
 
     def test_case_probe(self, task: Task) -> CallProbe | None:
         """None: a test file's expected values are literals compiled into the candidate's

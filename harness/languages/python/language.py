@@ -15,7 +15,7 @@ from ...records import AssertionCount, SuiteShape, TestReport
 from ...sandbox.base import SandboxSession
 from ...task import Task
 from ..language import (CallProbe, CallTrace, CaseText, Comparison, FilledSuite, ItemCalls, Language, PredictionTerms,
-                        StdinRun, TraceLimits)
+                        StdinRun, TestCall, TraceLimits)
 from ..mutation import Mutant
 from .layout import LAYOUT
 from .cases import case_texts, count_declared
@@ -80,6 +80,9 @@ class Python(Language):
 
     def item_calls(self, task: Task) -> ItemCalls:
         return prediction.item_calls(task)
+
+    def test_calls(self, task: Task) -> list[TestCall]:
+        return prediction.test_calls(task)
 
     def default_prelude(self, task: Task) -> str:
         return default_prelude(task)

@@ -26,7 +26,7 @@ from typing import Any, Iterator
 
 from ....probe import schema
 from ....task import Task
-from ...language import ItemCalls, PredictionTerms
+from ...language import ItemCalls, PredictionTerms, TestCall
 from ..expected import expected_and_actual
 from .calls import OBSERVE, default_prelude, public_names
 from .run import BOUNDS
@@ -269,25 +269,49 @@ def _tests(tree: ast.Module) -> Iterator[tuple[str, ast.FunctionDef]]:
                 yield name, func
 
 
-def item_calls(task: Task) -> ItemCalls:
+def _calls_of(func: ast.FunctionDef, aliases: dict[str, str]) -> list[str]:
+    """The test as one call sequence, else each expression its assertions observe that is a
+    call on its own, in the order the syntax tree is walked."""
+    sequence = _sequence(func, aliases)
+    if sequence is not None:
+        return [sequence]
+    observed = (_observed(node) for node in ast.walk(func))
+    return [call for expr in observed if expr is not None and (call := _as_call(expr, aliases)) is not None]
+
+
+def _test_functions(task: Task) -> Iterator[tuple[str, str, str, list[str]]]:
+    """Each test function of the task's test files: (file, test, its source, its calls)."""
     names = {n for module in public_names(task).values() for n in module}
-    calls: dict[str, str] = {}
     for rel in task.test_files:
         if not rel.endswith(".py"):
             continue
         try:
-            tree = parse(task.read_text(rel))
+            text = task.read_text(rel)
+            tree = parse(text)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
         aliases = _aliases(tree, names)
         for test, func in _tests(tree):
-            sequence = _sequence(func, aliases)
-            if sequence is not None:
-                calls.setdefault(sequence, test)
-                continue
-            for node in ast.walk(func):
-                expr = _observed(node)
-                call = None if expr is None else _as_call(expr, aliases)
-                if call is not None:
-                    calls.setdefault(call, test)
+            yield rel, test, ast.get_source_segment(text, func) or "", _calls_of(func, aliases)
+
+
+def item_calls(task: Task) -> ItemCalls:
+    calls: dict[str, str] = {}
+    for _, test, _, found in _test_functions(task):
+        for call in found:
+            calls.setdefault(call, test)
     return ItemCalls([(test, call) for call, test in calls.items()], prelude=default_prelude(task))
+
+
+def test_calls(task: Task) -> list[TestCall]:
+    """Each test function that gives calls as one call (`Language.test_calls`), named by its
+    pytest node id: its call sequence, or its calls as one sequence of observations. Its
+    expected values stay out (an assertion observes its actual side; an `expected = ...`
+    nothing but an assertion reads is left out), so a judge is shown the call as it is. No
+    literals are read for the instructions' rule: the first tests are public."""
+    out = []
+    for rel, test, source, calls in _test_functions(task):
+        call = calls[0] if len(calls) == 1 else "\n".join(f"{OBSERVE} {c}" for c in calls)
+        if calls and len(call) <= MAX_CALL and len(calls) <= MAX_OBSERVATIONS:
+            out.append(TestCall(name=f"{rel}::{test.replace('.', '::')}", call=call, source=source))
+    return out
