@@ -23,7 +23,7 @@ from ..probe.compare import call_matches
 from ..records import SimulatedCase, Simulation
 from .ask import Ask
 from .config import Aggregate
-from .prompt import parse_answer, prompt_messages, public_messages, terms_of
+from .prompt import parse_answer, public_messages
 from .public import PublicCase
 from .score import PREDICTION_RULE
 
@@ -31,10 +31,6 @@ from .score import PREDICTION_RULE
 class Judge:
     def __init__(self, ask: Ask):
         self.ask = ask
-
-    def predict(self, files: Mapping[str, str], call: str, prelude: str = "") -> dict[str, Any] | None:
-        reply = self.ask([m.model_dump() for m in prompt_messages(files, call, prelude=prelude)])
-        return parse_answer(reply.text, call, terms_of(files).answer)
 
     def predict_case(self, files: Mapping[str, str], case: PublicCase) -> dict[str, Any] | None:
         """The judge's prediction of a public case, shown without its expected values, read in
