@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Final, Sequence
+from typing import Any, Final, Sequence
 
 from ..executor.base import UnitFailure
 from ..languages.registry import language_for
@@ -28,7 +28,7 @@ from ..sandbox.base import Sandbox, SandboxSession
 from ..suite_validation import work_on_tasks
 from ..task import Task
 from .config import RuntimeSettings
-from .rewards import MALFORMED, Candidate, Judgement, Verifier, sandbox_workers, TaskCache, read_answer
+from .rewards import RepairJudge, TaskCache, read_answer, sandbox_workers
 
 ENVIRONMENT: Final = "rlef"
 RUN_TIMEOUT_S = 20.0     # one build and test of an answer: a first answer that loops is cut here
@@ -139,30 +139,14 @@ class PublicTests:
         return out
 
 
-class RlefJudge:
-    """The verifier on the final code of an exchange (`turns_text`); statuses as repair's."""
+class RlefJudge(RepairJudge):
+    """The verifier on the final code of an exchange (`turns_text`); statuses as repair's,
+    with the exchange's turns."""
 
-    lowest = -1.0
+    def read(self, path: str, text: str) -> tuple[dict[str, str] | None, str | None]:
+        turns = _turns(text)
+        return final_files(self.tasks(path), turns) if turns else (None, "not an exchange of answers")
 
-    def __init__(self, verifier: Verifier):
-        self.verifier = verifier
-        self.tasks = TaskCache()
-
-    def judge(self, texts: list[str], targets: list[str]) -> list[Judgement]:
-        judgements: list[Judgement | None] = [None] * len(texts)
-        todo: list[tuple[int, Candidate]] = []
-        for i, (text, path) in enumerate(zip(texts, targets, strict=True)):
-            turns = _turns(text)
-            files, malformed = final_files(self.tasks(path), turns) if turns else (None, "not an exchange of answers")
-            if files is None:
-                judgements[i] = Judgement(reward=-1.0, status=MALFORMED, reason=malformed,
-                                          turns=len(turns) if turns else None)
-            else:
-                todo.append((i, Candidate(path, files)))
-        if todo:
-            for (i, _), j in zip(todo, self.verifier.verify_batch([c for _, c in todo]), strict=True):
-                judgements[i] = j.model_copy(update={"turns": len(_turns(texts[i]) or ())})
-        return judgements  # type: ignore[return-value]  # every index is judged above
-
-    def close(self) -> None:
-        self.verifier.close()
+    def facts(self, text: str) -> dict[str, Any]:
+        turns = _turns(text)
+        return {"turns": len(turns) if turns else None}

@@ -191,18 +191,28 @@ class RepairJudge:
         self.verifier = verifier
         self.tasks = TaskCache()
 
+    def read(self, path: str, text: str) -> tuple[dict[str, str] | None, str | None]:
+        """The files an answer gives the repair task at `path`, or why it gives none."""
+        parsed = read_answer(self.tasks(path), text)
+        return (parsed.files, None) if parsed.ok else (None, parsed.malformed)
+
+    def facts(self, text: str) -> dict[str, Any]:
+        """What a judgement of `text` records besides the verdict."""
+        return {}
+
     def judge(self, texts: list[str], targets: list[str]) -> list[Judgement]:
         judgements: list[Judgement | None] = [None] * len(texts)
         todo: list[tuple[int, Candidate]] = []
         for i, (text, path) in enumerate(zip(texts, targets, strict=True)):
-            parsed = read_answer(self.tasks(path), text)
-            if parsed.ok:
-                todo.append((i, Candidate(path, parsed.files)))
+            files, malformed = self.read(path, text)
+            if files is not None:
+                todo.append((i, Candidate(path, files)))
             else:
-                judgements[i] = Judgement(reward=-1.0, status=MALFORMED, reason=parsed.malformed)
+                judgements[i] = Judgement(reward=-1.0, status=MALFORMED, reason=malformed, **self.facts(text))
         if todo:
             for (i, _), j in zip(todo, self.verifier.verify_batch([c for _, c in todo]), strict=True):
-                judgements[i] = j
+                facts = self.facts(texts[i])
+                judgements[i] = j.model_copy(update=facts) if facts else j
         return judgements  # type: ignore[return-value]  # every index is judged above
 
     def close(self) -> None:
