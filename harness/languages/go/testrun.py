@@ -1,8 +1,8 @@
 """One Go test round in a session: the screen (screen.py) decides first; the builder copies
-the staged package into its build tree and compiles the test binary with `go test -c` and
-runs `go vet` with the checks `go test` runs (module cache and build cache offline, in the
-build tree, so a session's later rounds reuse what its first compiled); the runner runs the
-binary in its scratch with test2json's framing and the verdict channel on descriptor 3,
+the staged package into its build tree and compiles the test binary with `go test -c`, which
+runs the vet checks `go test` runs, so a candidate they reject fails here as there (module
+cache and build cache offline, in the build tree, so a session's later rounds reuse what its
+first compiled); the runner runs the binary in its scratch with test2json's framing and the verdict channel on descriptor 3,
 and test2json turns its output into events there (verdict.py judges them)."""
 
 from __future__ import annotations
@@ -25,9 +25,6 @@ from .verdict import Events, console, fresh_token, judged, read_events, read_rec
 _VERDICT_FILE = "zz_harness_verdict_test.go"
 _CACHE = "/build/.go-cache"
 _ENV = f"GOCACHE={_CACHE} GOPATH=/build/.go-path HOME=/build GOFLAGS=-mod=mod GOPROXY=off CGO_ENABLED=0"
-# The analyzers `go test` runs before it runs tests (Go 1.19): a candidate they reject fails
-# here as it fails there.
-_VET = "-atomic -bool -buildtags -errorsas -ifaceassert -nilfunc -printf -stringintconv"
 _EVENTS_CAP = 4 * 1024 * 1024
 
 
@@ -77,7 +74,7 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
     binary = f"/build/{sub}.test"
     script = (f"[ -d {_CACHE} ] || cp -R /opt/harness/gocache {_CACHE}; rm -rf {build} {binary} && mkdir -p {build} "
               f"&& cp -R {session.src_root}/{sub}/. {build}/ && cd {build} && export {_ENV} "
-              f"&& go test -c -o {binary} . 2>&1 && go vet {_VET} . 2>&1")
+              f"&& go test -c -o {binary} . 2>&1")
     built = session.exec(["sh", "-c", script], role=Role.builder, timeout_s=session.limits.build_timeout_s)
     build_output = _clean(built.output.decode("utf-8", "replace"), task)
     if built.timed_out or built.exit_code != 0:

@@ -60,6 +60,15 @@ def test_a_program_that_does_not_compile_is_an_error(go_round):
     assert report.transcript == "# leap [leap.test]\n./leap.go:3:37: undefined: yr\nFAIL\tleap [build failed]\nFAIL\n"
 
 
+def test_a_program_go_vet_rejects_fails_to_build_as_under_go_test(go_round):
+    task, session = go_round
+    vetted = (REFERENCE.replace("package leap\n", 'package leap\n\nimport "fmt"\n')
+              + 'func Name() string { return fmt.Sprintf("%d", "x") }\n')
+    report = language_for(task).run_tests(task, {"leap.go": vetted.encode()}, session, transcript=True)
+    assert report.status is Status.error and not report.built
+    assert 'fmt.Sprintf format %d has arg "x" of wrong type string' in report.transcript
+
+
 def test_the_references_mutants_build_and_the_tests_kill_some(go_round):
     task, session = go_round
     go = language_for(task)
