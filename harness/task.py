@@ -46,6 +46,14 @@ class Task(BaseModel):
     language: str | None = "cpp"
 
     @property
+    def exercise(self) -> str:
+        """The exercise's own name, which its build files and the transcripts a model reads
+        call it: the folder's name, less the `<language>.` that keeps it apart from the same
+        exercise of another language in a suite of several (suite.py)."""
+        prefix = f"{self.language}."
+        return self.slug.removeprefix(prefix) if self.language is not None else self.slug
+
+    @property
     def layout(self) -> Layout:
         if self.language is None:
             raise no_language(self.solution_files, str(self.path))

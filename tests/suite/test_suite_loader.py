@@ -256,3 +256,40 @@ def test_bundled_fixed26_is_complete():
             held = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()}
             assert held and held <= set(t.solution_files), f"{t.slug}/{name}: {held}"
         assert json.loads((t.path / ".meta" / "config.json").read_text())["files"]["solution"]
+
+
+def _checkout(root: Path) -> Path:
+    """A polyglot-benchmark checkout in small: one exercise name in two languages, one more
+    Python exercise, and a language the harness has not (its folder skipped, not read)."""
+    shutil.copytree(GOLDEN / "sum-of-squares", root / "cpp" / "exercises" / "practice" / "sum-of-squares")
+    _python_exercise(root / "python" / "exercises" / "practice" / "sum-of-squares")
+    _python_exercise(root / "python" / "exercises" / "practice" / "leap")
+    (root / "cobol" / "exercises" / "practice" / "hello").mkdir(parents=True)
+    return root
+
+
+def test_a_benchmark_checkout_imports_as_one_suite_of_its_languages(tmp_path):
+    checkout = _checkout(tmp_path / "polyglot-benchmark")
+    proc = harness("suite", "import", str(checkout), "--name", "poly", env_state=tmp_path / "state")
+    assert proc.returncode == 0, proc.stderr
+    assert "cobol: skipped 1 exercises, not a language the harness has" in proc.stderr
+    s = find_suite("poly")
+    assert [t.slug for t in s.tasks] == ["cpp.sum-of-squares", "python.leap", "python.sum-of-squares"]
+    assert [t.exercise for t in s.tasks] == ["sum-of-squares", "leap", "sum-of-squares"]
+    assert (s.languages, s.images) == (("cpp", "python"), ("harness-cpp", "harness-python"))
+    manifest = s.manifest_path.read_text()
+    assert 'language = ["cpp", "python"]' in manifest and "image" not in manifest
+    with pytest.raises(BadInput, match="several languages \\(cpp, python\\); this takes a suite of one"):
+        s.language
+    # A suite of several languages names no image (each runs in its own), and lists only
+    # languages its tasks are in.
+    s.manifest_path.write_text(manifest.replace("description", 'image = "harness-cpp"\ndescription'))
+    with pytest.raises(BadInput, match="runs each in its own image; drop `image`"):
+        load_suite(s.path)
+    s.manifest_path.write_text(manifest.replace('["cpp", "python"]', '["cpp", "python", "go"]'))
+    with pytest.raises(BadInput, match="language lists go but no task is of it"):
+        load_suite(s.path)
+    # An exercise in another language's folder would be judged as that folder's: refused.
+    _python_exercise(checkout / "cpp" / "exercises" / "practice" / "leap")
+    proc = harness("suite", "import", str(checkout), "--name", "poly2", env_state=tmp_path / "state")
+    assert_one_line_exit_2(proc, "leap: a Python exercise in the cpp folder")
