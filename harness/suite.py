@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from .errors import BadInput, invalid
 from .fs import read_toml, subfolders, written_folder
 from .hashing import sha256_bytes, sha256_json
-from .languages import LAYOUTS, layout_named
+from .languages import LAYOUTS, layout_named, task_name
 from .paths import bundled_dir, state_dir
 from .sandbox.image import image_repo, suite_image
 from .task import Task, load_task
@@ -350,7 +350,7 @@ def _track_tasks(source: Path, notice: Callable[[str], None]) -> dict[str, Task]
     for line in skipped:  # said once the others import: a refusal stays one line
         notice(line)
     several = len(found) > 1
-    return {f"{lang}.{t.slug}" if several else t.slug: t for lang, tasks in found.items() for t in tasks}
+    return {task_name(lang, t.slug) if several else t.slug: t for lang, tasks in found.items() for t in tasks}
 
 
 def import_suite(source: Path | str, name: str, replace: bool = False, unseen: bool = False,
