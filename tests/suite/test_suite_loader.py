@@ -16,6 +16,7 @@ from harness.errors import BadInput
 from harness.suite import find_suite, import_suite, known_suites, load_suite
 
 from tests.conftest import GOLDEN, ROOT
+from tests.run_support import write_python_leap
 
 HARNESS = str(Path(sys.executable).parent / "harness")
 FIXED26 = [
@@ -184,16 +185,6 @@ def test_import_refuses_an_exercise_without_config(tmp_path):
     assert not (tmp_path / "state" / "suites" / "x").exists()
 
 
-def _python_exercise(folder: Path) -> None:
-    """An exercise in Exercism's Python layout (our own two-line one)."""
-    (folder / ".meta").mkdir(parents=True)
-    (folder / "leap.py").write_text("def leap_year(year):\n    pass\n")
-    (folder / "leap_test.py").write_text("from leap import leap_year\n\ndef test_2000():\n    assert leap_year(2000)\n")
-    (folder / ".meta" / "example.py").write_text("def leap_year(year):\n    return year % 4 == 0\n")
-    (folder / ".meta" / "config.json").write_text(json.dumps(
-        {"files": {"solution": ["leap.py"], "test": ["leap_test.py"], "example": [".meta/example.py"]}}))
-
-
 def test_an_exercise_of_a_language_the_harness_lacks_is_refused_on_import(tmp_path):
     upstream = tmp_path / "practice"
     shutil.copytree(GOLDEN / "sum-of-squares", upstream / "sum-of-squares")
@@ -217,7 +208,7 @@ def test_a_suite_names_a_language_its_tasks_are_in(tmp_path):
     (root / "suite.toml").write_text(manifest + 'language = "cobol"\n')
     with pytest.raises(BadInput, match="language 'cobol' is not one the harness has: C\\+\\+ \\(cpp\\), Python \\(python\\)"):
         load_suite(root)
-    _python_exercise(root / "leap")
+    write_python_leap(root / "leap")
     (root / "suite.toml").write_text(manifest.replace('["sum-of-squares"]', '["sum-of-squares", "leap"]')
                                      + 'language = "cpp"\n')
     with pytest.raises(BadInput, match="leap: a Python exercise in a suite whose language is C\\+\\+"):
@@ -262,8 +253,8 @@ def _checkout(root: Path) -> Path:
     """A polyglot-benchmark checkout in small: one exercise name in two languages, one more
     Python exercise, and a language the harness has not (its folder skipped, not read)."""
     shutil.copytree(GOLDEN / "sum-of-squares", root / "cpp" / "exercises" / "practice" / "sum-of-squares")
-    _python_exercise(root / "python" / "exercises" / "practice" / "sum-of-squares")
-    _python_exercise(root / "python" / "exercises" / "practice" / "leap")
+    write_python_leap(root / "python" / "exercises" / "practice" / "sum-of-squares")
+    write_python_leap(root / "python" / "exercises" / "practice" / "leap")
     (root / "cobol" / "exercises" / "practice" / "hello").mkdir(parents=True)
     return root
 
@@ -290,6 +281,6 @@ def test_a_benchmark_checkout_imports_as_one_suite_of_its_languages(tmp_path):
     with pytest.raises(BadInput, match="language lists go but no task is of it"):
         load_suite(s.path)
     # An exercise in another language's folder would be judged as that folder's: refused.
-    _python_exercise(checkout / "cpp" / "exercises" / "practice" / "leap")
+    write_python_leap(checkout / "cpp" / "exercises" / "practice" / "leap")
     proc = harness("suite", "import", str(checkout), "--name", "poly2", env_state=tmp_path / "state")
     assert_one_line_exit_2(proc, "leap: a Python exercise in the cpp folder")
