@@ -220,8 +220,9 @@ def cpu_used(before: dict, after: dict) -> dict[str, float | None]:
 
 def bench(args, suite_name: str, suite_ref: str, workers: int, runs_dir: Path) -> dict:
     load_before = os.getloadavg()[0]
+    run_id = f"bench-{re.sub('[^a-z0-9]+', '-', suite_name)}-w{workers}"
     config = RunConfig(suite=suite_ref, models=["gold"], tasks=args.tasks, trials=args.trials, rounds=2,
-                       workers=workers, sandbox=args.sandbox, runs_dir=runs_dir, run_id=f"bench-{suite_name}-w{workers}")
+                       workers=workers, sandbox=args.sandbox, runs_dir=runs_dir, run_id=run_id)
     cpu_before = cpu_sample()
     t0 = time.time()
     summary = run(config)
@@ -494,6 +495,15 @@ def main() -> None:
                 out.append(b)
                 if not args.json:
                     print_row(b)
+                # Aider's side without some language: the harness on the same exercises, for the speed-up.
+                alike = [t.slug for t in upstream_tasks if t.language in b["languages"]]
+                if len(alike) < len(upstream_tasks):
+                    b["suite"] = f"upstream: {', '.join(b['languages'])}"
+                    ours = bench(argparse.Namespace(**{**vars(args), "tasks": alike}), b["suite"], str(imported.path),
+                                 w, tmp / "runs")
+                    out.append(ours)
+                    if not args.json:
+                        print_row(ours)
         if upstream_tasks and not args.json:
             for w in worker_counts:
                 ours = next(b for b in out if b["harness"] == "harness run" and b["suite"] == "upstream" and b["workers"] == w)
@@ -515,7 +525,7 @@ def main() -> None:
             continue
         line = (f"goal, {b['suite']} at 2 workers: {b['total_s']:.1f} s "
                 f"(<= {GOAL_WALL_S:.0f} s: {'met' if b['total_s'] <= GOAL_WALL_S else 'NOT met'})")
-        if 2 in aider and b["suite"] == "upstream":
+        if 2 in aider and b["suite"] == aider[2]["suite"]:
             speedup = aider[2]["total_s"] / b["total_s"]
             line += f"; {speedup:.1f}x faster than Aider's benchmark (>= {GOAL_SPEEDUP:.0f}x: " \
                     f"{'met' if speedup >= GOAL_SPEEDUP else 'NOT met'})"
