@@ -458,10 +458,13 @@ def validate_suite(
             step(f"{unit.task.slug}: {'ok' if got.ok else 'broken'}", unit.runs)
 
     with using(sandbox, min(workers, len(units))) as executor:
-        facts = executor.facts_for((suite.language,))
-        repo = (facts.image or "").split(":")[0]
-        if facts.backend == "docker" and repo and repo != suite.image:
-            raise BadInput(f"{suite.manifest_path}: the suite needs image {suite.image}, the sandbox has {repo}")
+        languages = sorted({t.language for t in selected if t.language is not None})
+        facts = executor.facts_for(languages)
+        wanted = {image for lang, image in zip(suite.languages, suite.images) if lang in languages}
+        repos = {tag.split(":")[0] for tag in (facts.image or "").split(",") if tag}
+        if facts.backend == "docker" and repos and repos != wanted:
+            raise BadInput(f"{suite.manifest_path}: the suite needs {', '.join(sorted(wanted))}, "
+                           f"the sandbox has {', '.join(sorted(repos))}")
         work_on_tasks(executor, units, _validate_unit, workers=workers, run_timeout_s=run_timeout_s, on_result=done)
 
     reports = []

@@ -29,7 +29,7 @@ _EVENTS_CAP = 4 * 1024 * 1024
 
 
 def _subdir(task: Task) -> str:
-    return f"go-{task.slug}"
+    return f"go-{task.exercise}"
 
 
 def _verdict_file(task: Task) -> bytes:
@@ -45,7 +45,7 @@ def _verdict_file(task: Task) -> bytes:
 
 def _clean(text: str, task: Task) -> str:
     """The build folder named as the exercise's, as Aider's benchmark names its own."""
-    return text.replace(f"/build/{_subdir(task)}", task.slug)
+    return text.replace(f"/build/{_subdir(task)}", task.exercise)
 
 
 def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: SandboxSession, *,
@@ -81,7 +81,7 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
         why = "the build timed out" if built.timed_out else build_output.strip() or f"the build failed ({built.exit_code})"
         report = TestReport(status=Status.error, message=why, build_seconds=round(built.seconds, 3), **common)
         if transcript:
-            report.transcript = f"{build_output}FAIL\t{task.slug} [build failed]\nFAIL\n"
+            report.transcript = f"{build_output}FAIL\t{task.exercise} [build failed]\nFAIL\n"
         return report
     return _run(task, session, binary, built.seconds, transcript, time_limit_s, common)
 
@@ -91,7 +91,7 @@ def _run(task: Task, session: SandboxSession, binary: str, build_seconds: float,
     limit = session.limits.timeout_s if time_limit_s is None else time_limit_s
     token = fresh_token()
     run = (f"HARNESS_GO_VERDICT={token} {binary} -test.v -test.count=1 -test.timeout={limit:g}s "
-           f">.out 2>&1 3>.verdict; code=$?; go tool test2json -p {shlex.quote(task.slug)} <.out >.events 2>/dev/null")
+           f">.out 2>&1 3>.verdict; code=$?; go tool test2json -p {shlex.quote(task.exercise)} <.out >.events 2>/dev/null")
     kept = (Kept(".events", _EVENTS_CAP), Kept(".verdict", 256))
     ran, got = capture(session, run, kept, limit + 30)
     timings = dict(built=True, build_seconds=round(build_seconds, 3), run_seconds=round(ran.seconds, 3), **common)
@@ -105,7 +105,7 @@ def _run(task: Task, session: SandboxSession, binary: str, build_seconds: float,
     report = TestReport(status=status, message=why, tests=_tests(events, declared, task), exit_code=got.exit_code,
                         output_truncated=got.truncated(0), **timings).overruled(forgery)
     if transcript and not report.passed:
-        report.transcript = _clean(console(events, task.slug, got.exit_code), task)
+        report.transcript = _clean(console(events, task.exercise, got.exit_code), task)
     return report
 
 
