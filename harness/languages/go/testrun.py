@@ -25,9 +25,9 @@ from .verdict import Events, console, fresh_token, judged, read_events, read_rec
 _VERDICT_FILE = "zz_harness_verdict_test.go"
 _CACHE = "/build/.go-cache"
 _ENV = f"GOCACHE={_CACHE} GOPATH=/build/.go-path HOME=/build GOFLAGS=-mod=mod GOPROXY=off CGO_ENABLED=0"
-# The analyzers `go test` runs before it runs tests (Go 1.19): a candidate they reject fails
-# here as it fails there.
-_VET = "-atomic -bool -buildtags -errorsas -ifaceassert -nilfunc -printf -stringintconv"
+# The analyzers `go test` runs before it runs tests (Go 1.21's defaultVetFlags): a candidate
+# they reject fails here as it fails there.
+_VET = "-atomic -bool -buildtags -directive -errorsas -ifaceassert -nilfunc -printf -slog -stringintconv"
 _EVENTS_CAP = 4 * 1024 * 1024
 
 
