@@ -94,7 +94,7 @@ def _framing(line: str) -> bool:
     return line.lstrip().startswith(("=== RUN", "=== PAUSE", "=== CONT", "=== NAME", "--- PASS", "--- SKIP"))
 
 
-def console(events: Events, slug: str, code: int | None) -> str:
+def console(events: Events, package: str, code: int | None) -> str:
     """The run as plain `go test` prints it (what Aider's benchmark shows a model), made
     from the verbose run's events: what the program printed, where it printed it; each
     top-level test that did not pass, when it ended, as its `--- FAIL` line with its log
@@ -131,7 +131,7 @@ def console(events: Events, slug: str, code: int | None) -> str:
         if "/" not in test and test not in header:
             header[test] = f"--- FAIL: {test} (did not end)\n"
             out.extend(_failure_block(test, order, header, logs))
-    out.append(f"FAIL\t{slug}\nFAIL\n" if code != 0 else f"ok  \t{slug}\n")
+    out.append(f"FAIL\t{package}\nFAIL\n" if code != 0 else f"ok  \t{package}\n")
     return "".join(out)
 
 
