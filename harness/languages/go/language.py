@@ -14,7 +14,7 @@ from ...sandbox.base import SandboxSession
 from ...task import Task
 from ..language import CallProbe, CaseText, FilledSuite, ItemCalls, Language, PredictionTerms
 from ..mutation import Mutant
-from .cases import case_texts, declared_test_cases
+from .cases import case_texts, cases_for, declared_test_cases
 from .layout import LAYOUT
 from .mutants import generate_mutants
 from .screen import tokens_or_none
@@ -47,6 +47,9 @@ class Go(Language):
 
     def case_texts(self, task: Task) -> list[CaseText]:
         return case_texts(task)
+
+    def cases_for(self, task: Task, names: Sequence[str]) -> dict[str, CaseText]:
+        return cases_for(task, names)
 
     def mutants(self, files: Mapping[str, bytes], *, cap: int | None = None, seed: int = 0) -> list[Mutant]:
         return generate_mutants(files, cap=cap, seed=seed)
