@@ -50,6 +50,13 @@ class _Source:
         return len(got) == len(expected) and all(
             (kind == "word") if want == "*" else token == want for (kind, token, _, _), want in zip(got, expected))
 
+    def ranges(self, i: int) -> bool:
+        """Whether the `for` at `i` is a range statement."""
+        for kind, token, _, _ in self.code[i + 1:]:
+            if token in ("{", "range"):
+                return token == "range"
+        return False
+
     def span(self, first: int, last: int) -> str:
         start = self.code[first][3]
         return self.text[start:self.code[last][3] + len(self.code[last][1])]
@@ -140,7 +147,7 @@ def _values(source: _Source, open_at: int, last: int, fields: list[str]) -> list
     """(field, index of its value's first token) for each value of a struct literal."""
     out, i, n = [], open_at + 1, 0
     while i < last:
-        if source.words(i, "*", ":"):
+        if source.words(i, "*", ":") and i + 2 < last:
             out.append((source.code[i][1], i + 2))
             i += 2
         elif n < len(fields):
@@ -161,8 +168,8 @@ def subtest_code(function: str, others: list[str], sub: str) -> str | None:
     body_open = next((i for i, t in enumerate(source.code) if t[1] == "{"), None)
     if body_open is None:
         return None
-    loop = next((i for i in range(body_open + 1, source.close(body_open))
-                 if source.code[i][1] == "for" and source.indent(i) == 1), None)
+    loop = next((i for i in range(body_open + 1, source.close(body_open))  # the first range statement
+                 if source.code[i][1] == "for" and source.indent(i) == 1 and source.ranges(i)), None)
     if loop is None or not source.words(loop, "for", "*", ",", "*", ":", "=", "range", "*", "{"):
         return None
     var, data, loop_open = source.code[loop + 3][1], source.code[loop + 7][1], loop + 8
