@@ -101,7 +101,8 @@ def print_validation(validation, out: Path | None) -> None:
         if validation.with_mutants:
             row.append(_rate(t.mutants))
         seconds = t.seconds + (t.mutants.seconds if t.mutants else 0)
-        row += [f"{seconds:.0f}", "[red]" + "; ".join(t.problems) + "[/]" if t.problems else "[green]ok[/]"]
+        meant = f" (the stub may pass: {t.stub_may_pass})" if t.stub_may_pass and stub and stub.passed else ""
+        row += [f"{seconds:.0f}", "[red]" + "; ".join(t.problems) + "[/]" if t.problems else f"[green]ok{meant}[/]"]
         table.add_row(*row)
     print_wide(console, table)
     if validation.with_mutants:

@@ -1,14 +1,15 @@
 """Aider's own benchmark and `harness run --agent aider-polyglot`, side by side, over the
 upstream polyglot C++ exercises, against one scripted OpenAI-compatible server that logs
-every request either of them sends; the C++ or the Python exercises (the language is the
+every request either of them sends; the C++, Python or Go exercises (the language is the
 exercises folder's: polyglot-benchmark/<language>/exercises/practice).
 
     .venv/bin/python tests/bench/bench_aider_polyglot.py --aider-checkout /path/to/aider \\
-        --exercises /path/to/polyglot-benchmark/{cpp,python}/exercises/practice \\
+        --exercises /path/to/polyglot-benchmark/{cpp,python,go}/exercises/practice \\
         --aider-python /path/to/venv/bin/python [--tasks a,b] [--out DIR] [--against EARLIER_OUT]
 
 The server answers each exercise's first request with the reference solution plus a line
-that does not compile (C++) or names an undefined name at import (Python: flake8's F821,
+that does not compile (C++, Go: an undefined name, which Aider's Go linter, a syntax check,
+does not flag) or names an undefined name at import (Python: flake8's F821,
 which Aider's Python linter reports, so the lint follow-ups come, then a test run that
 fails on import), Aider's lint follow-ups ("# Fix any errors below") with its
 previous answer again, every later request with the reference solution, and chat-history
@@ -23,7 +24,9 @@ benchmark.py runs Python tests with the `pytest` first on its PATH in the exerci
 folder (here /usr/bin's: Debian's python3-pytest, as in the sandbox image), and C++ tests
 with the absolute path /aider/benchmark/cpp-test.sh (in Aider's container the checkout is
 mounted at /aider), so it runs under bubblewrap with the copy mounted at /aider and the
-host's toolchain (cmake, make, g++). Then its own summary
+host's toolchain (cmake, make, g++); Go tests with `go test ./...` and the `go` of GO_BIN
+(install golang-1.21-go from bookworm-backports), offline (GOPROXY=off, GOFLAGS=-mod=mod,
+as the sandbox image has them). Then its own summary
 code (`benchmark.py --stats`) prints pass_num_1 and pass_num_2.
 
 The harness side imports the exercises with `harness suite import`, runs them with
@@ -65,6 +68,9 @@ from harness.task import load_task  # noqa: E402
 from tests.scripted_model import is_preflight  # noqa: E402
 
 MODEL = "openai/scripted"
+# The Go that Aider's side runs `go test ./...` with: Debian's golang-1.21-go from
+# bookworm-backports, the sandbox image's Go (Aider's own image has 1.21.5).
+GO_BIN = "/usr/lib/go-1.21/bin"
 SUMMARY_MARK = "summarize this partial conversation"
 LINT_MARK = "# Fix any errors below"
 
@@ -74,15 +80,21 @@ class Language:
     first answer, the file it goes in (the first of the sorted solution files the key puts
     first), and what the round-2 message must then carry (the diagnostic's words)."""
 
-    def __init__(self, name: str, broken_line: str, first: str, diagnostics: tuple[str, ...]):
+    def __init__(self, name: str, broken_line: str, first: str, diagnostics: tuple[str, ...],
+                 env: dict[str, str] | None = None):
         self.name, self.broken_line, self.first, self.diagnostics = name, broken_line, first, diagnostics
+        self.env = env or {}  # what Aider's side runs its tests with (see the docstring)
 
 
 LANGUAGES = {
     "cpp": Language("cpp", "\nint harness_first_answer_does_not_compile() { return undeclared_name; }\n", ".cpp",
                     ("undeclared_name", "error:")),
     "python": Language("python", "\nharness_first_answer_fails = undeclared_name\n", ".py",
-                       ("undeclared_name", "NameError")),
+                       ("undeclared_name", "NameError"), {"PATH": "/usr/bin:/bin:" + os.environ.get("PATH", "")}),
+    "go": Language("go", "\nvar harnessFirstAnswerDoesNotCompile = undeclaredName\n", ".go",
+                   ("undeclaredName", "undefined:"),
+                   {"PATH": f"{GO_BIN}:" + os.environ.get("PATH", ""), "GOFLAGS": "-mod=mod", "GOPROXY": "off",
+                    "GOTOOLCHAIN": "local", "CGO_ENABLED": "0"}),
 }
 
 
@@ -201,10 +213,8 @@ def run_aider(args, work: Path, api_base: str, slugs: list[str], name: str = "si
         practice.mkdir(parents=True)
         for slug in slugs:
             shutil.copytree(Path(args.exercises) / slug, practice / slug)
-    # Python's tests run with the `pytest` first on the PATH: Debian's, as the sandbox image has it.
-    path = {"PATH": "/usr/bin:/bin:" + os.environ.get("PATH", "")} if args.language == "python" else {}
     env = _quiet_env(AIDER_DOCKER="1", AIDER_BENCHMARK_DIR=str(benchmarks), OPENAI_API_BASE=api_base,
-                     OPENAI_API_KEY="scripted", **path)
+                     OPENAI_API_KEY="scripted", **LANGUAGES[args.language].env)
     wrap, bench = _aider_command(args, work)
     t0 = time.monotonic()
     with open(work / f"aider-benchmark-{name}.log", "w") as log:
@@ -387,7 +397,7 @@ def _stat(text: str, key: str) -> str | None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--aider-checkout", type=Path, required=True)
-    ap.add_argument("--exercises", type=Path, required=True, help="the polyglot benchmark's cpp/ or python/exercises/practice")
+    ap.add_argument("--exercises", type=Path, required=True, help="the polyglot benchmark's cpp/, python/ or go/exercises/practice")
     ap.add_argument("--aider-python", type=Path, help="Python of a venv with aider-chat and the benchmark's requirements")
     ap.add_argument("--tasks", help="comma-separated exercises (default: all)")
     ap.add_argument("--out", type=Path, help="keep the work folder and request logs here")

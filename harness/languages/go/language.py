@@ -11,7 +11,7 @@ from ...errors import BadInput
 from ...sandbox.base import SandboxSession
 from ...task import Task
 from ..language import CallProbe, FilledSuite, ItemCalls, Language, PredictionTerms
-from .cases import case_texts, declared_test_cases
+from .cases import case_texts, cases_for, declared_test_cases
 from .layout import LAYOUT
 from .mutants import generate_mutants
 from .screen import tokens_or_none
@@ -36,6 +36,7 @@ class Go(Language):
     drop_build = staticmethod(drop_build)
     declared_test_cases = staticmethod(declared_test_cases)
     case_texts = staticmethod(case_texts)
+    cases_for = staticmethod(cases_for)
     mutants = staticmethod(generate_mutants)
 
     def names(self, text: str) -> set[str]:

@@ -7,6 +7,7 @@ and test2json turns its output into events there (verdict.py judges them)."""
 
 from __future__ import annotations
 
+import re
 import shlex
 from pathlib import Path
 from typing import Any, Mapping
@@ -41,6 +42,16 @@ def _verdict_file(task: Task) -> bytes:
     if package is None:
         raise SuiteBroken(f"{task.path}: a Go exercise whose test files have no package clause")
     return package_file("languages", "go", "assets", "verdict_test.go").read_bytes().replace(b"@package@", package.encode())
+
+
+def _import_path(task: Task) -> str:
+    """The package's import path, which `go test ./...` names it by in its result lines: the
+    module's path from go.mod (beer-song's is `beer`), the exercise's name where go.mod names none."""
+    if (task.path / "go.mod").is_file():
+        m = re.search(r"^module\s+(\S+)", task.read_text("go.mod"), re.MULTILINE)
+        if m is not None:
+            return m.group(1).strip('"')
+    return task.exercise
 
 
 def _clean(text: str, task: Task) -> str:
@@ -81,7 +92,7 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
         why = "the build timed out" if built.timed_out else build_output.strip() or f"the build failed ({built.exit_code})"
         report = TestReport(status=Status.error, message=why, build_seconds=round(built.seconds, 3), **common)
         if transcript:
-            report.transcript = f"{build_output}FAIL\t{task.exercise} [build failed]\nFAIL\n"
+            report.transcript = f"{build_output}FAIL\t{_import_path(task)} [build failed]\nFAIL\n"
         return report
     return _run(task, session, binary, built.seconds, transcript, time_limit_s, common)
 
@@ -91,7 +102,7 @@ def _run(task: Task, session: SandboxSession, binary: str, build_seconds: float,
     limit = session.limits.timeout_s if time_limit_s is None else time_limit_s
     token = fresh_token()
     run = (f"HARNESS_GO_VERDICT={token} {binary} -test.v -test.count=1 -test.timeout={limit:g}s "
-           f">.out 2>&1 3>.verdict; code=$?; go tool test2json -p {shlex.quote(task.exercise)} <.out >.events 2>/dev/null")
+           f">.out 2>&1 3>.verdict; code=$?; go tool test2json -p {shlex.quote(_import_path(task))} <.out >.events 2>/dev/null")
     kept = (Kept(".events", _EVENTS_CAP), Kept(".verdict", 256))
     ran, got = capture(session, run, kept, limit + 30)
     timings = dict(built=True, build_seconds=round(build_seconds, 3), run_seconds=round(ran.seconds, 3), **common)
@@ -105,7 +116,7 @@ def _run(task: Task, session: SandboxSession, binary: str, build_seconds: float,
     report = TestReport(status=status, message=why, tests=_tests(events, declared, task), exit_code=got.exit_code,
                         output_truncated=got.truncated(0), **timings).overruled(forgery)
     if transcript and not report.passed:
-        report.transcript = _clean(console(events, task.exercise, got.exit_code), task)
+        report.transcript = _clean(console(events, _import_path(task), got.exit_code), task)
     return report
 
 
