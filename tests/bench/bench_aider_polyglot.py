@@ -314,11 +314,23 @@ _MAKE_CLOSING = re.compile(r"^g?make(\[\d+\])?: \*\*\*.*\n?", re.MULTILINE)
 _LINTER_PYTHON = re.compile(r"^## Running: \S+ -m flake8 ", re.MULTILINE)
 
 
+# What differs from run to run of the same Go program: a panic's goroutine numbers and
+# addresses, and the package line's timing, which Aider's cleanup leaves and the harness drops.
+_GO_RUN_NUMBERS = [(re.compile(r"0x[0-9a-f]+"), "0x?"), (re.compile(r"goroutine \d+"), "goroutine N"),
+                   (re.compile(r"^(FAIL|ok  )\t(\S+)\t[0-9.]+s$", re.MULTILINE), r"\1\t\2")]
+
+
 def _without_make_closing(messages: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """make's closing "*** ... Error" lines dropped: they differ by design (see README);
-    and the interpreter named in a Python lint follow-up made one."""
-    return [(role, _LINTER_PYTHON.sub("## Running: python -m flake8 ", _MAKE_CLOSING.sub("", content)))
-            for role, content in messages]
+    and the interpreter named in a Python lint follow-up made one, and Go's run-dependent
+    numbers made placeholders."""
+    out = []
+    for role, content in messages:
+        content = _LINTER_PYTHON.sub("## Running: python -m flake8 ", _MAKE_CLOSING.sub("", content))
+        for pattern, placeholder in _GO_RUN_NUMBERS:
+            content = pattern.sub(placeholder, content)
+        out.append((role, content))
+    return out
 
 
 def _normal(messages: list[dict], names: list[str]) -> list[tuple[str, str]]:
@@ -375,7 +387,7 @@ def compare(server: ScriptedServer, slugs: list[str], failure_text: str, left: s
                      f"{'identical' if system_same else 'differs'}; first user message "
                      f"{'identical' if first_message_same else 'differs'}; whole first request "
                      f"{'identical' if requests_same else 'differs'}; requests identical: {alike} of {len(a)}, "
-                     f"{make_only} more but for make's closing lines or the linter's interpreter; "
+                     f"{make_only} more but for make's closing lines, the linter's interpreter or Go's run-dependent numbers; "
                      f"round-2 message carries diagnostics and "
                      f"failure text: {left} {carries[0]}, {right} {carries[1]}")
         if fb_a and fb_h:
@@ -384,7 +396,7 @@ def compare(server: ScriptedServer, slugs: list[str], failure_text: str, left: s
             if diff:
                 lines += ["    " + d for d in diff[:60]] + (["    ..."] if len(diff) > 60 else [])
     lines.append(f"all exercises: {totals['requests']} requests by {left}; identical {totals['identical']}, "
-                 f"{totals['make']} more but for make's closing lines or the linter's interpreter, "
+                 f"{totals['make']} more but for make's closing lines, the linter's interpreter or Go's run-dependent numbers, "
                  f"{totals['requests'] - totals['identical'] - totals['make']} otherwise; "
                  f"other request parameters differ in {totals['params']}"
                  + (f"; {unplaced} requests named no exercise" if unplaced else ""))
