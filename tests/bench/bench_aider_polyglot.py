@@ -14,7 +14,10 @@ which Aider's Python linter reports, so the lint follow-ups come, then a test ru
 fails on import), Aider's lint follow-ups ("# Fix any errors below") with its
 previous answer again, every later request with the reference solution, and chat-history
 summary requests with a sentence. Both harnesses get the same answers to the same
-requests, so their logs can be compared request by request.
+requests, so their logs can be compared request by request. With `--first-answer stub` the
+first answer is the exercise's stub as shipped instead, so that the round-2 message is what
+failing tests print where the stub compiles (the check that it carries the broken line's
+diagnostics then fails by design).
 
 Aider's side runs Aider's unmodified benchmark/benchmark.py from a copy of the checkout
 (made a git repository, which benchmark.py asks for), with the interpreter given by
@@ -113,9 +116,10 @@ class ScriptedServer:
     """Answers as described above, per harness (the route) and exercise, and logs every
     request with what it was and what it got."""
 
-    def __init__(self, tasks: dict, language: Language):
+    def __init__(self, tasks: dict, language: Language, first: str = "broken"):
         self.tasks = tasks  # slug -> Task
         self.language = language
+        self.first = first  # the first answer: the reference made broken, or the stub as shipped
         self.names = {slug: sorted(Path(f).name for f in t.solution_files) for slug, t in tasks.items()}
         self.log: dict[str, list[dict]] = defaultdict(list)
         self.turns: dict[tuple[str, str], int] = defaultdict(int)
@@ -147,7 +151,9 @@ class ScriptedServer:
             else:
                 kind = "task" if self.turns[key] == 0 else "feedback"
                 files = {name: data.decode() for name, data in self.tasks[slug].reference_files().items()}
-                if self.turns[key] == 0:
+                if self.turns[key] == 0 and self.first == "stub":
+                    files = {name: data.decode() for name, data in self.tasks[slug].stub_files().items()}
+                elif self.turns[key] == 0:
                     last = sorted(files, key=lambda f: (not f.endswith(self.language.first), f))[0]
                     files[last] = files[last] + self.language.broken_line
                 answer = whole_answer(files)
@@ -308,11 +314,23 @@ _MAKE_CLOSING = re.compile(r"^g?make(\[\d+\])?: \*\*\*.*\n?", re.MULTILINE)
 _LINTER_PYTHON = re.compile(r"^## Running: \S+ -m flake8 ", re.MULTILINE)
 
 
+# What differs from run to run of the same Go program: a panic's goroutine numbers and
+# addresses, and the package line's timing, which Aider's cleanup leaves and the harness drops.
+_GO_RUN_NUMBERS = [(re.compile(r"0x[0-9a-f]+"), "0x?"), (re.compile(r"goroutine \d+"), "goroutine N"),
+                   (re.compile(r"^(FAIL|ok  )\t(\S+)\t[0-9.]+s$", re.MULTILINE), r"\1\t\2")]
+
+
 def _without_make_closing(messages: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """make's closing "*** ... Error" lines dropped: they differ by design (see README);
-    and the interpreter named in a Python lint follow-up made one."""
-    return [(role, _LINTER_PYTHON.sub("## Running: python -m flake8 ", _MAKE_CLOSING.sub("", content)))
-            for role, content in messages]
+    and the interpreter named in a Python lint follow-up made one, and Go's run-dependent
+    numbers made placeholders."""
+    out = []
+    for role, content in messages:
+        content = _LINTER_PYTHON.sub("## Running: python -m flake8 ", _MAKE_CLOSING.sub("", content))
+        for pattern, placeholder in _GO_RUN_NUMBERS:
+            content = pattern.sub(placeholder, content)
+        out.append((role, content))
+    return out
 
 
 def _normal(messages: list[dict], names: list[str]) -> list[tuple[str, str]]:
@@ -369,7 +387,7 @@ def compare(server: ScriptedServer, slugs: list[str], failure_text: str, left: s
                      f"{'identical' if system_same else 'differs'}; first user message "
                      f"{'identical' if first_message_same else 'differs'}; whole first request "
                      f"{'identical' if requests_same else 'differs'}; requests identical: {alike} of {len(a)}, "
-                     f"{make_only} more but for make's closing lines or the linter's interpreter; "
+                     f"{make_only} more but for make's closing lines, the linter's interpreter or Go's run-dependent numbers; "
                      f"round-2 message carries diagnostics and "
                      f"failure text: {left} {carries[0]}, {right} {carries[1]}")
         if fb_a and fb_h:
@@ -378,7 +396,7 @@ def compare(server: ScriptedServer, slugs: list[str], failure_text: str, left: s
             if diff:
                 lines += ["    " + d for d in diff[:60]] + (["    ..."] if len(diff) > 60 else [])
     lines.append(f"all exercises: {totals['requests']} requests by {left}; identical {totals['identical']}, "
-                 f"{totals['make']} more but for make's closing lines or the linter's interpreter, "
+                 f"{totals['make']} more but for make's closing lines, the linter's interpreter or Go's run-dependent numbers, "
                  f"{totals['requests'] - totals['identical'] - totals['make']} otherwise; "
                  f"other request parameters differ in {totals['params']}"
                  + (f"; {unplaced} requests named no exercise" if unplaced else ""))
@@ -406,6 +424,9 @@ def main() -> None:
     ap.add_argument("--compare-only", action="store_true", help="compare the logs an earlier run left in --out")
     ap.add_argument("--against", type=Path, help="an earlier run's --out (another revision of the harness, say): "
                                                   "this run's harness requests compared with that run's")
+    ap.add_argument("--first-answer", choices=("broken", "stub"), default="broken",
+                    help="the first answer: the reference with a broken line (the default), or the stub as shipped "
+                         "(its tests then fail at run time where it compiles: the test output a model sees then)")
     ap.add_argument("--timeout", type=float, default=7200)
     args = ap.parse_args()
 
@@ -419,7 +440,7 @@ def main() -> None:
     tasks = {slug: load_task(args.exercises / slug) for slug in slugs}
     failure_text = read_prompts(args.aider_checkout).test_failures
     work = Path(args.out or tempfile.mkdtemp(prefix="aider-side-by-side-"))
-    server = ScriptedServer(tasks, LANGUAGES[args.language])
+    server = ScriptedServer(tasks, LANGUAGES[args.language], args.first_answer)
     if args.compare_only:
         server.log.update(json.loads((work / "requests.json").read_text()))
         printed = (work / "aider-stats.txt").read_text()
