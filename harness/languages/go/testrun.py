@@ -27,6 +27,7 @@ _VERDICT_FILE = "zz_harness_verdict_test.go"
 _CACHE = "/build/.go-cache"
 _ENV = f"GOCACHE={_CACHE} GOPATH=/build/.go-path HOME=/build GOFLAGS=-mod=mod GOPROXY=off CGO_ENABLED=0"
 _EVENTS_CAP = 4 * 1024 * 1024
+_TEST2JSON = "/usr/local/bin/test2json"  # the image's link to Go's own (assets/image.dockerfile)
 
 
 def _subdir(task: Task) -> str:
@@ -101,8 +102,10 @@ def _run(task: Task, session: SandboxSession, binary: str, build_seconds: float,
          time_limit_s: float | None, common: dict[str, Any]) -> TestReport:
     limit = session.limits.timeout_s if time_limit_s is None else time_limit_s
     token = fresh_token()
-    run = (f"HARNESS_GO_VERDICT={token} {binary} -test.v -test.count=1 -test.timeout={limit:g}s "
-           f">.out 2>&1 3>.verdict; code=$?; go tool test2json -p {shlex.quote(_import_path(task))} <.out >.events 2>/dev/null")
+    # test2json as `go test -json` runs it: the binary frames its own lines (-test.v=test2json),
+    # and test2json is called by its path in the image, not through a go command started first.
+    run = (f"HARNESS_GO_VERDICT={token} {binary} -test.v=test2json -test.count=1 -test.timeout={limit:g}s "
+           f">.out 2>&1 3>.verdict; code=$?; {_TEST2JSON} -p {shlex.quote(_import_path(task))} <.out >.events 2>/dev/null")
     kept = (Kept(".events", _EVENTS_CAP), Kept(".verdict", 256))
     ran, got = capture(session, run, kept, limit + 30)
     timings = dict(built=True, build_seconds=round(build_seconds, 3), run_seconds=round(ran.seconds, 3), **common)
