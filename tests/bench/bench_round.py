@@ -72,10 +72,11 @@ RATIOS = {"round_over_floor": ("round", "floor"), "round_over_floor_in": ("round
 # in the exercise's folder by the builder, with the environment the image gives and no cache
 # written outside the folder.
 _ENV = "env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/nonexistent LANG=C.UTF-8"
+# Debian's Go 1.21 lives outside the plain PATH (the Go image's ENV adds it).
+_GO_ENV = _ENV.replace("PATH=", "PATH=/usr/lib/go-1.21/bin:")
 FLOORS = {
     "python": f"{_ENV} PYTHONDONTWRITEBYTECODE=1 python3 -m pytest -p no:cacheprovider",
-    # Debian's Go 1.21 lives outside the plain PATH (the Go image's ENV adds it).
-    "go": f"mkdir -p .floor-tmp && {_ENV.replace('PATH=', 'PATH=/usr/lib/go-1.21/bin:')} GOCACHE=/build/.floor-cache GOPATH=/build/.floor-path "
+    "go": f"mkdir -p .floor-tmp && {_GO_ENV} GOCACHE=/build/.floor-cache GOPATH=/build/.floor-path "
           "GOTMPDIR=$PWD/.floor-tmp GOFLAGS=-mod=mod GOPROXY=off CGO_ENABLED=0 go test ./...",
 }
 COMMENT = {"python": b"#"}
