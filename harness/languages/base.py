@@ -25,6 +25,10 @@ class Layout(BaseModel):
     # Whether the local backend runs its tests too (`sandbox up` installs its packages on the
     # host); a language that runs in its image alone says so when asked of another backend.
     runs_locally: bool = True
+    # Where the reference's files go when an exercise places them by folder rather than
+    # pairing each with a solution file by extension (Java's classes, one a file, some with
+    # no stub): (the reference's folder, the solution's folder).
+    reference_root: tuple[str, str] | None = None
     # The prompt contract (prompt_contracts/) its repair curricula are written with unless
     # one is named: the instructions say which language and library to keep to.
     repair_contract: str = "repair"
