@@ -105,7 +105,7 @@ def token_mutants(text: str, name: str, code: Sequence[tuple[str, str, int]], op
     arithmetic (binary + and -, and their compound assignments) and logical ones are
     swapped, true and false swapped, a decimal integer shifted by one. `swappable(i)` says
     whether the operator at code[i] is one (Java's `<` of a type argument is not)."""
-    out = []
+    out: list[Mutant] = []
     skip_to = -1
     for i, (kind, token, at) in enumerate(code):
         changes: list[tuple[Operator, str, str]] = []

@@ -35,10 +35,26 @@ def _test_methods(text: str) -> list[tuple[str, int, int]]:
             continue
         j = i + 2
         while j + 1 < len(code) and not (code[j][0] == "word" and code[j + 1][1] == "("):
-            j += 1
+            j = _after_annotation(code, j) if code[j][1] == "@" else j + 1
         if j + 1 < len(code):
             found.append((code[j][1], code[i][3], _body_end(code, j)))
     return found
+
+
+def _after_annotation(code: list[tuple[str, str, int, int]], at: int) -> int:
+    """The index after the annotation at `at` (`@Disabled("...")`, `@Tag(x)`): its
+    name, and its arguments in parentheses when it has them."""
+    j = at + 1
+    while j + 1 < len(code) and code[j][0] == "word" and code[j + 1][1] == ".":
+        j += 2
+    j += 1
+    if j < len(code) and code[j][1] == "(":
+        depth = 0
+        for k in range(j, len(code)):
+            depth += {"(": 1, ")": -1}.get(code[k][1], 0)
+            if depth == 0:
+                return k + 1
+    return j
 
 
 def _body_end(code: list[tuple[str, str, int, int]], at: int) -> int:

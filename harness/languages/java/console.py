@@ -33,8 +33,8 @@ def tests_console(channel: Channel, test_class: str, slug: str) -> str:
             out.append(f"\n{head} STANDARD_OUT\n{_indented(ended.output, '    ')}")
         out.append(f"\n{head} {_WORD[ended.outcome]}\n")
         if ended.outcome != "successful":
-            failed += ended.outcome != "skipped" and ended.outcome != "aborted"
-            out.append(_indented(ended.failure, "    "))
+            failed += ended.outcome not in ("skipped", "aborted")
+            out.append(_indented(ended.failure, "    ") if ended.outcome != "skipped" else "")
     total = len(channel.tests)
     if channel.record is None:
         out.append("\nThe test JVM stopped before the run ended (a crash, or the round's time limit).\n")

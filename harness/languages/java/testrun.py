@@ -40,6 +40,13 @@ def _clean(text: str, task: Task) -> str:
     return text.replace(f"/build/{_subdir(task)}", task.slug)
 
 
+def _test_sources(task: Task) -> list[str]:
+    """Every test class the task ships, as Gradle runs every class of `src/test/java`: the
+    ones its config lists and any beside them (satellite ships a second)."""
+    return sorted({*task.test_files, *(rel for rel in task.protected_files
+                                       if rel.startswith("src/test/java/") and rel.endswith(".java"))})
+
+
 def _created_refused(task: Task, rel: str) -> bool:
     """A created file is compiled only as another class of the solution: a `.java` file
     directly in the solution's folder. Anything else is refused, never compiled."""
@@ -61,11 +68,13 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
     files = {rel: data for rel, data in files.items() if rel not in created}
     common: dict[str, Any] = dict(tampered=tampered, backend=session.backend)
     sources = sorted(rel for rel in files if rel.endswith(".java"))
-    refused = refusals({rel: files[rel] for rel in sources if rel not in task.test_files})
+    # The task's own files (its tests, a test class its config does not list) are not the
+    # candidate's: every other source is.
+    refused = refusals({rel: files[rel] for rel in sources if rel not in task.protected_files})
     if refused:
         return TestReport(status=Status.failed, message="the screen refused the solution", forged=True,
                           forgery=[f"screen: {why}" for why in refused], **common)
-    for rel in task.test_files:
+    for rel in _test_sources(task):
         files[rel] = enabled(files[rel])
     sub = _subdir(task)
     session.stage(sub, files)
@@ -92,7 +101,7 @@ def _run(task: Task, session: SandboxSession, classes: str, build_seconds: float
          time_limit_s: float | None, common: dict[str, Any]) -> TestReport:
     limit = session.limits.timeout_s if time_limit_s is None else time_limit_s
     token = fresh_token()
-    classes_named = " ".join(shlex.quote(test_class(rel)) for rel in task.test_files)
+    classes_named = " ".join(shlex.quote(test_class(rel)) for rel in _test_sources(task))
     run = (f"printf %s {token} | timeout -s KILL {limit:g} java -XX:SharedArchiveFile={_HOME}/round.jsa "
            f"-XX:+UseSerialGC -cp {_HOME}/launcher.jar:{_JARS} HarnessLauncher {classes} {classes_named} "
            f">.out 2>&1 3>.verdict; code=$?")

@@ -12,7 +12,8 @@ process itself. A run passes only when:
 
 - the channel ends with this round's record, whose count is the number of test lines;
 - the process exited 0 (what the launcher does when all succeeded), and every test the
-  task's test files declare has a `successful` line; nothing failed around them.
+  task's test files declare has a `successful` line (or `skipped`: the task disabled it);
+  nothing failed around them.
 
 An exit status 0 without the record, or a record beside an exit status the launcher would
 not have given it, is what no honest program produces: forged. A run with no record and a
@@ -31,6 +32,10 @@ from ...records import Status, TestCaseResult
 MAX_LINES = 20_000
 _MESSAGE_CAP = 4000
 _OUTCOMES = ("successful", "failed", "aborted", "skipped")
+# A test the task itself disables (a bare `@Disabled`, which the round keeps as Aider's
+# benchmark does) is skipped, and Gradle's build passes with it; an aborted one (an
+# assumption that failed) is not a pass here.
+_PASSING = ("successful", "skipped")
 
 
 def fresh_token() -> str:
@@ -93,7 +98,7 @@ def judged(channel: Channel, exit_code: int | None, declared: list[str]) -> tupl
     if exit_code == 0 and channel.record is None:
         forgery.append("verdict channel: the JVM exited 0 without the launcher's record")
     all_ok = channel.record is not None and channel.record > 0 and not channel.containers and all(
-        t.outcome == "successful" for t in channel.tests)
+        t.outcome in _PASSING for t in channel.tests)
     if channel.record is not None and channel.record != len(channel.tests):
         forgery.append(f"verdict channel: the record counts {channel.record} tests, the channel holds {len(channel.tests)}")
     elif channel.record is not None and exit_code is not None and exit_code != (0 if all_ok else 1):
@@ -120,7 +125,7 @@ def tests_of(channel: Channel, declared: list[str]) -> list[TestCaseResult]:
     results = []
     for name in declared:
         test = ended.get(name)
-        if test is not None and test.outcome == "successful":
+        if test is not None and test.outcome in _PASSING:
             results.append(TestCaseResult(name=name, status=Status.passed, output=test.output or None))
             continue
         why = (test.failure or test.outcome) if test is not None else (around or "did not run: the run ended before it")

@@ -1,5 +1,7 @@
-"""A tiny Java exercise in Exercism's layout, for the Java tests: two test methods, one
-still `@Disabled` as the track ships it (a round runs it, as Aider's benchmark does)."""
+"""A tiny Java exercise in Exercism's layout, for the Java tests: three test methods, one
+`@Disabled("...")` as the track ships it (a round runs it, as Aider's benchmark does) and
+one disabled by a bare `@Disabled`, as forth ships one (Aider's benchmark leaves it, so
+JUnit skips it and Gradle's build passes)."""
 
 from __future__ import annotations
 
@@ -27,6 +29,12 @@ public class LeapTest {
     public void leapYears() {
         assertThat(leap.isLeapYear(1996)).isTrue();
         assertThat(leap.isLeapYear(2000)).isTrue();
+    }
+
+    @Test
+    @Disabled
+    public void centuryOnItsOwn() {
+        assertThat(leap.isLeapYear(1900)).isTrue();
     }
 }
 '''

@@ -2,7 +2,7 @@
 shipped `@Disabled` too, as Aider's benchmark runs it), a wrong answer fails the one it
 breaks with the transcript `./gradlew test` prints for it, a program that does not compile
 is an error with javac's lines under Gradle's failed task, results.json carries each test
-method's code, and the reference's mutants compile and some fail."""
+method's code, and a mutant of the reference compiles and fails."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def test_the_reference_passes_and_results_json_names_each_test_method(java_round
     assert task.reference_files() == {SOLUTION: REFERENCE.encode()}
     report = language_for(task).run_tests(task, task.reference_files(), session)
     assert report.passed and [(t.name, t.status) for t in report.tests] == [
-        ("commonYear()", Status.passed), ("leapYears()", Status.passed)]
+        ("commonYear()", Status.passed), ("leapYears()", Status.passed), ("centuryOnItsOwn()", Status.passed)]
     results = exercism_results(task, report).model_dump()
     assert results["status"] == "pass"
     assert results["tests"][1]["test_code"].startswith("@Test\npublic void leapYears() {\n    assertThat(")
@@ -43,12 +43,15 @@ def test_a_wrong_answer_fails_with_the_transcript_gradle_prints(java_round):
     wrong = WRONG.replace("return false;", 'System.out.println("hello");\n        return false;').encode()
     report = language_for(task).run_tests(task, {SOLUTION: wrong}, session, transcript=True)
     assert report.status is Status.failed and not report.forged
-    assert [t.status for t in report.tests] == [Status.passed, Status.failed]
+    assert [t.status for t in report.tests] == [Status.passed, Status.failed, Status.passed]
     transcript = report.transcript or ""
-    assert "\n> Task :test\n\nLeapTest > commonYear() STANDARD_OUT\n    hello\n\nLeapTest > commonYear() PASSED\n" in transcript
+    # JUnit's order of a class's methods (a hash of their names), as Gradle prints them.
+    assert ("\n> Task :test\n\nLeapTest > centuryOnItsOwn() SKIPPED\n\nLeapTest > commonYear() STANDARD_OUT\n    hello\n\n"
+            "LeapTest > commonYear() PASSED\n") in transcript
     assert ("\nLeapTest > leapYears() FAILED\n    org.opentest4j.AssertionFailedError: \n    Expecting:\n     <false>\n"
             "    to be equal to:\n     <true>\n    but was not.\n") in transcript
-    assert "        at app//LeapTest.leapYears(LeapTest.java:16)\n\n2 tests completed, 1 failed\n\n> Task :test FAILED\n" in transcript
+    assert ("        at app//LeapTest.leapYears(LeapTest.java:16)\n\n3 tests completed, 1 failed, 1 skipped\n\n"
+            "> Task :test FAILED\n") in transcript
     assert transcript.endswith("BUILD FAILED\n")
 
 
@@ -62,10 +65,11 @@ def test_a_program_that_does_not_compile_is_an_error(java_round):
     assert "Execution failed for task ':compileJava'." in report.transcript
 
 
-def test_the_references_mutants_compile_and_the_tests_kill_some(java_round):
+def test_a_mutant_of_the_reference_compiles_and_fails(java_round):
     task, session = java_round
     java = language_for(task)
     mutants = java.mutants({SOLUTION: REFERENCE.encode()})
     assert {m.operator.value for m in mutants} >= {"relational", "logical", "boundary"}
-    reports = [java.run_tests(task, m.apply({SOLUTION: REFERENCE.encode()}), session) for m in mutants[:3]]
-    assert all(r.built for r in reports) and any(not r.passed for r in reports)
+    first = next(m for m in mutants if m.original == "==")  # year % 4 != 0: 2015 is a leap year
+    report = java.run_tests(task, first.apply({SOLUTION: REFERENCE.encode()}), session)
+    assert report.built and not report.passed

@@ -91,7 +91,7 @@ public final class HarnessLauncher {
         PrintStream captured = new PrintStream(capture, true, StandardCharsets.UTF_8);
         System.setOut(captured);
         System.setErr(captured);
-        int[] counts = new int[2];  // tests reported, tests that did not succeed
+        int[] counts = new int[2];  // tests reported, tests that neither succeeded nor were skipped
         TestExecutionListener listener = new TestExecutionListener() {
             @Override
             public void executionStarted(TestIdentifier id) {
@@ -101,8 +101,7 @@ public final class HarnessLauncher {
             @Override
             public void executionSkipped(TestIdentifier id, String reason) {
                 if (id.isTest()) {
-                    counts[0]++;
-                    counts[1]++;
+                    counts[0]++;  // a bare @Disabled (Aider's benchmark removes only @Disabled(...)): Gradle passes it
                     write(channel, "test skipped " + b64(id.getDisplayName()) + " " + b64(reason) + " " + b64(""));
                 }
             }
