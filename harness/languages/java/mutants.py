@@ -3,7 +3,7 @@ string, a text block, a character or a comment changes) by mutation.token_mutant
 are: relational, arithmetic (binary + and -, and their compound assignments) and logical
 operators swapped, true and false swapped, a decimal integer shifted by one. A `<` or `>`
 of a type's arguments (`List<Integer>`, `Map<K, List<V>>`) is not an operator and is left
-alone, and so are `->`, `::` and the shifts."""
+alone, and so are `->`, `::`, the shifts, and a `+` that joins strings."""
 
 from __future__ import annotations
 
@@ -27,12 +27,25 @@ def _type_bracket(code: list[tuple[str, str, int]], i: int) -> bool:
     return code[i][1] == ">" and (capital(i - 1) or near[0] in (">", "?", "<") or near[1] in (">", "(", ")", ",", "{", "::"))
 
 
+def _concatenation(code: list[tuple[str, str, int]], i: int) -> bool:
+    """Whether the `+` or `+=` at code[i] joins strings: a string literal beside it (a `-`
+    there would not compile)."""
+    return any(0 <= j < len(code) and code[j][0] in ("string", "text") for j in (i - 1, i + 1, i + 2))
+
+
 def mutants_of_source(text: str, name: str) -> list[Mutant]:
-    code = [(kind, token, at) for kind, token, _line, at in tokens_or_none(text) or ()
-            if kind not in ("line", "block", "string", "text", "char")]
-    # `>>` and `>>>` are read as `>`s here (a type's `List<List<T>>` ends so), never swapped.
-    return token_mutants(text, name, code, _OPERATORS, lambda i: code[i][1] not in "<>" or not (
-        _type_bracket(code, i) or text.startswith((">>", "<<"), code[i][2]) or text[code[i][2] - 1] in "<>"))
+    # Literals stay among the tokens (token_mutants changes nothing inside them) so that a
+    # `+` beside a string is seen as the concatenation it is.
+    code = [(kind, token, at) for kind, token, _line, at in tokens_or_none(text) or () if kind not in ("line", "block")]
+
+    def swappable(i: int) -> bool:
+        token, at = code[i][1], code[i][2]
+        if token == "+":
+            return not _concatenation(code, i)
+        # `>>` and `>>>` are read as `>`s here (a type's `List<List<T>>` ends so), never swapped.
+        return token not in "<>" or not (
+            _type_bracket(code, i) or text.startswith((">>", "<<"), at) or text[at - 1] in "<>")
+    return token_mutants(text, name, code, _OPERATORS, swappable)
 
 
 def generate_mutants(files: Mapping[str, bytes], *, cap: int | None = None, seed: int = 0) -> list[Mutant]:
