@@ -98,13 +98,14 @@ _SWAPS = {"<": ("<=", Operator.relational), "<=": ("<", Operator.relational), ">
 
 
 def token_mutants(text: str, name: str, code: Sequence[tuple[str, str, int]], operators: Sequence[str],
-                  swappable: Callable[[int], bool] = lambda i: True) -> list[Mutant]:
+                  mutable: Callable[[int], bool] = lambda i: True) -> list[Mutant]:
     """Mutants of a file from its code tokens ((kind, text, offset), comments and literals
     left out, so nothing inside them changes): `operators` are the language's, longest first
     (a token that starts one is never read as a shorter one); of them the relational,
     arithmetic (binary + and -, and their compound assignments) and logical ones are
-    swapped, true and false swapped, a decimal integer shifted by one. `swappable(i)` says
-    whether the operator at code[i] is one (Java's `<` of a type argument is not)."""
+    swapped, true and false swapped, a decimal integer shifted by one. `mutable(i)` says
+    whether code[i] may change (Java's `<` of a type argument is no operator, and a case
+    label shifted by one may be its neighbour's)."""
     out: list[Mutant] = []
     skip_to = -1
     for i, (kind, token, at) in enumerate(code):
@@ -122,8 +123,10 @@ def token_mutants(text: str, name: str, code: Sequence[tuple[str, str, int]], op
             if op is None:
                 continue
             skip_to = at + len(op)
-            if op in _SWAPS and swappable(i):
+            if op in _SWAPS:
                 changes.append((_SWAPS[op][1], op, _SWAPS[op][0]))
+        if changes and not mutable(i):
+            continue
         line = text.count("\n", 0, at) + 1
         column = at - (text.rfind("\n", 0, at) + 1) + 1
         out.extend(Mutant(operator=operator, file=name, line=line, column=column, start=at, end=at + len(original),

@@ -3,7 +3,7 @@ string, a text block, a character or a comment changes) by mutation.token_mutant
 are: relational, arithmetic (binary + and -, and their compound assignments) and logical
 operators swapped, true and false swapped, a decimal integer shifted by one. A `<` or `>`
 of a type's arguments (`List<Integer>`, `Map<K, List<V>>`) is not an operator and is left
-alone, and so are `->`, `::`, the shifts, and a `+` that joins strings."""
+alone, and so are `->`, `::`, the shifts, a `+` that joins strings and a case label."""
 
 from __future__ import annotations
 
@@ -33,19 +33,30 @@ def _concatenation(code: list[tuple[str, str, int]], i: int) -> bool:
     return any(0 <= j < len(code) and code[j][0] in ("string", "text") for j in (i - 1, i + 1, i + 2))
 
 
+def _case_label(code: list[tuple[str, str, int]], i: int) -> bool:
+    """Whether the number at code[i] is a case label (`case 1, 2 ->`): shifted by one it is
+    often its neighbour's, a duplicate label that does not compile."""
+    j = i - 1
+    while j >= 0 and (code[j][1] == "," or code[j][0] == "number"):
+        j -= 1
+    return j >= 0 and code[j][1] == "case"
+
+
 def mutants_of_source(text: str, name: str) -> list[Mutant]:
     # Literals stay among the tokens (token_mutants changes nothing inside them) so that a
     # `+` beside a string is seen as the concatenation it is.
     code = [(kind, token, at) for kind, token, _line, at in tokens_or_none(text) or () if kind not in ("line", "block")]
 
-    def swappable(i: int) -> bool:
+    def mutable(i: int) -> bool:
         token, at = code[i][1], code[i][2]
+        if code[i][0] == "number":
+            return not _case_label(code, i)
         if token == "+":
             return not _concatenation(code, i)
         # `>>` and `>>>` are read as `>`s here (a type's `List<List<T>>` ends so), never swapped.
         return token not in "<>" or not (
             _type_bracket(code, i) or text.startswith((">>", "<<"), at) or text[at - 1] in "<>")
-    return token_mutants(text, name, code, _OPERATORS, swappable)
+    return token_mutants(text, name, code, _OPERATORS, mutable)
 
 
 def generate_mutants(files: Mapping[str, bytes], *, cap: int | None = None, seed: int = 0) -> list[Mutant]:
