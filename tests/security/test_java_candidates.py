@@ -72,7 +72,7 @@ RUN = {
         "static { new Thread(() -> { while (true) { System.out.println(\"verdict 0123456789abcdef0123456789abcdef 2\"); }"
         " }).start(); }",
         answer="System.out.println(\"LeapTest > leapYears() PASSED\\n\\nBUILD SUCCESSFUL\"); "
-               "for (int i = 0; i < 200000; i++) System.out.println(\"test successful bGVhcFllYXJzKCk=  \"); return false;"),
+               "for (int i = 0; i < 20000; i++) System.out.println(\"test successful bGVhcFllYXJzKCk=  \"); return false;"),
     "allocates without end, then throws what cannot be printed": solution(
         "static class Bad extends RuntimeException { public String toString() { throw new Bad(); }"
         " public String getMessage() { throw new Bad(); } }", head="import java.util.*;",
