@@ -197,7 +197,7 @@ def test_an_exercise_of_a_language_the_harness_lacks_is_refused_on_import(tmp_pa
         {"files": {"solution": ["src/lib.rs"], "test": ["tests/leap.rs"]}}))
     proc = harness("suite", "import", str(upstream), "--name", "rust", env_state=tmp_path / "state")
     assert_one_line_exit_2(proc, f"{upstream / 'leap'}: a Rust exercise; the harness runs C++ (cpp), Python (python), "
-                                 "Go (go) exercises")
+                                 "Go (go), Java (java) exercises")
     assert not (tmp_path / "state" / "suites" / "rust").exists()
 
 
