@@ -37,7 +37,7 @@ def _subdir(task: Task) -> str:
 
 def _clean(text: str, task: Task) -> str:
     """The build folder named as the exercise's, as Aider's benchmark names its own."""
-    return text.replace(f"/build/{_subdir(task)}", task.slug)
+    return text.replace(f"/build/{_subdir(task)}", task.exercise)
 
 
 def _test_sources(task: Task) -> list[str]:
@@ -92,7 +92,7 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
         if transcript:
             errors = [line for line in output.splitlines() if ": error:" in line]
             in_tests = bool(errors) and all(line.startswith("src/test/") for line in errors)
-            report.transcript = build_console(re.sub(r"(?m)^src/", f"{task.slug}/src/", output), in_tests)
+            report.transcript = build_console(re.sub(r"(?m)^src/", f"{task.exercise}/src/", output), in_tests)
         return report
     return _run(task, session, f"{build}/classes", built.seconds, transcript, time_limit_s, common)
 
@@ -120,8 +120,8 @@ def _run(task: Task, session: SandboxSession, classes: str, build_seconds: float
                         timeout=timed_out, output=got.contents[1].decode("utf-8", "replace") or None,
                         output_truncated=got.truncated(0) or got.truncated(1), **timings).overruled(forgery)
     if transcript and not report.passed:
-        name = test_class(task.test_files[0]) if task.test_files else task.slug
-        report.transcript = _clean(tests_console(channel, name, task.slug), task)
+        name = test_class(task.test_files[0]) if task.test_files else task.exercise
+        report.transcript = _clean(tests_console(channel, name, task.exercise), task)
     return report
 
 
