@@ -8,7 +8,7 @@ from __future__ import annotations
 import random
 import re
 from enum import Enum
-from typing import Mapping
+from typing import Iterator, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
@@ -87,3 +87,47 @@ def decode(data: bytes) -> str:
 
 def encode(text: str) -> bytes:
     return text.encode("utf-8", errors="surrogateescape")
+
+
+# One token as a tokenizer of the C family reads it: kind ("word", "number", "other" for
+# punctuation, comment and literal kinds otherwise), text, line, offset in characters.
+Token = tuple[str, str, int, int]
+_NOT_CODE = ("line", "block", "string", "raw", "rune", "lifetime")
+
+
+def _token_changes(text: str, tokens: Sequence[Token], operators: Sequence[str],
+                   swaps: Mapping[str, tuple[str, Operator]]) -> Iterator[tuple[Operator, int, str, str]]:
+    """(operator, offset, original, replacement) of every change, in text order."""
+    skip_to = -1
+    for kind, token, _line, at in tokens:
+        if at < skip_to or kind in _NOT_CODE:
+            continue
+        if kind == "word" and token in ("true", "false"):
+            yield Operator.constant, at, token, "false" if token == "true" else "true"
+        elif kind == "number" and token.isdigit() and (token == "0" or not token.startswith("0")):
+            yield Operator.boundary, at, token, str(int(token) + 1)
+            if int(token) > 0:
+                yield Operator.boundary, at, token, str(int(token) - 1)
+        elif kind == "other":
+            op = next((o for o in operators if text.startswith(o, at)), None)
+            if op is None:
+                continue
+            skip_to = at + len(op)
+            if op in swaps:
+                replacement, operator = swaps[op]
+                yield operator, at, op, replacement
+
+
+def token_mutants(text: str, tokens: Sequence[Token], name: str, operators: Sequence[str],
+                  swaps: Mapping[str, tuple[str, Operator]]) -> list[Mutant]:
+    """Mutants of a file made on its tokens, so nothing inside a string, a character or a
+    comment changes: each operator in `swaps` swapped (`operators` lists every operator
+    longest first, so that a longer one is never read as a shorter), true and false swapped,
+    a decimal integer shifted by one."""
+    out = []
+    for operator, at, original, replacement in _token_changes(text, tokens, operators, swaps):
+        line = text.count("\n", 0, at) + 1
+        column = at - (text.rfind("\n", 0, at) + 1) + 1
+        out.append(Mutant(operator=operator, file=name, line=line, column=column, start=at, end=at + len(original),
+                          original=original, replacement=replacement))
+    return out

@@ -11,8 +11,9 @@ from .language import Language
 from .cpp.language import Cpp
 from .python.language import Python
 from .go.language import Go
+from .rust.language import Rust
 
-_LANGUAGES: dict[str, Language] = {lang.layout.name: lang for lang in (Cpp(), Python(), Go())}
+_LANGUAGES: dict[str, Language] = {lang.layout.name: lang for lang in (Cpp(), Python(), Go(), Rust())}
 
 
 def language_for(task: Task) -> Language:

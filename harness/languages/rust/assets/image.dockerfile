@@ -1,0 +1,18 @@
+# Rust: Debian's toolchain (rustc 1.63, cargo), no network at any time. The crates the
+# exercises name (anyhow, rand, time) come from Debian's packaged registry, which cargo
+# takes in place of crates.io: a build that asks for any other crate fails.
+RUN mkdir -p /opt/harness/cargo \
+ && printf '[source.crates-io]\nreplace-with = "debian"\n\n[source.debian]\ndirectory = "/usr/share/cargo/registry"\n\n[net]\noffline = true\n' \
+    > /opt/harness/cargo/config.toml
+# Those crates built once for `cargo test`, each alone as an exercise names it, into the
+# target folder a session's first round copies (languages/rust/testrun.py): a fresh one
+# spends 20 s on time's.
+RUN cd /tmp && for dep in 'anyhow = "1.0"' 'rand = "0.8"' 'time = "0.3"'; do \
+      rm -rf warm && mkdir -p warm/src && touch warm/src/lib.rs \
+      && printf '[package]\nname = "warm"\nversion = "0.1.0"\nedition = "2021"\n\n[dependencies]\n%s\n' "$dep" > warm/Cargo.toml \
+      && (cd warm && CARGO_HOME=/opt/harness/cargo CARGO_TARGET_DIR=/opt/harness/cargo-target cargo test --no-run --offline -q) \
+      || exit 1; done \
+ && rustc --version | grep -q '^rustc 1\.' \
+ && rm -rf /tmp/warm /opt/harness/cargo-target/debug/deps/warm-* /opt/harness/cargo-target/debug/deps/libwarm-* \
+    /opt/harness/cargo-target/debug/.fingerprint/warm-* /opt/harness/cargo/registry /opt/harness/cargo/.package-cache \
+ && chmod -R a+rX /opt/harness/cargo /opt/harness/cargo-target
