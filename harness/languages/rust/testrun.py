@@ -86,7 +86,7 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
               f"echo {_MARK}; grep -F '\"executable\":\"/' .artifacts; exit $code")
     built = session.exec(["sh", "-c", script], role=Role.builder, timeout_s=session.limits.build_timeout_s)
     output = built.output.decode("utf-8", "replace")
-    cut = output.rfind(f"\n{_MARK}\n") if f"\n{_MARK}\n" in output else output.rfind(f"{_MARK}\n")
+    cut = output.rfind(f"{_MARK}\n")
     build_lines = _clean(output[:max(cut, 0)], task)
     build_lines = "".join(line for line in build_lines.splitlines(keepends=True) if not line.lstrip().startswith("Executable "))
     if built.timed_out or built.exit_code != 0 or cut < 0:
