@@ -31,7 +31,8 @@ def default_features(task: Task) -> set[str]:
 
 def _attribute(code: list[Token], at: int) -> tuple[list[str], int]:
     """The words of the attribute starting with `#` at `at`, and where it ends."""
-    depth, i, words = 0, at + 1, []
+    depth, i = 0, at + 1
+    words: list[str] = []
     while i < len(code):
         token = code[i][1]
         if token == "[":

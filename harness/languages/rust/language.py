@@ -1,41 +1,34 @@
 """Rust behind the language seam: `cargo test` in the sandbox, judged by libtest's log and
 the binaries' exit statuses after the screen (testrun.py, verdict.py, screen.py), test
-cases read from the test files (cases.py), mutants on the screen's tokens (mutants.py).
-What the harness does not do for Rust yet (the call probe, written test suites, filling
-placeholders, output prediction) says so in one line."""
+cases read from the test files (cases.py), mutants on the screen's tokens (mutants.py);
+what the harness does not do for Rust yet says so in one line (screened.py)."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Mapping
 
-from ...errors import BadInput
 from ...records import TestReport
 from ...sandbox.base import SandboxSession
 from ...task import Task
-from ..language import CallProbe, CaseText, FilledSuite, ItemCalls, Language, PredictionTerms
+from ..language import CaseText
 from ..mutation import Mutant
+from ..screened import ScreenedLanguage
 from .cases import case_texts, declared_test_cases
 from .layout import LAYOUT
 from .mutants import generate_mutants
 from .screen import code_tokens
 from .testrun import drop_build, run_tests
 
-_KEYWORDS = frozenset("as async await break const continue crate dyn else enum extern false fn for if impl in let loop "
-                      "match mod move mut pub ref return self Self static struct super trait true type unsafe use where "
-                      "while".split())
 
-
-def _not_yet(what: str) -> BadInput:
-    return BadInput(f"{what} is not done for Rust exercises yet")
-
-
-def _code(text: str) -> list[tuple[str, str]]:
-    return [(kind, token) for kind, token, _, _ in code_tokens(text)]
-
-
-class Rust(Language):
+class Rust(ScreenedLanguage):
     layout = LAYOUT
+    keywords = frozenset("as async await break const continue crate dyn else enum extern false fn for if impl in let "
+                         "loop match mod move mut pub ref return self Self static struct super trait true type unsafe "
+                         "use where while".split())
+
+    def code(self, text: str) -> list[tuple[str, str]]:
+        return [(kind, token) for kind, token, _, _ in code_tokens(text)]
 
     def run_tests(self, task: Task, workspace: Path | Mapping[str, bytes], session: SandboxSession, *,
                   transcript: bool = False, time_limit_s: float | None = None) -> TestReport:
@@ -52,41 +45,3 @@ class Rust(Language):
 
     def mutants(self, files: Mapping[str, bytes], *, cap: int | None = None, seed: int = 0) -> list[Mutant]:
         return generate_mutants(files, cap=cap, seed=seed)
-
-    def names(self, text: str) -> set[str]:
-        return {token for kind, token in _code(text) if kind == "word" and token not in _KEYWORDS}
-
-    def normal_form(self, text: str, keep: set[str]) -> str:
-        order: dict[str, str] = {}
-        out = []
-        for kind, token in _code(text):
-            if kind == "word" and token not in _KEYWORDS and token not in keep:
-                token = order.setdefault(token, f"n{len(order)}")
-            out.append(token)
-        return " ".join(out)
-
-    def fill_placeholders(self, task: Task, test_file: str, source: bytes, session: SandboxSession) -> FilledSuite:
-        raise _not_yet("filling a written suite's placeholders")
-
-    def call_probe(self, task: Task, calls: Sequence[str], *, includes: Sequence[str] = (),
-                   prelude: str | None = None) -> CallProbe:
-        raise _not_yet("the call probe")
-
-    def test_case_probe(self, task: Task) -> CallProbe | None:
-        return None
-
-    def prediction_terms(self) -> PredictionTerms:
-        raise _not_yet("output prediction")
-
-    def item_calls(self, task: Task) -> ItemCalls:
-        raise _not_yet("output prediction")
-
-    def test_skeleton(self, task: Task, test_file: str) -> bytes:
-        raise _not_yet("writing test suites")
-
-    def code_words(self, text: str) -> list[str]:
-        return [token if kind in ("word", "other") and (kind == "other" or token in _KEYWORDS) else kind
-                for kind, token in _code(text)]
-
-    def function_bodies(self, text: str) -> list[list[str]]:
-        return []

@@ -14,7 +14,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Mapping
 
 from ...errors import SandboxUnavailable
-from ...records import Status, TestReport
+from ...records import Status, TestCaseResult, TestReport
 from ...sandbox.base import Role, SandboxSession
 from ...sandbox.capture import Kept, capture
 from ...staging import stage_files
@@ -158,7 +158,7 @@ def _run(task: Task, session: SandboxSession, executables: list[tuple[str, str]]
     return report
 
 
-def _cleaned(test, task: Task):
+def _cleaned(test: TestCaseResult, task: Task) -> TestCaseResult:
     test.message = _clean(test.message, task) if test.message else test.message
     return test
 
