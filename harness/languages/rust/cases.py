@@ -6,6 +6,7 @@ module around it) counts only where the task's Cargo.toml enables `x` by default
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass
 
@@ -20,13 +21,23 @@ class _Scope:
     off: bool            # compiled out by a feature the build does not enable
 
 
-def default_features(task: Task) -> set[str]:
+def _manifest(task: Task) -> dict:
     try:
-        manifest = tomllib.loads(task.read("Cargo.toml").decode("utf-8"))
+        return tomllib.loads(task.read("Cargo.toml").decode("utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return set()
-    default = manifest.get("features", {}).get("default", [])
+        return {}
+
+
+def default_features(task: Task) -> set[str]:
+    features = _manifest(task).get("features", {})
+    default = features.get("default", []) if isinstance(features, dict) else []
     return {f for f in default if isinstance(f, str)} if isinstance(default, list) else set()
+
+
+def package_name(task: Task) -> str | None:
+    package = _manifest(task).get("package", {})
+    name = package.get("name") if isinstance(package, dict) else None
+    return name if isinstance(name, str) and re.fullmatch(r"[A-Za-z0-9_-]+", name) else None
 
 
 def _attribute(code: list[Token], at: int) -> tuple[list[str], int]:

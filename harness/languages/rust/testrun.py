@@ -2,13 +2,14 @@
 the staged package out in its build tree and builds every test binary with `cargo test --no-run`
 offline against the image's Debian registry, into one target folder for the session (the
 crates an exercise names come built from the image, and a session's later rounds reuse
-what its first built), then hides the sources from the runner; the
-runner runs each binary in its scratch as cargo would (`--include-ignored`), with libtest's
-JSON events on standard output and its log file beside them (verdict.py judges them)."""
+what its first built); the runner runs each binary as cargo would (`--include-ignored`, in
+a copy of the package in its scratch), with libtest's JSON events on standard output and
+its log file beside them (verdict.py judges them)."""
 
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from pathlib import Path, PurePosixPath
 from typing import Any, Mapping
@@ -19,14 +20,15 @@ from ...sandbox.base import Role, SandboxSession
 from ...sandbox.capture import Kept, capture
 from ...staging import stage_files
 from ...task import Task
-from .cases import default_features, test_functions
+from .cases import default_features, package_name, test_functions
 from .console import console, untimed
 from .screen import code_tokens, refusals
 from .verdict import Binary, judged, read_events, read_log, tests_of
 
 _HOME = "/build/.cargo-home"
-_TARGET = "/build/.cargo-target"  # every task's of the session: the crates they share are built once
+_TARGET = "/build/.cargo-target"  # every task's of the session (drop_build takes a task's out): the crates they share are built once
 _MARK = "@@harness-artifacts@@"
+_NAME = re.compile(r"[A-Za-z0-9_]+")  # a crate name safe in a glob of the shell
 _EVENTS_CAP = 2 * 1024 * 1024
 _LOG_CAP = 256 * 1024
 _ERR_CAP = 64 * 1024
@@ -79,9 +81,10 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
     script = (f"[ -d {_HOME} ] || {{ mkdir -p {_HOME} && cp /opt/harness/cargo/config.toml {_HOME}/; }}; "
               f"[ -d {_TARGET} ] || cp -a /opt/harness/cargo-target {_TARGET}; "
               f"rm -rf {build} && mkdir -p {build} && cp -R {session.src_root}/{sub}/. {build}/ && cd {build} "
-              f"&& export CARGO_HOME={_HOME} CARGO_TARGET_DIR={_TARGET} "
-              f"&& {{ cargo test --no-run --offline --message-format=json-render-diagnostics 2>&1 >.artifacts; code=$?; }} "
-              f"&& chmod -R go-rwx . && chmod go+x {_TARGET} {_TARGET}/debug {_TARGET}/debug/deps 2>/dev/null; "
+              f"&& export CARGO_HOME={_HOME} CARGO_TARGET_DIR={_TARGET} CARGO_INCREMENTAL=0 "
+              f"&& {{ cargo test --no-run --offline --message-format=json-render-diagnostics 2>&1 >.artifacts; code=$?; }}; "
+              # the runner runs the binaries in a copy of the package (the builder's umask keeps both from it)
+              f"chmod -R go+rX . && chmod go+x {_TARGET} {_TARGET}/debug {_TARGET}/debug/deps 2>/dev/null; "
               f"for f in $(grep -o '\"executable\":\"[^\"]*\"' .artifacts | cut -d'\"' -f4); do chmod go+rx \"$f\"; done; "
               f"echo {_MARK}; grep -F '\"executable\":\"/' .artifacts; exit $code")
     built = session.exec(["sh", "-c", script], role=Role.builder, timeout_s=session.limits.build_timeout_s)
@@ -125,10 +128,14 @@ def _declared(task: Task) -> dict[str, list[str]]:
 def _run(task: Task, session: SandboxSession, executables: list[tuple[str, str]], build_lines: str,
          build_seconds: float, transcript: bool, time_limit_s: float | None, common: dict[str, Any]) -> TestReport:
     limit = session.limits.timeout_s if time_limit_s is None else time_limit_s
+    # As cargo runs them: in the package's folder (a copy the runner may write: grep's tests
+    # write files there, macros' run cargo on the files under tests/), with cargo offline.
     steps = "".join(f"RUSTC_BOOTSTRAP=1 {shlex.quote(exe)} --include-ignored -Z unstable-options --format json "
-                    f"--logfile $PWD/.log{i} >.events{i} 2>.err{i}; echo $? >.code{i}; "
+                    f"--logfile ../.log{i} >../.events{i} 2>../.err{i}; echo $? >../.code{i}; "
                     for i, (_, exe) in enumerate(executables))
-    run = f"timeout -s KILL {limit:g} sh -c {shlex.quote(steps)}; code=$?"
+    run = (f"mkdir package .cargo-home && cp /opt/harness/cargo/config.toml .cargo-home/ "
+           f"&& cp -R /build/{_subdir(task)}/. package/ && (cd package && CARGO_HOME=$PWD/../.cargo-home "
+           f"exec timeout -s KILL {limit:g} sh -c {shlex.quote(steps)}); code=$?")
     kept = [k for i in range(len(executables)) for k in (
         Kept(f".events{i}", _EVENTS_CAP), Kept(f".log{i}", _LOG_CAP), Kept(f".err{i}", _ERR_CAP), Kept(f".code{i}", 16))]
     ran, got = capture(session, run, kept, limit + 30)
@@ -163,5 +170,18 @@ def _cleaned(test: TestCaseResult, task: Task) -> TestCaseResult:
     return test
 
 
+def _artifacts(task: Task) -> list[str]:
+    """Where the shared target folder keeps what the task's builds made: its package's and
+    its test targets' files, by the names cargo gives them."""
+    package = package_name(task)
+    crates = {n.replace("-", "_") for n in [package or "", *(PurePosixPath(rel).stem for rel in task.test_files)]}
+    found = [f"{_TARGET}/debug/.fingerprint/{package}-*"] if package else []
+    for crate in sorted(c for c in crates if _NAME.fullmatch(c)):
+        found += [f"{_TARGET}/debug/deps/{crate}-*", f"{_TARGET}/debug/deps/lib{crate}-*",
+                  f"{_TARGET}/debug/.fingerprint/{crate}-*"]
+    return found
+
+
 def drop_build(task: Task, session: SandboxSession) -> None:
-    session.exec(["rm", "-rf", f"/build/{_subdir(task)}"], role=Role.builder, timeout_s=60)
+    session.exec(["sh", "-c", f"rm -rf /build/{_subdir(task)} {' '.join(_artifacts(task))}"], role=Role.builder,
+                 timeout_s=60)
