@@ -12,6 +12,8 @@ LAYOUT = Layout(
     name="rust", title="Rust", solution_suffixes=(".rs",),
     build_files=("Cargo.toml", "Cargo.lock", "build.rs", "config.toml", "config", "rust-toolchain",
                  "rust-toolchain.toml", ".cargo"),
-    image_packages=("rustc", "cargo", "librust-anyhow-dev", "librust-rand-dev", "librust-time-dev"),
+    # Debian's rustc-web and cargo-web (1.85 in bookworm's main; its plain rustc is 1.63, which
+    # lacks let-else, LazyLock and the manifest's [lints] that today's Rust has and models write).
+    image_packages=("rustc-web", "cargo-web", "librust-anyhow-dev", "librust-rand-dev", "librust-time-dev"),
     runs_locally=False,  # the offline crate registry configured in the image is what builds the exercises
 )

@@ -27,6 +27,7 @@ from ...records import Status, TestCaseResult
 
 MAX_EVENTS = 50_000
 _MESSAGE_CAP = 4000
+_NOTE = "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace"
 _LOG_LINE = re.compile(r"(ok|failed|ignored) (\S[^\n]{0,1000})")
 
 
@@ -90,13 +91,23 @@ def tests_of(binaries: list[Binary], declared: dict[str, list[str]]) -> list[Tes
         for name in names:
             outcome = binary.log.get(name) if binary else None
             status = Status.passed if outcome == "ok" else Status.failed
-            message = None
+            message = printed = None
             if status is not Status.passed:
-                text = binary.output.get(name, "") if binary else ""
-                message = text.strip()[:_MESSAGE_CAP] or ("did not run: the run ended before it" if outcome is None
-                                                          else "failed")
-            results.append(TestCaseResult(name=name, status=status, message=message))
+                printed, message = _split(binary.output.get(name, "") if binary else "")
+                message = message or ("did not run: the run ended before it" if outcome is None else "failed")
+            results.append(TestCaseResult(name=name, status=status, message=message, output=printed))
     return results
+
+
+def _split(text: str) -> tuple[str | None, str]:
+    """A failed test's captured output as Exercism's Rust runner splits it: what the test
+    printed before its panic, and the panic's message without the backtrace note."""
+    printed, panic = None, text
+    if "\nthread '" in text and not text.startswith("thread '"):
+        printed, rest = text.split("\nthread '", 1)
+        panic = "thread '" + rest
+    panic = panic.strip().removesuffix(_NOTE).strip()
+    return printed, panic[:_MESSAGE_CAP]
 
 
 def judged(binaries: list[Binary], declared: dict[str, list[str]]) -> tuple[Status, list[str], str | None]:

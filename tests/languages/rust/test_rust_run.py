@@ -43,13 +43,16 @@ def test_a_wrong_answer_fails_with_the_transcript_cargo_test_prints(rust_round):
     report = language_for(task).run_tests(task, {"src/lib.rs": wrong}, session, transcript=True)
     assert report.status is Status.failed and not report.forged
     assert [t.status for t in report.tests] == [Status.passed, Status.failed, Status.passed]
+    failed = exercism_results(task, report).tests[1]  # type: ignore[index]
+    assert (failed.output, failed.message) == (
+        "hello", "thread 'centuries::not_every_century' panicked at tests/leap.rs:14:9:\n1900 is not a leap year")
     transcript = report.transcript or ""
-    assert transcript.startswith("   Compiling leap v1.0.0 (leap)\n    Finished test [unoptimized + debuginfo] target(s) \n"
+    assert transcript.startswith("   Compiling leap v1.0.0 (leap)\n    Finished `test` profile [unoptimized + debuginfo] target(s) \n"
                                  "     Running unittests src/lib.rs (target/debug/deps/leap-")
     assert transcript.endswith(
         "\nrunning 3 tests\ntest centuries::every_fourth_century ... ok\ntest centuries::not_every_century ... FAILED\n"
-        "test common_year ... ok\n\nfailures:\n\n---- centuries::not_every_century stdout ----\nhello\n"
-        "thread 'centuries::not_every_century' panicked at '1900 is not a leap year', tests/leap.rs:14:9\n"
+        "test common_year ... ok\n\nfailures:\n\n---- centuries::not_every_century stdout ----\nhello\n\n"
+        "thread 'centuries::not_every_century' panicked at tests/leap.rs:14:9:\n1900 is not a leap year\n"
         "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n\n\n"
         "failures:\n    centuries::not_every_century\n\n"
         "test result: FAILED. 2 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished \n\n"

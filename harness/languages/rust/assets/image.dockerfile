@@ -1,4 +1,5 @@
-# Rust: Debian's toolchain (rustc 1.63, cargo), no network at any time. The crates the
+# Rust: Debian bookworm's rustc-web and cargo-web (1.85; the plain rustc package is 1.63),
+# no network at any time. The crates the
 # exercises name (anyhow, rand, time) come from Debian's packaged registry, which cargo
 # takes in place of crates.io: a build that asks for any other crate fails.
 RUN mkdir -p /opt/harness/cargo \
@@ -12,7 +13,7 @@ RUN cd /tmp && for dep in 'anyhow = "1.0"' 'rand = "0.8"' 'time = "0.3"'; do \
       && printf '[package]\nname = "warm"\nversion = "0.1.0"\nedition = "2021"\n\n[dependencies]\n%s\n' "$dep" > warm/Cargo.toml \
       && (cd warm && CARGO_HOME=/opt/harness/cargo CARGO_TARGET_DIR=/opt/harness/cargo-target cargo test --no-run --offline -q) \
       || exit 1; done \
- && rustc --version | grep -q '^rustc 1\.' \
+ && rustc --version | grep -Eq '^rustc 1\.(8[5-9]|9[0-9])\.' \
  && rm -rf /tmp/warm /opt/harness/cargo-target/debug/deps/warm-* /opt/harness/cargo-target/debug/deps/libwarm-* \
     /opt/harness/cargo-target/debug/.fingerprint/warm-* /opt/harness/cargo/registry /opt/harness/cargo/.package-cache \
  && chmod -R a+rX /opt/harness/cargo /opt/harness/cargo-target
