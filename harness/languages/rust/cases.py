@@ -2,7 +2,8 @@
 function of `tests/*.rs` is one case, named as libtest names it (its module path inside the
 file, `addition::can_add_two_numbers`); one under `#[cfg(feature = "x")]` (on itself or a
 module around it) counts only where the task's Cargo.toml enables `x` by default, as
-`cargo test` builds it then. results.json titles a case as Exercism's Rust runner does."""
+`cargo test` builds it then. results.json titles a case and shows its code as Exercism's
+Rust runner does."""
 
 from __future__ import annotations
 
@@ -128,12 +129,23 @@ def title(name: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+def test_code(source: str) -> str:
+    """A test function's code as Exercism's Rust runner shows it: the body's lines without
+    the function's indentation, under a `// #[should_panic ...]` line where it has one."""
+    lines = source.split("\n")
+    should_panic = next((line.strip() for line in lines if "#[should_panic" in line), None)
+    at = next((i for i, line in enumerate(lines) if "fn " in line and "#[" not in line), 0)
+    indent = lines[at].split("fn ", 1)[0] + "    "
+    body = "\n".join(line.removeprefix(indent) for line in lines[at + 1:-1])
+    return f"// {should_panic}\n{body}" if should_panic else body
+
+
 def case_texts(task: Task) -> list[CaseText]:
     enabled = default_features(task)
     cases: list[CaseText] = []
     for rel in task.test_files:
         text = task.read(rel).decode("utf-8", "replace")
-        cases.extend(CaseText(name=name, title=title(name), test_code=text[start:end])
+        cases.extend(CaseText(name=name, title=title(name), test_code=test_code(text[start:end]))
                      for name, start, end in test_functions(text, enabled))
     return cases
 
