@@ -81,7 +81,7 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
     script = (f"[ -d {_HOME} ] || {{ mkdir -p {_HOME} && cp /opt/harness/cargo/config.toml {_HOME}/; }}; "
               f"[ -d {_TARGET} ] || cp -a /opt/harness/cargo-target {_TARGET}; "
               f"rm -rf {build} && mkdir -p {build} && cp -R {session.src_root}/{sub}/. {build}/ && cd {build} "
-              f"&& export CARGO_HOME={_HOME} CARGO_TARGET_DIR={_TARGET} CARGO_INCREMENTAL=0 "
+              f"&& export CARGO_HOME={_HOME} CARGO_TARGET_DIR={_TARGET} "
               f"&& {{ cargo test --no-run --offline --message-format=json-render-diagnostics 2>&1 >.artifacts; code=$?; }}; "
               # the runner runs the binaries in a copy of the package (the builder's umask keeps both from it)
               f"chmod -R go+rX . && chmod go+x {_TARGET} {_TARGET}/debug {_TARGET}/debug/deps 2>/dev/null; "
@@ -178,7 +178,7 @@ def _artifacts(task: Task) -> list[str]:
     found = [f"{_TARGET}/debug/.fingerprint/{package}-*"] if package else []
     for crate in sorted(c for c in crates if _NAME.fullmatch(c)):
         found += [f"{_TARGET}/debug/deps/{crate}-*", f"{_TARGET}/debug/deps/lib{crate}-*",
-                  f"{_TARGET}/debug/.fingerprint/{crate}-*"]
+                  f"{_TARGET}/debug/.fingerprint/{crate}-*", f"{_TARGET}/debug/incremental/{crate}-*"]
     return found
 
 
