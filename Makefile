@@ -17,9 +17,16 @@ run: $(STAMP)
 
 # Two workers, one per core: most tests wait on compilers, containers and servers in turn,
 # and a test file stays on one worker so its module fixtures are built once; files go out
-# slowest first (tests/conftest.py's order, which xdist would otherwise replace).
-test: setup
-	$(BIN)/pytest -q -n 2 --dist loadfile --no-loadscope-reorder --durations=30
+# slowest first (tests/conftest.py's order, which xdist would otherwise replace). The
+# slowest files are C++'s, so C++'s image is built first and the other languages' images
+# are built while those run (a test that needs one before it is ready waits for its build:
+# sandbox/image.py's lock); a failed build fails the command.
+test: $(STAMP)
+	$(BIN)/harness sandbox up --language cpp
+	@$(BIN)/harness image build >$(VENV)/image-build.log 2>&1 & build=$$!; \
+	$(BIN)/pytest -q -n 2 --dist loadfile --no-loadscope-reorder --durations=30; rc=$$?; \
+	if ! wait $$build; then echo "image build failed:"; tail -n 20 $(VENV)/image-build.log; rc=1; fi; \
+	exit $$rc
 
 setup: $(STAMP) sandbox
 

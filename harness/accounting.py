@@ -11,7 +11,9 @@ in both views.
 
 `aider_summary` computes, per configuration and trial, the numbers Aider's own
 `summarize_results` prints, with its definitions and its rounding, so that a folder of
-`.aider.results.json` files reads here as Aider read it."""
+`.aider.results.json` files reads here as Aider read it; over tasks of several languages
+(named `<language>.<exercise>`) also per language, as Aider's summary prints them for one
+language (`--stats-languages`)."""
 
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ from typing import Literal
 import pandas as pd
 
 from .errors import InfraKind
+from .languages import language_in_name
 from .outcomes import DEFAULT_ROUNDS
 from .records import TrialOutcome
 
@@ -64,6 +67,7 @@ class AiderSummary:
 
     config: str
     trial: int | None           # None: every trial of the config together
+    language: str | None        # None: every language of the run together
     test_cases: int             # Aider's completed_tests
     pass_num: tuple[int, int]   # solved within 1 and within 2 tries
     num_with_malformed_responses: int
@@ -96,7 +100,7 @@ class AiderSummary:
 
     def as_dict(self) -> dict:
         return {
-            "config": self.config, "trial": self.trial, "test_cases": self.test_cases,
+            "config": self.config, "trial": self.trial, "language": self.language, "test_cases": self.test_cases,
             "pass_rate_1": self.pass_rate(1), "pass_rate_2": self.pass_rate(2),
             "pass_num_1": self.pass_num[0], "pass_num_2": self.pass_num[1],
             "percent_cases_well_formed": self.percent_cases_well_formed,
@@ -109,9 +113,9 @@ class AiderSummary:
         }
 
 
-def _summary(config: str, trial: int | None, rows: pd.DataFrame) -> AiderSummary:
+def _summary(config: str, trial: int | None, rows: pd.DataFrame, language: str | None = None) -> AiderSummary:
     return AiderSummary(
-        config=config, trial=trial, test_cases=len(rows),
+        config=config, trial=trial, language=language, test_cases=len(rows),
         pass_num=(int(rows["round1"].sum()), int(rows["round2"].sum())),
         num_with_malformed_responses=int((rows["malformed_responses"] > 0).sum()),
         num_malformed_responses=int(rows["malformed_responses"].sum()),
@@ -126,16 +130,22 @@ def _summary(config: str, trial: int | None, rows: pd.DataFrame) -> AiderSummary
 
 def aider_summary(frame: pd.DataFrame, configs: list[str]) -> list[AiderSummary]:
     """Per config, one summary per trial (an Aider run folder is one trial), then, for a
-    config with several trials, one over all of them. Only counted trials enter (the
-    frame should already be in the aider view)."""
+    config with several trials, one over all of them; where the tasks are of several
+    languages, each followed by one per language. Only counted trials enter (the frame
+    should already be in the aider view)."""
     out = []
     done = frame[frame["done"]]
+    languages = done["task"].map(language_in_name)
+    split = frame["task"].map(language_in_name).nunique() > 1
     for name in configs:
         rows = done[done["config"] == name]
         if rows.empty:
             continue
         trials = sorted(rows["trial"].unique())
-        out += [_summary(name, int(k), rows[rows["trial"] == k]) for k in trials]
-        if len(trials) > 1:
-            out.append(_summary(name, None, rows))
+        groups = [(int(k), rows[rows["trial"] == k]) for k in trials] + ([(None, rows)] if len(trials) > 1 else [])
+        for trial, these in groups:
+            out.append(_summary(name, trial, these))
+            if split:
+                of = languages[these.index]
+                out += [_summary(name, trial, these[of == lang], lang) for lang in sorted(of.dropna().unique())]
     return out

@@ -12,7 +12,9 @@ exercism` writes.
   and over 500 characters cut with the interface's own message), and `test_code` and
   `task_id`, which the task's language reads from its test files (`Language.case_texts`:
   C++'s TEST_CASE body and `[task_N]` tag, Python's test function and
-  `@pytest.mark.task(taskno=N)`), never from what the run reports."""
+  `@pytest.mark.task(taskno=N)`; a Go subtest's own code by Exercism's Go runner's
+  convention), never from what the run reports; a part of a case (a Go subtest) is listed
+  where its case is."""
 
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from .languages.language import CaseText
 from .languages.registry import language_for
 from .records import Status, TestReport
 from .task import Task
@@ -83,14 +86,20 @@ def _top_message(report: TestReport) -> str:
     return "No test ran."
 
 
+def _declared(cases: dict[str, CaseText], name: str) -> str:
+    case = cases.get(name)
+    return case.part_of or name if case else name
+
+
 def exercism_results(task: Task, report: TestReport) -> ExercismResults:
     """The report as results.json v3; the test file supplies test_code and the order."""
     if not report.tests or (report.status is Status.error and all(t.status is Status.error for t in report.tests)):
         return ExercismResults(status="error", message=capped_message(_top_message(report)))
-    cases = {case.name: case for case in language_for(task).case_texts(task)}
-    order = {name: i for i, name in enumerate(cases)}
+    language = language_for(task)
+    order = {case.name: i for i, case in enumerate(language.case_texts(task))}
+    cases = language.cases_for(task, [t.name for t in report.tests])
     tests = []
-    for result in sorted(report.tests, key=lambda c: order.get(c.name, len(order))):
+    for result in sorted(report.tests, key=lambda c: order.get(_declared(cases, c.name), len(order))):
         case = cases.get(result.name)
         tests.append(ExercismTest(
             name=case.title if case else result.name, status=result.status.value,

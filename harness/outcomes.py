@@ -59,6 +59,7 @@ from pydantic import BaseModel, ValidationError
 
 from .errors import BadInput, InfraError, InfraKind, invalid
 from .fs import written_atomically
+from .languages import task_name
 from .records import RunManifest, RunRegistration, TrialOutcome
 from .result_facts import DIAGNOSTIC_COLUMNS, SHARE_COLUMNS, read_rows
 
@@ -410,13 +411,17 @@ def load_aider_folder(path: Path) -> Outcomes:
     order. A result holding only an `exception` (Aider's own record of a crashed test), or
     no test outcomes at all, is an infrastructure error of kind "agent": not counted in
     the harness accounting view, a failure in the aider view, as Aider counts it. An empty
-    or unreadable result Aider's summary skips; here it is a trial never written."""
+    or unreadable result Aider's summary skips; here it is a trial never written. Results of
+    several languages (Aider's <language>/exercises/practice/<exercise>) are named
+    `<language>.<exercise>`, as a suite of several languages names its tasks."""
     files = sorted(path.rglob(AIDER_RESULTS))
     if not files:
         raise BadInput(f"{path}: no {AIDER_RESULTS} files under it")
     by_run: dict[Path, list[Path]] = {}
     for f in files:
         by_run.setdefault(_aider_run_dir(path, f), []).append(f)
+    language = {f: _aider_language(run_dir, f) for run_dir, found in by_run.items() for f in found}
+    several = len(set(language.values()) - {None}) > 1
     runs_of: dict[str, list[Path]] = {}
     for run_dir in sorted(by_run):
         match = _AIDER_RUN_DIR.match(run_dir.name)
@@ -438,10 +443,11 @@ def load_aider_folder(path: Path) -> Outcomes:
                     raise BadInput(f"{f}: not an Aider results object")
                 data = data or {}
                 task = str(data.get("testcase") or f.parent.name)
+                if several and (of := language[f]) is not None:
+                    task = task_name(of, task)
                 key = f"{trial}/{task}"
                 if key in seen:
-                    raise BadInput(f"{f}: exercise {task} appears twice in {run_dir} "
-                                   "(results of several languages: point at one language's folder)")
+                    raise BadInput(f"{f}: exercise {task} appears twice in {run_dir}")
                 seen.add(key)
                 for k in facts:
                     if data.get(k):
@@ -468,6 +474,12 @@ def _aider_run_dir(root: Path, results_file: Path) -> Path:
         if parent == root or _AIDER_RUN_DIR.match(parent.name):
             return parent
     return root
+
+
+def _aider_language(run_dir: Path, results_file: Path) -> str | None:
+    """The language of a result where Aider's layout says it: <language>/exercises/practice/<exercise>/."""
+    parts = results_file.relative_to(run_dir).parts
+    return parts[0] if len(parts) == 5 and parts[1:3] == ("exercises", "practice") else None
 
 
 def _aider_row(config: str, task: str, trial: int, data: dict) -> dict:

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from .errors import BadInput, invalid
 from .fs import read_toml, subfolders, written_folder
 from .hashing import sha256_bytes, sha256_json
-from .languages import layout_named
+from .languages import LAYOUTS, layout_named, task_name
 from .paths import bundled_dir, state_dir
 from .sandbox.image import image_repo, suite_image
 from .task import Task, load_task
@@ -38,8 +38,10 @@ class SuiteManifest(BaseModel):
     schema_version: Literal[1] = 1
     name: str
     version: str
-    language: str  # a name in harness.languages.LAYOUTS: every task's own
-    image: str  # the sandbox image repository its tasks are built in
+    # A name in harness.languages.LAYOUTS: every task's own. A suite of several languages
+    # lists them, each task's its files' (`task.Task.language`), each run in its own image.
+    language: str | list[str]
+    image: str | None = None  # the sandbox image repository of a suite of one language
     description: str = ""
     source: str | None = None  # where an imported suite was copied from
     tasks: list[str]
@@ -59,14 +61,30 @@ class Suite(BaseModel):
 
     name: str
     version: str
-    language: str
-    image: str
+    languages: tuple[str, ...]  # one, or those of a suite of several (suite.toml's `language`)
+    images: tuple[str, ...]     # the image repository of each language, in the same order
     description: str
     path: Path
     origin: str  # which root it was found in ("bundled", "user", ...), or "path"
     tasks: tuple[Task, ...]
     unseen_tasks: tuple[str, ...] = ()  # the tasks it declares unseen (SuiteManifest.unseen)
     written: dict[str, datetime.date] = {}  # SuiteManifest.written
+
+    @property
+    def language(self) -> str:
+        """The language of a suite of one; bad input for a suite of several, where a command
+        that works in one language's terms (a curriculum, a teacher's contract) is asked of it."""
+        return self.languages[self._one()]
+
+    @property
+    def image(self) -> str:
+        return self.images[self._one()]
+
+    def _one(self) -> int:
+        if len(self.languages) > 1:
+            raise BadInput(f"{self.manifest_path}: suite {self.name} holds exercises of several languages "
+                           f"({', '.join(self.languages)}); this takes a suite of one language")
+        return 0
 
     @property
     def manifest_path(self) -> Path:
@@ -164,6 +182,20 @@ def suite_of_run(manifest) -> Suite:
     return find_suite(manifest.suite)
 
 
+def _languages(manifest: SuiteManifest, where: str) -> tuple[str, ...]:
+    """The suite's languages, each one the harness has. A suite of several runs each in its
+    own image (`harness-<language>`), so it names none."""
+    if isinstance(manifest.language, str):
+        return (layout_named(manifest.language, where).name,)
+    if not manifest.language:
+        raise BadInput(f"{where}: language lists no language")
+    if manifest.image is not None:
+        raise BadInput(f"{where}: a suite of several languages runs each in its own image; drop `image`")
+    if len(set(manifest.language)) != len(manifest.language):
+        raise BadInput(f"{where}: language lists a language twice")
+    return tuple(layout_named(lang, where).name for lang in manifest.language)
+
+
 def read_manifest(path: Path) -> SuiteManifest:
     manifest_path = path / MANIFEST
     if not manifest_path.is_file():
@@ -185,7 +217,7 @@ def load_suite(path: Path | str, origin: str = "path") -> Suite:
     manifest_path = path / MANIFEST
     if origin != "path" and manifest.name != path.name:
         raise BadInput(f"{manifest_path}: name {manifest.name!r} differs from its folder name {path.name!r}")
-    layout = layout_named(manifest.language, str(manifest_path))
+    languages = _languages(manifest, str(manifest_path))
     tasks: list[Task] = []
     seen: set[str] = set()
     for slug in manifest.tasks:
@@ -198,8 +230,9 @@ def load_suite(path: Path | str, origin: str = "path") -> Suite:
         if not task_dir.is_dir():
             raise BadInput(f"{manifest_path}: lists task {slug!r} but {task_dir} does not exist")
         task = load_task(task_dir)
-        if task.layout.name != layout.name:
-            raise BadInput(f"{task_dir}: a {task.layout.title} exercise in a suite whose language is {layout.title}")
+        if task.layout.name not in languages:
+            titles = " or ".join(layout_named(lang, str(manifest_path)).title for lang in languages)
+            raise BadInput(f"{task_dir}: a {task.layout.title} exercise in a suite whose language is {titles}")
         tasks.append(task)
     if not tasks:
         raise BadInput(f"{manifest_path}: lists no tasks")
@@ -208,10 +241,15 @@ def load_suite(path: Path | str, origin: str = "path") -> Suite:
         if stray:
             raise BadInput(f"{manifest_path}: {field} names tasks it does not list: {', '.join(stray)}")
     unseen = manifest.tasks if manifest.unseen else [t for t in manifest.tasks if t in manifest.unseen_tasks]
+    if len(languages) > 1:
+        idle = sorted(set(languages) - {t.layout.name for t in tasks})
+        if idle:
+            raise BadInput(f"{manifest_path}: language lists {', '.join(idle)} but no task is of it")
+    images = (suite_image(languages[0], manifest.image or image_repo(languages[0])),) if len(languages) == 1 \
+        else tuple(image_repo(lang) for lang in languages)
     return Suite(
-        name=manifest.name, version=manifest.version, language=manifest.language,
-        image=suite_image(manifest.language, manifest.image), description=manifest.description, path=path,
-        origin=origin, tasks=tuple(tasks), unseen_tasks=tuple(unseen),
+        name=manifest.name, version=manifest.version, languages=languages, images=images,
+        description=manifest.description, path=path, origin=origin, tasks=tuple(tasks), unseen_tasks=tuple(unseen),
         written=manifest.written,
     )
 
@@ -229,10 +267,14 @@ def render_manifest(manifest: SuiteManifest, command: str = "harness suite impor
         f"# Generated by `{command}`.",
         f"name = {_toml_string(manifest.name)}",
         f"version = {_toml_string(manifest.version)}",
-        f"language = {_toml_string(manifest.language)}",
-        f"image = {_toml_string(manifest.image)}",
-        f"description = {_toml_string(manifest.description)}",
     ]
+    if isinstance(manifest.language, str):
+        lines.append(f"language = {_toml_string(manifest.language)}")
+    else:
+        lines.append(f"language = [{', '.join(_toml_string(lang) for lang in manifest.language)}]")
+    if manifest.image is not None:
+        lines.append(f"image = {_toml_string(manifest.image)}")
+    lines.append(f"description = {_toml_string(manifest.description)}")
     if manifest.source is not None:
         lines.append(f"source = {_toml_string(manifest.source)}")
     if manifest.unseen:
@@ -270,31 +312,77 @@ def write_user_suite(manifest: SuiteManifest, fill: Callable[[Path], None], comm
     return load_suite(dest, origin="user")
 
 
-def import_suite(source: Path | str, name: str, replace: bool = False, unseen: bool = False) -> Suite:
-    """Copy a folder of Exercism-layout exercises, unchanged, into the user suites folder as
-    suite `name`, with a generated suite.toml listing every exercise in name order (and,
-    with `unseen`, declaring them a held-out pool)."""
+# Where a checkout of Aider's polyglot benchmark (Exercism's tracks) keeps each language's
+# exercises: <language>/exercises/practice/<exercise>.
+TRACK_EXERCISES = ("exercises", "practice")
+
+
+def _tracks(source: Path) -> list[Path]:
+    """The language folders of a benchmark checkout (or of any folder holding
+    <language>/exercises/practice); none for a folder of exercises."""
+    return [p for p in subfolders(source) if p.joinpath(*TRACK_EXERCISES).is_dir()]
+
+
+def _exercises(folder: Path) -> list[Path]:
+    return [p for p in subfolders(folder) if not p.name.startswith(".")]
+
+
+def _track_tasks(source: Path, notice: Callable[[str], None]) -> dict[str, Task]:
+    """Task name -> exercise of every language of a checkout the harness has; another
+    language's folder is skipped with one line said. With several languages a task is named
+    `<language>.<exercise>` (the same exercise is in several tracks), which reads back as
+    Aider's <language>/exercises/practice/<exercise>."""
+    found: dict[str, list[Task]] = {}
+    skipped: list[str] = []
+    for track in _tracks(source):
+        exercises = _exercises(track.joinpath(*TRACK_EXERCISES))
+        if track.name not in LAYOUTS:
+            skipped.append(f"{track.name}: skipped {len(exercises)} exercises, not a language the harness has "
+                           f"({', '.join(LAYOUTS)})")
+            continue
+        tasks = [load_task(ex) for ex in exercises]
+        stray = next((t for t in tasks if t.language != track.name), None)
+        if stray is not None:
+            raise BadInput(f"{stray.path}: a {stray.layout.title} exercise in the {track.name} folder")
+        found[track.name] = tasks
+    if not found:
+        raise BadInput(f"{source}: no exercises of a language the harness has ({', '.join(LAYOUTS)})")
+    for line in skipped:  # said once the others import: a refusal stays one line
+        notice(line)
+    several = len(found) > 1
+    return {task_name(lang, t.slug) if several else t.slug: t for lang, tasks in found.items() for t in tasks}
+
+
+def import_suite(source: Path | str, name: str, replace: bool = False, unseen: bool = False,
+                 notice: Callable[[str], None] = lambda line: None) -> Suite:
+    """Copy Exercism-layout exercises, unchanged, into the user suites folder as suite
+    `name`, with a generated suite.toml listing every exercise in name order (and, with
+    `unseen`, declaring them a held-out pool). `source` is a folder of exercises of one
+    language, or a checkout of the polyglot benchmark: every language of it the harness has,
+    as one suite (`notice` hears of the languages skipped)."""
     source = Path(source).resolve()
     check_suite_name(name, replace)
     if not source.is_dir():
         raise BadInput(f"{source}: not a folder")
-    exercises = [p for p in subfolders(source) if not p.name.startswith(".")]
-    if not exercises:
+    if not _exercises(source):
         raise BadInput(f"{source}: holds no exercise folders")
     # Each broken exercise is refused with its file named, and so is one of a language the
     # harness does not have: built as C++, it would score 0 as the model's failure.
-    languages = {load_task(ex).layout.name for ex in exercises}
-    if len(languages) > 1:
-        raise BadInput(f"{source}: holds exercises of several languages ({', '.join(sorted(languages))}); "
-                       "import each language's as a suite of its own")
+    tasks = _track_tasks(source, notice) if _tracks(source) else {ex.name: load_task(ex) for ex in _exercises(source)}
+    languages = sorted({t.layout.name for t in tasks.values()})
+    if len(languages) > 1 and not _tracks(source):
+        raise BadInput(f"{source}: holds exercises of several languages ({', '.join(languages)}); "
+                       "import each language's as a suite of its own, or the checkout that holds them")
+    counts = ", ".join(f"{lang} {sum(t.language == lang for t in tasks.values())}" for lang in languages)
     manifest = SuiteManifest(
-        name=name, version="imported", language=(language := languages.pop()), image=image_repo(language),
-        description=f"imported from {source}", source=str(source), tasks=[ex.name for ex in exercises],
-        unseen=unseen,
+        name=name, version="imported", language=languages if len(languages) > 1 else languages[0],
+        image=None if len(languages) > 1 else image_repo(languages[0]),
+        description=f"imported from {source}" + (f" ({counts})" if len(languages) > 1 else ""),
+        source=str(source), tasks=sorted(tasks), unseen=unseen,
     )
 
     def copy(staging: Path) -> None:
-        for ex in exercises:
-            shutil.copytree(ex, staging / ex.name, ignore=shutil.ignore_patterns(".git"), symlinks=True)
+        for slug, task in tasks.items():
+            shutil.copytree(task.path, staging / slug, ignore=shutil.ignore_patterns(".git"), symlinks=True)
 
     return write_user_suite(manifest, copy)

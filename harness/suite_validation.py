@@ -1,5 +1,6 @@
 """Suite validation: does each task mean what it claims? In the sandbox, for every task, the
-stub must not pass, the reference must pass every test, and every faulty control (a
+stub must not pass (unless the exercise says it is meant to: `stub_may_pass`), the reference
+must pass every test, and every faulty control (a
 hand-written bug in `.meta/faulty/<bug>/`) must compile and fail. With mutants, the tests'
 power to discriminate is measured too: the share of compiling mutants of the reference that
 some test kills.
@@ -13,6 +14,7 @@ from __future__ import annotations
 import difflib
 import json
 import os
+import re
 import shutil
 import threading
 import time
@@ -105,6 +107,7 @@ class TaskValidation(Record):
     content_hash: str
     test_cases: int  # TEST_CASEs declared in the test files
     problems: list[str] = []
+    stub_may_pass: str | None = None  # why the exercise's stub is meant to pass (stub_may_pass)
     runs: list[CandidateResult] = []
     mutants: MutantSummary | None = None
     seconds: float = 0.0
@@ -158,6 +161,24 @@ def control_fails(run: TestedRun) -> bool:
     tests to the end in time, and a test fails. One that does not compile or that hangs
     shows nothing about whether the tests catch its bug."""
     return run.built and not run.timeout and not run.passed
+
+
+_REFACTORING = re.compile(r"\A#[^\n]*\n\s*Refactor\b")
+
+
+def stub_may_pass(task: Task) -> str | None:
+    """Why the exercise says its stub is meant to pass every test, or None (the stub must
+    fail). The rule, the same for every language, reads two marks an Exercism exercise
+    carries itself: instructions whose first line after the heading asks to refactor (a
+    refactoring exercise hands over a working program to improve: ledger, markdown), and
+    `.meta/.skip_tests`, Exercism's mark of an exercise whose tests are not run (Go's
+    counter, where the solution is the tests and the test file declares none)."""
+    docs = task.path / ".docs" / "instructions.md"
+    if docs.is_file() and _REFACTORING.match(task.read_text(".docs/instructions.md")):
+        return "a refactoring exercise: its instructions ask to refactor the working program the stub is"
+    if (task.path / ".meta" / ".skip_tests").is_file():
+        return "its .meta/.skip_tests says the exercise's tests are not run"
+    return None
 
 
 def declared_test_cases(task: Task) -> int:
@@ -253,7 +274,8 @@ def check_task(task: Task, session: SandboxSession) -> TaskValidation:
             problems.append(f"faulty control {name!r} {why}")
     run = candidate_result(RunKind.stub, "stub", language_for(task).run_tests(task, task.stub_files(), session))
     result.runs.append(run)
-    if run.status is Status.passed:
+    result.stub_may_pass = stub_may_pass(task)
+    if run.status is Status.passed and result.stub_may_pass is None:
         problems.append("the stub passes every test")
     result.seconds = round(time.monotonic() - start, 3)
     return result
@@ -458,10 +480,13 @@ def validate_suite(
             step(f"{unit.task.slug}: {'ok' if got.ok else 'broken'}", unit.runs)
 
     with using(sandbox, min(workers, len(units))) as executor:
-        facts = executor.facts_for((suite.language,))
-        repo = (facts.image or "").split(":")[0]
-        if facts.backend == "docker" and repo and repo != suite.image:
-            raise BadInput(f"{suite.manifest_path}: the suite needs image {suite.image}, the sandbox has {repo}")
+        languages = sorted({t.language for t in selected if t.language is not None})
+        facts = executor.facts_for(languages)
+        wanted = {image for lang, image in zip(suite.languages, suite.images) if lang in languages}
+        repos = {tag.split(":")[0] for tag in (facts.image or "").split(",") if tag}
+        if facts.backend == "docker" and repos and repos != wanted:
+            raise BadInput(f"{suite.manifest_path}: the suite needs {', '.join(sorted(wanted))}, "
+                           f"the sandbox has {', '.join(sorted(repos))}")
         work_on_tasks(executor, units, _validate_unit, workers=workers, run_timeout_s=run_timeout_s, on_result=done)
 
     reports = []

@@ -20,7 +20,7 @@ from .errors import BadInput
 from .file_names import describe, refusal
 from .fs import regular_files
 from .hashing import hash_files
-from .languages import LAYOUTS, language_of, layout_named, no_language
+from .languages import LAYOUTS, language_of, layout_named, no_language, task_name
 from .languages.base import Layout
 
 # Folders of an exercise that never enter a build: documentation, metadata (the reference
@@ -44,6 +44,13 @@ class Task(BaseModel):
     # A name in harness.languages.LAYOUTS, from the solution files; None for a task judged
     # by its answer's text alone, which nothing builds.
     language: str | None = "cpp"
+
+    @property
+    def exercise(self) -> str:
+        """The exercise's own name, which its build files and the transcripts a model reads
+        call it: the folder's name, less the `<language>.` that keeps it apart from the same
+        exercise of another language in a suite of several (suite.py)."""
+        return self.slug.removeprefix(task_name(self.language, "")) if self.language is not None else self.slug
 
     @property
     def layout(self) -> Layout:

@@ -28,7 +28,7 @@ LONGEST_FIRST = ("test_testwriting.py", "test_suite_validate.py", "test_executor
                  "test_python_candidates.py", "test_python_verifier_candidates.py", "test_python_fill.py",
                  "test_train_dpo.py", "test_run_preregistered.py", "test_python_written_suites.py", "test_pool.py",
                  "test_teacher.py",
-                 "test_run_gold.py", "test_golden_sandbox.py",
+                 "test_run_gold.py", "test_run_polyglot.py", "test_golden_sandbox.py",
                  "test_verdict_channel.py", "test_train_predict.py", "test_loop.py", "test_stats.py",
                  "test_view_pages.py", "test_local_server.py", "test_session_pool.py", "test_proxy.py",
                  "test_batch.py", "test_vllm_launcher.py", "test_python_run.py", "test_verify_python.py",

@@ -3,6 +3,7 @@ profile that gives up on a dead provider quickly."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -16,6 +17,16 @@ def make_suite(tmp_path: Path, name: str = "mini") -> Path:
         f'name = "{name}"\nversion = "0.1"\nlanguage = "cpp"\nimage = "harness-cpp"\ntasks = ["sum-of-squares"]\n'
     )
     return suite
+
+
+def write_python_leap(folder: Path) -> None:
+    """An exercise in Exercism's Python layout (our own two-line one)."""
+    (folder / ".meta").mkdir(parents=True)
+    (folder / "leap.py").write_text("def leap_year(year):\n    pass\n")
+    (folder / "leap_test.py").write_text("from leap import leap_year\n\ndef test_2000():\n    assert leap_year(2000)\n")
+    (folder / ".meta" / "example.py").write_text("def leap_year(year):\n    return year % 4 == 0\n")
+    (folder / ".meta" / "config.json").write_text(json.dumps(
+        {"files": {"solution": ["leap.py"], "test": ["leap_test.py"], "example": [".meta/example.py"]}}))
 
 
 def fast_profile(tmp_path: Path, edit_format: str = "whole") -> Path:

@@ -34,13 +34,25 @@ AIDER_RESULTS = [
 ]
 
 
-def aider_folder(tmp_path: Path) -> Path:
+# More languages beside AIDER_RESULTS's C++: the same exercise names (a, b) in three.
+MORE_LANGUAGES = {
+    "python": [("a", {"tests_outcomes": [False, True], "num_malformed_responses": 1}),
+               ("b", {"tests_outcomes": [True], "duration": 2.0}),
+               ("k", {"exception": "Traceback ..."}),
+               ("m", "")],                       # skipped by Aider's summary
+    "go": [("a", {"tests_outcomes": [True]}), ("n", {"tests_outcomes": [False, False], "test_timeouts": 2})],
+}
+
+
+def aider_folder(tmp_path: Path, languages: dict | None = None) -> Path:
+    """Aider's layout: <run>/<language>/exercises/practice/<exercise>/.aider.results.json."""
     run = tmp_path / "aider" / "2025-06-01-10-00-00--my-model"
-    for name, data in AIDER_RESULTS:
-        folder = run / "cpp" / "exercises" / "practice" / name
-        folder.mkdir(parents=True)
-        text = data if isinstance(data, str) else json.dumps({"testcase": name, "model": "openai/x", **data} if data else {})
-        (folder / ".aider.results.json").write_text(text)
+    for language, results in (languages or {"cpp": AIDER_RESULTS}).items():
+        for name, data in results:
+            folder = run / language / "exercises" / "practice" / name
+            folder.mkdir(parents=True)
+            text = data if isinstance(data, str) else json.dumps({"testcase": name, "model": "openai/x", **data} if data else {})
+            (folder / ".aider.results.json").write_text(text)
     return tmp_path / "aider"
 
 
@@ -104,3 +116,30 @@ def test_the_cli_takes_the_view_and_refuses_others(tmp_path):
     bad = subprocess.run([harness, "report", "--aider", str(folder), "--accounting", "leaderboard"],
                          capture_output=True, text=True)
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "--accounting" in bad.stderr
+
+
+def test_a_folder_of_several_languages_reads_back_per_language_as_aiders_summary_printed_it(tmp_path):
+    """The figures Aider's summarize_results prints for this folder, whole and with
+    --stats-languages cpp, python, go (benchmark.py --stats, run on it by hand)."""
+    folder = aider_folder(tmp_path, {"cpp": AIDER_RESULTS, **MORE_LANGUAGES})
+    outcomes = load_aider_folder(folder)
+    assert {"cpp.a", "python.a", "go.a"} <= set(outcomes.frame["task"])
+    doc = build_report(outcomes, FAST.model_copy(update={"accounting": "aider"}))
+    keys = ("language", "test_cases", "pass_rate_1", "pass_rate_2", "pass_num_1", "pass_num_2",
+            "percent_cases_well_formed", "num_malformed_responses", "test_timeouts", "seconds_per_case")
+    assert [tuple(row[k] for k in keys) for row in doc.data["aider_summary"]] == [
+        (None, 13, "30.8", "53.8", 4, 7, "76.9", 4, 3, "0.4"),
+        ("cpp", 8, "25.0", "50.0", 2, 4, "75.0", 3, 1, "0.4"),
+        ("go", 2, "50.0", "50.0", 1, 1, "100.0", 0, 2, "0.0"),
+        ("python", 3, "33.3", "66.7", 1, 2, "66.7", 1, 0, "0.7"),
+    ]
+    table = next(t for t in doc.tables if t.title.startswith("Aider's benchmark summary"))
+    assert [row[2] for row in table.rows] == ["all", "cpp", "go", "python"]
+
+
+def test_a_run_over_several_languages_gets_aiders_figures_per_language(tmp_path):
+    # Task names of a suite of several languages (suite.py: <language>.<exercise>).
+    run = write_run(tmp_path, "poly", {"m": {"cpp.a": [1], "go.a": [2], "go.b": [None], "python.a": ["infra:agent"]}})
+    doc = build_report(load([("auto", str(run))]), FAST.model_copy(update={"accounting": "aider"}))
+    got = [(row["language"], row["test_cases"], row["pass_num_1"], row["pass_num_2"]) for row in doc.data["aider_summary"]]
+    assert got == [(None, 4, 1, 2), ("cpp", 1, 1, 1), ("go", 2, 0, 1), ("python", 1, 0, 0)]

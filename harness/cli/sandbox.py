@@ -15,7 +15,7 @@ from ..languages import LAYOUTS, layout_named
 from ..languages.registry import language_for
 from ..sandbox import make_sandbox
 from ..sandbox.engine import LOCAL_PACKAGES, ensure_engine, install_packages
-from ..sandbox.image import ImageInfo, build_image, image_tag
+from ..sandbox.image import ImageInfo, build_images, image_tag
 from ..sandbox.local import LocalSandbox
 from ..task import load_task
 from .app import app, console, err, handled
@@ -35,7 +35,7 @@ def _languages(named: list[str] | None) -> list[str]:
 
 def _build(named: list[str] | None, force: bool = False) -> list[ImageInfo]:
     log = lambda m: err.print(m, markup=False, highlight=False)  # noqa: E731
-    return [build_image(language, force=force, log=log) for language in _languages(named)]
+    return build_images(_languages(named), force=force, log=log)
 
 
 @image_app.command("build")

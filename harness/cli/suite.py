@@ -45,7 +45,7 @@ def suite_show(name: str = typer.Argument(..., help="a suite name or the path of
     console.print(f"[bold]{s.name}[/] {s.version}  ({s.origin}: {s.path})", highlight=False, soft_wrap=True)
     if s.description:
         console.print(s.description, markup=False, highlight=False, soft_wrap=True)
-    console.print(f"language {s.language}, image {s.image}", highlight=False)
+    console.print(f"language {', '.join(s.languages)}, image {', '.join(s.images)}", highlight=False)
     console.print(f"content hash {s.content_hash}", highlight=False, soft_wrap=True)
     table = Table(show_header=True, header_style="bold")
     for col in ("#", "task", "tests", "faulty", "solution files"):
@@ -101,7 +101,8 @@ def print_validation(validation, out: Path | None) -> None:
         if validation.with_mutants:
             row.append(_rate(t.mutants))
         seconds = t.seconds + (t.mutants.seconds if t.mutants else 0)
-        row += [f"{seconds:.0f}", "[red]" + "; ".join(t.problems) + "[/]" if t.problems else "[green]ok[/]"]
+        meant = f" (the stub may pass: {t.stub_may_pass})" if t.stub_may_pass and stub and stub.passed else ""
+        row += [f"{seconds:.0f}", "[red]" + "; ".join(t.problems) + "[/]" if t.problems else f"[green]ok{meant}[/]"]
         table.add_row(*row)
     print_wide(console, table)
     if validation.with_mutants:
@@ -175,6 +176,7 @@ def suite_import(
                                             "models' training cutoff): reports split seen and unseen tasks"),
 ):
     """Register a folder of exercises, copied unchanged, as a suite in the user suites folder."""
-    s = import_suite(path, name, replace=replace, unseen=unseen)
+    s = import_suite(path, name, replace=replace, unseen=unseen,
+                     notice=lambda line: err.print(line, markup=False, highlight=False))
     console.print(f"imported {len(s.tasks)} tasks as suite {s.name} at {s.path} (hash {s.content_hash[:12]})",
                   highlight=False)

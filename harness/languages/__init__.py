@@ -23,6 +23,23 @@ _OTHER_TRACKS = {".js": "JavaScript", ".mjs": "JavaScript",
                  ".c": "C", ".zig": "Zig", ".swift": "Swift", ".ex": "Elixir", ".hs": "Haskell"}
 
 
+# The languages of Aider's polyglot benchmark by its folders' names (Exercism's tracks'):
+# <language>/exercises/practice/<exercise>.
+BENCHMARK_TRACKS = ("cpp", "go", "java", "javascript", "python", "rust")
+
+
+def task_name(language: str, exercise: str) -> str:
+    """A task's name in a suite, or a result's in a results folder, of several languages: the
+    same exercise is in several tracks."""
+    return f"{language}.{exercise}"
+
+
+def language_in_name(name: str) -> str | None:
+    """The language a task's name gives (`task_name`'s), or None for a plain name."""
+    head, dot, _ = name.partition(".")
+    return head if dot and (head in LAYOUTS or head in BENCHMARK_TRACKS) else None
+
+
 def _having() -> str:
     return ", ".join(f"{layout.title} ({name})" for name, layout in LAYOUTS.items())
 

@@ -42,6 +42,7 @@ class CaseText(BaseModel):
     title: str                 # as results.json names it (the track's own runner's form)
     test_code: str
     task_id: int | None = None
+    part_of: str | None = None  # the declared case a reported part of one belongs to (Go's subtests)
 
 
 class Unfilled(Record):
@@ -267,6 +268,13 @@ class Language(ABC):
     def case_texts(self, task: Task) -> list[CaseText]:
         """The test cases the task's test files declare, in the files' order, as results.json
         shows them."""
+
+    def cases_for(self, task: Task, names: Sequence[str]) -> dict[str, CaseText]:
+        """The case each test a run reported is, by name, for results.json: a declared case
+        of that name; a language whose runs report parts of a case (Go's subtests) also
+        says which case each part belongs to and its own code."""
+        cases = {case.name: case for case in self.case_texts(task)}
+        return {name: cases[name] for name in names if name in cases}
 
     @abstractmethod
     def mutants(self, files: Mapping[str, bytes], *, cap: int | None = None, seed: int = 0) -> list[Mutant]:

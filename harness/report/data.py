@@ -135,6 +135,7 @@ class AiderSummaryRow(Data):
 
     config: str
     trial: int | None        # None: every trial of the config together
+    language: str | None = None  # None: every language of the run together
     test_cases: int
     pass_rate_1: str
     pass_rate_2: str

@@ -65,10 +65,12 @@ def _health_table(health: dict[str, Health], cohort: Cohort | None) -> Table:
 
 def _aider_summary_table(found: list[AiderSummaryRow], cohort: Cohort | None) -> Table:
     columns = list(AiderSummaryRow.model_fields)
-    rows = [[str(d[c]) if not (c == "trial" and d[c] is None) else "all" for c in columns]
+    if all(row.language is None for row in found):
+        columns.remove("language")
+    rows = [[str(d[c]) if not (c in ("trial", "language") and d[c] is None) else "all" for c in columns]
             for d in (row.model_dump() for row in found)]
-    return Table("Aider's benchmark summary, per trial (Aider's definitions and rounding)", columns, rows,
-                 "selected cohort" if cohort else None)
+    return Table("Aider's benchmark summary, per trial" + (" and language" if "language" in columns else "")
+                 + " (Aider's definitions and rounding)", columns, rows, "selected cohort" if cohort else None)
 
 
 @dataclass

@@ -9,7 +9,7 @@ import datetime
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..suite import find_suite
+from ..suite import Suite, find_suite
 from ..predict.prompt import simulation_hash
 from ..predict.public import public_cases
 from ..predict.rlef import SELF_RLEF, protocol_hash, simulates
@@ -89,26 +89,26 @@ def _adapter_facts(spec: ModelSpec) -> dict:
             "training_cutoff": card.training_cutoff or spec.training_cutoff}
 
 
-def feedback_hash(contract: PromptContract, feedback: FeedbackMode, language: str) -> str | None:
+def feedback_hash(contract: PromptContract, feedback: FeedbackMode, suite: Suite) -> str | None:
     """What a feedback mode says besides the code: simulated, the contract's template and the
-    prompt the model simulates with (in the suite's `language`'s terms); Self-RLEF, its own
-    prompts (predict/rlef.py); real, nothing beyond the contract."""
+    prompt the model simulates with (in the terms of the suite's language, of which it
+    takes one); Self-RLEF, its own prompts (predict/rlef.py); real, nothing beyond the contract."""
     if feedback == "real":
         return None
-    form = language_named(language).prediction_terms().answer
+    form = language_named(suite.language).prediction_terms().answer
     if feedback == "simulated":
         return sha256_json({"simulated_feedback": contract.simulated_feedback, "prediction": simulation_hash(form)})
     return protocol_hash(form)
 
 
 def _config_manifest(name: str, spec: ModelSpec, profile: AgentProfile, contract: PromptContract,
-                     sampling: Sampling, feedback: FeedbackMode, language: str) -> ConfigManifest:
+                     sampling: Sampling, feedback: FeedbackMode, suite: Suite) -> ConfigManifest:
     return ConfigManifest(
         name=name, model=spec.name, api_base=spec.api_base, api_key_env=spec.api_key_env, sampling=sampling,
         agent_profile=profile.name, agent_hash=profile.content_hash, aider_version=profile.agent_version,
         edit_format=profile.edit_format, contract=contract.name, contract_hash=contract.content_hash,
         contract_texts_file=contract.texts_file, contract_texts_sha256=contract.texts_sha256,
-        feedback=feedback, feedback_hash=feedback_hash(contract, feedback, language),
+        feedback=feedback, feedback_hash=feedback_hash(contract, feedback, suite),
         **{"training_cutoff": spec.training_cutoff, **_adapter_facts(spec)},
     )
 
@@ -164,9 +164,14 @@ def unreadable_tasks(tasks: list[Task]) -> dict[str, str]:
     return {t.slug: problem for t in tasks if (problem := t.text_problem()) is not None}
 
 
-def _kind_contract(name: str, kind: TrialKindName, checkout: Path | None, layout: Layout) -> PromptContract:
-    """The contract `name` names, in the suite's language's own version where it has one."""
-    contract = load_contract(layout.contract(name)).with_checkout_texts(checkout)
+def _kind_contract(name: str, kind: TrialKindName, checkout: Path | None, layouts: list[Layout]) -> PromptContract:
+    """The contract `name` names, in the suite's language's own version where it has one; a
+    suite of several languages runs one contract, so their versions must be the same."""
+    versions = sorted({layout.contract(name) for layout in layouts})
+    if len(versions) > 1:
+        raise BadInput(f"prompt contract {name} has a version of its own in some of the suite's languages "
+                       f"({', '.join(versions)}); a suite of several languages runs one: name it with --contract")
+    contract = load_contract(versions[0]).with_checkout_texts(checkout)
     if contract.kind != kind:
         raise BadInput(f"prompt contract {contract.name} is for {contract.kind} trials, not for --kind {kind}")
     return contract
@@ -193,8 +198,8 @@ def make_plan(config: RunConfig) -> RunPlan:
         raise BadInput(refused)
     profile = load_profile(config.agent)
     checkout = config.aider_checkout
-    layout = layout_named(suite.language, str(suite.manifest_path))
-    contract = _kind_contract(config.contract or kind.default_contract(profile.contract), config.kind, checkout, layout)
+    layouts = [layout_named(lang, str(suite.manifest_path)) for lang in suite.languages]
+    contract = _kind_contract(config.contract or kind.default_contract(profile.contract), config.kind, checkout, layouts)
     if config.run_id is not None and (not config.run_id.strip() or "/" in config.run_id or config.run_id.startswith(".")):
         raise BadInput(f"--run-id {config.run_id!r} is not a folder name")
     unreadable = unreadable_tasks(tasks)
@@ -218,12 +223,12 @@ def make_plan(config: RunConfig) -> RunPlan:
     models = model_specs(config)
     check_models([spec for spec, _ in models])
     for spec, own in models:
-        own_contract = _kind_contract(own, config.kind, checkout, layout) if own else contract
+        own_contract = _kind_contract(own, config.kind, checkout, layouts) if own else contract
         cname = config_name(spec, taken, own_contract.name if own else "")
         taken.add(cname)
         if config.feedback == "simulated" and not own_contract.simulated_feedback:
             raise BadInput(f"--feedback simulated: prompt contract {own_contract.name} has no simulated_feedback template")
-        manifest = _config_manifest(cname, spec, profile, own_contract, config.sampling, config.feedback, suite.language)
+        manifest = _config_manifest(cname, spec, profile, own_contract, config.sampling, config.feedback, suite)
         configs.append(PlannedConfig(manifest, spec, own_contract))
     builtin = next((c.model for c in configs if c.model.builtin), None)
     if builtin is not None and profile.edit_format not in ("whole", "diff"):
@@ -289,7 +294,7 @@ def _resume_plan(config: RunConfig, run_id: str, find_suite) -> RunPlan:
             raise BadInput(f"agent profile {cfg.agent_profile} changed since run {m.run_id} started")
         if cfg_contract.content_hash != cfg.contract_hash:
             raise BadInput(f"prompt contract {cfg.contract} changed since run {m.run_id} started")
-        if feedback_hash(contract, cfg.feedback, suite.language) != cfg.feedback_hash:
+        if feedback_hash(contract, cfg.feedback, suite) != cfg.feedback_hash:
             raise BadInput(f"{cfg.feedback} feedback (its prompts or template) changed since run {m.run_id} started")
         spec = parse_model(cfg.model, cfg.api_base if cfg.adapter is None else None, cfg.api_key_env)
         facts = _adapter_facts(spec)

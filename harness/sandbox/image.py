@@ -12,12 +12,16 @@ build the same Dockerfile on top of it."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import re
 import shutil
 import subprocess
 import tempfile
 import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Literal
 
@@ -162,6 +166,28 @@ def build_image(language: str, force: bool = False, log: Callable[[str], None] =
         found = find_image(language, client)
         if found is not None:
             return found
+    with _build_lock(language):
+        # Another process may have built it while this one waited.
+        found = None if force else find_image(language, client)
+        return found or _build(client, language, log)
+
+
+@contextmanager
+def _build_lock(language: str) -> Iterator[None]:
+    """One build of a language's image at a time on this host: a run, a test worker and
+    `harness image build` that start together wait for the first, then find its image."""
+    # The engine's images are the host's, so the lock is too (not the state folder's, which
+    # each test and each user may have of their own).
+    path = Path(tempfile.gettempdir()) / f"harness-image-{language}.lock"
+    with open(path, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _build(client, language: str, log: Callable[[str], None]) -> ImageInfo:
     start = time.monotonic()
     base, path = _pick_base(client, log)
     tag = image_tag(language)
@@ -182,3 +208,16 @@ def build_image(language: str, force: bool = False, log: Callable[[str], None] =
                 log(line)
     img = client.images.get(tag)
     return ImageInfo(tag=tag, image_id=img.id, base=base, path=path, seconds=round(time.monotonic() - start, 1))
+
+
+def build_images(languages: list[str], force: bool = False, log: Callable[[str], None] = print) -> list[ImageInfo]:
+    """Several languages' images at once: the base made first (every image is built on it),
+    then the images side by side, since most of a build waits on Debian's mirror and npm's
+    registry rather than on a core. Each log line names its language."""
+    missing = [lang for lang in languages if force or find_image(lang) is None]
+    if len(missing) > 1:
+        _pick_base(docker_client(timeout=600), log)
+    with ThreadPoolExecutor(max_workers=max(1, len(missing))) as pool:
+        built = dict(zip(missing, pool.map(
+            lambda lang: build_image(lang, force=force, log=lambda m: log(f"[{lang}] {m}")), missing)))
+    return [built[lang] if lang in built else build_image(lang, log=log) for lang in languages]

@@ -1,19 +1,23 @@
 """Aider's own benchmark and `harness run --agent aider-polyglot`, side by side, over the
 upstream polyglot C++ exercises, against one scripted OpenAI-compatible server that logs
-every request either of them sends; the C++ or the Python exercises (the language is the
+every request either of them sends; the C++, Python or Go exercises (the language is the
 exercises folder's: polyglot-benchmark/<language>/exercises/practice).
 
     .venv/bin/python tests/bench/bench_aider_polyglot.py --aider-checkout /path/to/aider \\
-        --exercises /path/to/polyglot-benchmark/{cpp,python}/exercises/practice \\
+        --exercises /path/to/polyglot-benchmark/{cpp,python,go}/exercises/practice \\
         --aider-python /path/to/venv/bin/python [--tasks a,b] [--out DIR] [--against EARLIER_OUT]
 
 The server answers each exercise's first request with the reference solution plus a line
-that does not compile (C++) or names an undefined name at import (Python: flake8's F821,
+that does not compile (C++, Go: an undefined name, which Aider's Go linter, a syntax check,
+does not flag) or names an undefined name at import (Python: flake8's F821,
 which Aider's Python linter reports, so the lint follow-ups come, then a test run that
 fails on import), Aider's lint follow-ups ("# Fix any errors below") with its
 previous answer again, every later request with the reference solution, and chat-history
 summary requests with a sentence. Both harnesses get the same answers to the same
-requests, so their logs can be compared request by request.
+requests, so their logs can be compared request by request. With `--first-answer stub` the
+first answer is the exercise's stub as shipped instead, so that the round-2 message is what
+failing tests print where the stub compiles (the check that it carries the broken line's
+diagnostics then fails by design).
 
 Aider's side runs Aider's unmodified benchmark/benchmark.py from a copy of the checkout
 (made a git repository, which benchmark.py asks for), with the interpreter given by
@@ -23,7 +27,9 @@ benchmark.py runs Python tests with the `pytest` first on its PATH in the exerci
 folder (here /usr/bin's: Debian's python3-pytest, as in the sandbox image), and C++ tests
 with the absolute path /aider/benchmark/cpp-test.sh (in Aider's container the checkout is
 mounted at /aider), so it runs under bubblewrap with the copy mounted at /aider and the
-host's toolchain (cmake, make, g++). Then its own summary
+host's toolchain (cmake, make, g++); Go tests with `go test ./...` and the `go` of GO_BIN
+(install golang-1.21-go from bookworm-backports), offline (GOPROXY=off, GOFLAGS=-mod=mod,
+as the sandbox image has them). Then its own summary
 code (`benchmark.py --stats`) prints pass_num_1 and pass_num_2.
 
 The harness side imports the exercises with `harness suite import`, runs them with
@@ -65,6 +71,9 @@ from harness.task import load_task  # noqa: E402
 from tests.scripted_model import is_preflight  # noqa: E402
 
 MODEL = "openai/scripted"
+# The Go that Aider's side runs `go test ./...` with: Debian's golang-1.21-go from
+# bookworm-backports, the sandbox image's Go (Aider's own image has 1.21.5).
+GO_BIN = "/usr/lib/go-1.21/bin"
 SUMMARY_MARK = "summarize this partial conversation"
 LINT_MARK = "# Fix any errors below"
 
@@ -74,15 +83,21 @@ class Language:
     first answer, the file it goes in (the first of the sorted solution files the key puts
     first), and what the round-2 message must then carry (the diagnostic's words)."""
 
-    def __init__(self, name: str, broken_line: str, first: str, diagnostics: tuple[str, ...]):
+    def __init__(self, name: str, broken_line: str, first: str, diagnostics: tuple[str, ...],
+                 env: dict[str, str] | None = None):
         self.name, self.broken_line, self.first, self.diagnostics = name, broken_line, first, diagnostics
+        self.env = env or {}  # what Aider's side runs its tests with (see the docstring)
 
 
 LANGUAGES = {
     "cpp": Language("cpp", "\nint harness_first_answer_does_not_compile() { return undeclared_name; }\n", ".cpp",
                     ("undeclared_name", "error:")),
     "python": Language("python", "\nharness_first_answer_fails = undeclared_name\n", ".py",
-                       ("undeclared_name", "NameError")),
+                       ("undeclared_name", "NameError"), {"PATH": "/usr/bin:/bin:" + os.environ.get("PATH", "")}),
+    "go": Language("go", "\nvar harnessFirstAnswerDoesNotCompile = undeclaredName\n", ".go",
+                   ("undeclaredName", "undefined:"),
+                   {"PATH": f"{GO_BIN}:" + os.environ.get("PATH", ""), "GOFLAGS": "-mod=mod", "GOPROXY": "off",
+                    "GOTOOLCHAIN": "local", "CGO_ENABLED": "0"}),
 }
 
 
@@ -101,9 +116,10 @@ class ScriptedServer:
     """Answers as described above, per harness (the route) and exercise, and logs every
     request with what it was and what it got."""
 
-    def __init__(self, tasks: dict, language: Language):
+    def __init__(self, tasks: dict, language: Language, first: str = "broken"):
         self.tasks = tasks  # slug -> Task
         self.language = language
+        self.first = first  # the first answer: the reference made broken, or the stub as shipped
         self.names = {slug: sorted(Path(f).name for f in t.solution_files) for slug, t in tasks.items()}
         self.log: dict[str, list[dict]] = defaultdict(list)
         self.turns: dict[tuple[str, str], int] = defaultdict(int)
@@ -135,7 +151,9 @@ class ScriptedServer:
             else:
                 kind = "task" if self.turns[key] == 0 else "feedback"
                 files = {name: data.decode() for name, data in self.tasks[slug].reference_files().items()}
-                if self.turns[key] == 0:
+                if self.turns[key] == 0 and self.first == "stub":
+                    files = {name: data.decode() for name, data in self.tasks[slug].stub_files().items()}
+                elif self.turns[key] == 0:
                     last = sorted(files, key=lambda f: (not f.endswith(self.language.first), f))[0]
                     files[last] = files[last] + self.language.broken_line
                 answer = whole_answer(files)
@@ -201,10 +219,8 @@ def run_aider(args, work: Path, api_base: str, slugs: list[str], name: str = "si
         practice.mkdir(parents=True)
         for slug in slugs:
             shutil.copytree(Path(args.exercises) / slug, practice / slug)
-    # Python's tests run with the `pytest` first on the PATH: Debian's, as the sandbox image has it.
-    path = {"PATH": "/usr/bin:/bin:" + os.environ.get("PATH", "")} if args.language == "python" else {}
     env = _quiet_env(AIDER_DOCKER="1", AIDER_BENCHMARK_DIR=str(benchmarks), OPENAI_API_BASE=api_base,
-                     OPENAI_API_KEY="scripted", **path)
+                     OPENAI_API_KEY="scripted", **LANGUAGES[args.language].env)
     wrap, bench = _aider_command(args, work)
     t0 = time.monotonic()
     with open(work / f"aider-benchmark-{name}.log", "w") as log:
@@ -298,11 +314,23 @@ _MAKE_CLOSING = re.compile(r"^g?make(\[\d+\])?: \*\*\*.*\n?", re.MULTILINE)
 _LINTER_PYTHON = re.compile(r"^## Running: \S+ -m flake8 ", re.MULTILINE)
 
 
+# What differs from run to run of the same Go program: a panic's goroutine numbers and
+# addresses, and the package line's timing, which Aider's cleanup leaves and the harness drops.
+_GO_RUN_NUMBERS = [(re.compile(r"0x[0-9a-f]+"), "0x?"), (re.compile(r"goroutine \d+"), "goroutine N"),
+                   (re.compile(r"^(FAIL|ok  )\t(\S+)\t[0-9.]+s$", re.MULTILINE), r"\1\t\2")]
+
+
 def _without_make_closing(messages: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """make's closing "*** ... Error" lines dropped: they differ by design (see README);
-    and the interpreter named in a Python lint follow-up made one."""
-    return [(role, _LINTER_PYTHON.sub("## Running: python -m flake8 ", _MAKE_CLOSING.sub("", content)))
-            for role, content in messages]
+    and the interpreter named in a Python lint follow-up made one, and Go's run-dependent
+    numbers made placeholders."""
+    out = []
+    for role, content in messages:
+        content = _LINTER_PYTHON.sub("## Running: python -m flake8 ", _MAKE_CLOSING.sub("", content))
+        for pattern, placeholder in _GO_RUN_NUMBERS:
+            content = pattern.sub(placeholder, content)
+        out.append((role, content))
+    return out
 
 
 def _normal(messages: list[dict], names: list[str]) -> list[tuple[str, str]]:
@@ -359,7 +387,7 @@ def compare(server: ScriptedServer, slugs: list[str], failure_text: str, left: s
                      f"{'identical' if system_same else 'differs'}; first user message "
                      f"{'identical' if first_message_same else 'differs'}; whole first request "
                      f"{'identical' if requests_same else 'differs'}; requests identical: {alike} of {len(a)}, "
-                     f"{make_only} more but for make's closing lines or the linter's interpreter; "
+                     f"{make_only} more but for make's closing lines, the linter's interpreter or Go's run-dependent numbers; "
                      f"round-2 message carries diagnostics and "
                      f"failure text: {left} {carries[0]}, {right} {carries[1]}")
         if fb_a and fb_h:
@@ -368,7 +396,7 @@ def compare(server: ScriptedServer, slugs: list[str], failure_text: str, left: s
             if diff:
                 lines += ["    " + d for d in diff[:60]] + (["    ..."] if len(diff) > 60 else [])
     lines.append(f"all exercises: {totals['requests']} requests by {left}; identical {totals['identical']}, "
-                 f"{totals['make']} more but for make's closing lines or the linter's interpreter, "
+                 f"{totals['make']} more but for make's closing lines, the linter's interpreter or Go's run-dependent numbers, "
                  f"{totals['requests'] - totals['identical'] - totals['make']} otherwise; "
                  f"other request parameters differ in {totals['params']}"
                  + (f"; {unplaced} requests named no exercise" if unplaced else ""))
@@ -387,7 +415,7 @@ def _stat(text: str, key: str) -> str | None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--aider-checkout", type=Path, required=True)
-    ap.add_argument("--exercises", type=Path, required=True, help="the polyglot benchmark's cpp/ or python/exercises/practice")
+    ap.add_argument("--exercises", type=Path, required=True, help="the polyglot benchmark's cpp/, python/ or go/exercises/practice")
     ap.add_argument("--aider-python", type=Path, help="Python of a venv with aider-chat and the benchmark's requirements")
     ap.add_argument("--tasks", help="comma-separated exercises (default: all)")
     ap.add_argument("--out", type=Path, help="keep the work folder and request logs here")
@@ -396,6 +424,9 @@ def main() -> None:
     ap.add_argument("--compare-only", action="store_true", help="compare the logs an earlier run left in --out")
     ap.add_argument("--against", type=Path, help="an earlier run's --out (another revision of the harness, say): "
                                                   "this run's harness requests compared with that run's")
+    ap.add_argument("--first-answer", choices=("broken", "stub"), default="broken",
+                    help="the first answer: the reference with a broken line (the default), or the stub as shipped "
+                         "(its tests then fail at run time where it compiles: the test output a model sees then)")
     ap.add_argument("--timeout", type=float, default=7200)
     args = ap.parse_args()
 
@@ -409,7 +440,7 @@ def main() -> None:
     tasks = {slug: load_task(args.exercises / slug) for slug in slugs}
     failure_text = read_prompts(args.aider_checkout).test_failures
     work = Path(args.out or tempfile.mkdtemp(prefix="aider-side-by-side-"))
-    server = ScriptedServer(tasks, LANGUAGES[args.language])
+    server = ScriptedServer(tasks, LANGUAGES[args.language], args.first_answer)
     if args.compare_only:
         server.log.update(json.loads((work / "requests.json").read_text()))
         printed = (work / "aider-stats.txt").read_text()

@@ -7,10 +7,12 @@ answers, side by side in one invocation.
         [--aider-repo DIR --aider-python PY]
     .venv/bin/python tests/bench/bench_run.py --baseline-rev REV [--rounds N] [--upstream PATH] ...
 
-  --upstream PATH     the upstream exercises (polyglot-benchmark/cpp/exercises/practice or
-                      .../python/exercises/practice: the language is the folder's), imported
-                      into a throw-away state folder; without it that half is skipped, and
-                      so is Aider's benchmark; with Python's, fixed26 (C++) is skipped
+  --upstream PATH     the upstream exercises, imported into a throw-away state folder: one
+                      language's (polyglot-benchmark/cpp/exercises/practice, .../python/...:
+                      the language is the folder's) or the whole checkout (polyglot-benchmark:
+                      every language the harness has, as one suite); without it that half is
+                      skipped, and so is Aider's benchmark; fixed26 (C++) runs only without it
+                      or beside C++'s alone
   --aider-repo DIR    an Aider source tree (its benchmark/benchmark.py is run as it is)
   --baseline-rev REV  this tree and REV (a git worktree, with REV's sandbox image) run the
                       same gold runs in turn, --rounds times (A/B/A/B, so a machine that gets
@@ -20,8 +22,11 @@ answers, side by side in one invocation.
   --aider-python PY   a Python with aider-chat and the benchmark's own requirements
                       (lox, typer, pandas, matplotlib, imgcat); Aider's benchmark runs its
                       C++ tests with /aider/benchmark/cpp-test.sh, the path its Docker image
-                      has: on a host, `ln -s DIR /aider`; Python tests with the `pytest`
-                      first on the PATH (here /usr/bin's, Debian's, as in the sandbox image)
+                      has (here under bubblewrap, the Aider tree mounted at /aider); Python
+                      tests with the `pytest` first on the PATH (here /usr/bin's, Debian's, as
+                      in the sandbox image); Go's with `go test`. A language whose test
+                      command this host lacks (AIDER_HOST_TOOLS) is left out of Aider's side,
+                      said in one line
 
 For each suite and worker count, one run in process (the code path `harness run` takes),
 timed from the call to the summary. Per trial, from its result.json:
@@ -44,6 +49,13 @@ every request with the reference solution of the exercise whose files it names, 
 `--model openai/gold --edit-format whole --threads N --tries 2 --languages L`. It has no
 sandbox: it builds and runs the tests on the host, the upstream way (C++: cmake, make,
 Catch2's main compiled in every exercise; Python: `pytest` in the exercise's folder).
+
+Over several languages it prints, per language and over all of them, what each side
+solved, the harness's mean trial wall (Aider's results time only its coder, not its tests,
+so its side has no such figure per language), and Aider's summary figures read three ways:
+Aider's own summary code (`benchmark.py --stats DIR --stats-languages L`) on Aider's results
+folder, `harness report --aider` on that folder, and the harness's own run in the aider
+accounting view; the first two must agree digit for digit.
 
 Goals, at 2 workers on 2 cores: either suite in at most 45 s, and at least 5x faster than
 Aider's benchmark on the same exercises and answers.
@@ -69,12 +81,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from harness.accounting import aider_summary, in_view  # noqa: E402
+from harness.languages import language_in_name  # noqa: E402
 from harness.gold import ChatServer, ModelError, reference_answer  # noqa: E402
+from harness.outcomes import load, load_aider_folder  # noqa: E402
 from harness.records import TrialResult  # noqa: E402
 from harness.run import run  # noqa: E402
 from harness.run.config import RunConfig  # noqa: E402
 from harness.task import Task  # noqa: E402
 
+from tests.bench.bench_aider_polyglot import _bwrap_with_aider_at  # noqa: E402
 from tests.bench.revisions import revision, run_bench  # noqa: E402
 
 PARTS = ("wall", "model", "agent", "test", "overhead")
@@ -204,8 +220,9 @@ def cpu_used(before: dict, after: dict) -> dict[str, float | None]:
 
 def bench(args, suite_name: str, suite_ref: str, workers: int, runs_dir: Path) -> dict:
     load_before = os.getloadavg()[0]
+    run_id = f"bench-{re.sub('[^a-z0-9]+', '-', suite_name)}-w{workers}"
     config = RunConfig(suite=suite_ref, models=["gold"], tasks=args.tasks, trials=args.trials, rounds=2,
-                       workers=workers, sandbox=args.sandbox, runs_dir=runs_dir, run_id=f"bench-{suite_name}-w{workers}")
+                       workers=workers, sandbox=args.sandbox, runs_dir=runs_dir, run_id=run_id)
     cpu_before = cpu_sample()
     t0 = time.time()
     summary = run(config)
@@ -224,6 +241,10 @@ def bench(args, suite_name: str, suite_ref: str, workers: int, runs_dir: Path) -
         "load_avg_before": load_before, "load_avg_after": os.getloadavg()[0],
         "per_trial": {part: describe([s[part] for s in splits]) for part in PARTS}, "cpu_s": cpu,
         "slowest_overhead": sorted(((s["overhead"], r.task) for s, r in zip(splits, results)), reverse=True)[:3],
+        "run_dir": str(summary.run_dir),
+        "seconds_per_language": {lang: statistics.mean(s["wall"] for s, r in zip(splits, results)
+                                                       if language_in_name(r.task) == lang)
+                                 for lang in sorted({language_in_name(r.task) for r in results} - {None})},
     }
 
 
@@ -246,31 +267,46 @@ class AnswerByFiles:
         return reference_answer(named[0], "whole")
 
 
-def language_of(upstream: Path) -> str:
-    """The language of polyglot-benchmark/<language>/exercises/practice."""
-    return upstream.resolve().parent.parent.name
+# What Aider's benchmark runs a language's tests with (its run_unit_tests), as this host must
+# have it; JavaScript's and Java's need its Docker image's /npm-install and Gradle's wrapper
+# from the internet, which no host here has.
+AIDER_HOST_TOOLS = {"cpp": ("cmake", "make", "g++", "bwrap"), "python": ("/usr/bin/pytest",), "go": ("go",),
+                    "rust": ("cargo",)}
+
+
+def aider_languages(tasks: list[Task]) -> list[str]:
+    """The languages of `tasks` this host can run Aider's benchmark on; each other said."""
+    ours = sorted({t.language for t in tasks if t.language is not None})
+    runs = [lang for lang in ours if all(shutil.which(tool) for tool in AIDER_HOST_TOOLS.get(lang, ("-",)))]
+    for lang in sorted(set(ours) - set(runs)):
+        print(f"Aider's benchmark: {lang} left out, this host lacks what runs its tests "
+              f"({', '.join(AIDER_HOST_TOOLS.get(lang, ('its Docker image',)))})")
+    return runs
 
 
 def aider_benchmark(args, tasks: list[Task], workers: int, tmp: Path) -> dict:
-    """Run Aider's benchmark.py, unchanged, on a copy of the exercises, timed end to end."""
+    """Run Aider's benchmark.py, unchanged, on a copy of the exercises (Aider's layout,
+    <language>/exercises/practice/<exercise>), timed end to end; with /aider the Aider tree
+    (its cpp-test.sh is called by that path)."""
     bench_dir = tmp / "aider-benchmarks"
-    language = language_of(args.upstream)
-    practice = bench_dir / "polyglot" / language / "exercises" / "practice"
+    languages = aider_languages(tasks)
     for task in tasks:
-        shutil.copytree(args.upstream / task.slug, practice / task.slug)
+        if task.language in languages:
+            shutil.copytree(task.path, bench_dir / "polyglot" / task.language / "exercises" / "practice" / task.exercise)
     work = tmp / "aider-cwd"  # benchmark.py reads the commit of the git repository it runs in
     work.mkdir()
     subprocess.run(["git", "init", "-q"], cwd=work, check=True)
     subprocess.run(["git", "-c", "user.name=bench", "-c", "user.email=bench@localhost", "commit", "-q",
                     "--allow-empty", "-m", "bench"], cwd=work, check=True)
-    server = ChatServer(AnswerByFiles(tasks)).start()
+    server = ChatServer(AnswerByFiles([t for t in tasks if t.language in languages])).start()
+    # Python's tests run with the `pytest` first on the PATH: Debian's, as the sandbox image has it.
     env = {**os.environ, "AIDER_DOCKER": "1", "AIDER_BENCHMARK_DIR": str(bench_dir), "OPENAI_API_BASE": server.base(""),
-           "OPENAI_API_KEY": "gold", "LITELLM_LOCAL_MODEL_COST_MAP": "True", "AIDER_ANALYTICS": "false"}
-    if language == "python":  # the `pytest` it runs: Debian's, as the sandbox image has it
-        env["PATH"] = "/usr/bin:/bin:" + env.get("PATH", "")
-    argv = [args.aider_python, str(args.aider_repo / "benchmark" / "benchmark.py"), "gold", "--new",
-            "--model", "openai/gold", "--edit-format", "whole", "--threads", str(workers), "--tries", "2",
-            "--languages", language, "--exercises-dir", "polyglot"]
+           "OPENAI_API_KEY": "gold", "LITELLM_LOCAL_MODEL_COST_MAP": "True", "AIDER_ANALYTICS": "false",
+           "PATH": "/usr/bin:/bin:" + os.environ.get("PATH", "")}
+    wrap = [] if Path("/aider/benchmark/cpp-test.sh").is_file() else _bwrap_with_aider_at(args.aider_repo) + ["--chdir", str(work)]
+    argv = wrap + [args.aider_python, str(args.aider_repo / "benchmark" / "benchmark.py"), "gold", "--new",
+                   "--model", "openai/gold", "--edit-format", "whole", "--threads", str(workers), "--tries", "2",
+                   "--languages", ",".join(languages), "--exercises-dir", "polyglot"]
     load_before = os.getloadavg()[0]
     t0 = time.time()
     try:
@@ -278,16 +314,62 @@ def aider_benchmark(args, tasks: list[Task], workers: int, tmp: Path) -> dict:
     finally:
         server.stop()
     total = time.time() - t0
-    results = [json.loads(p.read_text()) for p in bench_dir.glob(f"*--gold/{language}/exercises/practice/*/.aider.results.json")]
+    (run_dir,) = bench_dir.glob("*--gold")
+    results = {path: json.loads(path.read_text()) for path in run_dir.glob("*/exercises/practice/*/.aider.results.json")}
     if done.returncode != 0 or not results:
         tail = "\n".join(done.stdout.splitlines()[-15:])
         raise SystemExit(f"Aider's benchmark failed (exit {done.returncode}):\n{tail}")
     return {
         "harness": "aider benchmark.py", "suite": "upstream", "workers": workers, "trials": len(results),
-        "passed_round_1": sum(bool(r.get("tests_outcomes")) and r["tests_outcomes"][0] for r in results),
+        "passed_round_1": sum(bool(r.get("tests_outcomes")) and r["tests_outcomes"][0] for r in results.values()),
         "total_s": total, "trials_per_min": 60 * len(results) / total,
-        "load_avg_before": load_before, "load_avg_after": os.getloadavg()[0],
+        "load_avg_before": load_before, "load_avg_after": os.getloadavg()[0], "run_dir": str(run_dir),
+        "languages": languages,
     }
+
+
+SUMMARY_KEYS = ("test_cases", "pass_rate_1", "pass_rate_2", "pass_num_1", "pass_num_2", "percent_cases_well_formed",
+                "error_outputs", "num_malformed_responses", "num_with_malformed_responses", "user_asks", "lazy_comments",
+                "exhausted_context_windows", "test_timeouts", "total_cost")
+
+
+def _aiders_own_summary(args, run_dir: Path, language: str | None) -> dict[str, str]:
+    """What Aider's summary code prints for its results folder (one language, or all)."""
+    argv = [args.aider_python, str(args.aider_repo / "benchmark" / "benchmark.py"), "--stats", str(run_dir)]
+    printed = subprocess.run(argv + (["--stats-languages", language] if language else []), capture_output=True,
+                             text=True, cwd=args.aider_repo, env={**os.environ, "AIDER_ANALYTICS": "false"}).stdout
+    return {m[1]: m[2] for m in re.finditer(r"^\s+(\w+): (\S+)$", printed, re.MULTILINE)}
+
+
+def _view(frame_of) -> dict[str | None, dict]:
+    """Aider's figures in the aider view of a source, per language (None: all of them)."""
+    outcomes = frame_of()
+    rows = aider_summary(in_view(outcomes.frame, "aider"), list(outcomes.configs))
+    return {r.language: r.as_dict() for r in rows if r.trial in (1, None)}
+
+
+def per_language(args, ours: dict, theirs: dict | None) -> list[str]:
+    """Per language and over all: what each side solved, seconds per exercise, and Aider's
+    summary of its own folder read by its code and by the harness (which must agree)."""
+    harness = _view(lambda: load([("auto", ours["run_dir"])]))
+    aider = _view(lambda: load_aider_folder(Path(theirs["run_dir"]))) if theirs else {}
+    lines = ["| language | exercises | harness: passed 1st / 2nd try | harness: trial wall (mean) | Aider: passed 1st / "
+             "2nd try (its summary) | `report --aider` on Aider's folder, against its summary |",
+             "|---|---|---|---|---|---|"]
+    for lang in sorted(k for k in harness if k is not None) + [None]:
+        h = harness[lang]
+        row = [lang or "all", str(h["test_cases"]), f"{h['pass_num_1']} / {h['pass_num_2']}",
+               f"{ours['seconds_per_language'].get(lang, ours['per_trial']['wall']['mean']):.2f} s"]
+        if theirs and (lang is None or lang in theirs["languages"]):
+            own = _aiders_own_summary(args, Path(theirs["run_dir"]), lang)
+            read = aider.get(lang) or aider[None]  # one language alone: its rows are the whole folder's
+            differ = [k for k in SUMMARY_KEYS if k in own and own[k] != str(read[k])]
+            row += [f"{own.get('pass_num_1')} / {own.get('pass_num_2', own.get('pass_num_1'))}",
+                    "same digits" if not differ else "DIFFER: " + ", ".join(f"{k} {own[k]} vs {read[k]}" for k in differ)]
+        else:
+            row += ["-", "-"]
+        lines.append("| " + " | ".join(row) + " |")
+    return lines
 
 
 def print_row(b: dict) -> None:
@@ -387,16 +469,15 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-run-") as tmp:
         tmp = Path(tmp)
         os.environ["HARNESS_STATE_DIR"] = str(tmp / "state")  # the imported suite lives and dies here
-        python = args.upstream is not None and language_of(args.upstream) == "python"
-        suites = [] if python else [("fixed26", "fixed26")]  # fixed26 is C++
+        suites = [("fixed26", "fixed26")]  # fixed26 is C++
         upstream_tasks: list[Task] = []
         if args.upstream is None:
             print("no --upstream PATH: skipping the imported upstream suite and Aider's benchmark")
         else:
             from harness.suite import import_suite
 
-            imported = import_suite(args.upstream, "upstream")
-            suites.append(("upstream", str(imported.path)))
+            imported = import_suite(args.upstream, "upstream", notice=print)
+            suites = (suites if imported.languages == ("cpp",) else []) + [("upstream", str(imported.path))]
             upstream_tasks = imported.select(args.tasks)
         for name, ref in suites:
             for w in worker_counts:
@@ -409,15 +490,26 @@ def main() -> None:
         if upstream_tasks and (args.aider_repo is None or args.aider_python is None):
             print("\nno --aider-repo/--aider-python: skipping Aider's benchmark")
         elif upstream_tasks:
-            if not python and not Path("/aider/benchmark/cpp-test.sh").is_file():
-                print(f"\nAider's benchmark runs /aider/benchmark/cpp-test.sh, which is missing: skipping it "
-                      f"(`ln -s {args.aider_repo} /aider` provides it)")
-            else:
-                for w in worker_counts:
-                    b = aider_benchmark(args, upstream_tasks, w, tmp / f"aider-w{w}")
-                    out.append(b)
+            for w in worker_counts:
+                b = aider_benchmark(args, upstream_tasks, w, tmp / f"aider-w{w}")
+                out.append(b)
+                if not args.json:
+                    print_row(b)
+                # Aider's side without some language: the harness on the same exercises, for the speed-up.
+                alike = [t.slug for t in upstream_tasks if t.language in b["languages"]]
+                if len(alike) < len(upstream_tasks):
+                    b["suite"] = f"upstream: {', '.join(b['languages'])}"
+                    ours = bench(argparse.Namespace(**{**vars(args), "tasks": alike}), b["suite"], str(imported.path),
+                                 w, tmp / "runs")
+                    out.append(ours)
                     if not args.json:
-                        print_row(b)
+                        print_row(ours)
+        if upstream_tasks and not args.json:
+            for w in worker_counts:
+                ours = next(b for b in out if b["harness"] == "harness run" and b["suite"] == "upstream" and b["workers"] == w)
+                theirs = next((b for b in out if b["harness"] != "harness run" and b["workers"] == w), None)
+                print(f"\nper language, {w} workers:")
+                print("\n".join(per_language(args, ours, theirs)))
     if args.json:
         print(json.dumps(out, indent=2))
         return
@@ -433,7 +525,7 @@ def main() -> None:
             continue
         line = (f"goal, {b['suite']} at 2 workers: {b['total_s']:.1f} s "
                 f"(<= {GOAL_WALL_S:.0f} s: {'met' if b['total_s'] <= GOAL_WALL_S else 'NOT met'})")
-        if 2 in aider and b["suite"] == "upstream":
+        if 2 in aider and b["suite"] == aider[2]["suite"]:
             speedup = aider[2]["total_s"] / b["total_s"]
             line += f"; {speedup:.1f}x faster than Aider's benchmark (>= {GOAL_SPEEDUP:.0f}x: " \
                     f"{'met' if speedup >= GOAL_SPEEDUP else 'NOT met'})"

@@ -4,11 +4,12 @@ worked, and none passes:
 
 - Reaching the process (os.Exit(0) at init, a write to the verdict descriptor through
   syscall, the environment's token through os, `//go:linkname` into the runtime or the
-  testing package, cgo, testing.Main with no tests, a package name spelled with escapes):
-  refused by the screen before anything is built, never a pass.
+  testing package, cgo, a package name spelled with escapes): refused by the screen before
+  anything is built, never a pass.
 - Printing what `go test -v` prints for a pass (`--- PASS` lines, `ok`, PASS), test2json's
-  own events, or a guess at the verdict record, then failing: the verdict is the channel's,
-  and the run fails.
+  own events, or a guess at the verdict record, then failing; running tests of its own named
+  as the task's through testing.Main, which passes them and exits 0 before the task's tests
+  run: the verdict is the channel's, and the run fails.
 - A panic at init, an endless loop: an honest failure within the round's bound.
 - Writing a test file, go.mod or another source file: refused as tampered, never built.
 
@@ -44,9 +45,6 @@ SCREENED = {
     "links into the runtime": solution('//go:linkname exit runtime.exit\nfunc exit(int32)\n'
                                        'func init() { exit(0) }\n' + WRONG, ('_ "unsafe"',)),
     "calls C": solution('func init() { C.exit(0) }\n' + WRONG, ('"C"',)),
-    "runs no tests and exits": solution(
-        'func init() { testing.Main(func(a, b string) (bool, error) { return false, nil }, nil, nil, nil) }\n' + WRONG,
-        ('"testing"',)),
     "spells os with escapes": solution('func init() { x.Exit(0) }\n' + WRONG, ('x "o\\x73"',)),
     "imports os in a raw string": solution('func init() { os.Exit(0) }\n' + WRONG, ('`os`',)),
     "embeds a file": solution('//go:embed leap_test.go\nvar tests string\n' + WRONG, ('_ "embed"',)),
@@ -68,6 +66,14 @@ RUN = {
             return false
         }
         ''', ('"fmt"',)),
+    "runs its own passing tests of the task's names and exits 0": solution('''
+        func pass(t *testing.T) {}
+
+        func init() {
+            testing.Main(func(a, b string) (bool, error) { return true, nil },
+                []testing.InternalTest{{Name: "TestCommonYear", F: pass}, {Name: "TestLeapYears", F: pass}}, nil, nil)
+        }
+        ''' + WRONG, ('"testing"',)),
     "panics at init": solution('var _ = boom()\n\nfunc boom() int { panic("boom") }\n' + WRONG),
     "loops forever": solution('func IsLeap(year int) bool {\n\tfor {\n\t}\n}\n'),
 }
@@ -97,9 +103,10 @@ def test_hostile_candidates_never_pass(go_round):
     for name, source in RUN.items():
         report = go.run_tests(task, {"leap.go": source}, session, time_limit_s=3, transcript=True)
         assert report.status is not Status.passed and not report.passed, (name, report)
+        assert report.forged or "exits 0" not in name, (name, report)  # its events say pass: the channel says not
         assert report.run_seconds < 20, name
     passed = go.run_tests(task, {"leap.go": REFERENCE.encode()}, session, transcript=True)
-    assert passed.passed and [t.status for t in passed.tests] == [Status.passed] * 2, passed
+    assert passed.passed and [t.status for t in passed.tests] == [Status.passed] * 3, passed
 
 
 def test_written_tests_and_module_files_are_refused(go_round):

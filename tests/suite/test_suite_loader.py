@@ -16,6 +16,7 @@ from harness.errors import BadInput
 from harness.suite import find_suite, import_suite, known_suites, load_suite
 
 from tests.conftest import GOLDEN, ROOT
+from tests.run_support import write_python_leap
 
 HARNESS = str(Path(sys.executable).parent / "harness")
 FIXED26 = [
@@ -184,16 +185,6 @@ def test_import_refuses_an_exercise_without_config(tmp_path):
     assert not (tmp_path / "state" / "suites" / "x").exists()
 
 
-def _python_exercise(folder: Path) -> None:
-    """An exercise in Exercism's Python layout (our own two-line one)."""
-    (folder / ".meta").mkdir(parents=True)
-    (folder / "leap.py").write_text("def leap_year(year):\n    pass\n")
-    (folder / "leap_test.py").write_text("from leap import leap_year\n\ndef test_2000():\n    assert leap_year(2000)\n")
-    (folder / ".meta" / "example.py").write_text("def leap_year(year):\n    return year % 4 == 0\n")
-    (folder / ".meta" / "config.json").write_text(json.dumps(
-        {"files": {"solution": ["leap.py"], "test": ["leap_test.py"], "example": [".meta/example.py"]}}))
-
-
 def test_an_exercise_of_a_language_the_harness_lacks_is_refused_on_import(tmp_path):
     upstream = tmp_path / "practice"
     shutil.copytree(GOLDEN / "sum-of-squares", upstream / "sum-of-squares")
@@ -215,7 +206,7 @@ def test_a_suite_names_a_language_its_tasks_are_in(tmp_path):
     (root / "suite.toml").write_text(manifest + 'language = "cobol"\n')
     with pytest.raises(BadInput, match="language 'cobol' is not one the harness has: C\\+\\+ \\(cpp\\), Python \\(python\\)"):
         load_suite(root)
-    _python_exercise(root / "leap")
+    write_python_leap(root / "leap")
     (root / "suite.toml").write_text(manifest.replace('["sum-of-squares"]', '["sum-of-squares", "leap"]')
                                      + 'language = "cpp"\n')
     with pytest.raises(BadInput, match="leap: a Python exercise in a suite whose language is C\\+\\+"):
@@ -254,3 +245,40 @@ def test_bundled_fixed26_is_complete():
             held = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()}
             assert held and held <= set(t.solution_files), f"{t.slug}/{name}: {held}"
         assert json.loads((t.path / ".meta" / "config.json").read_text())["files"]["solution"]
+
+
+def _checkout(root: Path) -> Path:
+    """A polyglot-benchmark checkout in small: one exercise name in two languages, one more
+    Python exercise, and a language the harness has not (its folder skipped, not read)."""
+    shutil.copytree(GOLDEN / "sum-of-squares", root / "cpp" / "exercises" / "practice" / "sum-of-squares")
+    write_python_leap(root / "python" / "exercises" / "practice" / "sum-of-squares")
+    write_python_leap(root / "python" / "exercises" / "practice" / "leap")
+    (root / "cobol" / "exercises" / "practice" / "hello").mkdir(parents=True)
+    return root
+
+
+def test_a_benchmark_checkout_imports_as_one_suite_of_its_languages(tmp_path):
+    checkout = _checkout(tmp_path / "polyglot-benchmark")
+    proc = harness("suite", "import", str(checkout), "--name", "poly", env_state=tmp_path / "state")
+    assert proc.returncode == 0, proc.stderr
+    assert "cobol: skipped 1 exercises, not a language the harness has" in proc.stderr
+    s = find_suite("poly")
+    assert [t.slug for t in s.tasks] == ["cpp.sum-of-squares", "python.leap", "python.sum-of-squares"]
+    assert [t.exercise for t in s.tasks] == ["sum-of-squares", "leap", "sum-of-squares"]
+    assert (s.languages, s.images) == (("cpp", "python"), ("harness-cpp", "harness-python"))
+    manifest = s.manifest_path.read_text()
+    assert 'language = ["cpp", "python"]' in manifest and "image" not in manifest
+    with pytest.raises(BadInput, match="several languages \\(cpp, python\\); this takes a suite of one"):
+        s.language
+    # A suite of several languages names no image (each runs in its own), and lists only
+    # languages its tasks are in.
+    s.manifest_path.write_text(manifest.replace("description", 'image = "harness-cpp"\ndescription'))
+    with pytest.raises(BadInput, match="runs each in its own image; drop `image`"):
+        load_suite(s.path)
+    s.manifest_path.write_text(manifest.replace('["cpp", "python"]', '["cpp", "python", "go"]'))
+    with pytest.raises(BadInput, match="language lists go but no task is of it"):
+        load_suite(s.path)
+    # An exercise in another language's folder would be judged as that folder's: refused.
+    write_python_leap(checkout / "cpp" / "exercises" / "practice" / "leap")
+    proc = harness("suite", "import", str(checkout), "--name", "poly2", env_state=tmp_path / "state")
+    assert_one_line_exit_2(proc, "leap: a Python exercise in the cpp folder")

@@ -54,7 +54,7 @@ def relocated_build_files(task: Task) -> dict[str, bytes]:
         return {}
     text = cmake.decode()
     if _FILE_BY_FOLDER in text:
-        stem = task.slug.replace("-", "_")  # the C++ identifier form of the slug: file and target names
+        stem = task.exercise.replace("-", "_")  # the C++ identifier form of the slug: file and target names
         return {"CMakeLists.txt": text.replace(_FILE_BY_FOLDER, f"set(file {stem})  # the suite task's file names, "
                                                                  "in any folder").encode()}
     if _FILE_FIXED.search(text):

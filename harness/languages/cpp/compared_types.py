@@ -106,9 +106,9 @@ def reference_types(task: Task, session: SandboxSession, compile_argv: Sequence[
     if all(staged.get(rel) == data for rel, data in reference.items()):
         found = frozenset(candidate_types)
     else:
-        side = f"{task.slug}.compared"
+        side = f"{task.exercise}.compared"
         session.stage(side, {**{f: task.read(f) for f in task.test_files}, **reference})
-        root = f"{session.src_root}/{task.slug}"
+        root = f"{session.src_root}/{task.exercise}"
         source = test_source.replace(f"{root}/", f"{session.src_root}/{side}/", 1)
         if source == test_source:
             return f"the test unit {test_source} is not under the task's sources"

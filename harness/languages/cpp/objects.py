@@ -68,14 +68,14 @@ class SolutionObjects:
 
     def __init__(self, task: Task, built: Task, session: SandboxSession):
         self.task, self.built, self.session = task, built, session
-        self.tree = f"{session.build_root}/{built.slug}"
-        unit_dir = f"{self.tree}/CMakeFiles/{built.slug}.dir"
-        self.link = f"CMakeFiles/{built.slug}.dir/link.txt"
+        self.tree = f"{session.build_root}/{built.exercise}"
+        unit_dir = f"{self.tree}/CMakeFiles/{built.exercise}.dir"
+        self.link = f"CMakeFiles/{built.exercise}.dir/link.txt"
         # CMake's Makefile generator names a source's object after the source's path.
         self.objects = [f"{unit_dir}/{rel}.o" for rel in task.solution_files if is_source(rel)]
-        self.store = f"{session.build_root}/.testwriting-objects/{task.slug}"
+        self.store = f"{session.build_root}/.testwriting-objects/{task.exercise}"
         image = _image_id(session.sandbox)
-        self.host = cache_dir() / "testwriting" / "objects" / image.replace(":", "-")[:24] / task.slug if image else None
+        self.host = cache_dir() / "testwriting" / "objects" / image.replace(":", "-")[:24] / task.exercise if image else None
 
     def _host_files(self, key: str) -> dict[str, Path] | None:
         if self.host is None:
@@ -85,7 +85,7 @@ class SolutionObjects:
         return paths if all(p.is_file() for p in paths.values()) else None
 
     def _noted(self, key: str) -> str:
-        return f"testwriting-objects/{self.task.slug}/{key}"
+        return f"testwriting-objects/{self.task.exercise}/{key}"
 
     def _unit_key(self, files: Mapping[str, bytes]) -> str:
         """The written test unit and the solution headers it includes."""
@@ -101,7 +101,7 @@ class SolutionObjects:
             kept = self._host_files(key)
             if kept is None:
                 return False
-            subdir = f"{_HANDED}/{self.task.slug}/{key}"
+            subdir = f"{_HANDED}/{self.task.exercise}/{key}"
             self.session.stage(subdir, {name: path.read_bytes() for name, path in kept.items()})
             self.session.configured[self._noted(key)] = f"{self.session.src_root}/{subdir}"
         return True
@@ -123,7 +123,7 @@ class SolutionObjects:
         return f"{self._copy_in(key)} && cd {shlex.quote(self.tree)} && sh {shlex.quote(self.link)}"
 
     def _unit_noted(self) -> str:
-        return f"testwriting-unit/{self.task.slug}"
+        return f"testwriting-unit/{self.task.exercise}"
 
     def restore(self, key: str) -> bool:
         """Put the target's objects into a configured build tree, touched after the staged

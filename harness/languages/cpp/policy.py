@@ -516,14 +516,14 @@ def _unit_key(task: Task, files: Mapping[str, bytes], unit: Unit) -> tuple:
 
 def plan_screen(task: Task, files: Mapping[str, bytes], session: SandboxSession) -> ScreenPlan:
     """The screen of the round about to be built from its staged `files`."""
-    units = cached_units(session, task.slug, task.content_hash)
+    units = cached_units(session, task.exercise, task.content_hash)
     if units is None:
-        return ScreenPlan(shlex.join(["cat", f"{session.build_root}/{task.slug}/compile_commands.json"]))
+        return ScreenPlan(shlex.join(["cat", f"{session.build_root}/{task.exercise}/compile_commands.json"]))
     return _plan(task, files, session, units)
 
 
 def _plan(task: Task, files: Mapping[str, bytes], session: SandboxSession, units: Sequence[Unit]) -> ScreenPlan:
-    root = f"{session.src_root}/{task.slug}"
+    root = f"{session.src_root}/{task.exercise}"
     who = candidate(root, files, _mine(task, files), task.test_files,
                     [*task.stub_files().values(), *task.reference_files().values()],
                     writes_tests=bool(task.written_tests))
@@ -548,12 +548,12 @@ def judge_build(task: Task, files: Mapping[str, bytes], session: SandboxSession,
         seconds += got.seconds
         try:
             # In the build's exec the status is make's: what cat could not read is no JSON.
-            units = units_from_compile_commands(got.output.decode(errors="replace"), f"CMakeFiles/{task.slug}.dir")
+            units = units_from_compile_commands(got.output.decode(errors="replace"), f"CMakeFiles/{task.exercise}.dir")
         except (ValueError, KeyError, TypeError, IndexError):
             units = None
         if got.exit_code != 0 or got.truncated or units is None:
             return [*found, "the build's compile commands could not be read, so nothing of it could be screened"], seconds
-        keep_units(session, task.slug, task.content_hash, units)
+        keep_units(session, task.exercise, task.content_hash, units)
         plan, started = _plan(task, files, session, units), None
     assert plan.who is not None
     screened = started
@@ -565,7 +565,7 @@ def judge_build(task: Task, files: Mapping[str, bytes], session: SandboxSession,
         return [*found, "the screen of the preprocessed units timed out"], seconds
     if screened.truncated:
         return [*found, "the screen of the preprocessed units printed more than 16 MiB"], seconds
-    root = f"{session.src_root}/{task.slug}"
+    root = f"{session.src_root}/{task.exercise}"
     parts = split_units(screened.output.decode(errors="replace"))
     text = []
     for unit in plan.units:
@@ -589,7 +589,7 @@ def judge_build(task: Task, files: Mapping[str, bytes], session: SandboxSession,
 def _compared_findings(task: Task, files: Mapping[str, bytes], session: SandboxSession, units: Sequence[Unit],
                        screens: Sequence[UnitScreen]) -> tuple[list[str], float]:
     """The comparisons of the task's own tests that the solution decides (compared_types.py)."""
-    root = f"{session.src_root}/{task.slug}"
+    root = f"{session.src_root}/{task.exercise}"
     tests = {f"{root}/{rel}" for rel in task.test_files}
     found: list[str] = []
     started = time.monotonic()

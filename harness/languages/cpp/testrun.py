@@ -83,7 +83,7 @@ class BuildTree:
 
     @staticmethod
     def of(task: Task, tree: "BuildTree | None") -> "BuildTree":
-        return tree or BuildTree(task.slug)
+        return tree or BuildTree(task.exercise)
 
 
 def configure_steps(task: Task, session: SandboxSession, tree: BuildTree | None = None) -> list[str]:
@@ -126,7 +126,7 @@ def build_step(task: Task, session: SandboxSession, tree: BuildTree | None = Non
     last lines say whether the unit linked did, and whether this build compiled it so."""
     jobs = max(1, int(session.limits.cpus))
     build = f"{session.build_root}/{BuildTree.of(task, tree).name}"
-    command = shlex.join(["cmake", "--build", build, "--target", task.slug, "--", f"-j{jobs}"])
+    command = shlex.join(["cmake", "--build", build, "--target", task.exercise, "--", f"-j{jobs}"])
     if catch_pch is None:
         return command
     src = f"{session.src_root}/{BuildTree.of(task, tree).name}"
@@ -143,9 +143,9 @@ def build_step(task: Task, session: SandboxSession, tree: BuildTree | None = Non
 def _undo_build(task: Task, session: SandboxSession) -> str:
     """Shell that removes what the last build (one of build_step's with `catch_pch`)
     compiled, so that the next one compiles the same units again, the same way."""
-    b = shlex.quote(f"{session.build_root}/{task.slug}")
+    b = shlex.quote(f"{session.build_root}/{task.exercise}")
     return (f"find {b} -type f -newer {b}/.harness-build-start \\( -name '*.o' -o -name '*.o.d' -o -name '*.catch-pch' "
-            f"-o -name {shlex.quote(task.slug)} \\) -delete 2>/dev/null")
+            f"-o -name {shlex.quote(task.exercise)} \\) -delete 2>/dev/null")
 
 
 def note_configured(task: Task, session: SandboxSession, ok: bool, tree: BuildTree | None = None) -> None:
@@ -202,7 +202,7 @@ def _configure_and_build(task: Task, session: SandboxSession, timeout_s: float, 
                                       after_build=after_build)
     if not built.precompiled_now or built.result.timed_out:
         return built
-    if built.result.exit_code == 0 and not clean_log(built.build_log, session, task.slug):
+    if built.result.exit_code == 0 and not clean_log(built.build_log, session, task.exercise):
         return built
     # It failed, or the compiler had something to say, with a unit that took Catch2
     # precompiled: what a person reads must be what the Exercism build prints, so what
@@ -258,15 +258,15 @@ def _configure_and_build_once(task: Task, session: SandboxSession, timeout_s: fl
 def _no_target_line(task: Task, build_log: str) -> str | None:
     """make's answer when the task's CMake defines no target named after the exercise; the
     one line a reader needs instead of make's usage chatter."""
-    if re.search(rf"No rule to make target [‘'`]?{re.escape(task.slug)}[’']?", build_log):
-        return (f"the task's CMakeLists.txt defines no target named {task.slug} (the exercise's name), "
+    if re.search(rf"No rule to make target [‘'`]?{re.escape(task.exercise)}[’']?", build_log):
+        return (f"the task's CMakeLists.txt defines no target named {task.exercise} (the exercise's name), "
                 "which is the test binary the harness builds and runs")
     return None
 
 
 def _run_binary(task: Task, session: SandboxSession, timeout_s: float,
                 keys: ChannelKeys | None = None) -> tuple[ExecResult, "_Collected"]:
-    binary = shlex.quote(f"{session.build_root}/{task.slug}/{task.slug}")
+    binary = shlex.quote(f"{session.build_root}/{task.exercise}/{task.exercise}")
     reporter = "harness-xml" if linked_test_main(task, session) is TestMain.harness else "xml"
     # The report is not the program's output: it gets room for every test's capped output.
     files = [Kept(".report", 4 * session.limits.output_cap_bytes), Kept(".names", session.limits.output_cap_bytes),
@@ -327,7 +327,7 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
     `build_script`, a shell command run as the builder, takes make's place in a build tree
     already configured for this task content (a caller that knows what is up to date)."""
     files, tampered = stage_files(task, workspace)
-    session.stage(task.slug, files)
+    session.stage(task.exercise, files)
     if after_stage is not None:
         after_stage()
     main = linked_test_main(task, session)
@@ -339,20 +339,20 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
                                  build_script=build_script, after_build=screen.script)
     common["catch_precompiled"] = built.catch_precompiled
     build = built.result
-    console = exercise_paths(built.configure_log + built.build_log, session, task.slug) if transcript else None
+    console = exercise_paths(built.configure_log + built.build_log, session, task.exercise) if transcript else None
     if build.timed_out:
         limit = "configure, build and tests" if time_limit_s is not None else "the build"
         return TestReport(
             status=Status.error, timeout=True, build_seconds=round(build.seconds, 3),
             message=f"{limit} timed out after {build_limit:g} s\n"
-            + clean_log(built.configure_log + built.build_log, session, task.slug),
+            + clean_log(built.configure_log + built.build_log, session, task.exercise),
             transcript=console, **common,
         )
     if build.exit_code != 0:
         if built.configure_failed:
-            message = clean_log(built.configure_log, session, task.slug)
+            message = clean_log(built.configure_log, session, task.exercise)
         else:
-            message = _no_target_line(task, built.build_log) or clean_log(built.build_log, session, task.slug)
+            message = _no_target_line(task, built.build_log) or clean_log(built.build_log, session, task.exercise)
         return TestReport(
             status=Status.error, build_seconds=round(build.seconds, 3), exit_code=build.exit_code,
             message=message or f"the build failed (exit {build.exit_code})", transcript=console,
@@ -412,7 +412,7 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
     report = report.overruled(channel_forgery)
     if console is not None and not report.passed:
         if not run.timed_out:
-            console += exercise_paths(_console_run(task, session, run_limit), session, task.slug)
+            console += exercise_paths(_console_run(task, session, run_limit), session, task.exercise)
         report.transcript = console
     return report
 
@@ -446,6 +446,6 @@ def _catch_pch_unit(task: Task, files: Mapping[str, bytes], session: SandboxSess
 def _console_run(task: Task, session: SandboxSession, timeout_s: float) -> str:
     """The test binary run once more as a person runs it, Catch2's console reporter
     writing to the terminal, for the transcript (the XML run above decides the outcome)."""
-    binary = shlex.quote(f"{session.build_root}/{task.slug}/{task.slug}")
+    binary = shlex.quote(f"{session.build_root}/{task.exercise}/{task.exercise}")
     _, got = capture(session, f"{binary} >.console 2>&1", (Kept(".console", session.limits.output_cap_bytes),), timeout_s)
     return got.contents[0].decode(errors="replace") if got is not None else ""

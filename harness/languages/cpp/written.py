@@ -128,7 +128,7 @@ class CppSuiteRuns(SuiteRuns):
         back into it, whether or not the reference builds first."""
         steps = configure_steps(self.written, self.session)
         if steps:
-            self.session.stage(self.written.slug, stage_files(self.written, self.task.reference_files())[0])
+            self.session.stage(self.written.exercise, stage_files(self.written, self.task.reference_files())[0])
             got = self.session.exec(["sh", "-c", " && ".join(steps)], role=Role.builder,
                                     timeout_s=self.session.limits.build_timeout_s)
             note_configured(self.written, self.session, got.exit_code == 0)

@@ -9,6 +9,6 @@ LAYOUT = Layout(
     name="go", title="Go", solution_suffixes=(".go",),
     build_files=("go.mod", "go.sum", "go.work", "go.work.sum"),
     build_suffixes=("_test.go",),
-    image_packages=("golang-go", "ca-certificates"),
+    image_packages=("ca-certificates",),  # Go itself from bookworm-backports: assets/image.dockerfile
     runs_locally=False,  # the build cache made in the image is what makes a round cheap
 )

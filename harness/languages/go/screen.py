@@ -5,12 +5,18 @@ reach, the verdict can be reached by too: printing `--- PASS` lines or test2json
 harmless (the verdict is not read from them, verdict.py), but a candidate that could open
 a file descriptor, end the process with status 0, read the environment or the binary's
 memory, or run tests of its own and exit could. Each of those needs a package from outside
-a short list of pure ones (os, syscall, unsafe, runtime, testing, io/ioutil, os/exec, net,
-plugin, embed, C through cgo, ...) or a compiler directive (`//go:linkname` names any
-symbol of the binary, `//go:embed` reads files at build time). So the screen takes a file
-only if every import is on the list below and it has no `//go:` directive but a build
-constraint. `reflect` is on it (a reference uses reflect.DeepEqual): without unsafe it reads
-values and sets none it could not set anyway. `init` functions and package-level
+a short list of pure ones (os, syscall, unsafe, runtime, io/ioutil, os/exec, net, plugin,
+embed, C through cgo, ...) or a compiler directive (`//go:linkname` names any symbol of the
+binary, `//go:embed` reads files at build time). So the screen takes a file only if every
+import is on the list below and it has no `//go:` directive but a build constraint.
+`reflect` is on it (a reference uses reflect.DeepEqual): without unsafe it reads values and
+sets none it could not set anyway. `testing` is on it (counter's solution is a file of test
+functions): `testing.Main` can end the process with status 0, but never with the verdict
+channel's record, which only the harness's TestMain writes after the real `M.Run` returns
+(a forgery, verdict.py); a run of the candidate's own tests (`MainStart`, `RunTests`) prints
+events the verdict does not trust; the package opens files only where the binary's flags
+ask, and the harness passes none; `T.Setenv` restores what it set when its test ends, and
+TestMain has read the token before any test. `init` functions and package-level
 initialisers run before the tests, but with only these packages they can do nothing a test
 call could not.
 
@@ -29,7 +35,7 @@ ALLOWED_IMPORTS = frozenset({
     "hash", "hash/adler32", "hash/crc32", "hash/crc64", "hash/fnv", "hash/maphash", "html", "index/suffixarray",
     "io", "log", "maps", "reflect", "math", "math/big", "math/bits", "math/cmplx", "math/rand", "path", "regexp",
     "regexp/syntax", "slices", "sort", "strconv", "strings", "sync", "sync/atomic", "text/scanner",
-    "text/tabwriter", "time", "unicode", "unicode/utf16", "unicode/utf8",
+    "testing", "text/tabwriter", "time", "unicode", "unicode/utf16", "unicode/utf8",
     "encoding", "encoding/base32", "encoding/base64", "encoding/binary", "encoding/csv", "encoding/hex",
     "encoding/json", "crypto/md5", "crypto/sha1", "crypto/sha256", "crypto/sha512", "crypto/rand",
 })

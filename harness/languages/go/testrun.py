@@ -1,12 +1,13 @@
 """One Go test round in a session: the screen (screen.py) decides first; the builder copies
-the staged package into its build tree and compiles the test binary with `go test -c` and
-runs `go vet` with the checks `go test` runs (module cache and build cache offline, in the
-build tree, so a session's later rounds reuse what its first compiled); the runner runs the
-binary in its scratch with test2json's framing and the verdict channel on descriptor 3,
+the staged package into its build tree and compiles the test binary with `go test -c`, which
+runs the vet checks `go test` runs, so a candidate they reject fails here as there (module
+cache and build cache offline, in the build tree, so a session's later rounds reuse what its
+first compiled); the runner runs the binary in its scratch with test2json's framing and the verdict channel on descriptor 3,
 and test2json turns its output into events there (verdict.py judges them)."""
 
 from __future__ import annotations
 
+import re
 import shlex
 from pathlib import Path
 from typing import Any, Mapping
@@ -25,14 +26,11 @@ from .verdict import Events, console, fresh_token, judged, read_events, read_rec
 _VERDICT_FILE = "zz_harness_verdict_test.go"
 _CACHE = "/build/.go-cache"
 _ENV = f"GOCACHE={_CACHE} GOPATH=/build/.go-path HOME=/build GOFLAGS=-mod=mod GOPROXY=off CGO_ENABLED=0"
-# The analyzers `go test` runs before it runs tests (Go 1.19): a candidate they reject fails
-# here as it fails there.
-_VET = "-atomic -bool -buildtags -errorsas -ifaceassert -nilfunc -printf -stringintconv"
 _EVENTS_CAP = 4 * 1024 * 1024
 
 
 def _subdir(task: Task) -> str:
-    return f"go-{task.slug}"
+    return f"go-{task.exercise}"
 
 
 def _verdict_file(task: Task) -> bytes:
@@ -46,9 +44,19 @@ def _verdict_file(task: Task) -> bytes:
     return package_file("languages", "go", "assets", "verdict_test.go").read_bytes().replace(b"@package@", package.encode())
 
 
+def _import_path(task: Task) -> str:
+    """The package's import path, which `go test ./...` names it by in its result lines: the
+    module's path from go.mod (beer-song's is `beer`), the exercise's name where go.mod names none."""
+    if (task.path / "go.mod").is_file():
+        m = re.search(r"^module\s+(\S+)", task.read_text("go.mod"), re.MULTILINE)
+        if m is not None:
+            return m.group(1).strip('"')
+    return task.exercise
+
+
 def _clean(text: str, task: Task) -> str:
     """The build folder named as the exercise's, as Aider's benchmark names its own."""
-    return text.replace(f"/build/{_subdir(task)}", task.slug)
+    return text.replace(f"/build/{_subdir(task)}", task.exercise)
 
 
 def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: SandboxSession, *,
@@ -77,14 +85,14 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
     binary = f"/build/{sub}.test"
     script = (f"[ -d {_CACHE} ] || cp -R /opt/harness/gocache {_CACHE}; rm -rf {build} {binary} && mkdir -p {build} "
               f"&& cp -R {session.src_root}/{sub}/. {build}/ && cd {build} && export {_ENV} "
-              f"&& go test -c -o {binary} . 2>&1 && go vet {_VET} . 2>&1")
+              f"&& go test -c -o {binary} . 2>&1")
     built = session.exec(["sh", "-c", script], role=Role.builder, timeout_s=session.limits.build_timeout_s)
     build_output = _clean(built.output.decode("utf-8", "replace"), task)
     if built.timed_out or built.exit_code != 0:
         why = "the build timed out" if built.timed_out else build_output.strip() or f"the build failed ({built.exit_code})"
         report = TestReport(status=Status.error, message=why, build_seconds=round(built.seconds, 3), **common)
         if transcript:
-            report.transcript = f"{build_output}FAIL\t{task.slug} [build failed]\nFAIL\n"
+            report.transcript = f"{build_output}FAIL\t{_import_path(task)} [build failed]\nFAIL\n"
         return report
     return _run(task, session, binary, built.seconds, transcript, time_limit_s, common)
 
@@ -94,7 +102,7 @@ def _run(task: Task, session: SandboxSession, binary: str, build_seconds: float,
     limit = session.limits.timeout_s if time_limit_s is None else time_limit_s
     token = fresh_token()
     run = (f"HARNESS_GO_VERDICT={token} {binary} -test.v -test.count=1 -test.timeout={limit:g}s "
-           f">.out 2>&1 3>.verdict; code=$?; go tool test2json -p {shlex.quote(task.slug)} <.out >.events 2>/dev/null")
+           f">.out 2>&1 3>.verdict; code=$?; go tool test2json -p {shlex.quote(_import_path(task))} <.out >.events 2>/dev/null")
     kept = (Kept(".events", _EVENTS_CAP), Kept(".verdict", 256))
     ran, got = capture(session, run, kept, limit + 30)
     timings = dict(built=True, build_seconds=round(build_seconds, 3), run_seconds=round(ran.seconds, 3), **common)
@@ -108,7 +116,7 @@ def _run(task: Task, session: SandboxSession, binary: str, build_seconds: float,
     report = TestReport(status=status, message=why, tests=_tests(events, declared, task), exit_code=got.exit_code,
                         output_truncated=got.truncated(0), **timings).overruled(forgery)
     if transcript and not report.passed:
-        report.transcript = _clean(console(events, task.slug, got.exit_code), task)
+        report.transcript = _clean(console(events, _import_path(task), got.exit_code), task)
     return report
 
 

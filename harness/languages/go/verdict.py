@@ -21,10 +21,13 @@ import json
 import re
 import secrets
 from dataclasses import dataclass, field
+from typing import Iterable
 
 from ...records import Status, TestCaseResult
 
 MAX_EVENTS = 50_000
+MAX_SUBTESTS = 5_000
+MAX_NAME = 1_000
 _MESSAGE_CAP = 4000
 
 
@@ -43,16 +46,22 @@ def read_record(data: bytes, token: str) -> int | None:
 @dataclass
 class Events:
     """What the test2json stream says, read with bounds: each top-level test's outcome and
-    its (and its subtests') output, and every output line in order."""
+    its (and its subtests') output, every output line in order, and each subtest (at most
+    MAX_SUBTESTS, names of at most MAX_NAME characters) in the order it started, with its
+    outcome and its own output."""
 
     outcomes: dict[str, str] = field(default_factory=dict)
     output: dict[str, list[str]] = field(default_factory=dict)
     lines: list[tuple[str | None, str]] = field(default_factory=list)
     unreadable: str | None = None
+    subtests: list[str] = field(default_factory=list)
+    sub_outcomes: dict[str, str] = field(default_factory=dict)
+    own_output: dict[str, list[str]] = field(default_factory=dict)
 
 
 def read_events(data: bytes) -> Events:
     events = Events()
+    started: set[str] = set()
     for n, raw in enumerate(data.splitlines()):
         if n >= MAX_EVENTS:
             events.unreadable = f"more than {MAX_EVENTS} events"
@@ -67,34 +76,54 @@ def read_events(data: bytes) -> Events:
             break
         action, test, text = event.get("Action"), event.get("Test"), event.get("Output")
         top = test.split("/", 1)[0] if isinstance(test, str) else None
+        sub = isinstance(test, str) and test != top and len(test) <= MAX_NAME
         if action == "output" and isinstance(text, str):
             events.lines.append((test if isinstance(test, str) else None, text))
             if top is not None:
                 events.output.setdefault(top, []).append(text)
+                events.own_output.setdefault(str(test), []).append(text)
+        elif action == "run" and sub and test not in started and len(events.subtests) < MAX_SUBTESTS:
+            started.add(str(test))
+            events.subtests.append(str(test))
         elif action in ("pass", "fail", "skip") and top is not None and top == test:
             events.outcomes[top] = action
+        elif action in ("pass", "fail", "skip") and sub:
+            events.sub_outcomes[str(test)] = action
     return events
 
 
 def tests_of(events: Events, declared: list[str]) -> list[TestCaseResult]:
-    """The declared tests as the events report them, in the declared order; a test with no
-    outcome did not end (the run stopped in or before it)."""
+    """The declared tests as the events report them, in the declared order, as Exercism's Go
+    runner lists them: a test that ran subtests as its subtests (any depth), in the order
+    they started, unless it failed where none of them did (its own failure is then kept);
+    a test with no outcome did not end (the run stopped in or before it). The subtests'
+    names are the stream's, which the candidate's process writes: they lend the report its
+    details, never its verdict (judged)."""
     results = []
     for name in declared:
-        outcome = events.outcomes.get(name)
-        status = Status.passed if outcome in ("pass", "skip") else Status.failed
-        output = "".join(line for line in events.output.get(name, ()) if not _framing(line))
-        message = None if status is Status.passed else (output.strip()[:_MESSAGE_CAP] or (
-            "did not run: the run ended before it" if outcome is None else None))
-        results.append(TestCaseResult(name=name, status=status, message=message))
+        subs = [t for t in events.subtests if t.startswith(name + "/")]
+        parts = [_result(t, events.sub_outcomes.get(t), events.own_output.get(t, ())) for t in subs]
+        whole = _result(name, events.outcomes.get(name), events.output.get(name, ()))
+        if not parts or (whole.status is Status.failed and all(p.status is Status.passed for p in parts)):
+            results.append(whole)
+        else:
+            results.extend(parts)
     return results
 
 
+def _result(name: str, outcome: str | None, lines: Iterable[str]) -> TestCaseResult:
+    status = Status.passed if outcome in ("pass", "skip") else Status.failed
+    output = "".join(line for line in lines if not _framing(line))
+    message = None if status is Status.passed else (output.strip()[:_MESSAGE_CAP] or (
+        "did not run: the run ended before it" if outcome is None else None))
+    return TestCaseResult(name=name, status=status, message=message)
+
+
 def _framing(line: str) -> bool:
-    return line.lstrip().startswith(("=== RUN", "=== PAUSE", "=== CONT", "=== NAME", "--- PASS", "--- SKIP"))
+    return line.lstrip().startswith(("=== RUN", "=== PAUSE", "=== CONT", "=== NAME", "--- PASS", "--- SKIP", "--- FAIL"))
 
 
-def console(events: Events, slug: str, code: int | None) -> str:
+def console(events: Events, package: str, code: int | None) -> str:
     """The run as plain `go test` prints it (what Aider's benchmark shows a model), made
     from the verbose run's events: what the program printed, where it printed it; each
     top-level test that did not pass, when it ended, as its `--- FAIL` line with its log
@@ -131,7 +160,7 @@ def console(events: Events, slug: str, code: int | None) -> str:
         if "/" not in test and test not in header:
             header[test] = f"--- FAIL: {test} (did not end)\n"
             out.extend(_failure_block(test, order, header, logs))
-    out.append(f"FAIL\t{slug}\nFAIL\n" if code != 0 else f"ok  \t{slug}\n")
+    out.append(f"FAIL\t{package}\nFAIL\n" if code != 0 else f"ok  \t{package}\n")
     return "".join(out)
 
 

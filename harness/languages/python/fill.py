@@ -190,7 +190,7 @@ def run_recording(task: Task, test_file: str, suite: str, session: SandboxSessio
     staged, _ = stage_files(task, task.reference_files())
     staged[test_file] = suite.encode("utf-8", "surrogateescape")
     files = {**{f"tests/{rel}": data for rel, data in staged.items()}, **_runtime()}
-    with laid_out_for_runner(session, f"{_ROOT}/{task.slug}", files, f"the fill run of {task.slug}") as root:
+    with laid_out_for_runner(session, f"{_ROOT}/{task.exercise}", files, f"the fill run of {task.slug}") as root:
         scratch = shlex.quote(session.scratch_root)
         env = (f"env -i PATH=/usr/bin:/bin PYTHONPATH={root}/runtime PYTHONDONTWRITEBYTECODE=1 "
                f"PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 HOME=/nonexistent LANG=C.UTF-8 "

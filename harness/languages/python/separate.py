@@ -125,7 +125,7 @@ def separate(task: Task, survivors: Iterable[Mutant], session: SandboxSession) -
     for n, v in enumerate(variants):
         files[f"v{n}/{module_file}"] = v[module_file]
     module = shlex.quote(PurePosixPath(module_file).stem)
-    with laid_out_for_runner(session, f"{_ROOT}/{task.slug}", files, f"the input search of {task.slug}") as root:
+    with laid_out_for_runner(session, f"{_ROOT}/{task.exercise}", files, f"the input search of {task.slug}") as root:
         folders = " ".join(f"{root}/v{n}" for n in range(len(variants)))
         kept = [Kept(f"out/{n}.jsonl", _OUT) for n in range(len(variants))]
         run = (f"env -i PATH=/usr/bin:/bin HOME=/nonexistent LANG=C.UTF-8 python3 -I {root}/driver.py {module} "

@@ -79,7 +79,7 @@ class _Round:
     @staticmethod
     def of(task: Task, session: SandboxSession, *, fresh: bool = False) -> "_Round":
         """The task's round folder; `fresh`: with pipes of a new name, for a round to run."""
-        return _Round(f"{session.build_root}/{task.slug}", secrets.token_hex(8) if fresh else "")
+        return _Round(f"{session.build_root}/{task.exercise}", secrets.token_hex(8) if fresh else "")
 
     @property
     def candidate(self) -> str:  # the candidate's files: the runner's to read
@@ -116,7 +116,7 @@ def _layout_script(task: Task, session: SandboxSession, where: _Round, candidate
     pipes come last, so the runner that finds them finds the rest in place. It fails with
     status _LAYOUT_FAILED and its error: the build space failed (full, gone)."""
     q = shlex.quote
-    src = f"{session.src_root}/{task.slug}"
+    src = f"{session.src_root}/{task.exercise}"
     # The builder's umask makes folders 0711 (the runner passes, never lists) and files 0600;
     # what the runner reads (its module, the proxy's runtime) is copied under 022.
     steps = [f"rm -rf {q(where.root)}", f"mkdir -p {q(where.root)}" + (f" {q(where.pipes)}" if modules else ""),
@@ -267,7 +267,7 @@ def _proxied(task: Task, session: SandboxSession, files: Mapping[str, bytes], ca
     process (a sandbox too slow to start it: none of the candidate's code ran), then the
     sandbox's error; with what the candidate printed. Not so where several modules are
     proxied: one module's code could have ended another's server."""
-    session.stage(task.slug, files)
+    session.stage(task.exercise, files)
     single = len(proxied_modules(task)) == 1
     for _ in range(2):
         run, servers = _proxied_in_place(task, session, candidate, tests, limit, command, kept)
@@ -358,7 +358,7 @@ def _run_in_process(task: Task, session: SandboxSession, files: Mapping[str, byt
         session.make_fit()
     session.configured[_IN_PROCESS_RAN] = task.slug  # forgotten at the next reset, before the emptying
     where = _Round.of(task, session, fresh=True)
-    session.stage(task.slug, dict(files))
+    session.stage(task.exercise, dict(files))
     script = (f"{_layout_script(task, session, where, candidate, tests, [], True)}; "
               f"{_builder_script(task, session, where, None, _kept_files(), True)}")
     run = _builder_run(session, script, _kept_files(), limit)
@@ -422,7 +422,7 @@ def exercise_paths(text: str, task: Task, session: SandboxSession) -> str:
     """The round's folders (tests, the candidate's, the proxy's) named as the exercise's."""
     where = _Round.of(task, session)
     for folder in (where.tests, where.candidate, where.proxy):
-        text = text.replace(folder, task.slug)
+        text = text.replace(folder, task.exercise)
     return text
 
 

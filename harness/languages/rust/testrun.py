@@ -35,12 +35,12 @@ _ERR_CAP = 64 * 1024
 
 
 def _subdir(task: Task) -> str:
-    return f"rust-{task.slug}"
+    return f"rust-{task.exercise}"
 
 
 def _clean(text: str, task: Task) -> str:
     """The build folder named as the exercise's, as Aider's benchmark names its own."""
-    return text.replace(f"/build/{_subdir(task)}", task.slug)
+    return text.replace(f"/build/{_subdir(task)}", task.exercise)
 
 
 def _candidate_files(task: Task, workspace: Path | Mapping[str, bytes]) -> tuple[dict[str, bytes], list[str]]:

@@ -1,8 +1,8 @@
-"""Go's test round in its own image: the reference passes every test function, a wrong
-answer fails the one it breaks with the transcript plain `go test` prints (what Aider's
-benchmark shows a model), a program that does not compile is an error with the compiler's
-lines, results.json carries each test function's code, and the reference's mutants build
-and some fail."""
+"""Go's test round in its own image: the reference passes every test, a wrong answer fails
+the subtests it breaks with the transcript plain `go test` prints (what Aider's benchmark
+shows a model), a program that does not compile is an error with the compiler's lines,
+results.json lists each subtest with its own code as Exercism's Go runner does, and the
+reference's mutants build and some fail."""
 
 from __future__ import annotations
 
@@ -26,14 +26,23 @@ def go_round(tmp_path_factory):
         yield task, session
 
 
-def test_the_reference_passes_and_results_json_names_each_test_function(go_round):
+def test_the_reference_passes_and_results_json_lists_each_subtest_as_exercisms_runner_does(go_round):
     task, session = go_round
     report = language_for(task).run_tests(task, task.reference_files(), session)
     assert report.passed and [(t.name, t.status) for t in report.tests] == [
-        ("TestCommonYear", Status.passed), ("TestLeapYears", Status.passed)]
+        ("TestCommonYear", Status.passed), ("TestLeapYears/divisible_by_4", Status.passed),
+        ("TestLeapYears/divisible_by_400", Status.passed)]
     results = exercism_results(task, report).model_dump()
     assert results["status"] == "pass"
-    assert results["tests"][1]["test_code"].startswith("func TestLeapYears(t *testing.T) {")
+    assert [t["name"] for t in results["tests"]] == [
+        "TestCommonYear", "TestLeapYears/ divisible by 4", "TestLeapYears/ divisible by 400"]
+    assert results["tests"][0]["test_code"].startswith("func TestCommonYear(t *testing.T) {")
+    # The subtest's own struct and the body given to t.Run, as the runner shows a subtest.
+    assert results["tests"][2]["test_code"] == (
+        "func TestLeapYears(t *testing.T) {\n"
+        "\ttc := struct {\n\t\tdescription string\n\t\tyear        int\n"
+        '\t}{description: "divisible by 400", year: 2000}\n\n'
+        "\tif !IsLeap(tc.year) {\n\t\tt.Errorf(\"%d is a leap year\", tc.year)\n\t}\n\n}")
 
 
 def test_a_wrong_answer_fails_with_the_transcript_go_test_prints(go_round):
@@ -41,14 +50,16 @@ def test_a_wrong_answer_fails_with_the_transcript_go_test_prints(go_round):
     wrong = f'package leap\n\nimport "fmt"\n\nfunc init() {{ fmt.Println("hello") }}\n\n{WRONG}'.encode()
     report = language_for(task).run_tests(task, {"leap.go": wrong}, session, transcript=True)
     assert report.status is Status.failed and not report.forged
-    assert [t.status for t in report.tests] == [Status.passed, Status.failed]
+    assert [(t.status, t.message) for t in report.tests] == [
+        (Status.passed, None), (Status.failed, "leap_test.go:23: 1996 is a leap year"),
+        (Status.failed, "leap_test.go:23: 2000 is a leap year")]
     assert report.transcript == (
         "hello\n"
         "--- FAIL: TestLeapYears (0.00s)\n"
-        "    --- FAIL: TestLeapYears/year (0.00s)\n"
-        "        leap_test.go:15: 1996 is a leap year\n"
-        "    --- FAIL: TestLeapYears/year#01 (0.00s)\n"
-        "        leap_test.go:15: 2000 is a leap year\n"
+        "    --- FAIL: TestLeapYears/divisible_by_4 (0.00s)\n"
+        "        leap_test.go:23: 1996 is a leap year\n"
+        "    --- FAIL: TestLeapYears/divisible_by_400 (0.00s)\n"
+        "        leap_test.go:23: 2000 is a leap year\n"
         "FAIL\nFAIL\tleap\nFAIL\n")
 
 
@@ -58,6 +69,15 @@ def test_a_program_that_does_not_compile_is_an_error(go_round):
                                           session, transcript=True)
     assert report.status is Status.error and not report.built
     assert report.transcript == "# leap [leap.test]\n./leap.go:3:37: undefined: yr\nFAIL\tleap [build failed]\nFAIL\n"
+
+
+def test_a_program_go_vet_rejects_fails_to_build_as_under_go_test(go_round):
+    task, session = go_round
+    vetted = (REFERENCE.replace("package leap\n", 'package leap\n\nimport "fmt"\n')
+              + 'func Name() string { return fmt.Sprintf("%d", "x") }\n')
+    report = language_for(task).run_tests(task, {"leap.go": vetted.encode()}, session, transcript=True)
+    assert report.status is Status.error and not report.built
+    assert 'fmt.Sprintf format %d has arg "x" of wrong type string' in report.transcript
 
 
 def test_the_references_mutants_build_and_the_tests_kill_some(go_round):

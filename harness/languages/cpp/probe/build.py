@@ -51,7 +51,7 @@ def _learn_commands(task: Task, session: SandboxSession, tree: BuildTree) -> dic
     """CMake's compile commands and link line for the tree, read once after a build."""
     build = f"{session.build_root}/{tree.name}"
     got = session.exec(["sh", "-c", f"cat {shlex.quote(build)}/compile_commands.json; printf '\\0';"
-                        f" cat {shlex.quote(build)}/CMakeFiles/{shlex.quote(task.slug)}.dir/link.txt"],
+                        f" cat {shlex.quote(build)}/CMakeFiles/{shlex.quote(task.exercise)}.dir/link.txt"],
                        role=Role.builder, timeout_s=60)
     parts = got.output.split(b"\0")
     if got.exit_code != 0 or len(parts) != 2:

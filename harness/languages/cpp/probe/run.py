@@ -47,7 +47,7 @@ def runtime_hash() -> str:
 
 def probe_tree(task: Task, session: SandboxSession) -> BuildTree:
     runtime = f"{session.src_root}/{RUNTIME_DIR}"
-    return BuildTree(name=f"{PROBE_ROOT}/{task.slug}", test_main=f"{runtime}/probe_main.cpp",
+    return BuildTree(name=f"{PROBE_ROOT}/{task.exercise}", test_main=f"{runtime}/probe_main.cpp",
                      cmake_args=(f"-DCMAKE_CXX_FLAGS=-I{runtime}/include", "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON"))
 
 
@@ -77,7 +77,7 @@ def run_probe(task: Task, files: Mapping[str, bytes], session: SandboxSession, *
         return replace(out, status="compile_error", reason="the candidate does not build", build_log=log,
                        exit_code=build.exit_code)
 
-    binary = shlex.quote(f"{session.build_root}/{tree.name}/{task.slug}")
+    binary = shlex.quote(f"{session.build_root}/{tree.name}/{task.exercise}")
     if observe_all:
         binary = f"HARNESS_PROBE_OBSERVE_ALL=1 {binary}"
     keep = (Kept(".records", RECORDS_KEEP), Kept(".output", OUTPUT_KEEP))

@@ -2,8 +2,8 @@ package @package@
 
 // The harness's verdict channel (languages/go/verdict.py): the exit code of the test run,
 // written to a descriptor that only this file opens, with the run's token, which only this
-// file reads. The candidate's code, kept by the screen from os, syscall, unsafe, reflect,
-// runtime and testing, can reach neither.
+// file reads. The candidate's code, kept by the screen from os, syscall, unsafe and
+// runtime, can reach neither.
 
 import (
 	harnessfmt "fmt"

@@ -1,26 +1,30 @@
-"""Wall time of one Python test round in a warm session (the session's container reused,
-the solution changed since the last round) against the bare `pytest` floor in the same
-container, for upstream polyglot Python exercises imported unchanged with `harness suite
-import`:
+"""Wall time of one test round in a warm session (the session's container reused, the
+solution changed since the last round) against the bare test command Aider's benchmark
+runs, in the same container, for upstream polyglot exercises of one language imported
+unchanged with `harness suite import` (the language is the exercises folder's):
 
-  round       languages/python/testrun.run_tests: the round's folder laid out, pytest
-              over the test files with the candidate's module behind the proxy (its
-              server a process of its own), the runner's clean-up; timed on the host
-  floor       what Aider's benchmark does: `pytest` in a folder holding the test file and
-              the solution, in the same container, one exec timed on the host
-  floor_in    the same pytest run timed by the container itself (no exec around it)
+  round       the language's run_tests (languages/<name>/testrun.py): the round's folder
+              laid out, the screen, the build and the tests behind the harness's judge
+              (Python: the candidate's module behind the proxy), the runner's clean-up;
+              timed on the host
+  floor       what Aider's benchmark runs (FLOORS below: `pytest`, `go test ./...`, ...)
+              in a folder holding the exercise and the solution, in the same container,
+              one exec timed on the host, its caches warmed by one untimed run as the
+              round's are by the trial's first round
+  floor_in    the same command timed by the container itself (no exec around it)
   round_cpu, floor_cpu
               CPU seconds the container used for each (docker's own count: unlike wall
               time, barely moved by other work on a shared machine; the engine's and
               runc's share of an exec is outside it)
 
 Rounds and floors alternate within every repeat (A/B/A/B, so a machine that gets busier
-weighs on both), and the answer alternates between the reference and the reference with
-a comment added, so every round really has a changed solution. Ratios are the median of
+weighs on both), and every round and every floor gets the reference with a comment of its
+own added, so each really has a changed solution (nothing reused from a cache of builds or
+of test results). Ratios are the median of
 per-repeat ratios; these machines are shared, so the load average is printed too.
 
-    .venv/bin/python tests/bench/bench_python_round.py \\
-        --upstream /path/to/polyglot-benchmark/python/exercises/practice [--tasks a,b] [--repeats N]
+    .venv/bin/python tests/bench/bench_round.py \\
+        --upstream /path/to/polyglot-benchmark/<language>/exercises/practice [--tasks a,b] [--repeats N]
         [--baseline-rev REV [--rounds N]]
 
 With --baseline-rev, this script runs --rounds times against this tree's harness and as
@@ -30,7 +34,7 @@ ABBA, each run with the same bench code, and prints both side by side: the media
 the runs of each run's medians and of its per-repeat ratios, and this tree's round over
 REV's (the median of the runs' paired ratios).
 
-Goal: a round at most 1.3x the bare pytest run (`round / floor`).
+Goal: a round at most 1.3x the bare test command (`round / floor`).
 """
 
 from __future__ import annotations
@@ -51,7 +55,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, os.environ.get("BENCH_HARNESS_TREE", str(ROOT)))
 sys.path.insert(1, str(ROOT))
 
-from harness.languages.python.testrun import run_tests  # noqa: E402
+from harness.languages.registry import language_for  # noqa: E402
 from harness.sandbox.base import Role  # noqa: E402
 from harness.sandbox.docker import DockerSandbox  # noqa: E402
 from harness.staging import stage_files  # noqa: E402
@@ -64,43 +68,71 @@ RATIOS = {"round_over_floor": ("round", "floor"), "round_over_floor_in": ("round
           "cpu_round_over_floor": ("round_cpu", "floor_cpu")}
 
 
-def candidates(ref: dict[str, bytes]) -> list[dict[str, bytes]]:
-    """The answer, and the answer with every solution module touched by a comment."""
-    return [ref, {f: data + b"\n# touched by the benchmark\n" if f.endswith(".py") else data for f, data in ref.items()}]
+# Aider's test command for each language (benchmark.py's run_unit_tests), as a shell line run
+# in the exercise's folder by the builder, with the environment the image gives and no cache
+# written outside the folder.
+_ENV = "env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/nonexistent LANG=C.UTF-8"
+FLOORS = {
+    "python": f"{_ENV} PYTHONDONTWRITEBYTECODE=1 python3 -m pytest -p no:cacheprovider",
+    "go": f"mkdir -p .floor-tmp && {_ENV} GOCACHE=/build/.floor-cache GOPATH=/build/.floor-path "
+          "GOTMPDIR=$PWD/.floor-tmp GOFLAGS=-mod=mod GOPROXY=off CGO_ENABLED=0 go test ./...",
+}
+COMMENT = {"python": b"#"}
+
+
+def candidate(task: Task, k: int) -> dict[str, bytes]:
+    """The answer with every solution file touched by a comment of its own: each round and
+    each floor sees a solution it has not built, as a model's next answer is, so no build or
+    test result is reused from the one before."""
+    mark = COMMENT.get(task.layout.name, b"//") + f" touched by the benchmark, {k}\n".encode()
+    return {f: data + b"\n" + mark if f in task.solution_files else data for f, data in task.reference_files().items()}
 
 
 def floor_script(task: Task, folder: str) -> str:
-    """Aider's test run: `pytest` in the exercise's folder (no cache written, as the round)."""
-    return (f"cd {shlex.quote(folder)} && env -i PATH=/usr/bin:/bin PYTHONDONTWRITEBYTECODE=1 HOME=/nonexistent "
-            "LANG=C.UTF-8 python3 -m pytest -p no:cacheprovider >/dev/null 2>&1 </dev/null")
+    if task.layout.name not in FLOORS:
+        sys.exit(f"no floor command for {task.layout.title} in this script")
+    return f"cd {shlex.quote(folder)} && {FLOORS[task.layout.name]} >/tmp/floor.log 2>&1 </dev/null"
+
+
+def timed_floor(s, script: str) -> tuple[float, float, float]:
+    """Wall seconds on the host, seconds in the container, CPU seconds of one floor run."""
+    cpu0, t0 = container_cpu(s), time.perf_counter()
+    res = s.exec(["sh", "-c", f"s=$(date +%s.%N); {script}; c=$?; e=$(date +%s.%N); echo \"$c $s $e\""],
+                 role=Role.builder, timeout_s=300)
+    wall, cpu = time.perf_counter() - t0, container_cpu(s) - cpu0
+    code, start, end = res.output.decode().split()[-3:]
+    if code != "0":
+        log = s.exec(["tail", "-c", "2000", "/tmp/floor.log"], role=Role.builder, timeout_s=30).output.decode()
+        sys.exit(f"the bare test command failed: exit {code}: {script}\n{log}")
+    return wall, float(end) - float(start), cpu
+
+
+def floor_folder(s, task: Task, k: int) -> str:
+    """A folder holding the exercise with candidate k, the builder's own copy (Aider's
+    benchmark tests a folder it may write in); made before the floor is timed."""
+    name = f"{task.slug}-floor{k}"
+    s.stage(name, stage_files(task, candidate(task, k))[0])
+    s.exec(["cp", "-r", f"{s.src_root}/{name}", f"/build/{name}"], role=Role.builder, timeout_s=60)
+    return f"/build/{name}"
 
 
 def bench_task(sandbox, task: Task, repeats: int) -> dict[str, list[float]]:
-    cands = candidates(task.reference_files())
+    judge = language_for(task)
     out: dict[str, list[float]] = {k: [] for k in PARTS}
-    with sandbox.session(f"bench python round {task.slug}") as s:
-        folders = []
-        for k, cand in enumerate(cands):
-            name = f"{task.slug}-floor{k}"
-            s.stage(name, stage_files(task, cand)[0])
-            folders.append(f"{s.src_root}/{name}")
-        report = run_tests(task, cands[1], s)  # the first round of a trial: not timed
+    with sandbox.session(f"bench round {task.slug}", task.layout.name) as s:
+        timed_floor(s, floor_script(task, floor_folder(s, task, -1)))  # caches warmed, not timed
+        report = judge.run_tests(task, candidate(task, -1), s)  # the first round of a trial: not timed
         assert report.passed, report.message
         for i in range(repeats):
             cpu0, t0 = container_cpu(s), time.perf_counter()
-            report = run_tests(task, cands[i % 2], s)
+            report = judge.run_tests(task, candidate(task, i), s)
             out["round"].append(time.perf_counter() - t0)
             out["round_cpu"].append(container_cpu(s) - cpu0)
             assert report.passed, report.message
-            script = floor_script(task, folders[i % 2])
-            cpu0, t0 = container_cpu(s), time.perf_counter()
-            res = s.exec(["sh", "-c", f"s=$(date +%s.%N); {script}; c=$?; e=$(date +%s.%N); echo \"$c $s $e\""],
-                         role=Role.builder, timeout_s=300)
-            out["floor"].append(time.perf_counter() - t0)
-            out["floor_cpu"].append(container_cpu(s) - cpu0)
-            code, start, end = res.output.decode().split()[-3:]
-            assert code == "0", f"bare pytest failed on {task.slug}: exit {code}"
-            out["floor_in"].append(float(end) - float(start))
+            wall, inside, cpu = timed_floor(s, floor_script(task, floor_folder(s, task, i)))
+            out["floor"].append(wall)
+            out["floor_in"].append(inside)
+            out["floor_cpu"].append(cpu)
     return out
 
 
@@ -108,7 +140,7 @@ def measure(upstream: str, slugs: list[str], repeats: int) -> list[dict]:
     """One row a task: each part's summary and the medians of the per-repeat ratios."""
     sandbox = DockerSandbox()
     rows = []
-    with tempfile.TemporaryDirectory(prefix="bench-python-round-") as state:
+    with tempfile.TemporaryDirectory(prefix="bench-round-") as state:
         suite = upstream_suite(upstream, state)
         for slug in slugs:
             raw = bench_task(sandbox, suite.task(slug), repeats)
@@ -162,12 +194,13 @@ def versus(rev: str, upstream: str, tasks: str, rounds: int, repeats: int) -> No
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--upstream", required=True, help="the polyglot benchmark's python/exercises/practice")
-    ap.add_argument("--tasks", default="bowling,forth,react,wordy,zipper")
+    ap.add_argument("--upstream", required=True, help="the polyglot benchmark's <language>/exercises/practice")
+    ap.add_argument("--tasks", default=None, help="exercises (default: the first five of the folder)")
     ap.add_argument("--repeats", type=int, default=7)
     ap.add_argument("--baseline-rev", default=None, help="a git revision to measure this tree's rounds against")
     ap.add_argument("--rounds", type=int, default=3, help="with --baseline-rev: runs of each tree, alternating")
     args = ap.parse_args()
+    args.tasks = args.tasks or ",".join(sorted(p.name for p in Path(args.upstream).iterdir() if p.is_dir())[:5])
     if args.baseline_rev:
         versus(args.baseline_rev, args.upstream, args.tasks, args.rounds, args.repeats)
         return
@@ -175,7 +208,7 @@ def main() -> None:
     rows = measure(args.upstream, args.tasks.split(","), args.repeats)
     print(f"\nload average {load:.1f} -> {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores, {args.repeats} repeats, "
           "warm session, 1 CPU per container")
-    print("\n| task | round | floor (bare pytest, one exec) | floor timed in the container | round / floor "
+    print("\n| task | round | floor (bare test command, one exec) | floor timed in the container | round / floor "
           "| round / floor in the container | round CPU / floor CPU |")
     print("|---|---|---|---|---|---|---|")
     for r in rows:
