@@ -1,5 +1,5 @@
-"""The languages a task can be written in, one folder each (`cpp/`, `python/`, `go/`, `java/`), each described to the
-rest of the harness by a `base.Layout` registered here. An exercise's language comes from
+"""The languages a task can be written in, one folder each (`cpp/`, `python/`, `go/`, `rust/`,
+`java/`), each described to the rest of the harness by a `base.Layout` registered here. An exercise's language comes from
 its solution files; one of a language the harness does not have is refused in one line,
 never built as if it were C++."""
 
@@ -12,13 +12,14 @@ from .base import Layout
 from .cpp.layout import LAYOUT as _CPP
 from .python.layout import LAYOUT as _PYTHON
 from .go.layout import LAYOUT as _GO
+from .rust.layout import LAYOUT as _RUST
 from .java.layout import LAYOUT as _JAVA
 
-LAYOUTS: dict[str, Layout] = {layout.name: layout for layout in (_CPP, _PYTHON, _GO, _JAVA)}
+LAYOUTS: dict[str, Layout] = {layout.name: layout for layout in (_CPP, _PYTHON, _GO, _RUST, _JAVA)}
 
 # Exercism's other tracks, by their solution files' suffix: named in the refusal, so that a
 # user who imports them learns what they hold and that it is not run yet.
-_OTHER_TRACKS = {".rs": "Rust", ".js": "JavaScript", ".mjs": "JavaScript",
+_OTHER_TRACKS = {".js": "JavaScript", ".mjs": "JavaScript",
                  ".ts": "TypeScript", ".kt": "Kotlin", ".cs": "C#", ".rb": "Ruby",
                  ".c": "C", ".zig": "Zig", ".swift": "Swift", ".ex": "Elixir", ".hs": "Haskell"}
 

@@ -11,9 +11,10 @@ from .language import Language
 from .cpp.language import Cpp
 from .python.language import Python
 from .go.language import Go
+from .rust.language import Rust
 from .java.language import Java
 
-_LANGUAGES: dict[str, Language] = {lang.layout.name: lang for lang in (Cpp(), Python(), Go(), Java())}
+_LANGUAGES: dict[str, Language] = {lang.layout.name: lang for lang in (Cpp(), Python(), Go(), Rust(), Java())}
 
 
 def language_for(task: Task) -> Language:
