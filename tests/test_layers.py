@@ -17,7 +17,7 @@ FLOORS: tuple[tuple[bool, tuple[str, ...]], ...] = (
              "hold_out", "training_files", "languages", "languages.base", "languages.mutation",
              "languages.cpp.layout", "languages.cpp.files", "languages.cpp.lexer", "languages.cpp.catch2",
              "languages.cpp.catch_pch", "languages.cpp.mutants", "languages.cpp.screen", "languages.cpp.normal_form",
-             "languages.go.layout", "languages.go.screen")),
+             "languages.go.layout", "languages.go.screen", "languages.javascript.layout")),
     (False, ("stats", "bar", "registered_bar", "outcomes", "result_facts", "accounting")),
     (False, ("sandbox", "suite", "task", "staging", "contract", "agents.editformat", "agents.aider.checkout")),
     (False, ("executor",)),
@@ -29,7 +29,7 @@ FLOORS: tuple[tuple[bool, tuple[str, ...]], ...] = (
              "languages.python.expected",
              "languages.python.cases", "languages.python.inprocess", "languages.python.language", "languages.python.testrun",
              "languages.python.warm", "languages.python.junit",
-             "languages.python.probe", "languages.go",
+             "languages.python.probe", "languages.go", "languages.javascript",
              "suite_validation", "verify", "probe", "gold", "mutant_model", "kinds.base", "exercism_results",
              "schemas")),     # schemas: the records on disk and Exercism's results.json
     (True, ("curriculum", "testwriting", "serve")),

@@ -11,8 +11,9 @@ from .language import Language
 from .cpp.language import Cpp
 from .python.language import Python
 from .go.language import Go
+from .javascript.language import JavaScript
 
-_LANGUAGES: dict[str, Language] = {lang.layout.name: lang for lang in (Cpp(), Python(), Go())}
+_LANGUAGES: dict[str, Language] = {lang.layout.name: lang for lang in (Cpp(), Python(), Go(), JavaScript())}
 
 
 def language_for(task: Task) -> Language:
