@@ -102,7 +102,8 @@ def _builder_script(task: Task, session: SandboxSession, where: _Round, files: M
     src = f"{session.src_root}/js-{task.slug}"
     specs = [f for f in files if task.is_build_file(f) and f.endswith((".spec.js", ".test.js"))]
     shared = [f for f in files if f not in specs and f not in modules]
-    steps = [f"rm -rf {q(where.root)}", "umask 022", f"mkdir -p {q(where.candidate)} {q(where.root)}/pipes-{where.token} {q(where.root)}/node_modules",
+    steps = [f"rm -rf {q(where.root)}", "umask 022",
+             f"mkdir -p {q(where.candidate)} {q(where.root)}/pipes-{where.token} {q(where.root)}/node_modules",
              f"cp --no-preserve=mode {q(src)}/.harness/proxy.js {q(where.proxy)}",
              f"cd {q(src)}", f"cp --no-preserve=mode --parents -- {' '.join(q(f) for f in [*shared, *modules])} {q(where.candidate)}/",
              "umask 077", f"mkdir {q(where.tests)} {q(where.out)}",
