@@ -1,7 +1,7 @@
 """Hostile JavaScript candidates: the candidate's module runs as the runner in a process of
 its own behind the proxy (languages/javascript/testrun.py), so none of these reaches the
 verdict, which the harness's reporter writes in the builder's Jest: forged Jest output,
-an exit with status 0, patching `expect`, `test` and Object.prototype, an unhandled
+an exit with status 0, the test's callback turned into the test process's `Function`, patching `expect`, `test` and Object.prototype, an unhandled
 rejection, reading the spec and the console, a loop past the limit, and writing
 package.json or jest.config.js. Each fails (or is refused), and the reference passes after
 them in the same session."""
@@ -19,7 +19,7 @@ from ..languages.javascript.leap import REFERENCE, write_leap
 
 pytestmark = [pytest.mark.slow]
 
-_WRONG = "export const isLeap = () => false;\nexport class Calendar {}\n"
+_WRONG = "export const isLeap = () => false;\nexport class Calendar {}\nexport const filterYears = () => [];\n"
 HOSTILE = {
     "forged output": "console.log('PASS ./leap.spec.js\\nTests:       3 passed, 3 total');\n" + _WRONG,
     "exit 0": "process.exit(0);\n" + _WRONG,
@@ -32,6 +32,10 @@ HOSTILE = {
                         "for (const f of ['../tests/leap.spec.js', '../out/console', '../reporter.js']) {\n"
                         "  try { seen += fs.readFileSync(f, 'utf8'); } catch (e) { seen += e.code; }\n}\n"
                         "export const isLeap = () => seen.includes('toBe');\nexport class Calendar {}\n"),
+    # The test's callback leads to the test process's Function constructor, and from it to process.
+    "callback's constructor": ("export const isLeap = () => false;\nexport class Calendar {}\n"
+                               "export const filterYears = (years, keep) => {\n"
+                               "  keep.constructor('return process')().exit(0);\n};\n"),
 }
 
 
@@ -53,7 +57,7 @@ def test_a_hostile_candidate_does_not_pass(js_session, name):
 def test_a_loop_past_the_limit_is_a_timeout_and_build_files_are_refused(js_session):
     task, session = js_session
     js = language_for(task)
-    looping = js.run_tests(task, {"leap.js": b"while (true) {}\n"}, session, time_limit_s=8)
+    looping = js.run_tests(task, {"leap.js": b"while (true) {}\n"}, session, time_limit_s=5)
     assert looping.status is Status.error and looping.timeout
     written = {"leap.js": REFERENCE.encode(), "jest.config.js": b"module.exports = {testMatch: []};\n",
                "package.json": b'{"scripts": {"test": "true"}}\n'}

@@ -1,5 +1,5 @@
 """A tiny JavaScript exercise in Exercism's layout, for the JavaScript tests: a describe
-block with a test and an `xtest`, and a class with an error of its own."""
+block with a test and an `xtest`, and a class with an error of its own, and a function that calls the test's callback."""
 
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ from pathlib import Path
 STUB = "export const isLeap = () => {\n  throw new Error('Remove this line and implement the function');\n};\n"
 REFERENCE = ("export const isLeap = (year) => year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);\n\n"
              "export class Calendar {\n  constructor(year) {\n    if (year < 1) throw new RangeError('no such year');\n"
-             "    this.year = year;\n  }\n\n  get leap() {\n    return isLeap(this.year);\n  }\n}\n")
+             "    this.year = year;\n  }\n\n  get leap() {\n    return isLeap(this.year);\n  }\n}\n\n"
+             "export const filterYears = (years, keep) => years.filter((year) => keep(year));\n")
 WRONG = REFERENCE.replace("year % 400 === 0", "false")
-SPEC = """import { isLeap, Calendar } from './leap';
+SPEC = """import { isLeap, Calendar, filterYears } from './leap';
 
 describe('Leap', () => {
   test('year not divisible by 4 in common year', () => {
@@ -25,6 +26,7 @@ describe('Leap', () => {
   xtest('a calendar knows its year', () => {
     expect(new Calendar(1996).leap).toBe(true);
     expect(() => new Calendar(0)).toThrow(new RangeError('no such year'));
+    expect(filterYears([1996, 2001], (year) => year % 2 === 0)).toEqual([1996]);
   });
 });
 """

@@ -102,6 +102,12 @@ class Peer {
   perform(m) {
     const target = m.target === undefined ? undefined : this.decode(m.target);
     const key = m.key === undefined ? undefined : this.decodeKey(m.key);
+    // The server may only call the functions the tests gave it and await their promises: a
+    // property of a test's object would lead it to the test process's Function and process.
+    if (this.side === 'c' && !((m.op === 'call' && typeof target === 'function')
+        || (m.op === 'await' && target instanceof Promise))) {
+      throw new TypeError('the solution may only call what the tests pass it');
+    }
     switch (m.op) {
       case 'exports': return this.exports;
       case 'get': return target[key];
@@ -119,6 +125,11 @@ class Peer {
       case 'call': return Reflect.apply(target, this.decode(m.self), m.args.map((a) => this.decode(a)));
       case 'new': return Reflect.construct(target, m.args.map((a) => this.decode(a)));
       case 'pump': return undefined;
+      case 'await': {
+        if (!(target instanceof Promise)) throw new TypeError('not a promise');
+        target.then(this.decode(m.ok), this.decode(m.err));
+        return undefined;
+      }
       default: throw new Error(`an unknown request ${String(m.op).slice(0, 40)}`);
     }
   }
@@ -174,9 +185,18 @@ class Peer {
     const back = this.origin(value);
     if (back) return back;
     const proto = Object.getPrototypeOf(value);
-    if (Array.isArray(value) && proto === Array.prototype) return { t: 'a', v: Array.from(value, sub) };
-    if (proto === Object.prototype || proto === null) {
-      return { t: 'o', v: Object.keys(value).map((k) => [k, sub(value[k])]) };
+    // Arrays and plain objects by value, unless on the path already (a cycle) or with an
+    // accessor (whose getter may make one): those cross as handles.
+    const path = count.path || (count.path = new Set());
+    const plain = (Array.isArray(value) && proto === Array.prototype) || proto === Object.prototype || proto === null;
+    if (plain && !path.has(value) && !Object.values(Object.getOwnPropertyDescriptors(value)).some((d) => d.get || d.set)) {
+      path.add(value);
+      try {
+        if (Array.isArray(value)) return { t: 'a', v: Array.from(value, sub) };
+        return { t: 'o', v: Object.keys(value).map((k) => [k, sub(value[k])]) };
+      } finally {
+        path.delete(value);
+      }
     }
     if (value instanceof Promise) return this.handle(value, 'p');
     if (value instanceof Map) return { t: 'm', v: Array.from(value, ([k, v]) => [sub(k), sub(v)]) };
@@ -285,24 +305,30 @@ class Peer {
     this.pending++;
     const promise = new Promise((resolve, reject) => {
       const done = (f) => (x) => { this.pending--; f(x); };
-      const then = this.request({ op: 'get', target: ref, key: 'then' });
-      this.request({ op: 'call', target: this.encode(then), self: ref,
-        args: [this.encode(done(resolve)), this.encode(done(reject))] });
+      this.request({ op: 'await', target: ref, ok: this.encode(done(resolve)), err: this.encode(done(reject)) });
     });
+    // Whether a rejection is handled is the original's to say, on its own side: this copy may
+    // only be passed back there (race, allSettled) and never get a handler of its own.
+    promise.catch(() => undefined);
     this.proxies.set(promise, v.id);
     if (this.side === 'c') this.pump();
     return promise;
   }
 
+  // While the tests await one of the server's promises, the server's event loop runs in
+  // turns the client gives it: short at first, longer while nothing settles.
   pump() {
     if (this.pumping) return;
     this.pumping = true;
+    let wait = 0;
     const tick = () => {
       if (this.pending <= 0 || this.broken) { this.pumping = false; return; }
-      try { this.request({ op: 'pump' }); } catch (e) { this.pumping = false; return; }
-      setTimeout(tick, 1);
+      const before = this.pending;
+      try { this.request({ op: 'pump', wait }); } catch (e) { this.pumping = false; return; }
+      wait = this.pending < before ? 0 : Math.min(50, Math.max(1, wait * 2));
+      setImmediate(tick);
     };
-    setTimeout(tick, 0);
+    setImmediate(tick);
   }
 }
 
@@ -370,7 +396,7 @@ async function serve([nodeModules, folder, file, toServer, fromServer]) {
       if (m === null) break;
       if (m.op === 'end') return;
       if (m.op === 'pump') {
-        await new Promise((r) => setTimeout(r, 1));
+        await new Promise((r) => setTimeout(r, Number.isInteger(m.wait) && m.wait >= 0 && m.wait <= 50 ? m.wait : 1));
         peer.send({ op: 'ok', id: m.id, value: { t: 'u' } });
       } else if (m.op === 'main') {
         peer.send({ op: 'ok', id: m.id, value: peer.encode(runMain(path, folder, m.args)) });
