@@ -1,10 +1,10 @@
 """Hostile JavaScript candidates: the candidate's module runs as the runner in a process of
 its own behind the proxy (languages/javascript/testrun.py), so none of these reaches the
-verdict, which the harness's reporter writes in the builder's Jest: forged Jest output,
-an exit with status 0, the test's callback turned into the test process's `Function`, patching `expect`, `test` and Object.prototype, an unhandled
-rejection, reading the spec and the console, a loop past the limit, and writing
-package.json or jest.config.js. Each fails (or is refused), and the reference passes after
-them in the same session."""
+verdict, which the harness's reporter writes in the builder's Jest: forged Jest output, an
+exit with status 0, the test's callback turned into the test process's `Function`, patching
+`expect`, `test` and Object.prototype, an unhandled rejection, reading the spec and the
+console, a loop past the limit, and writing package.json or jest.config.js. Each fails (or
+is refused), and the reference passes after them in the same session."""
 
 from __future__ import annotations
 
