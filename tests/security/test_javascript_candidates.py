@@ -3,8 +3,9 @@ its own behind the proxy (languages/javascript/testrun.py), so none of these rea
 verdict, which the harness's reporter writes in the builder's Jest: forged Jest output, an
 exit with status 0, the test's callback turned into the test process's `Function`, patching
 `expect`, `test` and Object.prototype, an unhandled rejection, reading the spec and the
-console, a loop past the limit, and writing package.json or jest.config.js. Each fails (or
-is refused), and the reference passes after them in the same session."""
+console, output, process and memory bombs, a loop past the limit, and writing package.json
+or jest.config.js. Each fails (or is refused), and the reference passes after them in the
+same session."""
 
 from __future__ import annotations
 
@@ -21,17 +22,26 @@ pytestmark = [pytest.mark.slow]
 
 _WRONG = "export const isLeap = () => false;\nexport class Calendar {}\nexport const filterYears = () => [];\n"
 HOSTILE = {
-    "forged output": "console.log('PASS ./leap.spec.js\\nTests:       3 passed, 3 total');\n" + _WRONG,
+    # At load time, all in one round: printing Jest's own pass lines, patching the framework's
+    # globals and Object.prototype, and leaving a rejection unhandled.
+    "forged output, patched framework, unhandled rejection": (
+        "console.log('PASS ./leap.spec.js\\nTests:       3 passed, 3 total');\n"
+        "globalThis.expect = () => new Proxy({}, { get: () => () => undefined });\n"
+        "globalThis.test = (name, fn) => undefined;\n"
+        "Object.prototype.toBe = () => undefined;\n"
+        "Object.defineProperty(Object.prototype, 'then', { get() { process.exit(0); } });\n"
+        "Promise.reject(new Error('boom'));\n" + _WRONG),
     "exit 0": "process.exit(0);\n" + _WRONG,
-    "patched framework": ("globalThis.expect = () => new Proxy({}, { get: () => () => undefined });\n"
-                          "globalThis.test = (name, fn) => undefined;\n"
-                          "Object.prototype.toBe = () => undefined;\n"
-                          "Object.defineProperty(Object.prototype, 'then', { get() { process.exit(0); } });\n" + _WRONG),
-    "unhandled rejection": "Promise.reject(new Error('boom'));\n" + _WRONG,
     "reads the tests": ("const fs = require('fs');\nlet seen = '';\n"
                         "for (const f of ['../tests/leap.spec.js', '../out/console', '../reporter.js']) {\n"
                         "  try { seen += fs.readFileSync(f, 'utf8'); } catch (e) { seen += e.code; }\n}\n"
                         "export const isLeap = () => seen.includes('toBe');\nexport class Calendar {}\n"),
+    # Bombs: 64 MiB of output and 200 sleeping children at load, memory without end in a call.
+    "bombs": ("for (let i = 0; i < 64; i++) process.stdout.write('x'.repeat(1 << 20));\n"
+              "const { spawn } = require('child_process');\n"
+              "for (let i = 0; i < 200; i++) { try { spawn('sleep', ['100'], { detached: true }); } catch (e) { break; } }\n"
+              "export const isLeap = () => { const a = []; for (;;) a.push(new Array(1 << 20).fill(1)); };\n"
+              "export class Calendar {}\nexport const filterYears = () => [];\n"),
     # The test's callback leads to the test process's Function constructor, and from it to process.
     "callback's constructor": ("export const isLeap = () => false;\nexport class Calendar {}\n"
                                "export const filterYears = (years, keep) => {\n"

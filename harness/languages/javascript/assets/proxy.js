@@ -109,7 +109,7 @@ class Peer {
       throw new TypeError('the solution may only call what the tests pass it');
     }
     switch (m.op) {
-      case 'exports': return this.exports;
+      case 'exports': return { esModule: Boolean(this.exports && this.exports.__esModule), value: this.exports };
       case 'get': return target[key];
       case 'set': target[key] = this.decode(m.value); return true;
       case 'has': return key in target;
@@ -185,10 +185,12 @@ class Peer {
     const back = this.origin(value);
     if (back) return back;
     const proto = Object.getPrototypeOf(value);
-    // Arrays and plain objects by value, unless on the path already (a cycle) or with an
-    // accessor (whose getter may make one): those cross as handles.
+    // Arrays and plain objects by value, unless on the path already (a cycle), with an
+    // accessor (whose getter may make one) or a class's prototype: those cross as handles.
     const path = count.path || (count.path = new Set());
-    const plain = (Array.isArray(value) && proto === Array.prototype) || proto === Object.prototype || proto === null;
+    const own = Object.getOwnPropertyDescriptor(value, 'constructor');
+    const plain = (Array.isArray(value) && proto === Array.prototype)
+      || ((proto === Object.prototype || proto === null) && !(own && typeof own.value === 'function' && own.value.prototype === value));
     if (plain && !path.has(value) && !Object.values(Object.getOwnPropertyDescriptors(value)).some((d) => d.get || d.set)) {
       path.add(value);
       try {
@@ -354,11 +356,12 @@ function setUp(peer) {
 // The client: the module the spec file imports in the candidate's place.
 function client(toServer, fromServer) {
   const peer = setUp(open(toServer, fromServer, 'c'));
-  const exported = peer.request({ op: 'exports' });
-  if (exported !== null && (typeof exported === 'object' || typeof exported === 'function')) {
-    Object.defineProperty(exported, '__esModule', { value: true });
+  const { esModule, value } = peer.request({ op: 'exports' });
+  // Babel's interop reads `__esModule` to tell an ES module's exports from CommonJS's.
+  if (esModule === true && value !== null && typeof value === 'object') {
+    Object.defineProperty(value, '__esModule', { value: true });
   }
-  return exported;
+  return value;
 }
 
 // The candidate's module as main (a spec that runs it as a program, grep's): the server runs
