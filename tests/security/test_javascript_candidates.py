@@ -36,10 +36,10 @@ HOSTILE = {
                         "for (const f of ['../tests/leap.spec.js', '../out/console', '../reporter.js']) {\n"
                         "  try { seen += fs.readFileSync(f, 'utf8'); } catch (e) { seen += e.code; }\n}\n"
                         "export const isLeap = () => seen.includes('toBe');\nexport class Calendar {}\n"),
-    # Bombs: 64 MiB of output and 200 sleeping children at load, memory without end in a call.
-    "bombs": ("for (let i = 0; i < 64; i++) process.stdout.write('x'.repeat(1 << 20));\n"
+    # Bombs: 16 MiB of output and 50 sleeping children at load, memory without end in a call.
+    "bombs": ("for (let i = 0; i < 16; i++) process.stdout.write('x'.repeat(1 << 20));\n"
               "const { spawn } = require('child_process');\n"
-              "for (let i = 0; i < 200; i++) { try { spawn('sleep', ['100'], { detached: true }); } catch (e) { break; } }\n"
+              "for (let i = 0; i < 50; i++) { try { spawn('sleep', ['100'], { detached: true }); } catch (e) { break; } }\n"
               "export const isLeap = () => { const a = []; for (;;) a.push(new Array(1 << 20).fill(1)); };\n"
               "export class Calendar {}\nexport const filterYears = () => [];\n"),
     # The test's callback leads to the test process's Function constructor, and from it to process.
