@@ -188,7 +188,10 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
     session.stage(f"js-{task.slug}", {**files, **harness})
     limit = session.limits.timeout_s if time_limit_s is None else time_limit_s
     token = fresh_token()
-    servers = _Servers(session, _server_script(session, where, modules, max(1.0, min(20.0, limit / 3))), limit + 30)
+    # The servers wait for the pipes as long as the round may last: a loaded machine may start
+    # the builder's exec late, and a client that opens a pipe no server will open waits out
+    # the limit.
+    servers = _Servers(session, _server_script(session, where, modules, limit), limit + 30)
     servers.start()
     ran = session.exec(["sh", "-c", _builder_script(task, session, where, files, modules, limit)], role=Role.builder,
                        timeout_s=limit + 20, cap=_CONSOLE_CAP + _RECORD_CAP + 4096, stdin=f"{token}\n".encode())
