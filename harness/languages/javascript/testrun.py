@@ -1,10 +1,16 @@
 """One JavaScript test round in a session, as Aider's benchmark runs it (npm-test.sh):
 every `xtest(` of the spec files made `test(`, then `npm run test` (the exercise's
-`jest ./*`) in the exercise's folder with the image's node_modules linked into it. The
-builder lays the folder out from the staged files; the runner runs npm and Jest, with the
-harness's reporter (assets/reporter.js) added to Jest's default one, in a folder it may
-read and not write, its caches in its scratch. The verdict comes from the reporter's
-record with the round's token (verdict.py)."""
+`jest ./*`) in the exercise's folder with the image's node_modules linked into it.
+
+Two execs side by side, as Python's round (languages/python/testrun.py): the builder's lays
+out the round (the task's files and a client module in each solution file's place in a
+folder only it reads; the candidate's files and the task's but the specs in one the runner
+reads; the proxy's runtime; the named pipes last), runs npm and Jest with the harness's
+reporter beside Jest's own (its record and the console in a folder only the builder reads,
+Jest's cache in the build tree), ends the servers and reads back; the runner's waits for the
+pipes, serves the candidate's module (assets/proxy.js) and ends with its clean-up
+(capture.leave_nothing). The candidate's code never runs in Jest's process; the verdict is
+the reporter's record with the round's token (verdict.py)."""
 
 from __future__ import annotations
 
