@@ -18,7 +18,6 @@ import json
 import re
 import secrets
 import shlex
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
@@ -26,8 +25,9 @@ from typing import Any, Mapping
 from ...errors import SandboxUnavailable, SuiteBroken
 from ...paths import package_file
 from ...records import Status, TestReport
-from ...sandbox.base import ExecResult, Role, SandboxSession
+from ...sandbox.base import Role, SandboxSession
 from ...sandbox.capture import Captured, Kept, leave_nothing, read_back, read_captured
+from ...sandbox.servers import Servers, end_runner
 from ...staging import stage_files
 from ...task import Task
 from .cases import case_texts
@@ -145,36 +145,6 @@ def _server_script(session: SandboxSession, where: _Round, modules: list[str], w
             f"{starts} wait; kill -9 -1 2>/dev/null; kill -9 -1 2>/dev/null; {leave_nothing(session)}")
 
 
-class _Servers(threading.Thread):
-    """The runner's exec, beside the test run."""
-
-    def __init__(self, session: SandboxSession, script: str, timeout_s: float):
-        super().__init__(daemon=True, name="javascript-servers")
-        self.session, self.script, self.timeout_s = session, script, timeout_s
-        self.result: ExecResult | None = None
-        self.error: BaseException | None = None
-
-    def run(self) -> None:
-        try:
-            self.result = self.session.exec(["sh", "-c", self.script], role=Role.runner, timeout_s=self.timeout_s)
-        except BaseException as exc:  # raised again on the caller's thread
-            self.error = exc
-
-
-def _end_runner(session: SandboxSession, servers: _Servers) -> None:
-    """Once the test run has ended: the servers' exec ended by its own clean-up, or else by a
-    clean-up exec of its own; the session made new where neither made sure nothing is left."""
-    servers.join(2.0)
-    ended = None if servers.is_alive() else servers.result
-    clean = ended is not None and not ended.timed_out and ended.exit_code == 0
-    if not clean:
-        clean = session.exec(["sh", "-c", leave_nothing(session)], role=Role.runner, timeout_s=30).exit_code == 0
-        servers.join()
-    session.runner_dirty = not clean
-    if session.runner_dirty:
-        session.make_fit()
-
-
 def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: SandboxSession, *,
               transcript: bool = False, time_limit_s: float | None = None) -> TestReport:
     """Test a workspace. `transcript` keeps, for a run that did not pass, the console as
@@ -197,11 +167,11 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
     # The servers wait for the pipes as long as the round may last: a loaded machine may start
     # the builder's exec late, and a client that opens a pipe no server will open waits out
     # the limit.
-    servers = _Servers(session, _server_script(session, where, modules, limit), limit + 30)
+    servers = Servers(session, _server_script(session, where, modules, limit), limit + 30, "javascript-servers")
     servers.start()
     ran = session.exec(["sh", "-c", _builder_script(task, session, where, files, modules, limit)], role=Role.builder,
                        timeout_s=limit + 20, cap=_CONSOLE_CAP + _RECORD_CAP + 4096, stdin=f"{token}\n".encode())
-    _end_runner(session, servers)
+    end_runner(session, servers)
     if ran.exit_code == _LAYOUT_FAILED:
         raise SandboxUnavailable(f"the round's folder for {task.slug} could not be laid out: "
                                  f"{ran.output.decode(errors='replace').strip()[:500]}")
