@@ -1,11 +1,12 @@
 """Hostile JavaScript candidates: the candidate's module runs as the runner in a process of
 its own behind the proxy (languages/javascript/testrun.py), so none of these reaches the
 verdict, which the harness's reporter writes in the builder's Jest: forged Jest output, an
-exit with status 0, the test's callback turned into the test process's `Function`, patching
-`expect`, `test` and Object.prototype, an unhandled rejection, reading the spec and the
-console, output, process and memory bombs, a loop past the limit, and writing package.json
-or jest.config.js. Each fails (or is refused), and the reference passes after them in the
-same session."""
+exit with status 0, a returned value whose `asymmetricMatch` tells Jest it matches, the
+test's callback turned into the test process's `Function`, patching `expect`, `test` and
+Object.prototype, an unhandled rejection, reading the spec and the console, output,
+process and memory bombs, a loop past the limit, and writing package.json or
+jest.config.js. Each fails (or is refused), and the reference passes after them in the same
+session."""
 
 from __future__ import annotations
 
@@ -49,6 +50,10 @@ HOSTILE = {
 }
 
 
+# Right where it can be, and for the rest a value that tells Jest's equality it matches.
+_ASYMMETRIC = REFERENCE.replace("years.filter((year) => keep(year))", "({ asymmetricMatch: () => true })")
+
+
 @pytest.fixture(scope="module")
 def js_session(tmp_path_factory):
     task = load_task(write_leap(tmp_path_factory.mktemp("js-hostile")))
@@ -62,6 +67,13 @@ def test_a_hostile_candidate_does_not_pass(js_session, name):
     report = language_for(task).run_tests(task, {"leap.js": HOSTILE[name].encode()}, session)
     assert not report.passed and report.status is not Status.passed, name
     assert all(t.status is Status.failed for t in report.tests[1:]), (name, report.tests)
+
+
+def test_a_value_that_answers_jests_equality_itself_fails(js_session):
+    task, session = js_session
+    report = language_for(task).run_tests(task, {"leap.js": _ASYMMETRIC.encode()}, session)
+    assert [t.status for t in report.tests] == [Status.passed, Status.passed, Status.failed]
+    assert "asymmetricMatch" in (report.tests[2].message or "")
 
 
 def test_a_loop_past_the_limit_is_a_timeout_and_build_files_are_refused(js_session):
