@@ -1,11 +1,11 @@
 """Go behind the language seam: `go test` in the sandbox judged by the harness's verdict
 channel after the screen (testrun.py, verdict.py, screen.py), test cases read from the test
 files (cases.py), mutants on the screen's tokens (mutants.py); what the harness does not do
-for Go yet says so in one line (screened.py)."""
+for Go yet says so in one line (token_language.py)."""
 
 from __future__ import annotations
 
-from ..screened import ScreenedLanguage
+from ..token_language import TokenLanguage
 from .cases import case_texts, cases_for, declared_test_cases
 from .layout import LAYOUT
 from .mutants import generate_mutants
@@ -13,7 +13,7 @@ from .screen import tokens_or_none
 from .testrun import drop_build, run_tests
 
 
-class Go(ScreenedLanguage):
+class Go(TokenLanguage):
     layout = LAYOUT
     keywords = frozenset("break case chan const continue default defer else fallthrough for func go goto if import "
                          "interface map package range return select struct switch type var".split())

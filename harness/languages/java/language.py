@@ -1,11 +1,11 @@
 """Java behind the language seam: javac and JUnit's Jupiter engine in the sandbox, judged
 by the harness's launcher's verdict channel after the screen (testrun.py, verdict.py,
 screen.py), test cases read from the test files (cases.py), mutants on the screen's tokens
-(mutants.py); what the harness does not do for Java yet says so in one line (screened.py)."""
+(mutants.py); what the harness does not do for Java yet says so in one line (token_language.py)."""
 
 from __future__ import annotations
 
-from ..screened import ScreenedLanguage
+from ..token_language import TokenLanguage
 from .cases import case_texts, declared_test_cases
 from .layout import LAYOUT
 from .mutants import generate_mutants
@@ -13,7 +13,7 @@ from .screen import code_tokens
 from .testrun import drop_build, run_tests
 
 
-class Java(ScreenedLanguage):
+class Java(TokenLanguage):
     layout = LAYOUT
     keywords = frozenset("""abstract assert boolean break byte case catch char class const continue default do double else enum
         extends final finally float for goto if implements import instanceof int interface long native new

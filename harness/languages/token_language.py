@@ -1,8 +1,7 @@
-"""What Go, Rust and Java share behind the language seam: a language whose candidate compiles into
-the tests' binary, judged after a screen of its tokens, and whose code the harness reads
-by those tokens alone (names, the normal form, the words compared for copies). Each says in
-one line what the harness does not do for it yet: the call probe, output prediction,
-written test suites and filling their placeholders."""
+"""What Go, Rust, Java and JavaScript share behind the language seam: code the harness reads
+by its tokens alone (names, the normal form, the words compared for copies), and one line
+saying what the harness does not do for the language yet: the call probe, output
+prediction, written test suites and filling their placeholders."""
 
 from __future__ import annotations
 
@@ -14,7 +13,7 @@ from ..task import Task
 from .language import CallProbe, FilledSuite, ItemCalls, Language, PredictionTerms
 
 
-class ScreenedLanguage(Language):
+class TokenLanguage(Language):
     keywords: ClassVar[frozenset[str]]
 
     def code(self, text: str) -> list[tuple[str, str]]:
