@@ -195,7 +195,7 @@ def test_an_exercise_of_a_language_the_harness_lacks_is_refused_on_import(tmp_pa
         {"files": {"solution": ["leap.rb"], "test": ["leap_test.rb"]}}))
     proc = harness("suite", "import", str(upstream), "--name", "ruby", env_state=tmp_path / "state")
     assert_one_line_exit_2(proc, f"{upstream / 'leap'}: a Ruby exercise; the harness runs C++ (cpp), Python (python), "
-                           "Go (go), Rust (rust), Java (java) exercises")
+                           "Go (go), Rust (rust), JavaScript (javascript), Java (java) exercises")
     assert not (tmp_path / "state" / "suites" / "ruby").exists()
 
 
