@@ -147,14 +147,22 @@ class ChatServer:
 EDIT_FORMATS = ("whole", "diff")
 
 
-def answer_text(start: Mapping[str, bytes], new: Mapping[str, bytes], edit_format: str) -> str:
-    """Files changed from `start` to `new`, as an answer in the edit format."""
+def answer_text(start: Mapping[str, bytes], new: Mapping[str, bytes], edit_format: str, names_from: str = "") -> str:
+    """Files changed from `start` to `new`, as an answer in the edit format, each named as
+    the agent names it: from the folder `names_from` (AgentProfile.names_from)."""
+    if names_from:
+        start, new = _named_from(start, names_from), _named_from(new, names_from)
     if edit_format == "whole":
         return render_whole({name: decode_text(data, name) for name, data in new.items()})
     if edit_format == "diff":
         return render_diff({name: decode_text(data, name) for name, data in start.items()},
                            {name: decode_text(data, name) for name, data in new.items()})
     raise BadInput(f"the gold model has no answers in edit format {edit_format!r} (only {', '.join(EDIT_FORMATS)})")
+
+
+def _named_from(files: Mapping[str, bytes], folder: str) -> dict[str, bytes]:
+    prefix = folder.rstrip("/") + "/"
+    return {name[len(prefix):] if name.startswith(prefix) else name: data for name, data in files.items()}
 
 
 def reference_answer(task: Task, edit_format: str) -> str:
@@ -166,15 +174,18 @@ class GoldModel:
 
     def __init__(self) -> None:
         self.tasks: dict[str, tuple[Mapping[str, bytes], Mapping[str, bytes]]] = {}
+        self._names_from: dict[str, str] = {}
         self._answers: dict[tuple[str, str], str] = {}
         self._lock = threading.Lock()
         self.server = ChatServer(self._respond)
 
-    def add(self, suite: str, task: Task, answer: tuple[Mapping[str, bytes], Mapping[str, bytes]] | None = None) -> str:
+    def add(self, suite: str, task: Task, answer: tuple[Mapping[str, bytes], Mapping[str, bytes]] | None = None,
+            names_from: str = "") -> str:
         """Answer for `task` with its reference, or with `answer`: (the chat files as a
-        trial starts, as gold leaves them)."""
-        key = f"{suite}/{task.slug}"
+        trial starts, as gold leaves them), each file named from the folder `names_from`."""
+        key = f"{suite}/{task.slug}" + (f"@{names_from}" if names_from else "")
         self.tasks[key] = answer or (task.stub_files(), task.reference_files())
+        self._names_from[key] = names_from
         return key
 
     def api_base(self, edit_format: str, key: str) -> str:
@@ -189,7 +200,7 @@ class GoldModel:
         edit_format, key = parts[1], parts[2]
         with self._lock:
             if (edit_format, key) not in self._answers:
-                self._answers[(edit_format, key)] = answer_text(*self.tasks[key], edit_format)
+                self._answers[(edit_format, key)] = answer_text(*self.tasks[key], edit_format, self._names_from[key])
             return self._answers[(edit_format, key)]
 
     def start(self) -> "GoldModel":

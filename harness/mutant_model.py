@@ -75,15 +75,17 @@ class MutantModel:
         self._lock = threading.Lock()
         self.server = ChatServer(self._respond)
 
-    def add(self, suite: str, task: Task, share: float, seed: int, trial: int, edit_format: str) -> str:
-        """The api_base that answers this task-trial."""
+    def add(self, suite: str, task: Task, share: float, seed: int, trial: int, edit_format: str,
+            names_from: str = "") -> str:
+        """The api_base that answers this task-trial, its files named from `names_from`."""
         plan = plan_answers(task, suite, share, seed, trial)
-        key = (suite, task.slug, task.content_hash, share, seed, trial, edit_format)
+        key = (suite, task.slug, task.content_hash, share, seed, trial, edit_format, names_from)
         with self._lock:
             if key not in self._answers:
                 self._answers[key] = str(len(self._answers))
-                first = answer_text(plan.start, plan.first, edit_format)
-                later = answer_text(plan.start, plan.later, edit_format) if plan.later is not plan.first else first
+                first = answer_text(plan.start, plan.first, edit_format, names_from)
+                later = (answer_text(plan.start, plan.later, edit_format, names_from) if plan.later is not plan.first
+                         else first)
                 self._routes[f"mutant/{self._answers[key]}"] = (first, later)
             return self.server.base(f"mutant/{self._answers[key]}")
 

@@ -126,7 +126,11 @@ class Task(BaseModel):
 
     def reference_files(self) -> dict[str, bytes]:
         """The reference solution under the solution files' names. Exercism pairs
-        `.meta/example.h` with `foo.h` by extension, and so do we."""
+        `.meta/example.h` with `foo.h` by extension, and so do we; a language whose references
+        live in a folder of their own (`Layout.reference_root`) places them by that folder."""
+        root = self.layout.reference_root if self.language is not None else None
+        if root is not None and all(ex.startswith(root[0]) for ex in self.example_files):
+            return {root[1] + ex[len(root[0]):]: self.read(ex) for ex in self.example_files}
         by_suffix: dict[str, str] = {}
         for sol in self.solution_files:
             by_suffix.setdefault(Path(sol).suffix, sol)

@@ -62,6 +62,11 @@ class AgentProfile(BaseModel):
     # (AgentChat.submit_marker): what Self-RLEF's steps need (predict/rlef.py).
     fresh_prompts: ClassVar[bool] = False
 
+    def names_from(self, chat_files: list[str]) -> str:
+        """The folder the agent names a chat's files from, as a model sees and writes them
+        ("" for the task's own folder): what the built-in models answer in."""
+        return ""
+
     @property
     def agent_version(self) -> str:
         """The version of the agent's own software, recorded as a configuration's

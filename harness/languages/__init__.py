@@ -1,7 +1,7 @@
-"""The languages a task can be written in, one folder each (`cpp/`, `python/`, `go/`), each described to the
-rest of the harness by a `base.Layout` registered here. An exercise's language comes from
-its solution files; one of a language the harness does not have is refused in one line,
-never built as if it were C++."""
+"""The languages a task can be written in, one folder each (`cpp/`, `python/`, `go/`, `rust/`,
+`javascript/`, `java/`), each described to the rest of the harness by a `base.Layout`
+registered here. An exercise's language comes from its solution files; one of a language
+the harness does not have is refused in one line, never built as if it were C++."""
 
 from __future__ import annotations
 
@@ -12,13 +12,15 @@ from .base import Layout
 from .cpp.layout import LAYOUT as _CPP
 from .python.layout import LAYOUT as _PYTHON
 from .go.layout import LAYOUT as _GO
+from .rust.layout import LAYOUT as _RUST
+from .javascript.layout import LAYOUT as _JAVASCRIPT
+from .java.layout import LAYOUT as _JAVA
 
-LAYOUTS: dict[str, Layout] = {layout.name: layout for layout in (_CPP, _PYTHON, _GO)}
+LAYOUTS: dict[str, Layout] = {layout.name: layout for layout in (_CPP, _PYTHON, _GO, _RUST, _JAVASCRIPT, _JAVA)}
 
 # Exercism's other tracks, by their solution files' suffix: named in the refusal, so that a
 # user who imports them learns what they hold and that it is not run yet.
-_OTHER_TRACKS = {".rs": "Rust", ".js": "JavaScript", ".mjs": "JavaScript",
-                 ".ts": "TypeScript", ".java": "Java", ".kt": "Kotlin", ".cs": "C#", ".rb": "Ruby",
+_OTHER_TRACKS = {".ts": "TypeScript", ".kt": "Kotlin", ".cs": "C#", ".rb": "Ruby",
                  ".c": "C", ".zig": "Zig", ".swift": "Swift", ".ex": "Elixir", ".hs": "Haskell"}
 
 

@@ -18,6 +18,7 @@ class Layout(BaseModel):
     solution_suffixes: tuple[str, ...]  # a solution file with one of these is this language's
     build_files: tuple[str, ...] = ()   # exact names that configure a build or a test run
     build_suffixes: tuple[str, ...] = ()
+    build_folders: tuple[str, ...] = ()  # a file anywhere under a folder of one of these names
     # The image's toolchain: Debian packages, and the files that assets/image.dockerfile (its
     # own build steps, if any) copies from assets/ (nothing is fetched while a test runs).
     image_packages: tuple[str, ...] = ()
@@ -25,6 +26,10 @@ class Layout(BaseModel):
     # Whether the local backend runs its tests too (`sandbox up` installs its packages on the
     # host); a language that runs in its image alone says so when asked of another backend.
     runs_locally: bool = True
+    # Where the reference's files go when an exercise places them by folder rather than
+    # pairing each with a solution file by extension (Java's classes, one a file, some with
+    # no stub): (the reference's folder, the solution's folder).
+    reference_root: tuple[str, str] | None = None
     # The prompt contract (prompt_contracts/) its repair curricula are written with unless
     # one is named: the instructions say which language and library to keep to.
     repair_contract: str = "repair"
@@ -39,6 +44,7 @@ class Layout(BaseModel):
         return any(PurePosixPath(f).suffix.lower() in self.solution_suffixes for f in solution_files)
 
     def is_build_file(self, rel: str) -> bool:
-        name = PurePosixPath(rel).name
-        return name in self.build_files or name.endswith(self.build_suffixes)
+        path = PurePosixPath(rel)
+        return (path.name in self.build_files or path.name.endswith(self.build_suffixes)
+                or any(part in self.build_folders for part in path.parts[:-1]))
 

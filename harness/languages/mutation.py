@@ -1,6 +1,7 @@
 """What a mutant is, in any language: one small change to one file of a correct solution,
 made by one of a few operators that each language's generator applies in its own way
-(`cpp/mutants.py` on C++ tokens, `python/mutants.py` on Python's syntax tree). Suite validation counts the ones its tests kill, the
+(`cpp/mutants.py` on C++ tokens, `python/mutants.py` on Python's syntax tree, Go's
+and Java's on their tokenizers' tokens through `token_mutants`). Suite validation counts the ones its tests kill, the
 repair curriculum starts from the ones that fail, test writing scores suites by them."""
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ from __future__ import annotations
 import random
 import re
 from enum import Enum
-from typing import Mapping
+from typing import Callable, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
@@ -87,3 +88,47 @@ def decode(data: bytes) -> str:
 
 def encode(text: str) -> bytes:
     return text.encode("utf-8", errors="surrogateescape")
+
+
+# The swaps of the generators that work on a tokenizer's tokens (Go's, Java's).
+_SWAPS = {"<": ("<=", Operator.relational), "<=": ("<", Operator.relational), ">": (">=", Operator.relational),
+          ">=": (">", Operator.relational), "==": ("!=", Operator.relational), "!=": ("==", Operator.relational),
+          "&&": ("||", Operator.logical), "||": ("&&", Operator.logical), "+": ("-", Operator.arithmetic),
+          "-": ("+", Operator.arithmetic), "+=": ("-=", Operator.arithmetic), "-=": ("+=", Operator.arithmetic)}
+
+
+def token_mutants(text: str, name: str, code: Sequence[tuple[str, str, int]], operators: Sequence[str],
+                  mutable: Callable[[int], bool] = lambda i: True) -> list[Mutant]:
+    """Mutants of a file from its code tokens ((kind, text, offset), comments and literals
+    left out, so nothing inside them changes): `operators` are the language's, longest first
+    (a token that starts one is never read as a shorter one); of them the relational,
+    arithmetic (binary + and -, and their compound assignments) and logical ones are
+    swapped, true and false swapped, a decimal integer shifted by one. `mutable(i)` says
+    whether code[i] may change (Java's `<` of a type argument is no operator, and a case
+    label shifted by one may be its neighbour's)."""
+    out: list[Mutant] = []
+    skip_to = -1
+    for i, (kind, token, at) in enumerate(code):
+        changes: list[tuple[Operator, str, str]] = []
+        if at < skip_to:
+            continue
+        if kind == "word" and token in ("true", "false"):
+            changes.append((Operator.constant, token, "false" if token == "true" else "true"))
+        elif kind == "number" and token.isdigit() and (token == "0" or not token.startswith("0")):
+            changes.append((Operator.boundary, token, str(int(token) + 1)))
+            if int(token) > 0:
+                changes.append((Operator.boundary, token, str(int(token) - 1)))
+        elif kind == "other":
+            op = next((o for o in operators if text.startswith(o, at)), None)
+            if op is None:
+                continue
+            skip_to = at + len(op)
+            if op in _SWAPS:
+                changes.append((_SWAPS[op][1], op, _SWAPS[op][0]))
+        if changes and not mutable(i):
+            continue
+        line = text.count("\n", 0, at) + 1
+        column = at - (text.rfind("\n", 0, at) + 1) + 1
+        out.extend(Mutant(operator=operator, file=name, line=line, column=column, start=at, end=at + len(original),
+                          original=original, replacement=replacement) for operator, original, replacement in changes)
+    return out

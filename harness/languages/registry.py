@@ -11,8 +11,12 @@ from .language import Language
 from .cpp.language import Cpp
 from .python.language import Python
 from .go.language import Go
+from .rust.language import Rust
+from .javascript.language import JavaScript
+from .java.language import Java
 
-_LANGUAGES: dict[str, Language] = {lang.layout.name: lang for lang in (Cpp(), Python(), Go())}
+_LANGUAGES: dict[str, Language] = {lang.layout.name: lang
+                                   for lang in (Cpp(), Python(), Go(), Rust(), JavaScript(), Java())}
 
 
 def language_for(task: Task) -> Language:

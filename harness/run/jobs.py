@@ -57,14 +57,15 @@ def agent_ready(host: Host, profile: AgentProfile) -> None:
 def _builtin_base(host: Host, job: TrialJob, model: ModelSpec) -> str:
     """The endpoint of a trial of a built-in model (`model`, the job's), served by the slot's own host."""
     spec = job.spec
+    names_from = job.profile.names_from(spec.kind.chat_files(spec.task))
     if model.kind == "gold":
         gold = host.keep("gold", lambda: GoldModel().start(), close=GoldModel.stop)
-        key = gold.add(spec.suite, spec.task, spec.kind.gold_answer(spec.task))
+        key = gold.add(spec.suite, spec.task, spec.kind.gold_answer(spec.task), names_from)
         return gold.api_base(job.profile.edit_format, key)
     if model.share is None:
         raise InfraError(InfraKind.harness, f"the mutant model {model.name} has no share of wrong answers")
     mutant = host.keep("mutant", lambda: MutantModel().start(), close=MutantModel.stop)
-    return mutant.add(spec.suite, spec.task, model.share, model.seed, spec.trial, job.profile.edit_format)
+    return mutant.add(spec.suite, spec.task, model.share, model.seed, spec.trial, job.profile.edit_format, names_from)
 
 
 def run_job(job: TrialJob, slot: Slot) -> TrialResult | ShippedTrial:

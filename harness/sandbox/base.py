@@ -34,7 +34,9 @@ DEFAULT_LANGUAGE = "cpp"
 
 class SandboxLimits(BaseModel):
     memory_mb: int = Field(2048, gt=0, description="memory limit; swap is set equal, so none")
-    pids: int = Field(256, gt=0, description="process and thread limit")
+    # Upstream C++ bank-account starts 1,000 threads at once (256 aborted it under load); a
+    # fork bomb meets the limit the sooner the lower it is.
+    pids: int = Field(1200, gt=0, description="process and thread limit")
     cpus: float = Field(1.0, gt=0)
     timeout_s: float = Field(60.0, gt=0, description="wall clock for one run of the test binary")
     build_timeout_s: float = Field(180.0, gt=0, description="wall clock for configure plus build")

@@ -159,6 +159,18 @@ def _pick_base(client, log: Callable[[str], None]) -> tuple[str, str]:
     return build_offline_base(client, log), "debootstrap base"
 
 
+# The host's trusted certificates, beside the build context's files but not in its hash: a
+# language whose image fetches from a registry at build time (JavaScript's npm) trusts what
+# the host trusts (an egress proxy's own authority included), and the image's tag stays the
+# same from machine to machine.
+HOST_CA = "host-ca.crt"
+_HOST_CA_BUNDLE = Path("/etc/ssl/certs/ca-certificates.crt")
+
+
+def _host_certificates(dest: Path) -> None:
+    dest.write_bytes(_HOST_CA_BUNDLE.read_bytes() if _HOST_CA_BUNDLE.is_file() else b"")
+
+
 def build_image(language: str, force: bool = False, log: Callable[[str], None] = print) -> ImageInfo:
     """Build a language's toolchain image unless an image with its content tag exists."""
     client = docker_client(timeout=600)
@@ -195,6 +207,7 @@ def _build(client, language: str, log: Callable[[str], None]) -> ImageInfo:
         for name, data in context_files(language).items():
             Path(ctx, name).parent.mkdir(parents=True, exist_ok=True)
             Path(ctx, name).write_bytes(data)
+        _host_certificates(Path(ctx, HOST_CA))
         log(f"building {tag} on {base}")
         stream = client.api.build(
             path=ctx, tag=tag, buildargs={"BASE": base}, rm=True, forcerm=True, decode=True,

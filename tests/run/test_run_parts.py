@@ -214,6 +214,24 @@ def test_gold_answers_in_both_edit_formats():
         reference_answer(TASK, "udiff")
 
 
+def test_gold_names_files_as_the_agent_shows_them():
+    # Aider without git names a Java exercise's files from src/main/java, so a reference's
+    # second class must come as Frame.java, not src/main/java/Frame.java (which Aider would
+    # write to src/main/java/src/main/java/); the direct agent names them from the task.
+    chat = ["src/main/java/BowlingGame.java"]
+    aider, direct = load_profile("aider-polyglot"), load_profile("direct")
+    assert (aider.names_from(chat), direct.names_from(chat)) == ("src/main/java", "")
+    assert aider.names_from(["sum_of_squares.h", "sum_of_squares.cpp"]) == ""
+    reference = {"src/main/java/BowlingGame.java": b"class BowlingGame {}\n",
+                 "src/main/java/Frame.java": b"class Frame {}\n"}
+    gold = GoldModel()
+    named = gold.add("mini", TASK, ({}, reference), aider.names_from(chat))
+    assert gold._respond(f"gold/whole/{named}", {}).startswith("BowlingGame.java\n```java\n")
+    assert "\nFrame.java\n```java\nclass Frame" in gold._respond(f"gold/whole/{named}", {})
+    as_is = gold.add("mini", TASK, ({}, reference))
+    assert "src/main/java/Frame.java\n" in gold._respond(f"gold/whole/{as_is}", {})
+
+
 def test_fences_outgrow_backticks_in_the_content():
     text = whole_answer({"a.md": "```\ncode\n```\n"})
     assert text.startswith("a.md\n````\n") and text.endswith("````\n")

@@ -189,16 +189,14 @@ def test_an_exercise_of_a_language_the_harness_lacks_is_refused_on_import(tmp_pa
     upstream = tmp_path / "practice"
     shutil.copytree(GOLDEN / "sum-of-squares", upstream / "sum-of-squares")
     (upstream / "leap" / ".meta").mkdir(parents=True)
-    (upstream / "leap" / "src").mkdir(parents=True)
-    (upstream / "leap" / "src" / "lib.rs").write_text("pub fn is_leap_year(_: u64) -> bool { false }\n")
-    (upstream / "leap" / "tests").mkdir()
-    (upstream / "leap" / "tests" / "leap.rs").write_text("#[test]\nfn t() {}\n")
+    (upstream / "leap" / "leap.rb").write_text("class Year\n  def self.leap?(year)\n    false\n  end\nend\n")
+    (upstream / "leap" / "leap_test.rb").write_text("require 'minitest/autorun'\nrequire_relative 'leap'\n")
     (upstream / "leap" / ".meta" / "config.json").write_text(json.dumps(
-        {"files": {"solution": ["src/lib.rs"], "test": ["tests/leap.rs"]}}))
-    proc = harness("suite", "import", str(upstream), "--name", "rust", env_state=tmp_path / "state")
-    assert_one_line_exit_2(proc, f"{upstream / 'leap'}: a Rust exercise; the harness runs C++ (cpp), Python (python), "
-                                 "Go (go) exercises")
-    assert not (tmp_path / "state" / "suites" / "rust").exists()
+        {"files": {"solution": ["leap.rb"], "test": ["leap_test.rb"]}}))
+    proc = harness("suite", "import", str(upstream), "--name", "ruby", env_state=tmp_path / "state")
+    assert_one_line_exit_2(proc, f"{upstream / 'leap'}: a Ruby exercise; the harness runs C++ (cpp), Python (python), "
+                           "Go (go), Rust (rust), JavaScript (javascript), Java (java) exercises")
+    assert not (tmp_path / "state" / "suites" / "ruby").exists()
 
 
 def test_a_suite_names_a_language_its_tasks_are_in(tmp_path):

@@ -3,6 +3,8 @@ metadata it is given, on top of what every profile says (agents/base.py)."""
 
 from __future__ import annotations
 
+import posixpath
+
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -45,6 +47,13 @@ class AiderProfile(AgentProfile):
     @property
     def agent_version(self) -> str:
         return self.aider_version
+
+    def names_from(self, chat_files: list[str]) -> str:
+        """Aider without git (as its benchmark runs it) names files from the common folder of
+        the chat's files: a Java exercise's `BowlingGame.java` is in src/main/java, and a new
+        class a model adds as `Frame.java` lands beside it."""
+        folders = [posixpath.dirname(f) for f in chat_files]
+        return posixpath.commonpath(folders) if folders else ""
 
     @property
     def content_hash(self) -> str:

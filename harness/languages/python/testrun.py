@@ -32,7 +32,6 @@ from __future__ import annotations
 import re
 import secrets
 import shlex
-import threading
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, Mapping
@@ -41,6 +40,7 @@ from ...errors import SandboxUnavailable, SuiteBroken
 from ...records import Status, TestReport
 from ...sandbox.base import ExecResult, Role, SandboxSession
 from ...sandbox.capture import Captured, Kept, leave_nothing, read_back, read_captured
+from ...sandbox.servers import Servers as _Servers, end_runner as _end_runner
 from ...staging import signal_name, stage_files
 from ...task import Task
 from .cases import task_cases
@@ -57,9 +57,6 @@ _PROXY_STAGED = ".python-proxy"  # the proxy's files, staged beside the task's (
 # pytest's own line about the report file, which Aider's run (no --junitxml) never prints.
 _JUNIT_LINE = re.compile(r"^-+ generated xml file: .* -+\n", re.M)
 _TIMING = re.compile(r"\bin \d+\.\d+s\b")  # what Aider's cleanup_test_output removes
-# How long the servers' exec may outlive the test run before another exec ends it: an
-# honest server exits as soon as the test process closes its end.
-_SERVER_GRACE_S = 2.0
 # The builder's exec's exit status when the round's folder could not be laid out.
 _LAYOUT_FAILED = 97
 # In the session's record of its build tree (SandboxSession.configured): the round under way;
@@ -182,38 +179,6 @@ def _server_script(session: SandboxSession, where: _Round, modules: list[str], w
             f"{' '.join(starts)} wait; kill -9 -1 2>/dev/null; kill -9 -1 2>/dev/null; {leave_nothing(session)}")
 
 
-class _Servers(threading.Thread):
-    """The runner's exec, beside the test run."""
-
-    def __init__(self, session: SandboxSession, script: str, timeout_s: float):
-        super().__init__(daemon=True, name="python-servers")
-        self.session, self.script, self.timeout_s = session, script, timeout_s
-        self.result: ExecResult | None = None
-        self.error: BaseException | None = None
-
-    def run(self) -> None:
-        try:
-            self.result = self.session.exec(["sh", "-c", self.script], role=Role.runner, timeout_s=self.timeout_s)
-        except BaseException as exc:  # raised again on the caller's thread
-            self.error = exc
-
-
-def _end_runner(session: SandboxSession, servers: _Servers) -> None:
-    """Once the test run has ended: the servers' exec ended, by its own clean-up, or else
-    (a server that outlives the test process, a shell the candidate ended) by a clean-up
-    exec of its own, which ends it too (capture.leave_nothing); the session made new where
-    neither made sure that nothing of the runner's is left."""
-    servers.join(_SERVER_GRACE_S)
-    ended = None if servers.is_alive() else servers.result
-    clean = ended is not None and not ended.timed_out and ended.exit_code == 0
-    if not clean:
-        clean = session.exec(["sh", "-c", leave_nothing(session)], role=Role.runner, timeout_s=30).exit_code == 0
-        servers.join()
-    session.runner_dirty = not clean
-    if session.runner_dirty:
-        session.make_fit()
-
-
 def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: SandboxSession, *,
               transcript: bool = False, time_limit_s: float | None = None) -> TestReport:
     """Test a workspace. `transcript` also keeps, for a run that did not pass, pytest's
@@ -321,7 +286,7 @@ def _proxied_round(task: Task, session: SandboxSession, candidate: list[str], te
     if session.keeps_processes:
         session.stage(warm.STAGED, warm.staged_files())
     session.configured[_ROUND_KEY] = where.token  # forgotten when the build tree is lost
-    servers = _Servers(session, _server_script(session, where, modules, start_s), limit + 30)
+    servers = _Servers(session, _server_script(session, where, modules, start_s), limit + 30, "python-servers")
     servers.start()
     script = (f"{_layout_script(task, session, where, candidate, tests, modules, False)}; "
               f"{_builder_script(task, session, where, command, kept, False)}")

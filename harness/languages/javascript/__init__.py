@@ -1,0 +1,1 @@
+"""JavaScript, as Exercism's JavaScript track lays it out."""

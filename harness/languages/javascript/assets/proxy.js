@@ -1,0 +1,450 @@
+// The candidate's module behind a proxy (languages/javascript/testrun.py). The server runs
+// the candidate's module in a process of its own, as the runner; the spec file's Jest, as
+// the builder, loads in its place a client module of the same name that forwards every use
+// of it over two named pipes, read and written blocking, so that each call is synchronous
+// as it is in one process. Values cross by a strict, bounded encoding: primitives, arrays,
+// plain objects, Maps, Sets, Dates, regular expressions and errors by value; every other
+// object and every function as a handle the other side uses through a Proxy; promises as
+// handles the client keeps pumping while it awaits one. Both sides serve the other's
+// requests while they wait for an answer (a callback the test passed to the candidate).
+'use strict';
+
+const fs = require('fs');
+
+const MAX_FRAME = 16 << 20;
+const MAX_DEPTH = 200;
+const MAX_NODES = 1 << 20;
+const SYMBOLS = ['iterator', 'asyncIterator', 'toPrimitive', 'toStringTag', 'hasInstance', 'isConcatSpreadable'];
+// Properties Jest's equality calls on the received value itself: one the solution's value
+// answered would decide the comparison (`asymmetricMatch() { return true; }`).
+const HOOKS = new Set(['asymmetricMatch']);
+const ERRORS = { Error, TypeError, RangeError, SyntaxError, ReferenceError, EvalError, URIError };
+
+class Peer {
+  constructor(input, output, side) {
+    this.input = input; // fd read
+    this.output = output; // fd written
+    this.side = side; // 'c' or 's'
+    this.mine = new Map(); // id -> local object shared as a handle
+    this.ids = new Map(); // local object -> id
+    this.theirs = new Map(); // id -> proxy of the other side's object
+    this.next = 1;
+    this.seq = 1;
+    this.pending = 0; // the other side's promises this side awaits
+    this.broken = null;
+  }
+
+  send(message) {
+    const body = Buffer.from(JSON.stringify(message), 'utf8');
+    if (body.length > MAX_FRAME) throw new RangeError('a value too large to pass to or from the solution');
+    const head = Buffer.alloc(4);
+    head.writeUInt32BE(body.length);
+    const frame = Buffer.concat([head, body]);
+    let at = 0;
+    while (at < frame.length) at += fs.writeSync(this.output, frame, at, frame.length - at);
+  }
+
+  readExactly(n) {
+    const buf = Buffer.alloc(n);
+    let at = 0;
+    while (at < n) {
+      let got;
+      try {
+        got = fs.readSync(this.input, buf, at, n - at, null);
+      } catch (e) {
+        if (e.code === 'EAGAIN') continue;
+        throw e;
+      }
+      if (got === 0) return null;
+      at += got;
+    }
+    return buf;
+  }
+
+  receive() {
+    const head = this.readExactly(4);
+    if (head === null) return null;
+    const n = head.readUInt32BE(0);
+    if (n > MAX_FRAME) throw new Error('a frame over the limit');
+    const body = this.readExactly(n);
+    if (body === null) return null;
+    const message = JSON.parse(body.toString('utf8'));
+    if (message === null || typeof message !== 'object' || typeof message.op !== 'string') {
+      throw new Error('a frame of an unknown shape');
+    }
+    return message;
+  }
+
+  // A request to the other side; its requests are served until the answer comes.
+  request(message) {
+    if (this.broken) throw new Error(this.broken);
+    const id = this.seq++;
+    this.send({ ...message, id });
+    for (;;) {
+      const got = this.receive();
+      if (got === null) {
+        this.broken = this.side === 'c' ? "the solution's process ended" : 'the tests ended';
+        throw new Error(this.broken);
+      }
+      if (got.op === 'ok' && got.id === id) return this.decode(got.value);
+      if (got.op === 'raise' && got.id === id) throw this.decode(got.value);
+      this.serve(got);
+    }
+  }
+
+  serve(message) {
+    let reply;
+    try {
+      reply = { op: 'ok', id: message.id, value: this.encode(this.perform(message)) };
+    } catch (e) {
+      reply = { op: 'raise', id: message.id, value: this.encodeThrown(e) };
+    }
+    this.send(reply);
+  }
+
+  perform(m) {
+    const target = m.target === undefined ? undefined : this.decode(m.target);
+    const key = m.key === undefined ? undefined : this.decodeKey(m.key);
+    // The server may only call the functions the tests gave it and await their promises: a
+    // property of a test's object would lead it to the test process's Function and process.
+    if (this.side === 'c' && !((m.op === 'call' && typeof target === 'function')
+        || (m.op === 'await' && target instanceof Promise))) {
+      throw new TypeError('the solution may only call what the tests pass it');
+    }
+    switch (m.op) {
+      case 'exports': return { esModule: Boolean(this.exports && this.exports.__esModule), value: this.exports };
+      case 'get': return target[key];
+      case 'set': target[key] = this.decode(m.value); return true;
+      case 'has': return key in target;
+      case 'delete': return delete target[key];
+      case 'keys': return Reflect.ownKeys(target).filter((k) => typeof k === 'string');
+      case 'desc': {
+        const d = Object.getOwnPropertyDescriptor(target, key);
+        if (d === undefined) return undefined;
+        return { enumerable: d.enumerable, writable: d.writable !== false, accessor: 'get' in d || 'set' in d,
+          value: 'value' in d ? d.value : undefined };
+      }
+      case 'proto': return Object.getPrototypeOf(target);
+      case 'call': return Reflect.apply(target, this.decode(m.self), m.args.map((a) => this.decode(a)));
+      case 'new': return Reflect.construct(target, m.args.map((a) => this.decode(a)));
+      case 'pump': return undefined;
+      case 'await': {
+        if (!(target instanceof Promise)) throw new TypeError('not a promise');
+        target.then(this.decode(m.ok), this.decode(m.err));
+        return undefined;
+      }
+      default: throw new Error(`an unknown request ${String(m.op).slice(0, 40)}`);
+    }
+  }
+
+  handle(value, kind) {
+    let id = this.ids.get(value);
+    if (id === undefined) {
+      id = this.next++;
+      this.ids.set(value, id);
+      this.mine.set(id, value);
+    }
+    return { t: kind, side: this.side, id, ...(kind === 'f' ? { name: String(value.name).slice(0, 200) } : {}) };
+  }
+
+  encodeKey(key) {
+    if (typeof key === 'string') return key;
+    const known = SYMBOLS.find((s) => Symbol[s] === key);
+    if (known) return { sym: known };
+    if (typeof key === 'symbol' && Symbol.keyFor(key) !== undefined) return { for: Symbol.keyFor(key) };
+    throw new TypeError('a symbol that cannot pass to or from the solution');
+  }
+
+  decodeKey(key) {
+    if (typeof key === 'string') return key;
+    if (key && typeof key.sym === 'string' && SYMBOLS.includes(key.sym)) return Symbol[key.sym];
+    if (key && typeof key.for === 'string') return Symbol.for(key.for);
+    throw new TypeError('a key of an unknown shape');
+  }
+
+  encodeThrown(e) {
+    try {
+      return this.encode(e);
+    } catch (inner) {
+      return this.encode(new Error(String(inner && inner.message)));
+    }
+  }
+
+  encode(value, depth = 0, count = { n: 0 }) {
+    if (++count.n > MAX_NODES || depth > MAX_DEPTH) throw new RangeError('a value too large to pass to or from the solution');
+    const type = typeof value;
+    if (value === null || type === 'boolean' || type === 'string') return value;
+    if (type === 'number') {
+      return Number.isFinite(value) && !Object.is(value, -0) ? value : { t: 'n', v: String(Object.is(value, -0) ? '-0' : value) };
+    }
+    if (type === 'undefined') return { t: 'u' };
+    if (type === 'bigint') return { t: 'b', v: value.toString() };
+    if (type === 'symbol') return { t: 'y', v: this.encodeKey(value) };
+    const sub = (v) => this.encode(v, depth + 1, count);
+    if (type === 'function') {
+      const back = this.origin(value);
+      return back || this.handle(value, 'f');
+    }
+    const back = this.origin(value);
+    if (back) return back;
+    const proto = Object.getPrototypeOf(value);
+    // Arrays and plain objects by value, unless on the path already (a cycle), with an
+    // accessor (whose getter may make one) or a class's prototype: those cross as handles.
+    const path = count.path || (count.path = new Set());
+    const own = Object.getOwnPropertyDescriptor(value, 'constructor');
+    const plain = (Array.isArray(value) && proto === Array.prototype)
+      || ((proto === Object.prototype || proto === null) && !(own && typeof own.value === 'function' && own.value.prototype === value));
+    if (plain && !path.has(value) && !Object.values(Object.getOwnPropertyDescriptors(value)).some((d) => d.get || d.set)) {
+      path.add(value);
+      try {
+        if (Array.isArray(value)) return { t: 'a', v: Array.from(value, sub) };
+        return { t: 'o', v: Object.keys(value).map((k) => [k, sub(value[k])]) };
+      } finally {
+        path.delete(value);
+      }
+    }
+    if (value instanceof Promise) return this.handle(value, 'p');
+    if (value instanceof Map) return { t: 'm', v: Array.from(value, ([k, v]) => [sub(k), sub(v)]) };
+    if (value instanceof Set) return { t: 's', v: Array.from(value, sub) };
+    if (value instanceof Date) return { t: 'd', v: value.getTime() };
+    if (value instanceof RegExp) return { t: 'r', v: value.source, f: value.flags };
+    if (value instanceof Error) {
+      let ctor = value.constructor;
+      while (ctor && !Object.values(ERRORS).includes(ctor) && !this.exported.has(ctor)) ctor = Object.getPrototypeOf(ctor);
+      return { t: 'e', name: String(value.name), message: String(value.message),
+        ctor: ctor && this.exported.has(ctor) ? sub(ctor) : null, base: ctor ? ctor.name : 'Error' };
+    }
+    return this.handle(value, 'h');
+  }
+
+  // A proxy of the other side's object, passed back: the other side's own handle again.
+  origin(value) {
+    const id = this.proxies.get(value);
+    return id === undefined ? null : { t: 'back', id };
+  }
+
+  decode(v, depth = 0) {
+    if (depth > MAX_DEPTH) throw new RangeError('a value nested too deep');
+    if (v === null || typeof v === 'boolean' || typeof v === 'string' || typeof v === 'number') return v;
+    if (typeof v !== 'object') throw new TypeError('a value of an unknown shape');
+    const sub = (x) => this.decode(x, depth + 1);
+    switch (v.t) {
+      case 'u': return undefined;
+      case 'n': return v.v === '-0' ? -0 : Number(v.v);
+      case 'b': return BigInt(v.v);
+      case 'y': return this.decodeKey(v.v);
+      case 'a': return v.v.map(sub);
+      case 'o': {
+        const out = {};
+        for (const [k, x] of v.v) {
+          if (typeof k !== 'string') throw new TypeError('a key of an unknown shape');
+          if (this.side === 'c' && HOOKS.has(k)) throw new TypeError(`a value with ${k}, which Jest would call to compare it`);
+          Object.defineProperty(out, k, { value: sub(x), enumerable: true, writable: true, configurable: true });
+        }
+        return out;
+      }
+      case 'm': return new Map(v.v.map(([k, x]) => [sub(k), sub(x)]));
+      case 's': return new Set(v.v.map(sub));
+      case 'd': return new Date(v.v);
+      case 'r': return new RegExp(v.v, v.f);
+      case 'e': {
+        const ctor = v.ctor === null ? null : sub(v.ctor);
+        const Base = Object.prototype.hasOwnProperty.call(ERRORS, v.base) ? ERRORS[v.base] : Error;
+        const error = ctor ? Object.create(ctor.prototype) : new Base(v.message);
+        Object.defineProperty(error, 'message', { value: String(v.message), writable: true, configurable: true });
+        if (ctor) Object.defineProperty(error, 'stack', { value: `${v.name}: ${v.message}`, writable: true, configurable: true });
+        if (v.name !== Base.name || ctor) Object.defineProperty(error, 'name', { value: String(v.name), writable: true, configurable: true });
+        return error;
+      }
+      case 'back': {
+        if (!this.mine.has(v.id)) throw new Error('a handle this side never gave');
+        return this.mine.get(v.id);
+      }
+      case 'f': case 'h': case 'p': {
+        if (v.side === this.side || !Number.isInteger(v.id)) throw new Error('a handle of an unknown shape');
+        if (!this.theirs.has(v.id)) this.theirs.set(v.id, v.t === 'p' ? this.promiseOf(v) : this.proxyOf(v));
+        return this.theirs.get(v.id);
+      }
+      default: throw new TypeError('a value of an unknown shape');
+    }
+  }
+
+  proxyOf(v) {
+    const peer = this;
+    const ref = { t: 'back', id: v.id };
+    const target = v.t === 'f' ? function () {} : {};
+    if (v.t === 'f') Object.defineProperty(target, 'name', { value: v.name });
+    const ask = (op, extra) => peer.request({ op, target: ref, ...extra });
+    const proxy = new Proxy(target, {
+      get(t, key) {
+        if (peer.side === 'c' && HOOKS.has(key)) return undefined;
+        if (key === Symbol.hasInstance || (typeof key === 'symbol' && !SYMBOLS.includes(key.description && key.description.replace('Symbol.', '')) && Symbol.keyFor(key) === undefined)) return undefined;
+        return ask('get', { key: peer.encodeKey(key) });
+      },
+      set(t, key, value) { return ask('set', { key: peer.encodeKey(key), value: peer.encode(value) }); },
+      has(t, key) { return !(peer.side === 'c' && HOOKS.has(key)) && ask('has', { key: peer.encodeKey(key) }); },
+      deleteProperty(t, key) { return ask('delete', { key: peer.encodeKey(key) }); },
+      ownKeys(t) {
+        const keys = ask('keys', {});
+        if (v.t === 'f' && !keys.includes('prototype')) keys.push('prototype');
+        return keys;
+      },
+      getOwnPropertyDescriptor(t, key) {
+        if (v.t === 'f' && key === 'prototype') {
+          return { value: ask('get', { key: 'prototype' }), writable: true, enumerable: false, configurable: false };
+        }
+        const d = ask('desc', { key: peer.encodeKey(key) });
+        if (d === undefined) return undefined;
+        return d.accessor ? { get: () => ask('get', { key: peer.encodeKey(key) }), set: undefined, enumerable: d.enumerable, configurable: true }
+          : { value: d.value, writable: d.writable, enumerable: d.enumerable, configurable: true };
+      },
+      getPrototypeOf() { return ask('proto', {}); },
+      apply(t, self, args) { return ask('call', { self: peer.encode(self), args: args.map((a) => peer.encode(a)) }); },
+      construct(t, args) { return ask('new', { args: args.map((a) => peer.encode(a)) }); },
+    });
+    this.proxies.set(proxy, v.id);
+    return proxy;
+  }
+
+  // The other side's promise as one of this side's: settled when the other side calls back.
+  promiseOf(v) {
+    const ref = { t: 'back', id: v.id };
+    this.pending++;
+    const promise = new Promise((resolve, reject) => {
+      const done = (f) => (x) => { this.pending--; f(x); };
+      this.request({ op: 'await', target: ref, ok: this.encode(done(resolve)), err: this.encode(done(reject)) });
+    });
+    // Whether a rejection is handled is the original's to say, on its own side: this copy may
+    // only be passed back there (race, allSettled) and never get a handler of its own.
+    promise.catch(() => undefined);
+    this.proxies.set(promise, v.id);
+    if (this.side === 'c') this.pump();
+    return promise;
+  }
+
+  // While the tests await one of the server's promises, the server's event loop runs in
+  // turns the client gives it: short at first, longer while nothing settles.
+  pump() {
+    if (this.pumping) return;
+    this.pumping = true;
+    let wait = 0;
+    const tick = () => {
+      if (this.pending <= 0 || this.broken) { this.pumping = false; return; }
+      const before = this.pending;
+      try { this.request({ op: 'pump', wait }); } catch (e) { this.pumping = false; return; }
+      wait = this.pending < before ? 0 : Math.min(50, Math.max(1, wait * 2));
+      setImmediate(tick);
+    };
+    setImmediate(tick);
+  }
+}
+
+function open(toServer, fromServer, side) {
+  // Both sides open the pipe to the server first: a blocking open pairs each with the other's.
+  if (side === 'c') {
+    const output = fs.openSync(toServer, 'w');
+    const input = fs.openSync(fromServer, 'r');
+    return new Peer(input, output, 'c');
+  }
+  const input = fs.openSync(toServer, 'r');
+  const output = fs.openSync(fromServer, 'w');
+  return new Peer(input, output, 's');
+}
+
+function setUp(peer) {
+  peer.proxies = new WeakMap();
+  peer.exported = new Set();
+  peer.other = peer.side === 'c' ? 's' : 'c';
+  return peer;
+}
+
+// The client: the module the spec file imports in the candidate's place.
+function client(toServer, fromServer) {
+  const peer = setUp(open(toServer, fromServer, 'c'));
+  const { esModule, value } = peer.request({ op: 'exports' });
+  // Babel's interop reads `__esModule` to tell an ES module's exports from CommonJS's.
+  if (esModule === true && value !== null && typeof value === 'object') {
+    Object.defineProperty(value, '__esModule', { value: true });
+  }
+  return value;
+}
+
+// The candidate's module as main (a spec that runs it as a program, grep's): the server runs
+// it in a process of its own and this process prints what it printed and exits as it did.
+function main(toServer, fromServer, args) {
+  const peer = setUp(open(toServer, fromServer, 'c'));
+  const ran = peer.request({ op: 'main', args });
+  process.stdout.write(String(ran.stdout));
+  process.stderr.write(String(ran.stderr));
+  process.exitCode = Number.isInteger(ran.status) ? ran.status : 1;
+}
+
+// The candidate's files compiled as Jest compiles them, by the exercises' Babel preset.
+function compileWithBabel(nodeModules, folder) {
+  const babel = require(`${nodeModules}/@babel/core`);
+  const preset = require.resolve(`${nodeModules}/@exercism/babel-preset-javascript`);
+  const plain = require.extensions['.js'];
+  require.extensions['.js'] = (module, filename) => {
+    if (!filename.startsWith(`${folder}/`)) return plain(module, filename);
+    const source = fs.readFileSync(filename, 'utf8');
+    const out = babel.transformSync(source, { filename, presets: [preset], babelrc: false, configFile: false });
+    return module._compile(out.code, filename);
+  };
+}
+
+// The server, as the runner: `serve <node_modules> <folder> <file> <to server> <from server>`.
+async function serve([nodeModules, folder, file, toServer, fromServer]) {
+  compileWithBabel(nodeModules, folder);
+  const path = `${folder}/${file}`;
+  let exportsOf = null;
+  for (;;) {
+    const peer = setUp(open(toServer, fromServer, 's'));
+    for (;;) {
+      const m = peer.receive();
+      if (m === null) break;
+      if (m.op === 'end') return;
+      if (m.op === 'pump') {
+        await new Promise((r) => setTimeout(r, Number.isInteger(m.wait) && m.wait >= 0 && m.wait <= 50 ? m.wait : 1));
+        peer.send({ op: 'ok', id: m.id, value: { t: 'u' } });
+      } else if (m.op === 'main') {
+        peer.send({ op: 'ok', id: m.id, value: peer.encode(runMain(path, folder, m.args)) });
+      } else {
+        if (exportsOf === null) {
+          try {
+            exportsOf = { value: require(path) };
+          } catch (e) {
+            exportsOf = { error: e };
+          }
+        }
+        peer.exports = exportsOf.value;
+        for (const v of Object.values(Object(exportsOf.value))) if (typeof v === 'function') peer.exported.add(v);
+        if (exportsOf.error && m.op === 'exports') peer.send({ op: 'raise', id: m.id, value: peer.encodeThrown(exportsOf.error) });
+        else peer.serve(m);
+      }
+    }
+  }
+}
+
+function runMain(path, folder, args) {
+  if (!Array.isArray(args) || args.length > 1000 || !args.every((a) => typeof a === 'string')) {
+    throw new TypeError('arguments of an unknown shape');
+  }
+  const { spawnSync } = require('child_process');
+  const ran = spawnSync(process.execPath, [__filename, 'run', path, ...args],
+    { cwd: folder, encoding: 'utf8', maxBuffer: 1 << 20, env: { ...process.env } });
+  return { stdout: ran.stdout || '', stderr: ran.stderr || '', status: ran.status === null ? 1 : ran.status };
+}
+
+if (require.main === module) {
+  const [mode, ...rest] = process.argv.slice(2);
+  if (mode === 'serve') {
+    serve(rest).then(() => process.exit(0), (e) => { process.stderr.write(`${e && e.stack}\n`); process.exit(1); });
+  } else if (mode === 'run') {
+    const [path, ...args] = rest;
+    compileWithBabel(process.env.HARNESS_JS_NODE_MODULES, require('path').dirname(path));
+    process.argv = [process.argv[0], path, ...args];
+    require(path);
+  }
+}
+
+module.exports = { client, main };

@@ -1,0 +1,213 @@
+"""One JavaScript test round in a session, as Aider's benchmark runs it (npm-test.sh):
+every `xtest(` of the spec files made `test(`, then `npm run test` (the exercise's
+`jest ./*`) in the exercise's folder with the image's node_modules linked into it.
+
+Two execs side by side, as Python's round (languages/python/testrun.py): the builder's lays
+out the round (the task's files and a client module in each solution file's place in a
+folder only it reads; the candidate's files and the task's but the specs in one the runner
+reads; the proxy's runtime; the named pipes last), runs npm and Jest with the harness's
+reporter beside Jest's own (its record and the console in a folder only the builder reads,
+Jest's cache in the build tree), ends the servers and reads back; the runner's waits for the
+pipes, serves the candidate's module (assets/proxy.js) and ends with its clean-up
+(capture.leave_nothing). The candidate's code never runs in Jest's process; the verdict is
+the reporter's record with the round's token (verdict.py)."""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+from ...errors import SandboxUnavailable, SuiteBroken
+from ...paths import package_file
+from ...records import Status, TestReport
+from ...sandbox.base import Role, SandboxSession
+from ...sandbox.capture import Captured, Kept, leave_nothing, read_back, read_captured
+from ...sandbox.servers import Servers, end_runner
+from ...staging import stage_files
+from ...task import Task
+from .cases import case_texts
+from .verdict import clean_console, fresh_token, judged, read_record, tests_of
+
+NODE_MODULES = "/opt/harness/npm/node_modules"  # the image's (assets/image.dockerfile)
+_XTEST = re.compile(rb"\bxtest\(")
+_CONSOLE_CAP = 1 << 20
+_RECORD_CAP = 8 << 20
+_LAYOUT_FAILED = 97
+_END = b'{"op":"end"}'
+
+
+@dataclass(frozen=True)
+class _Round:
+    """Where a round's files are, inside the sandbox."""
+
+    root: str
+    token: str
+
+    @staticmethod
+    def of(task: Task, session: SandboxSession, token: str = "") -> "_Round":
+        return _Round(f"{session.build_root}/js-{task.slug}", token)
+
+    @property
+    def tests(self) -> str:      # the task's files and the client modules: the builder's alone
+        return f"{self.root}/tests"
+
+    @property
+    def candidate(self) -> str:  # the candidate's files, and the task's but the specs: the runner reads them
+        return f"{self.root}/candidate"
+
+    @property
+    def out(self) -> str:        # the console and the reporter's record: the builder's alone
+        return f"{self.root}/out"
+
+    @property
+    def proxy(self) -> str:      # assets/proxy.js, both read it: under node_modules, which babel-jest leaves alone
+        return f"{self.root}/node_modules/proxy.js"
+
+    def fifos(self, module: str) -> tuple[str, str]:
+        return f"{self.root}/pipes-{self.token}/{module}.in", f"{self.root}/pipes-{self.token}/{module}.out"
+
+
+def _jest_args(session: SandboxSession, where: _Round) -> str:
+    """What the round adds to `npm run test`: the harness's reporter beside Jest's own, and
+    Jest's cache in the build tree, where the session's later rounds find it."""
+    return f"--reporters=default --reporters={where.root}/reporter.js --cacheDirectory={session.build_root}/.jest-cache"
+
+
+def staged_files(task: Task, workspace: Path | Mapping[str, bytes]) -> tuple[dict[str, bytes], list[str]]:
+    """The round's files: the task's with the model's solution, the spec files' `xtest(`
+    made `test(` (npm-test.sh's sed), and the tampered ones."""
+    files, tampered = stage_files(task, workspace)
+    for rel in task.test_files:
+        if rel in files and "/" not in rel and rel.endswith(".spec.js"):
+            files[rel] = _XTEST.sub(b"test(", files[rel])
+    return files, tampered
+
+
+def proxied_modules(task: Task) -> list[str]:
+    """The solution's top-level files, each replaced by a client module among the tests."""
+    return [f for f in task.solution_files if "/" not in f and f.endswith(".js")]
+
+
+def _client(where: _Round, module: str) -> bytes:
+    to_server, from_server = where.fifos(module)
+    proxy, a, b = (json.dumps(x) for x in (where.proxy, to_server, from_server))
+    return (f"const proxy = require({proxy});\nif (require.main === module) proxy.main({a}, {b}, process.argv.slice(2));\n"
+            f"else module.exports = proxy.client({a}, {b});\n").encode()
+
+
+def _builder_script(task: Task, session: SandboxSession, where: _Round, files: Mapping[str, bytes],
+                    modules: list[str], limit: float) -> str:
+    """Lay the round out (the pipes last), run `npm run test` in the tests' folder, end the
+    servers, read back the console and the record."""
+    q = shlex.quote
+    src = f"{session.src_root}/js-{task.slug}"
+    specs = [f for f in files if task.is_build_file(f) and f.endswith((".spec.js", ".test.js"))]
+    shared = [f for f in files if f not in specs and f not in modules]
+    steps = [f"rm -rf {q(where.root)}", "umask 022",
+             f"mkdir -p {q(where.candidate)} {q(where.root)}/pipes-{where.token} {q(where.root)}/node_modules",
+             f"cp --no-preserve=mode {q(src)}/.harness/proxy.js {q(where.proxy)}",
+             f"cd {q(src)}", f"cp --no-preserve=mode --parents -- {' '.join(q(f) for f in [*shared, *modules])} {q(where.candidate)}/",
+             "umask 077", f"mkdir {q(where.tests)} {q(where.out)}",
+             f"cp --parents -- {' '.join(q(f) for f in [*shared, *specs])} {q(where.tests)}/",
+             f"cp .harness/reporter.js {q(where.root)}/reporter.js", f"chmod 700 {q(where.root)}/reporter.js",
+             *(f"cp .harness/client-{i}.js {q(where.tests)}/{q(m)}" for i, m in enumerate(modules)),
+             f"ln -s {NODE_MODULES} {q(where.tests)}/node_modules"]
+    ends = [where.fifos(m) for m in modules]
+    steps += ["mkfifo -m 604 " + " ".join(q(a) for a, _ in ends), "mkfifo -m 602 " + " ".join(q(b) for _, b in ends)]
+    layout = f"{{ {' && '.join(steps)}; }} 2>&1 || exit {_LAYOUT_FAILED}"
+    env = (f"HOME={q(where.out)} npm_config_cache={q(where.out)}/.npm npm_config_update_notifier=false "
+           f"HARNESS_JS_TOKEN=$HARNESS_JS_TOKEN HARNESS_JS_RESULTS={q(where.out)}/record")
+    end = "printf '\\000\\000\\000\\014%s' " + q(_END.decode())
+    stop = " ".join(f"timeout 2 sh -c {q(f'exec 3>{a} 4<{b}; {end} >&3')} 2>/dev/null;" for a, b in ends)
+    run = (f"cd {q(where.tests)} && {env} timeout -s KILL {limit:g} npm run test -- {_jest_args(session, where)} "
+           f">{q(where.out)}/console 2>&1; code=$?; {stop} cd {q(where.out)}")
+    return f"{layout}; read -r HARNESS_JS_TOKEN; {run} && {{ {read_back(_KEPT)} }}"
+
+
+_KEPT = (Kept("console", _CONSOLE_CAP), Kept("record", _RECORD_CAP))
+
+
+def _server_script(session: SandboxSession, where: _Round, modules: list[str], wait_s: float) -> str:
+    """The runner's shell: wait for the round's last pipe, serve each module, then end and
+    remove everything of the runner's (capture.leave_nothing)."""
+    q = shlex.quote
+    starts = " ".join(f"HARNESS_JS_NODE_MODULES={NODE_MODULES} node {q(where.proxy)} serve {NODE_MODULES} "
+                      f"{q(where.candidate)} {q(m)} {q(where.fifos(m)[0])} {q(where.fifos(m)[1])} </dev/null 2>&1 &"
+                      for m in modules)
+    last = q(where.fifos(modules[-1])[1])
+    return (f"cd {q(session.scratch_root)} && find . -mindepth 1 -delete 2>/dev/null; "
+            f"n={int(wait_s / 0.01)}; until [ -p {last} ] || [ $n -eq 0 ]; do n=$((n-1)); sleep 0.01; done; "
+            f"{starts} wait; kill -9 -1 2>/dev/null; kill -9 -1 2>/dev/null; {leave_nothing(session)}")
+
+
+def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: SandboxSession, *,
+              transcript: bool = False, time_limit_s: float | None = None) -> TestReport:
+    """Test a workspace. `transcript` keeps, for a run that did not pass, the console as
+    `npm run test` prints it, cleaned as Aider's benchmark cleans it; `time_limit_s` takes
+    the place of the sandbox's run limit."""
+    session.serve(task.layout.name)
+    if session.backend != "docker":
+        raise SandboxUnavailable(f"JavaScript exercises run in the Docker sandbox only, not the {session.backend} backend")
+    modules = proxied_modules(task)
+    if not task.test_files or not modules:
+        raise SuiteBroken(f"{task.path}: a JavaScript exercise without a spec file or a top-level solution file")
+    files, tampered = staged_files(task, workspace)
+    common: dict[str, Any] = dict(tampered=tampered, backend=session.backend)
+    where = _Round.of(task, session, secrets.token_hex(8))
+    harness = {".harness/proxy.js": _asset("proxy.js"), ".harness/reporter.js": _asset("reporter.js"),
+               **{f".harness/client-{i}.js": _client(where, m) for i, m in enumerate(modules)}}
+    session.stage(f"js-{task.slug}", {**files, **harness})
+    limit = session.limits.timeout_s if time_limit_s is None else time_limit_s
+    token = fresh_token()
+    # The servers wait for the pipes as long as the round may last: a loaded machine may start
+    # the builder's exec late, and a client that opens a pipe no server will open waits out
+    # the limit.
+    servers = Servers(session, _server_script(session, where, modules, limit), limit + 30, "javascript-servers")
+    servers.start()
+    ran = session.exec(["sh", "-c", _builder_script(task, session, where, files, modules, limit)], role=Role.builder,
+                       timeout_s=limit + 20, cap=_CONSOLE_CAP + _RECORD_CAP + 4096, stdin=f"{token}\n".encode())
+    end_runner(session, servers)
+    if ran.exit_code == _LAYOUT_FAILED:
+        raise SandboxUnavailable(f"the round's folder for {task.slug} could not be laid out: "
+                                 f"{ran.output.decode(errors='replace').strip()[:500]}")
+    got = None if ran.timed_out else read_captured(ran.output, _KEPT)
+    printed = servers.result.output.decode(errors="replace") if servers.result else ""
+    timings = dict(built=True, run_seconds=round(ran.seconds, 3), output=printed[:_CONSOLE_CAP] or None, **common)
+    if got is None or got.exit_code == 137:
+        lost = (f"the test run timed out after {limit:g} s and was killed" if ran.timed_out or got is not None
+                else "the test run left no readable results")
+        return TestReport(status=Status.error, timeout=ran.timed_out or got is not None, message=lost, **timings)
+    return _report(task, where, session, got, token, transcript, timings)
+
+
+def _report(task: Task, where: _Round, session: SandboxSession, got: Captured, token: str, transcript: bool,
+            timings: dict[str, Any]) -> TestReport:
+    record = read_record(got.contents[1], token)
+    declared = [c.name for c in case_texts(task)]
+    status, forgery, why = judged(record, got.exit_code, declared)
+    tests = tests_of(record, declared)
+    for t in tests:
+        t.message = _clean(t.message, task, where) if t.message else t.message
+    report = TestReport(status=status, message=why and _clean(why, task, where), tests=tests, exit_code=got.exit_code,
+                        output_truncated=got.truncated(0), **timings).overruled(forgery)
+    if transcript and not report.passed:
+        console = got.contents[0].decode("utf-8", "replace").replace(" " + _jest_args(session, where), "")
+        report.transcript = _clean(console, task, where)
+    return report
+
+
+def _clean(text: str, task: Task, where: _Round) -> str:
+    return clean_console(text.replace(where.candidate, where.tests), where.tests, task.exercise)
+
+
+def _asset(name: str) -> bytes:
+    return package_file("languages", "javascript", "assets", name).read_bytes()
+
+
+def drop_build(task: Task, session: SandboxSession) -> None:
+    session.exec(["rm", "-rf", _Round.of(task, session).root], role=Role.builder, timeout_s=60)

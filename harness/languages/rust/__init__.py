@@ -1,0 +1,1 @@
+"""Rust, as Exercism's Rust track lays it out."""

@@ -1,0 +1,181 @@
+"""The screen of a candidate's Rust files, and it decides: a file it refuses is never built.
+
+The candidate's crate is linked into the test binaries, so whatever its code can reach, the
+verdict could be reached by too. The verdict is read from libtest's log file and the
+binaries' exit statuses (verdict.py); what a test prints is captured by libtest and reaches
+the events only as a field of a test's own record. So the screen refuses every way to the
+process that safe Rust has beside printing:
+
+- `unsafe` and `extern` but `extern crate` (raw memory, foreign functions: `write(3, ..)`,
+  `_exit(0)`);
+- the standard library's ways out of the process's memory: `std::process` (exit, abort,
+  commands), `std::env`, `std::net`, `std::os`, the standard streams' handles (`stdout()`
+  writes past libtest's capture), panic hooks, `std::fs` (in a task whose tests use it, as
+  grep's write the files its solution reads, reading a file whole is let through:
+  `fs::read_to_string`, `fs::read`);
+- the macros that read the build machine (`include!`, `include_str!`, `include_bytes!`,
+  `env!`, `option_env!`) or write machine code (`asm!`, `global_asm!`);
+- every attribute but a short list with no effect on linking or on which file is a module
+  (no `no_mangle`, `export_name`, `link_section`, `used`, `path`, `global_allocator`,
+  `cfg_attr`, `no_std`, `feature`, ...), and a `#` that starts no attribute (a macro could
+  put it before brackets it got elsewhere).
+
+Names are refused as words wherever they stand (a path segment, an alias, a macro's
+argument), raw identifiers (`r#process`) read as the word they spell: the compiler resolves
+none of them without the word in the text. The file is read by a tokenizer of Rust's rules
+(nested block comments, raw strings, byte strings, characters against lifetimes); what it
+cannot read is refused too, never guessed."""
+
+from __future__ import annotations
+
+import re
+from typing import Mapping
+
+REFUSED_WORDS = frozenset({
+    "unsafe", "extern", "process", "env", "net", "os", "stdout", "stderr", "stdin", "set_hook", "take_hook",
+    "include", "include_str", "include_bytes", "option_env", "asm", "global_asm", "llvm_asm", "libc",
+})
+# Attributes (by their first path segment) that change neither linking nor where code comes from.
+ALLOWED_ATTRIBUTES = frozenset({
+    "allow", "warn", "deny", "forbid", "derive", "cfg", "test", "ignore", "should_panic", "inline", "must_use", "doc",
+    "non_exhaustive", "rustfmt", "clippy", "repr", "macro_export", "track_caller", "cold", "automatically_derived",
+})
+# What `fs::` may be followed by: reading a file whole; `fs` named alone is a `use` of the
+# module, whose every later use is screened in turn.
+_FS_READS = frozenset({"read_to_string", "read"})
+
+_TOKEN = re.compile(r"""
+    (?P<space>\s+)
+  | (?P<line>//[^\n]*)
+  | (?P<raw>b?r(?P<hashes>\#*)".*?"(?P=hashes))
+  | (?P<string>b?"(?:[^"\\]|\\.)*")
+  | (?P<rune>b?'(?:[^'\\\n]|\\(?:[nrt\\0'"]|x[0-9a-fA-F]{2}|u\{[0-9a-fA-F_]{1,6}\}))')
+  | (?P<lifetime>'[A-Za-z_]\w*)
+  | r\#(?P<rawword>[A-Za-z_]\w*)
+  | (?P<word>[A-Za-z_\u0080-\U0010ffff][\w\u0080-\U0010ffff]*)
+  | (?P<number>[0-9]\w*(?:\.[0-9]\w*)?)
+  | (?P<other>[^"'])
+""", re.S | re.X)
+_MAX_BYTES = 1 << 20
+
+Token = tuple[str, str, int, int]  # kind, text, line, offset in characters
+
+
+def _block_end(text: str, at: int) -> int:
+    """The end of the (nested) block comment starting at `at`, or -1 where it has none."""
+    depth, i = 0, at
+    while i < len(text) - 1:
+        pair = text[i:i + 2]
+        if pair == "/*":
+            depth, i = depth + 1, i + 2
+        elif pair == "*/":
+            depth, i = depth - 1, i + 2
+            if depth == 0:
+                return i
+        else:
+            i += 1
+    return -1
+
+
+def _tokens(text: str) -> list[Token] | str:
+    """Every token but white space, or why the text cannot be read."""
+    out: list[Token] = []
+    at, line = 0, 1
+    while at < len(text):
+        if text.startswith("/*", at):
+            end = _block_end(text, at)
+            if end < 0:
+                return f"line {line}: an unterminated block comment"
+            kind, token = "block", text[at:end]
+        else:
+            m = _TOKEN.match(text, at)
+            if m is None:
+                return f"line {line}: an unterminated string or character"
+            kind, token = m.lastgroup or "", m.group()
+            if kind == "hashes":
+                kind = "raw"
+            if kind == "rawword":
+                kind, token = "word", m.group("rawword")
+                out.append((kind, token, line, at + 2))
+                at = m.end()
+                continue
+        if kind != "space":
+            out.append((kind, token, line, at))
+        line += token.count("\n")
+        at += len(token)
+    return out
+
+
+def tokens_or_none(text: str) -> list[Token] | None:
+    tokens = _tokens(text)
+    return None if isinstance(tokens, str) else tokens
+
+
+def code_tokens(text: str) -> list[Token]:
+    """The tokens of the code (no comments), none for a text the tokenizer cannot read."""
+    return [t for t in tokens_or_none(text) or () if t[0] not in ("line", "block")]
+
+
+def refusals(files: Mapping[str, bytes], *, may_read_files: bool = False) -> list[str]:
+    """Why the candidate's Rust files may not be built, one reason a finding, in file order;
+    empty when every file may. `may_read_files`: the task's own tests use `std::fs` (they
+    write the files the solution reads), so a solution may read a file whole."""
+    found: list[str] = []
+    for name in sorted(files):
+        if not name.endswith(".rs"):
+            continue
+        data = files[name]
+        if len(data) > _MAX_BYTES:
+            found.append(f"{name}: larger than {_MAX_BYTES} bytes")
+            continue
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            found.append(f"{name}: not UTF-8 (Rust source is)")
+            continue
+        found.extend(f"{name}: {why}" for why in _file_refusals(text, may_read_files))
+    return found
+
+
+def _file_refusals(text: str, may_read_files: bool) -> list[str]:
+    if "\x00" in text:
+        return ["a NUL byte"]
+    tokens = _tokens(text)
+    if isinstance(tokens, str):
+        return [tokens]
+    code = [t for t in tokens if t[0] not in ("line", "block")]
+    found = []
+    for i, (kind, token, line, _) in enumerate(code):
+        after = [t[1] for t in code[i + 1:i + 4]]
+        if kind == "word" and token == "extern" and after[:1] == ["crate"]:
+            continue  # a dependency named in the 2015 edition's way: only the manifest's can be
+        if kind == "word" and token in REFUSED_WORDS:
+            found.append(f"line {line}: {token!r}, which a solution may not use")
+        elif kind == "word" and token == "fs" and not (may_read_files and _fs_read(after)):
+            found.append(f"line {line}: 'fs' " + ("other than to read a file whole" if may_read_files
+                                                   else "which a solution may not use"))
+        elif kind == "other" and token == "#":
+            why = _attribute_refusal(code, i)
+            if why:
+                found.append(f"line {line}: {why}")
+    return found
+
+
+def _fs_read(after: list[str]) -> bool:
+    if after[:1] in ([","], [";"], ["}"]):
+        return True
+    return after[:2] == [":", ":"] and len(after) > 2 and after[2] in _FS_READS
+
+
+def _attribute_refusal(code: list[Token], at: int) -> str | None:
+    i = at + 1
+    if i < len(code) and code[i][1] == "!":
+        i += 1
+    if i >= len(code) or code[i][1] != "[":
+        return "a '#' that starts no attribute"
+    if i + 1 >= len(code) or code[i + 1][0] != "word":
+        return "an attribute the screen cannot read"
+    name = code[i + 1][1]
+    if name not in ALLOWED_ATTRIBUTES:
+        return f"the attribute {name!r}, which a solution may not use"
+    return None

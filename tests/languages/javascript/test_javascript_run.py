@@ -1,0 +1,55 @@
+"""JavaScript's test round in its own image, as Aider's npm-test.sh runs it: the reference
+passes every test (its `xtest`s run too) behind the proxy, with a class, a getter and an
+error of the candidate's crossing it; a wrong answer fails the one test it breaks with the
+console `npm run test` prints; results.json names each test as Jest does."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness.exercism_results import exercism_results
+from harness.languages.registry import language_for
+from harness.records import Status
+from harness.task import load_task
+
+from ...conftest import make_backend
+from .leap import REFERENCE, WRONG, write_leap
+
+pytestmark = [pytest.mark.slow]
+
+
+@pytest.fixture(scope="module")
+def js_round(tmp_path_factory):
+    task = load_task(write_leap(tmp_path_factory.mktemp("js")))
+    with make_backend("docker").session("js-run", "javascript") as session:
+        yield task, session
+
+
+def test_the_reference_passes_and_results_json_names_each_test(js_round):
+    task, session = js_round
+    report = language_for(task).run_tests(task, task.reference_files(), session)
+    assert report.passed, report
+    assert [t.name for t in report.tests] == ["Leap > year not divisible by 4 in common year",
+                                              "Leap > year divisible by 400 is leap year", "Leap > a calendar knows its year"]
+    results = exercism_results(task, report).model_dump()
+    assert results["status"] == "pass"
+    assert results["tests"][2]["test_code"].startswith("xtest('a calendar knows its year', () => {")
+
+
+def test_a_wrong_answer_fails_with_the_console_npm_prints(js_round):
+    task, session = js_round
+    report = language_for(task).run_tests(task, {"leap.js": WRONG.encode()}, session, transcript=True)
+    assert report.status is Status.failed and not report.forged
+    assert [t.status for t in report.tests] == [Status.passed, Status.failed, Status.passed]
+    assert "Expected: true" in (report.tests[1].message or "")
+    transcript = report.transcript or ""
+    assert transcript.startswith("\n> test\n> jest ./*\n\n") and "--reporters" not in transcript
+    assert "✕ year divisible by 400 is leap year" in transcript and "/build/" not in transcript
+    assert "Tests:       1 failed, 2 passed, 3 total" in transcript
+
+
+def test_the_references_mutants_are_made_on_code_tokens(js_round):
+    task, _ = js_round
+    mutants = language_for(task).mutants({"leap.js": REFERENCE.encode()})
+    assert {m.operator.value for m in mutants} >= {"relational", "logical", "boundary"}
+    assert all("no such year" not in m.original for m in mutants)

@@ -1,0 +1,89 @@
+"""Hostile JavaScript candidates: the candidate's module runs as the runner in a process of
+its own behind the proxy (languages/javascript/testrun.py), so none of these reaches the
+verdict, which the harness's reporter writes in the builder's Jest: forged Jest output, an
+exit with status 0, a returned value whose `asymmetricMatch` tells Jest it matches, the
+test's callback turned into the test process's `Function`, patching `expect`, `test` and
+Object.prototype, an unhandled rejection, reading the spec and the console, output,
+process and memory bombs, a loop past the limit, and writing package.json or
+jest.config.js. Each fails (or is refused), and the reference passes after them in the same
+session."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness.languages.registry import language_for
+from harness.records import Status
+from harness.task import load_task
+
+from ..conftest import make_backend
+from ..languages.javascript.leap import REFERENCE, write_leap
+
+pytestmark = [pytest.mark.slow]
+
+_WRONG = "export const isLeap = () => false;\nexport class Calendar {}\nexport const filterYears = () => [];\n"
+HOSTILE = {
+    # At load time, all in one round: printing Jest's own pass lines, patching the framework's
+    # globals and Object.prototype, and leaving a rejection unhandled.
+    "forged output, patched framework, unhandled rejection": (
+        "console.log('PASS ./leap.spec.js\\nTests:       3 passed, 3 total');\n"
+        "globalThis.expect = () => new Proxy({}, { get: () => () => undefined });\n"
+        "globalThis.test = (name, fn) => undefined;\n"
+        "Object.prototype.toBe = () => undefined;\n"
+        "Object.defineProperty(Object.prototype, 'then', { get() { process.exit(0); } });\n"
+        "Promise.reject(new Error('boom'));\n" + _WRONG),
+    "exit 0": "process.exit(0);\n" + _WRONG,
+    "reads the tests": ("const fs = require('fs');\nlet seen = '';\n"
+                        "for (const f of ['../tests/leap.spec.js', '../out/console', '../reporter.js']) {\n"
+                        "  try { seen += fs.readFileSync(f, 'utf8'); } catch (e) { seen += e.code; }\n}\n"
+                        "export const isLeap = () => seen.includes('toBe');\nexport class Calendar {}\n"),
+    # Bombs: 16 MiB of output and 50 sleeping children at load, memory without end in a call.
+    "bombs": ("for (let i = 0; i < 16; i++) process.stdout.write('x'.repeat(1 << 20));\n"
+              "const { spawn } = require('child_process');\n"
+              "for (let i = 0; i < 50; i++) { try { spawn('sleep', ['100'], { detached: true }); } catch (e) { break; } }\n"
+              "export const isLeap = () => { const a = []; for (;;) a.push(new Array(1 << 20).fill(1)); };\n"
+              "export class Calendar {}\nexport const filterYears = () => [];\n"),
+    # The test's callback leads to the test process's Function constructor, and from it to process.
+    "callback's constructor": ("export const isLeap = () => false;\nexport class Calendar {}\n"
+                               "export const filterYears = (years, keep) => {\n"
+                               "  keep.constructor('return process')().exit(0);\n};\n"),
+}
+
+
+# Right where it can be, and for the rest a value that tells Jest's equality it matches.
+_ASYMMETRIC = REFERENCE.replace("years.filter((year) => keep(year))", "({ asymmetricMatch: () => true })")
+
+
+@pytest.fixture(scope="module")
+def js_session(tmp_path_factory):
+    task = load_task(write_leap(tmp_path_factory.mktemp("js-hostile")))
+    with make_backend("docker").session("js-hostile", "javascript") as session:
+        yield task, session
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_a_hostile_candidate_does_not_pass(js_session, name):
+    task, session = js_session
+    report = language_for(task).run_tests(task, {"leap.js": HOSTILE[name].encode()}, session)
+    assert not report.passed and report.status is not Status.passed, name
+    assert all(t.status is Status.failed for t in report.tests[1:]), (name, report.tests)
+
+
+def test_a_value_that_answers_jests_equality_itself_fails(js_session):
+    task, session = js_session
+    report = language_for(task).run_tests(task, {"leap.js": _ASYMMETRIC.encode()}, session)
+    assert [t.status for t in report.tests] == [Status.passed, Status.passed, Status.failed]
+    assert "asymmetricMatch" in (report.tests[2].message or "")
+
+
+def test_a_loop_past_the_limit_is_a_timeout_and_build_files_are_refused(js_session):
+    task, session = js_session
+    js = language_for(task)
+    looping = js.run_tests(task, {"leap.js": b"while (true) {}\n"}, session, time_limit_s=5)
+    assert looping.status is Status.error and looping.timeout
+    written = {"leap.js": REFERENCE.encode(), "jest.config.js": b"module.exports = {testMatch: []};\n",
+               "package.json": b'{"scripts": {"test": "true"}}\n'}
+    tampered = js.run_tests(task, written, session)
+    # Flagged and never staged: the round ran on the task's own package.json.
+    assert set(tampered.tampered) >= {"jest.config.js", "package.json"} and len(tampered.tests) == 3
+    assert js.run_tests(task, task.reference_files(), session).passed
