@@ -72,12 +72,28 @@ RATIOS = {"round_over_floor": ("round", "floor"), "round_over_floor_in": ("round
 # in the exercise's folder by the builder, with the environment the image gives and no cache
 # written outside the folder.
 _ENV = "env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/nonexistent LANG=C.UTF-8"
+_JARS = ":".join(f"/usr/share/java/{jar}.jar" for jar in (
+    "junit-jupiter-api", "junit-jupiter-params", "apiguardian-api", "assertj-core", "com.android.json"))
 # Debian's Go 1.21 lives outside the plain PATH (the Go image's ENV adds it).
 _GO_ENV = _ENV.replace("PATH=", "PATH=/usr/lib/go-1.21/bin:")
 FLOORS = {
     "python": f"{_ENV} PYTHONDONTWRITEBYTECODE=1 python3 -m pytest -p no:cacheprovider",
     "go": f"mkdir -p .floor-tmp && {_GO_ENV} GOCACHE=/build/.floor-cache GOPATH=/build/.floor-path "
           "GOTMPDIR=$PWD/.floor-tmp GOFLAGS=-mod=mod GOPROXY=off CGO_ENABLED=0 go test ./...",
+    # The crates' build shared from the image's warm target, as the round's session copies it.
+    "rust": "mkdir -p /build/.floor-home && cp /opt/harness/cargo/config.toml /build/.floor-home/ "
+            "&& { [ -d /build/.floor-target ] || cp -a /opt/harness/cargo-target /build/.floor-target; } "
+            f"&& {_ENV} CARGO_HOME=/build/.floor-home CARGO_TARGET_DIR=/build/.floor-target "
+            "cargo test -- --include-ignored",
+    # Aider's npm-test.sh over the image's node_modules.
+    "javascript": "ln -sfn /opt/harness/npm/node_modules node_modules && sed -i 's/\\bxtest(/test(/g' *.spec.js "
+                  f"&& {_ENV.replace('HOME=/nonexistent', 'HOME=$PWD/.floor-home')} npm run test",
+    # Gradle's wrapper cannot be fetched: javac and JUnit's console launcher over Debian's
+    # jars, as Gradle would run them, with no class-data archive (the round uses the image's).
+    "java": "sed -i '/@Disabled(/d' src/test/java/*.java && mkdir -p .floor-out "
+            f"&& {_ENV} javac -d .floor-out -cp {_JARS} src/main/java/*.java src/test/java/*.java "
+            f"&& {_ENV} java -jar /usr/share/java/junit-platform-console-standalone.jar -cp .floor-out:{_JARS} "
+            "--scan-classpath .floor-out --disable-banner",
 }
 COMMENT = {"python": b"#"}
 
