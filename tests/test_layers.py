@@ -18,7 +18,7 @@ FLOORS: tuple[tuple[bool, tuple[str, ...]], ...] = (
              "languages.cpp.layout", "languages.cpp.files", "languages.cpp.lexer", "languages.cpp.catch2",
              "languages.cpp.catch_pch", "languages.cpp.mutants", "languages.cpp.screen", "languages.cpp.normal_form",
              "languages.go.layout", "languages.go.screen", "languages.rust.layout", "languages.rust.screen",
-             "languages.java.layout", "languages.java.screen",
+             "languages.java.layout", "languages.java.screen", "languages.token_screen",
              "languages.javascript.layout")),
     (False, ("stats", "bar", "registered_bar", "outcomes", "result_facts", "accounting")),
     (False, ("sandbox", "suite", "task", "staging", "contract", "agents.editformat", "agents.aider.checkout")),

@@ -9,6 +9,7 @@ from typing import Sequence
 
 from ...task import Task
 from ..language import CaseText
+from ..token_screen import block_end
 from .screen import tokens_or_none
 from .subtests import subtest_code
 
@@ -30,20 +31,8 @@ def _test_funcs(text: str) -> list[tuple[str, int, int]]:
         elif depth == 0 and token == "func" and i + 1 < len(tokens):
             name = tokens[i + 1][1]
             if tokens[i + 1][0] == "word" and _TEST_NAME.fullmatch(name) and name != "TestMain":
-                found.append((name, at, _body_end(tokens, i)))
+                found.append((name, at, block_end(tokens, i)))
     return found
-
-
-def _body_end(tokens: list[tuple[str, str, int, int]], at: int) -> int:
-    depth, opened = 0, False
-    for kind, token, _line, start in tokens[at:]:
-        if token == "{":
-            depth, opened = depth + 1, True
-        elif token == "}":
-            depth -= 1
-            if opened and depth == 0:
-                return start + 1
-    return tokens[-1][3] + len(tokens[-1][1])
 
 
 def test_files(task: Task) -> list[str]:

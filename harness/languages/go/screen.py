@@ -29,6 +29,8 @@ from __future__ import annotations
 import re
 from typing import Mapping
 
+from ..token_screen import Token, files_refused, regex_tokens
+
 # Packages with no way to the process's descriptors, environment, memory or exit status.
 ALLOWED_IMPORTS = frozenset({
     "bufio", "bytes", "cmp", "container/heap", "container/list", "container/ring", "context", "errors", "fmt",
@@ -52,26 +54,13 @@ _TOKEN = re.compile(r"""
   | (?P<other>[^"'`])
 """, re.S | re.X)
 _DIRECTIVE = re.compile(r"//go:(?!build\b)\S*")
-_MAX_BYTES = 1 << 20
 
 
-Token = tuple[str, str, int, int]  # kind, text, line, offset in characters
 
 
 def _tokens(text: str) -> list[Token] | str:
     """Every token but white space, or why the text cannot be read."""
-    out: list[Token] = []
-    at, line = 0, 1
-    while at < len(text):
-        m = _TOKEN.match(text, at)
-        if m is None:
-            return f"line {line}: an unterminated string, rune or comment"
-        kind = m.lastgroup or ""
-        if kind != "space":
-            out.append((kind, m.group(), line, at))
-        line += m.group().count("\n")
-        at = m.end()
-    return out
+    return regex_tokens(_TOKEN, text, "an unterminated string, rune or comment")
 
 
 def tokens_or_none(text: str) -> list[Token] | None:
@@ -82,21 +71,7 @@ def tokens_or_none(text: str) -> list[Token] | None:
 def refusals(files: Mapping[str, bytes]) -> list[str]:
     """Why the candidate's Go files may not be built, one reason a finding, in file order;
     empty when every file may."""
-    found: list[str] = []
-    for name in sorted(files):
-        if not name.endswith(".go"):
-            continue
-        data = files[name]
-        if len(data) > _MAX_BYTES:
-            found.append(f"{name}: larger than {_MAX_BYTES} bytes")
-            continue
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            found.append(f"{name}: not UTF-8 (Go source is)")
-            continue
-        found.extend(f"{name}: {why}" for why in _file_refusals(text))
-    return found
+    return files_refused(files, ".go", "Go source is", _file_refusals)
 
 
 def _file_refusals(text: str) -> list[str]:

@@ -11,6 +11,7 @@ from pathlib import PurePosixPath
 
 from ...task import Task
 from ..language import CaseText
+from ..token_screen import block_end
 from .screen import code_tokens
 
 # Aider's benchmark (run_unit_tests) runs every test: it deletes these lines first.
@@ -37,7 +38,7 @@ def _test_methods(text: str) -> list[tuple[str, int, int]]:
         while j + 1 < len(code) and not (code[j][0] == "word" and code[j + 1][1] == "("):
             j = _after_annotation(code, j) if code[j][1] == "@" else j + 1
         if j + 1 < len(code):
-            found.append((code[j][1], code[i][3], _body_end(code, j)))
+            found.append((code[j][1], code[i][3], block_end(code, j)))
     return found
 
 
@@ -55,18 +56,6 @@ def _after_annotation(code: list[tuple[str, str, int, int]], at: int) -> int:
             if depth == 0:
                 return k + 1
     return j
-
-
-def _body_end(code: list[tuple[str, str, int, int]], at: int) -> int:
-    depth, opened = 0, False
-    for _kind, token, _line, start in code[at:]:
-        if token == "{":
-            depth, opened = depth + 1, True
-        elif token == "}":
-            depth -= 1
-            if opened and depth == 0:
-                return start + 1
-    return code[-1][3] + len(code[-1][1])
 
 
 def case_texts(task: Task) -> list[CaseText]:

@@ -35,6 +35,8 @@ from __future__ import annotations
 import re
 from typing import Mapping
 
+from ..token_screen import Token, files_refused, regex_tokens
+
 _PACKAGES = ("java.util", "java.util.function", "java.util.stream", "java.util.regex", "java.util.concurrent",
              "java.util.concurrent.atomic", "java.util.concurrent.locks", "java.math", "java.text", "java.time",
              "java.time.format", "java.time.temporal", "java.time.chrono", "java.util.random", "java.lang", "org.json")
@@ -65,9 +67,7 @@ _TOKEN = re.compile(r"""
   | (?P<word>[A-Za-z_$\u0080-\U0010ffff][\w$\u0080-\U0010ffff]*)
   | (?P<other>[^"'])
 """, re.S | re.X)
-_MAX_BYTES = 1 << 20
 
-Token = tuple[str, str, int, int]  # kind, text, line, offset in characters
 
 
 def unescaped(text: str) -> str:
@@ -77,18 +77,7 @@ def unescaped(text: str) -> str:
 
 def _tokens(text: str) -> list[Token] | str:
     """Every token but white space, or why the text cannot be read."""
-    out: list[Token] = []
-    at, line = 0, 1
-    while at < len(text):
-        m = _TOKEN.match(text, at)
-        if m is None:
-            return f"line {line}: an unterminated string, character or comment"
-        kind = m.lastgroup or ""
-        if kind != "space":
-            out.append((kind, m.group(), line, at))
-        line += m.group().count("\n")
-        at = m.end()
-    return out
+    return regex_tokens(_TOKEN, text, "an unterminated string, character or comment")
 
 
 def tokens_or_none(text: str) -> list[Token] | None:
@@ -104,21 +93,8 @@ def code_tokens(text: str) -> list[Token]:
 def refusals(files: Mapping[str, bytes]) -> list[str]:
     """Why the candidate's Java files may not be compiled, one reason a finding, in file
     order; empty when every file may."""
-    found: list[str] = []
-    for name in sorted(files):
-        if not name.endswith(".java"):
-            continue
-        data = files[name]
-        if len(data) > _MAX_BYTES:
-            found.append(f"{name}: larger than {_MAX_BYTES} bytes")
-            continue
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            found.append(f"{name}: not UTF-8 (the round compiles its sources as UTF-8)")
-            continue
-        found.extend(f"{name}: {why}" for why in _file_refusals(unescaped(text)))
-    return found
+    return files_refused(files, ".java", "the round compiles its sources as UTF-8",
+                         lambda text: _file_refusals(unescaped(text)))
 
 
 def _file_refusals(text: str) -> list[str]:

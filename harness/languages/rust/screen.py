@@ -31,6 +31,8 @@ from __future__ import annotations
 import re
 from typing import Mapping
 
+from ..token_screen import Token, files_refused
+
 REFUSED_WORDS = frozenset({
     "unsafe", "extern", "process", "env", "net", "os", "stdout", "stderr", "stdin", "set_hook", "take_hook",
     "include", "include_str", "include_bytes", "option_env", "asm", "global_asm", "llvm_asm", "libc",
@@ -56,9 +58,7 @@ _TOKEN = re.compile(r"""
   | (?P<number>[0-9]\w*(?:\.[0-9]\w*)?)
   | (?P<other>[^"'])
 """, re.S | re.X)
-_MAX_BYTES = 1 << 20
 
-Token = tuple[str, str, int, int]  # kind, text, line, offset in characters
 
 
 def _block_end(text: str, at: int) -> int:
@@ -120,21 +120,7 @@ def refusals(files: Mapping[str, bytes], *, may_read_files: bool = False) -> lis
     """Why the candidate's Rust files may not be built, one reason a finding, in file order;
     empty when every file may. `may_read_files`: the task's own tests use `std::fs` (they
     write the files the solution reads), so a solution may read a file whole."""
-    found: list[str] = []
-    for name in sorted(files):
-        if not name.endswith(".rs"):
-            continue
-        data = files[name]
-        if len(data) > _MAX_BYTES:
-            found.append(f"{name}: larger than {_MAX_BYTES} bytes")
-            continue
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            found.append(f"{name}: not UTF-8 (Rust source is)")
-            continue
-        found.extend(f"{name}: {why}" for why in _file_refusals(text, may_read_files))
-    return found
+    return files_refused(files, ".rs", "Rust source is", lambda text: _file_refusals(text, may_read_files))
 
 
 def _file_refusals(text: str, may_read_files: bool) -> list[str]:
