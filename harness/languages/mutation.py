@@ -132,3 +132,14 @@ def token_mutants(text: str, name: str, code: Sequence[tuple[str, str, int]], op
         out.extend(Mutant(operator=operator, file=name, line=line, column=column, start=at, end=at + len(original),
                           original=original, replacement=replacement) for operator, original, replacement in changes)
     return out
+
+
+def mutants_of_files(files: Mapping[str, bytes], is_source: Callable[[str], bool],
+                     of_source: Callable[[str, str], list[Mutant]], cap: int | None, seed: int) -> list[Mutant]:
+    """Mutants of every file among `files` that `is_source` names (a language's sources, its
+    tests left out), by file name then position; with `cap`, a seeded sample."""
+    out: list[Mutant] = []
+    for name in sorted(files):
+        if is_source(name):
+            out.extend(of_source(decode(files[name]), name))
+    return sample(out, cap, seed)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from ..mutation import Mutant, decode, sample, token_mutants
+from ..mutation import Mutant, mutants_of_files, token_mutants
 from .screen import tokens_or_none
 
 _OPERATORS = (">>>=", "<<=", ">>=", "->", "::", "&&", "||", "==", "!=", "<=", ">=", "++", "--", "+=", "-=",
@@ -62,8 +62,4 @@ def mutants_of_source(text: str, name: str) -> list[Mutant]:
 def generate_mutants(files: Mapping[str, bytes], *, cap: int | None = None, seed: int = 0) -> list[Mutant]:
     """Mutants of every Java file among `files` but test files, by file name then position;
     with `cap`, a seeded sample (mutation.sample)."""
-    out: list[Mutant] = []
-    for name in sorted(files):
-        if name.endswith(".java") and not name.endswith("Test.java"):
-            out.extend(mutants_of_source(decode(files[name]), name))
-    return sample(out, cap, seed)
+    return mutants_of_files(files, lambda name: name.endswith(".java") and not name.endswith("Test.java"), mutants_of_source, cap, seed)

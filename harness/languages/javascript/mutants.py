@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Iterator, Mapping
 
-from ..mutation import Mutant, Operator, decode, sample
+from ..mutation import Mutant, Operator, mutants_of_files
 from .tokens import tokens
 
 _SWAPS = {"<": ("<=", Operator.relational), "<=": ("<", Operator.relational), ">": (">=", Operator.relational),
@@ -45,8 +45,7 @@ def mutants_of_source(text: str, name: str) -> list[Mutant]:
 def generate_mutants(files: Mapping[str, bytes], *, cap: int | None = None, seed: int = 0) -> list[Mutant]:
     """Mutants of every JavaScript file among `files` but spec files, by file name then
     position; with `cap`, a seeded sample (mutation.sample)."""
-    out: list[Mutant] = []
-    for name in sorted(files):
-        if name.endswith((".js", ".mjs", ".cjs")) and not name.endswith((".spec.js", ".test.js")):
-            out.extend(mutants_of_source(decode(files[name]), name))
-    return sample(out, cap, seed)
+    def is_source(name: str) -> bool:
+        return name.endswith((".js", ".mjs", ".cjs")) and not name.endswith((".spec.js", ".test.js"))
+
+    return mutants_of_files(files, is_source, mutants_of_source, cap, seed)

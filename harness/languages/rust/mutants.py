@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from ..mutation import Mutant, decode, sample, token_mutants
+from ..mutation import Mutant, mutants_of_files, token_mutants
 from .screen import tokens_or_none
 
 # Longest first: `->`, `=>`, `::`, `..=` and the shifts are never mistaken for a comparison.
@@ -43,8 +43,4 @@ def mutants_of_source(text: str, name: str) -> list[Mutant]:
 def generate_mutants(files: Mapping[str, bytes], *, cap: int | None = None, seed: int = 0) -> list[Mutant]:
     """Mutants of every Rust source among `files` but test files, by file name then position;
     with `cap`, a seeded sample (mutation.sample)."""
-    out: list[Mutant] = []
-    for name in sorted(files):
-        if name.endswith(".rs") and not name.startswith("tests/"):
-            out.extend(mutants_of_source(decode(files[name]), name))
-    return sample(out, cap, seed)
+    return mutants_of_files(files, lambda name: name.endswith(".rs") and not name.startswith("tests/"), mutants_of_source, cap, seed)
