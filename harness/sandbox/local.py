@@ -22,6 +22,7 @@ from ..errors import SandboxUnavailable
 from ..fs import empty_folder, written_atomically
 from ..hashing import sha256_bytes
 from ..paths import cache_dir, package_file
+from . import cpu_group
 from .base import CappedBuffer, ExecResult, Role, Sandbox, SandboxLimits, SandboxSession
 from .capture import leave_nothing
 
@@ -96,8 +97,11 @@ _CLONE_NEWIPC = 0x08000000
 _libc = ctypes.CDLL(None, use_errno=True)  # loaded before any fork: preexec_fn only calls it
 
 
-def _limit(limits: SandboxLimits, drop_to: int | None, umask: int | None = None, own_ipc: bool = False):
+def _limit(limits: SandboxLimits, drop_to: int | None, umask: int | None = None, own_ipc: bool = False,
+           cpu_procs: str | None = None):
     def apply() -> None:
+        if cpu_procs is not None:
+            cpu_group.join(cpu_procs)
         if umask is not None:
             os.umask(umask)
         # An IPC namespace of the command's own (root only, before the uid is dropped):
@@ -144,6 +148,7 @@ class LocalSession(SandboxSession):
         # the build tree, the runner its scratch, and neither reads what the other made.
         root = os.geteuid() == 0
         self.uids = {role: session_uid() if root else None for role in Role}
+        self._cpu_procs = cpu_group.make()
         self.source_owner = self.uids[Role.builder]
         self._build = Path(tempfile.mkdtemp(prefix="harness-build-"))
         self._scratch = Path(tempfile.mkdtemp(prefix="harness-scratch-"))
@@ -210,7 +215,7 @@ class LocalSession(SandboxSession):
                 stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
                 env=env, cwd="/", start_new_session=True,
                 preexec_fn=_limit(self.limits, self.uids[role], BUILDER_UMASK if role is Role.builder else None,
-                                  own_ipc=self._own_ipc and role is Role.runner),
+                                  own_ipc=self._own_ipc and role is Role.runner, cpu_procs=self._cpu_procs),
             )
         except OSError as exc:
             raise SandboxUnavailable(f"cannot start {argv[0]}: {exc}") from None
@@ -292,6 +297,7 @@ class LocalSession(SandboxSession):
     def _close(self) -> None:
         shutil.rmtree(self._build, ignore_errors=True)
         shutil.rmtree(self._scratch, ignore_errors=True)
+        cpu_group.remove(self._cpu_procs)
 
 
 class LocalSandbox(Sandbox):
@@ -304,6 +310,7 @@ class LocalSandbox(Sandbox):
                 raise SandboxUnavailable(f"the local backend needs {tool} on PATH")
         self.bwrap = shutil.which("bwrap") is not None if use_bwrap is None else use_bwrap
         who = "as a builder and a runner of their own per session, " if os.geteuid() == 0 else ""
+        who += "in a cpu cgroup of the session's own, " if cpu_group.available() else ""
         if self.bwrap:
             self.isolation = f"local: bubblewrap (no network, read-only root, private /tmp), {who}rlimits"
         else:
