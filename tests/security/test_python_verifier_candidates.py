@@ -42,7 +42,10 @@ from .python_attacks import CHEAT, COMMON
 
 pytestmark = [pytest.mark.slow]
 
-LIMITS = SandboxLimits(timeout_s=15)  # a call's bound, and the server's start, a third of it
+# A call's bound, and the server's start, a third of it. The local backend's rounds start
+# cold (a fresh python and pytest each), so under a loaded machine's test command an honest
+# round beside a bomb took more than 15 s once (CI of stop 43).
+LIMITS = {"docker": SandboxLimits(timeout_s=15), "local": SandboxLimits(timeout_s=30)}
 
 HONEST_LOSER = "won = lambda: False\n" + CHEAT
 
@@ -309,7 +312,7 @@ def test_no_python_candidate_earns_more_than_an_honest_wrong_answer_or_harms_the
         work.append((plain, "the honest loser, again", HONEST_LOSER, {"ok"}))
     # The reference right after each: the next candidate in the same session.
     items = [(task, {SOLUTION: source.encode()}) for task, _, answer, _ in work for source in (answer, REFERENCE)]
-    verdicts = verify_batch(items, sandbox=make_backend(backend, LIMITS), workers=2)
+    verdicts = verify_batch(items, sandbox=make_backend(backend, LIMITS[backend]), workers=2)
     floor = {id(task): verdicts[2 * i].reward for i, (task, name, _, _) in enumerate(work) if name == "the honest loser"}
     assert list(floor.values()) == [-1.0, -1.0], floor
     problems, rewarded = [], []
