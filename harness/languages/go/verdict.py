@@ -17,15 +17,14 @@ no record and a failing status (a panic, a timeout) is an honest failure."""
 
 from __future__ import annotations
 
-import json
 import re
 import secrets
 from dataclasses import dataclass, field
 from typing import Iterable
 
 from ...records import Status, TestCaseResult
+from ..json_lines import json_objects
 
-MAX_EVENTS = 50_000
 MAX_SUBTESTS = 5_000
 MAX_NAME = 1_000
 _MESSAGE_CAP = 4000
@@ -62,18 +61,8 @@ class Events:
 def read_events(data: bytes) -> Events:
     events = Events()
     started: set[str] = set()
-    for n, raw in enumerate(data.splitlines()):
-        if n >= MAX_EVENTS:
-            events.unreadable = f"more than {MAX_EVENTS} events"
-            break
-        try:
-            event = json.loads(raw)
-        except ValueError:
-            events.unreadable = "a line that is not a test2json event"
-            break
-        if not isinstance(event, dict):
-            events.unreadable = "a line that is not a test2json event"
-            break
+    found, events.unreadable = json_objects(data, "a test2json event")
+    for event in found:
         action, test, text = event.get("Action"), event.get("Test"), event.get("Output")
         top = test.split("/", 1)[0] if isinstance(test, str) else None
         sub = isinstance(test, str) and test != top and len(test) <= MAX_NAME

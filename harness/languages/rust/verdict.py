@@ -19,13 +19,12 @@ the time limit) before its log is whole is an honest failure of the tests it lef
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 
 from ...records import Status, TestCaseResult
+from ..json_lines import json_objects
 
-MAX_EVENTS = 50_000
 _MESSAGE_CAP = 4000
 _NOTE = "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace"
 _LOG_LINE = re.compile(r"(ok|failed|ignored) (\S[^\n]{0,1000})")
@@ -57,18 +56,8 @@ def read_log(data: bytes) -> tuple[dict[str, str], bool]:
 
 
 def read_events(binary: Binary, data: bytes) -> None:
-    for n, raw in enumerate(data.splitlines()):
-        if n >= MAX_EVENTS:
-            binary.events_unreadable = f"more than {MAX_EVENTS} events"
-            return
-        try:
-            event = json.loads(raw)
-        except ValueError:
-            binary.events_unreadable = "a line that is not a libtest event"
-            return
-        if not isinstance(event, dict):
-            binary.events_unreadable = "a line that is not a libtest event"
-            return
+    found, binary.events_unreadable = json_objects(data, "a libtest event")
+    for event in found:
         kind, what, name = event.get("type"), event.get("event"), event.get("name")
         if kind == "test" and isinstance(name, str) and what in ("ok", "failed", "ignored"):
             binary.outcomes[name] = what
