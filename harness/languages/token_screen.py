@@ -10,6 +10,17 @@ from typing import Callable, Mapping
 Token = tuple[str, str, int, int]  # kind, text, line, offset in characters
 
 MAX_BYTES = 1 << 20
+COMMENTS = ("line", "block")
+
+
+def readable(tokens: list[Token] | str) -> list[Token] | None:
+    """A tokenizer's tokens, or None where it could not read the text (it said why)."""
+    return None if isinstance(tokens, str) else tokens
+
+
+def without_comments(tokens: list[Token] | None) -> list[Token]:
+    """The tokens of code; none for a text that could not be read."""
+    return [t for t in tokens or () if t[0] not in COMMENTS]
 
 
 def regex_tokens(pattern: re.Pattern[str], text: str, unreadable: str) -> list[Token] | str:

@@ -9,7 +9,7 @@ from typing import Sequence
 
 from ...task import Task
 from ..language import CaseText
-from ..token_screen import block_end
+from ..token_screen import block_end, without_comments
 from .screen import tokens_or_none
 from .subtests import subtest_code
 
@@ -201,7 +201,7 @@ def package_name(text: str) -> str | None:
     tokens = tokens_or_none(text)
     if not tokens:
         return None
-    code = [t for t in tokens if t[0] not in ("line", "block")]
+    code = without_comments(tokens)
     if len(code) >= 2 and code[0][1] == "package" and code[1][0] == "word":
         return code[1][1]
     return None

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ..token_language import TokenLanguage
 from .cases import case_texts, cases_for, declared_test_cases
+from ..token_screen import without_comments
 from .layout import LAYOUT
 from .mutants import generate_mutants
 from .screen import tokens_or_none
@@ -26,4 +27,4 @@ class Go(TokenLanguage):
     mutants = staticmethod(generate_mutants)
 
     def code(self, text: str) -> list[tuple[str, str]]:
-        return [(kind, token) for kind, token, _, _ in tokens_or_none(text) or () if kind not in ("line", "block")]
+        return [(kind, token) for kind, token, _, _ in without_comments(tokens_or_none(text))]

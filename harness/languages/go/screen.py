@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from typing import Mapping
 
-from ..token_screen import Token, files_refused, regex_tokens
+from ..token_screen import COMMENTS, Token, files_refused, readable, regex_tokens, without_comments
 
 # Packages with no way to the process's descriptors, environment, memory or exit status.
 ALLOWED_IMPORTS = frozenset({
@@ -64,8 +64,7 @@ def _tokens(text: str) -> list[Token] | str:
 
 
 def tokens_or_none(text: str) -> list[Token] | None:
-    tokens = _tokens(text)
-    return None if isinstance(tokens, str) else tokens
+    return readable(_tokens(text))
 
 
 def refusals(files: Mapping[str, bytes]) -> list[str]:
@@ -82,10 +81,10 @@ def _file_refusals(text: str) -> list[str]:
         return [tokens]
     found = []
     for kind, token, line, _ in tokens:
-        directive = _DIRECTIVE.search(token) if kind in ("line", "block") else None
+        directive = _DIRECTIVE.search(token) if kind in COMMENTS else None
         if directive is not None:
             found.append(f"line {line}: the compiler directive {directive.group()!r}")
-    code = [t for t in tokens if t[0] not in ("line", "block")]
+    code = without_comments(tokens)
     for i, (kind, token, line, _) in enumerate(code):
         if kind == "word" and token == "import":
             found.extend(_import_refusals(code, i + 1))

@@ -14,6 +14,7 @@ import json
 import re
 from dataclasses import dataclass
 
+from ..token_screen import without_comments
 from .screen import Token, tokens_or_none
 
 _OPEN = {"{": "}", "(": ")", "[": "]"}
@@ -29,7 +30,7 @@ class _Source:
     @classmethod
     def of(cls, text: str) -> _Source | None:
         tokens = tokens_or_none(text)
-        return None if tokens is None else cls(text, [t for t in tokens if t[0] not in ("line", "block")])
+        return None if tokens is None else cls(text, without_comments(tokens))
 
     def close(self, i: int) -> int:
         """The index of the token that closes the bracket at `i`."""

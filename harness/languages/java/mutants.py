@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Mapping
 
 from ..mutation import Mutant, mutants_of_files, token_mutants
+from ..token_screen import without_comments
 from .screen import tokens_or_none
 
 _OPERATORS = (">>>=", "<<=", ">>=", "->", "::", "&&", "||", "==", "!=", "<=", ">=", "++", "--", "+=", "-=",
@@ -45,7 +46,7 @@ def _case_label(code: list[tuple[str, str, int]], i: int) -> bool:
 def mutants_of_source(text: str, name: str) -> list[Mutant]:
     # Literals stay among the tokens (token_mutants changes nothing inside them) so that a
     # `+` beside a string is seen as the concatenation it is.
-    code = [(kind, token, at) for kind, token, _line, at in tokens_or_none(text) or () if kind not in ("line", "block")]
+    code = [(kind, token, at) for kind, token, _line, at in without_comments(tokens_or_none(text))]
 
     def mutable(i: int) -> bool:
         token, at = code[i][1], code[i][2]

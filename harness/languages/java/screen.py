@@ -35,7 +35,7 @@ from __future__ import annotations
 import re
 from typing import Mapping
 
-from ..token_screen import Token, files_refused, regex_tokens
+from ..token_screen import Token, files_refused, readable, regex_tokens, without_comments
 
 _PACKAGES = ("java.util", "java.util.function", "java.util.stream", "java.util.regex", "java.util.concurrent",
              "java.util.concurrent.atomic", "java.util.concurrent.locks", "java.math", "java.text", "java.time",
@@ -81,13 +81,12 @@ def _tokens(text: str) -> list[Token] | str:
 
 
 def tokens_or_none(text: str) -> list[Token] | None:
-    tokens = _tokens(text)
-    return None if isinstance(tokens, str) else tokens
+    return readable(_tokens(text))
 
 
 def code_tokens(text: str) -> list[Token]:
     """The tokens of code (no comments), or none for text that cannot be read."""
-    return [t for t in tokens_or_none(text) or () if t[0] not in ("line", "block")]
+    return without_comments(tokens_or_none(text))
 
 
 def refusals(files: Mapping[str, bytes]) -> list[str]:
@@ -103,7 +102,7 @@ def _file_refusals(text: str) -> list[str]:
     tokens = _tokens(text)
     if isinstance(tokens, str):
         return [tokens]
-    code = [t for t in tokens if t[0] not in ("line", "block")]
+    code = without_comments(tokens)
     found = []
     for i, (kind, token, line, _) in enumerate(code):
         if kind != "word":

@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 from typing import Mapping
 
-from ..token_screen import Token, files_refused
+from ..token_screen import Token, files_refused, readable, without_comments
 
 REFUSED_WORDS = frozenset({
     "unsafe", "extern", "process", "env", "net", "os", "stdout", "stderr", "stdin", "set_hook", "take_hook",
@@ -107,13 +107,12 @@ def _tokens(text: str) -> list[Token] | str:
 
 
 def tokens_or_none(text: str) -> list[Token] | None:
-    tokens = _tokens(text)
-    return None if isinstance(tokens, str) else tokens
+    return readable(_tokens(text))
 
 
 def code_tokens(text: str) -> list[Token]:
     """The tokens of the code (no comments), none for a text the tokenizer cannot read."""
-    return [t for t in tokens_or_none(text) or () if t[0] not in ("line", "block")]
+    return without_comments(tokens_or_none(text))
 
 
 def refusals(files: Mapping[str, bytes], *, may_read_files: bool = False) -> list[str]:
@@ -129,7 +128,7 @@ def _file_refusals(text: str, may_read_files: bool) -> list[str]:
     tokens = _tokens(text)
     if isinstance(tokens, str):
         return [tokens]
-    code = [t for t in tokens if t[0] not in ("line", "block")]
+    code = without_comments(tokens)
     found = []
     for i, (kind, token, line, _) in enumerate(code):
         after = [t[1] for t in code[i + 1:i + 4]]
