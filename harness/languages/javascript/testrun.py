@@ -38,7 +38,6 @@ _XTEST = re.compile(rb"\bxtest\(")
 _CONSOLE_CAP = 1 << 20
 _RECORD_CAP = 8 << 20
 _LAYOUT_FAILED = 97
-_END = b'{"op":"end"}'
 
 
 @dataclass(frozen=True)
@@ -70,6 +69,10 @@ class _Round:
 
     def fifos(self, module: str) -> tuple[str, str]:
         return f"{self.root}/pipes-{self.token}/{module}.in", f"{self.root}/pipes-{self.token}/{module}.out"
+
+    @property
+    def done(self) -> str:       # a pipe the builder opens once the tests have run: the runner's end
+        return f"{self.root}/pipes-{self.token}/.done"
 
 
 def _jest_args(session: SandboxSession, where: _Round) -> str:
@@ -118,12 +121,14 @@ def _builder_script(task: Task, session: SandboxSession, where: _Round, files: M
              *(f"cp .harness/client-{i}.js {q(where.tests)}/{q(m)}" for i, m in enumerate(modules)),
              f"ln -s {NODE_MODULES} {q(where.tests)}/node_modules"]
     ends = [where.fifos(m) for m in modules]
-    steps += ["mkfifo -m 604 " + " ".join(q(a) for a, _ in ends), "mkfifo -m 602 " + " ".join(q(b) for _, b in ends)]
+    steps += ["mkfifo -m 604 " + " ".join(q(a) for a in [where.done, *(a for a, _ in ends)]),
+              "mkfifo -m 602 " + " ".join(q(b) for _, b in ends)]
     layout = f"{{ {' && '.join(steps)}; }} 2>&1 || exit {_LAYOUT_FAILED}"
     env = (f"HOME={q(where.out)} npm_config_cache={q(where.out)}/.npm npm_config_update_notifier=false "
            f"HARNESS_JS_TOKEN=$HARNESS_JS_TOKEN HARNESS_JS_RESULTS={q(where.out)}/record")
-    end = "printf '\\000\\000\\000\\014%s' " + q(_END.decode())
-    stop = " ".join(f"timeout 2 sh -c {q(f'exec 3>{a} 4<{b}; {end} >&3')} 2>/dev/null;" for a, b in ends)
+    # Opened and closed, the done pipe ends the runner's wait (its shell is gone where the
+    # candidate killed it: then the open waits out its bound).
+    stop = f"timeout 2 sh -c {q(f'exec 3>{where.done}')} 2>/dev/null;"
     run = (f"cd {q(where.tests)} && {env} timeout -s KILL {limit:g} npm run test -- {_jest_args(session, where)} "
            f">{q(where.out)}/console 2>&1; code=$?; {stop} cd {q(where.out)}")
     return f"{layout}; read -r HARNESS_JS_TOKEN; {run} && {{ {read_back(_KEPT)} }}"
@@ -133,8 +138,14 @@ _KEPT = (Kept("console", _CONSOLE_CAP), Kept("record", _RECORD_CAP))
 
 
 def _server_script(session: SandboxSession, where: _Round, modules: list[str], wait_s: float) -> str:
-    """The runner's shell: wait for the round's last pipe, serve each module, then end and
-    remove everything of the runner's (capture.leave_nothing)."""
+    """The runner's shell: wait for the round's last pipe, serve each module until the
+    builder opens the done pipe, then end and remove everything of the runner's
+    (capture.leave_nothing), the servers reaped first (the container's first process reaps
+    nothing: an unreaped server would be left as the runner's). A server that waits to be
+    told to end would race the builder:
+    one that has just seen a client go reopens its pipes, and a word sent before it did is
+    lost, the server left waiting (a third of forth's rounds, each then 2 s slower and its
+    container made new)."""
     q = shlex.quote
     starts = " ".join(f"HARNESS_JS_NODE_MODULES={NODE_MODULES} node {q(where.proxy)} serve {NODE_MODULES} "
                       f"{q(where.candidate)} {q(m)} {q(where.fifos(m)[0])} {q(where.fifos(m)[1])} </dev/null 2>&1 &"
@@ -142,7 +153,7 @@ def _server_script(session: SandboxSession, where: _Round, modules: list[str], w
     last = q(where.fifos(modules[-1])[1])
     return (f"cd {q(session.scratch_root)} && find . -mindepth 1 -delete 2>/dev/null; "
             f"n={int(wait_s / 0.01)}; until [ -p {last} ] || [ $n -eq 0 ]; do n=$((n-1)); sleep 0.01; done; "
-            f"{starts} wait; kill -9 -1 2>/dev/null; kill -9 -1 2>/dev/null; {leave_nothing(session)}")
+            f"{starts} : <{q(where.done)}; kill -9 -1 2>/dev/null; wait; kill -9 -1 2>/dev/null; {leave_nothing(session)}")
 
 
 def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: SandboxSession, *,

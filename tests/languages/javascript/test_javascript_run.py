@@ -53,3 +53,14 @@ def test_the_references_mutants_are_made_on_code_tokens(js_round):
     mutants = language_for(task).mutants({"leap.js": REFERENCE.encode()})
     assert {m.operator.value for m in mutants} >= {"relational", "logical", "boundary"}
     assert all("no such year" not in m.original for m in mutants)
+
+
+def test_honest_rounds_leave_the_session_as_it_was(js_round):
+    """Each round's servers end when its tests have run, reaped and leaving nothing: the
+    session's container serves the next round as it is, never made new (2 s, once a third
+    of forth's rounds when the servers were told to end over their own pipes)."""
+    task, session = js_round
+    container = session.container
+    for _ in range(4):
+        assert language_for(task).run_tests(task, task.reference_files(), session).passed
+        assert session.container is container and not session.runner_dirty

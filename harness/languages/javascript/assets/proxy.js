@@ -392,7 +392,8 @@ function compileWithBabel(nodeModules, folder) {
   };
 }
 
-// The server, as the runner: `serve <node_modules> <folder> <file> <to server> <from server>`.
+// The server, as the runner: `serve <node_modules> <folder> <file> <to server> <from server>`;
+// it serves every client that comes until the runner's shell ends it (testrun.py).
 async function serve([nodeModules, folder, file, toServer, fromServer]) {
   compileWithBabel(nodeModules, folder);
   const path = `${folder}/${file}`;
@@ -402,7 +403,6 @@ async function serve([nodeModules, folder, file, toServer, fromServer]) {
     for (;;) {
       const m = peer.receive();
       if (m === null) break;
-      if (m.op === 'end') return;
       if (m.op === 'pump') {
         await new Promise((r) => setTimeout(r, Number.isInteger(m.wait) && m.wait >= 0 && m.wait <= 50 ? m.wait : 1));
         peer.send({ op: 'ok', id: m.id, value: { t: 'u' } });
@@ -438,7 +438,7 @@ function runMain(path, folder, args) {
 if (require.main === module) {
   const [mode, ...rest] = process.argv.slice(2);
   if (mode === 'serve') {
-    serve(rest).then(() => process.exit(0), (e) => { process.stderr.write(`${e && e.stack}\n`); process.exit(1); });
+    serve(rest).catch((e) => { process.stderr.write(`${e && e.stack}\n`); process.exit(1); });
   } else if (mode === 'run') {
     const [path, ...args] = rest;
     compileWithBabel(process.env.HARNESS_JS_NODE_MODULES, require('path').dirname(path));
