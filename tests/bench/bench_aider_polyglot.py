@@ -349,16 +349,24 @@ _LINTER_PYTHON = re.compile(r"^## Running: \S+ -m flake8 ", re.MULTILINE)
 # addresses, and the package line's timing, which Aider's cleanup leaves and the harness drops.
 _GO_RUN_NUMBERS = [(re.compile(r"0x[0-9a-f]+"), "0x?"), (re.compile(r"goroutine \d+"), "goroutine N"),
                    (re.compile(r"^(FAIL|ok  )\t(\S+)\t[0-9.]+s$", re.MULTILINE), r"\1\t\2")]
+# What differs between a cargo of several jobs and a fresh target folder (Aider's side) and
+# the sandbox's, of one CPU, with the image's crates built: the other jobs' lines after a
+# failed build (the lib's tests failing beside the lib, in either order), and the crates'
+# Compiling lines (every Compiling line but the exercise's, the one whose path is named).
+_CARGO_JOBS = [(re.compile(r"^warning: build failed, waiting for other jobs to finish\.\.\.\n", re.MULTILINE), ""),
+               (re.compile(r"^error: could not compile `[\w-]+` \(lib test\) due to .*\n", re.MULTILINE), ""),
+               (re.compile(r"^ +Compiling [\w-]+ v\S+\n", re.MULTILINE), "")]
+AS_ALIKE = "make's closing lines, the linter's interpreter, Go's run-dependent numbers or cargo's jobs and crates"
 
 
 def _without_make_closing(messages: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """make's closing "*** ... Error" lines dropped: they differ by design (see README);
     and the interpreter named in a Python lint follow-up made one, and Go's run-dependent
-    numbers made placeholders."""
+    numbers made placeholders, and cargo's other jobs and crates dropped."""
     out = []
     for role, content in messages:
         content = _LINTER_PYTHON.sub("## Running: python -m flake8 ", _MAKE_CLOSING.sub("", content))
-        for pattern, placeholder in _GO_RUN_NUMBERS:
+        for pattern, placeholder in _GO_RUN_NUMBERS + _CARGO_JOBS:
             content = pattern.sub(placeholder, content)
         out.append((role, content))
     return out
@@ -418,7 +426,7 @@ def compare(server: ScriptedServer, slugs: list[str], failure_text: str, left: s
                      f"{'identical' if system_same else 'differs'}; first user message "
                      f"{'identical' if first_message_same else 'differs'}; whole first request "
                      f"{'identical' if requests_same else 'differs'}; requests identical: {alike} of {len(a)}, "
-                     f"{make_only} more but for make's closing lines, the linter's interpreter or Go's run-dependent numbers; "
+                     f"{make_only} more but for {AS_ALIKE}; "
                      f"round-2 message carries diagnostics and "
                      f"failure text: {left} {carries[0]}, {right} {carries[1]}")
         if fb_a and fb_h:
@@ -427,7 +435,7 @@ def compare(server: ScriptedServer, slugs: list[str], failure_text: str, left: s
             if diff:
                 lines += ["    " + d for d in diff[:60]] + (["    ..."] if len(diff) > 60 else [])
     lines.append(f"all exercises: {totals['requests']} requests by {left}; identical {totals['identical']}, "
-                 f"{totals['make']} more but for make's closing lines, the linter's interpreter or Go's run-dependent numbers, "
+                 f"{totals['make']} more but for {AS_ALIKE}, "
                  f"{totals['requests'] - totals['identical'] - totals['make']} otherwise; "
                  f"other request parameters differ in {totals['params']}"
                  + (f"; {unplaced} requests named no exercise" if unplaced else ""))
