@@ -117,9 +117,11 @@ LANGUAGES = {
                    {"PATH": f"{GO_BIN}:" + os.environ.get("PATH", ""), "GOFLAGS": "-mod=mod", "GOPROXY": "off",
                     "GOTOOLCHAIN": "local", "CGO_ENABLED": "0"}),
     # /usr/bin first: Debian's cargo, not a rustup one on the PATH.
+    # RUST_BACKTRACE off, as in Aider's image and the sandbox, whatever this host sets.
     "rust": Language("rust", "\npub fn harness_first_answer_does_not_compile() -> i32 {\n    undeclared_name\n}\n", ".rs",
                      ("undeclared_name", "error[E0425]"),
-                     {"PATH": "/usr/bin:/bin:" + os.environ.get("PATH", ""), "CARGO_HOME": "{work}/cargo-home"},
+                     {"PATH": "/usr/bin:/bin:" + os.environ.get("PATH", ""), "CARGO_HOME": "{work}/cargo-home",
+                      "RUST_BACKTRACE": "0"},
                      {"cargo-home/config.toml": CARGO_CONFIG}),
 }
 
@@ -355,20 +357,34 @@ _GO_RUN_NUMBERS = [(re.compile(r"0x[0-9a-f]+"), "0x?"), (re.compile(r"goroutine 
 # Compiling lines (every Compiling line but the exercise's, the one whose path is named).
 _CARGO_JOBS = [(re.compile(r"^warning: build failed, waiting for other jobs to finish\.\.\.\n", re.MULTILINE), ""),
                (re.compile(r"^error: could not compile `[\w-]+` \(lib test\) due to .*\n", re.MULTILINE), ""),
-               (re.compile(r"^ +Compiling [\w-]+ v\S+\n", re.MULTILINE), "")]
-AS_ALIKE = "make's closing lines, the linter's interpreter, Go's run-dependent numbers or cargo's jobs and crates"
+               (re.compile(r"^ +Compiling [\w-]+ v\S+\n", re.MULTILINE), ""),
+               # a test binary's hash, which the path and the toolchain it was built with make
+               (re.compile(r"(target/debug/deps/\w+)-[0-9a-f]{16}\b"), r"\1-?")]
+AS_ALIKE = ("make's closing lines, the linter's interpreter, Go's run-dependent numbers or cargo's jobs, crates, "
+            "test binaries' hashes and libtest's order")
+_LIBTEST_RESULTS = re.compile(r"(?:^test \S+ \.\.\. .*\n)+", re.MULTILINE)
+_LIBTEST_FAILURES = re.compile(r"^failures:\n\n(---- .*?)\nfailures:\n", re.MULTILINE | re.DOTALL)
+
+
+def _libtest_sorted(text: str) -> str:
+    """libtest's lines in name order: its threads finish tests in an order of their own
+    (the host's several, the sandbox's one)."""
+    text = _LIBTEST_RESULTS.sub(lambda m: "".join(sorted(m.group(0).splitlines(keepends=True))), text)
+    return _LIBTEST_FAILURES.sub(lambda m: "failures:\n\n" + "".join(sorted(re.split(r"(?m)^(?=---- )", m.group(1))))
+                                 + "\nfailures:\n", text)
 
 
 def _without_make_closing(messages: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """make's closing "*** ... Error" lines dropped: they differ by design (see README);
     and the interpreter named in a Python lint follow-up made one, and Go's run-dependent
-    numbers made placeholders, and cargo's other jobs and crates dropped."""
+    numbers made placeholders, and cargo's other jobs and crates dropped, its test
+    binaries' hashes made placeholders and libtest's lines sorted."""
     out = []
     for role, content in messages:
         content = _LINTER_PYTHON.sub("## Running: python -m flake8 ", _MAKE_CLOSING.sub("", content))
         for pattern, placeholder in _GO_RUN_NUMBERS + _CARGO_JOBS:
             content = pattern.sub(placeholder, content)
-        out.append((role, content))
+        out.append((role, _libtest_sorted(content)))
     return out
 
 
