@@ -363,15 +363,16 @@ _CARGO_JOBS = [(re.compile(r"^warning: build failed, waiting for other jobs to f
 AS_ALIKE = ("make's closing lines, the linter's interpreter, Go's run-dependent numbers or cargo's jobs, crates, "
             "test binaries' hashes and libtest's order")
 _LIBTEST_RESULTS = re.compile(r"(?:^test \S+ \.\.\. .*\n)+", re.MULTILINE)
+_BACKTRACE_NOTE = re.compile(r"^note: run with `RUST_BACKTRACE=1` .*\n", re.MULTILINE)
 _LIBTEST_FAILURES = re.compile(r"^failures:\n\n(---- .*?)\nfailures:\n", re.MULTILINE | re.DOTALL)
 
 
 def _libtest_sorted(text: str) -> str:
     """libtest's lines in name order: its threads finish tests in an order of their own
-    (the host's several, the sandbox's one)."""
+    (the host's several, the sandbox's one), and the first to panic gets the backtrace note."""
     text = _LIBTEST_RESULTS.sub(lambda m: "".join(sorted(m.group(0).splitlines(keepends=True))), text)
-    return _LIBTEST_FAILURES.sub(lambda m: "failures:\n\n" + "".join(sorted(re.split(r"(?m)^(?=---- )", m.group(1))))
-                                 + "\nfailures:\n", text)
+    return _LIBTEST_FAILURES.sub(lambda m: "failures:\n\n" + "".join(sorted(re.split(r"(?m)^(?=---- )", _BACKTRACE_NOTE.sub(
+        "", m.group(1))))) + "\nfailures:\n", text)
 
 
 def _without_make_closing(messages: list[tuple[str, str]]) -> list[tuple[str, str]]:
