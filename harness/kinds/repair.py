@@ -34,7 +34,10 @@ class RepairKind(TrialKind):
         return {rel: task.read(rel) for rel in task.shipped_files}
 
     def chat_files(self, task: Task) -> list[str]:
-        return list(task.solution_files)
+        # Upstream lists every Rust exercise's Cargo.toml among the solution files, but a build
+        # file is the task's whatever a model writes (languages/<name>/layout.py), and Aider's
+        # benchmark never gives one to the model (its ignore_files: Cargo.toml, CMakeLists.txt).
+        return [f for f in task.solution_files if not task.is_build_file(f)]
 
     def read_only_files(self, task: Task) -> list[str]:
         return []
@@ -47,4 +50,5 @@ class RepairKind(TrialKind):
         return RoundJudgement(report, report.passed, RepairFacts(screen_flags=language_for(task).flags(solution)))
 
     def gold_answer(self, task: Task) -> tuple[dict[str, bytes], dict[str, bytes]]:
-        return task.stub_files(), task.reference_files()
+        return ({f: data for f, data in task.stub_files().items() if not task.is_build_file(f)},
+                {f: data for f, data in task.reference_files().items() if not task.is_build_file(f)})

@@ -1,15 +1,15 @@
 """Aider's own benchmark and `harness run --agent aider-polyglot`, side by side, over the
-upstream polyglot C++ exercises, against one scripted OpenAI-compatible server that logs
-every request either of them sends; the C++, Python or Go exercises (the language is the
-exercises folder's: polyglot-benchmark/<language>/exercises/practice).
+upstream polyglot exercises, against one scripted OpenAI-compatible server that logs
+every request either of them sends; the C++, Python, Go or Rust exercises (the language is
+the exercises folder's: polyglot-benchmark/<language>/exercises/practice).
 
     .venv/bin/python tests/bench/bench_aider_polyglot.py --aider-checkout /path/to/aider \\
-        --exercises /path/to/polyglot-benchmark/{cpp,python,go}/exercises/practice \\
+        --exercises /path/to/polyglot-benchmark/{cpp,python,go,rust}/exercises/practice \\
         --aider-python /path/to/venv/bin/python [--tasks a,b] [--out DIR] [--against EARLIER_OUT]
 
 The server answers each exercise's first request with the reference solution plus a line
-that does not compile (C++, Go: an undefined name, which Aider's Go linter, a syntax check,
-does not flag) or names an undefined name at import (Python: flake8's F821,
+that does not compile (C++, Go, Rust: an undefined name, which Aider's Go and Rust linter,
+a syntax check, does not flag) or names an undefined name at import (Python: flake8's F821,
 which Aider's Python linter reports, so the lint follow-ups come, then a test run that
 fails on import), Aider's lint follow-ups ("# Fix any errors below") with its
 previous answer again, every later request with the reference solution, and chat-history
@@ -29,7 +29,10 @@ with the absolute path /aider/benchmark/cpp-test.sh (in Aider's container the ch
 mounted at /aider), so it runs under bubblewrap with the copy mounted at /aider and the
 host's toolchain (cmake, make, g++); Go tests with `go test ./...` and the `go` of GO_BIN
 (install golang-1.21-go from bookworm-backports), offline (GOPROXY=off, GOFLAGS=-mod=mod,
-as the sandbox image has them). Then its own summary
+as the sandbox image has them); Rust tests with `cargo test -- --include-ignored` and
+Debian's cargo (install rustc-web, cargo-web and librust-{anyhow,rand,time}-dev, the
+image's toolchain and crates), offline with a CARGO_HOME whose config, as the image's,
+puts Debian's crate registry in place of crates.io. Then its own summary
 code (`benchmark.py --stats`) prints pass_num_1 and pass_num_2.
 
 The harness side imports the exercises with `harness suite import`, runs them with
@@ -74,6 +77,13 @@ MODEL = "openai/scripted"
 # The Go that Aider's side runs `go test ./...` with: Debian's golang-1.21-go from
 # bookworm-backports, the sandbox image's Go (Aider's own image has 1.21.5).
 GO_BIN = "/usr/lib/go-1.21/bin"
+# The sandbox image's cargo config (languages/rust/assets/image.dockerfile): the crates the
+# exercises name come from Debian's packaged registry, and cargo never asks the network.
+CARGO_CONFIG = ('[source.crates-io]\nreplace-with = "debian"\n\n[source.debian]\n'
+                'directory = "/usr/share/cargo/registry"\n\n[net]\noffline = true\n')
+# The solution files benchmark.py never gives the model (its ignore_files): the answers
+# leave them out, and the file list the messages must carry is the rest.
+AIDER_IGNORED = ("CMakeLists.txt", "Cargo.toml")
 SUMMARY_MARK = "summarize this partial conversation"
 LINT_MARK = "# Fix any errors below"
 
@@ -81,12 +91,20 @@ LINT_MARK = "# Fix any errors below"
 class Language:
     """What the scripted answers and the checks need of a language: the line added to the
     first answer, the file it goes in (the first of the sorted solution files the key puts
-    first), and what the round-2 message must then carry (the diagnostic's words)."""
+    first), and what the round-2 message must then carry (the diagnostic's words). `env`:
+    what Aider's side runs its tests with (see the docstring); `files`, written under the
+    work folder before Aider's side runs, which `{work}` in `env` names."""
 
     def __init__(self, name: str, broken_line: str, first: str, diagnostics: tuple[str, ...],
-                 env: dict[str, str] | None = None):
+                 env: dict[str, str] | None = None, files: dict[str, str] | None = None):
         self.name, self.broken_line, self.first, self.diagnostics = name, broken_line, first, diagnostics
-        self.env = env or {}  # what Aider's side runs its tests with (see the docstring)
+        self.env, self.files = env or {}, files or {}
+
+    def aider_env(self, work: Path) -> dict[str, str]:
+        for name, text in self.files.items():
+            (work / name).parent.mkdir(parents=True, exist_ok=True)
+            (work / name).write_text(text)
+        return {key: value.replace("{work}", str(work)) for key, value in self.env.items()}
 
 
 LANGUAGES = {
@@ -98,6 +116,13 @@ LANGUAGES = {
                    ("undeclaredName", "undefined:"),
                    {"PATH": f"{GO_BIN}:" + os.environ.get("PATH", ""), "GOFLAGS": "-mod=mod", "GOPROXY": "off",
                     "GOTOOLCHAIN": "local", "CGO_ENABLED": "0"}),
+    # /usr/bin first: Debian's cargo, not a rustup one on the PATH.
+    # RUST_BACKTRACE off, as in Aider's image and the sandbox, whatever this host sets.
+    "rust": Language("rust", "\npub fn harness_first_answer_does_not_compile() -> i32 {\n    undeclared_name\n}\n", ".rs",
+                     ("undeclared_name", "error[E0425]"),
+                     {"PATH": "/usr/bin:/bin:" + os.environ.get("PATH", ""), "CARGO_HOME": "{work}/cargo-home",
+                      "RUST_BACKTRACE": "0"},
+                     {"cargo-home/config.toml": CARGO_CONFIG}),
 }
 
 
@@ -120,7 +145,14 @@ class ScriptedServer:
         self.tasks = tasks  # slug -> Task
         self.language = language
         self.first = first  # the first answer: the reference made broken, or the stub as shipped
-        self.names = {slug: sorted(Path(f).name for f in t.solution_files) for slug, t in tasks.items()}
+        self.names = {slug: sorted(Path(f).name for f in t.solution_files if Path(f).name not in AIDER_IGNORED)
+                      for slug, t in tasks.items()}
+        # What tells exercises apart whose files have the same names (every Rust one's are
+        # lib.rs and Cargo.toml): their stubs' and references' texts, one of which every
+        # request about them carries (the chat files, the answers in a summarised chat).
+        self.texts = {slug: [text for text in {*(v.decode() for v in t.stub_files().values()),
+                                               *(v.decode() for v in t.reference_files().values())} if len(text) > 40]
+                      for slug, t in tasks.items()}
         self.log: dict[str, list[dict]] = defaultdict(list)
         self.turns: dict[tuple[str, str], int] = defaultdict(int)
         self.last: dict[tuple[str, str], str] = {}
@@ -135,7 +167,8 @@ class ScriptedServer:
         # Every file of the exercise named, else (a summary of a late part of the chat) some;
         # the most specific match first (an exercise whose file names contain another's).
         found = [s for s, hits in named.items() if len(hits) == len(self.names[s])] or [s for s, hits in named.items() if hits]
-        return max(found, key=lambda s: sum(len(n) for n in named[s]), default=None)
+        return max(found, key=lambda s: (sum(len(n) for n in named[s]), sum(len(t) for t in self.texts[s] if t in text)),
+                   default=None)
 
     def _respond(self, route: str, body: dict) -> str:
         if is_preflight(body):  # the harness's one-token check before its run: no exercise's request
@@ -150,10 +183,10 @@ class ScriptedServer:
                 kind, answer = "lint", self.last.get(key, "")
             else:
                 kind = "task" if self.turns[key] == 0 else "feedback"
-                files = {name: data.decode() for name, data in self.tasks[slug].reference_files().items()}
-                if self.turns[key] == 0 and self.first == "stub":
-                    files = {name: data.decode() for name, data in self.tasks[slug].stub_files().items()}
-                elif self.turns[key] == 0:
+                task = self.tasks[slug]
+                files = task.stub_files() if self.turns[key] == 0 and self.first == "stub" else task.reference_files()
+                files = {name: data.decode() for name, data in files.items() if Path(name).name not in AIDER_IGNORED}
+                if self.turns[key] == 0 and self.first != "stub":
                     last = sorted(files, key=lambda f: (not f.endswith(self.language.first), f))[0]
                     files[last] = files[last] + self.language.broken_line
                 answer = whole_answer(files)
@@ -220,7 +253,7 @@ def run_aider(args, work: Path, api_base: str, slugs: list[str], name: str = "si
         for slug in slugs:
             shutil.copytree(Path(args.exercises) / slug, practice / slug)
     env = _quiet_env(AIDER_DOCKER="1", AIDER_BENCHMARK_DIR=str(benchmarks), OPENAI_API_BASE=api_base,
-                     OPENAI_API_KEY="scripted", **LANGUAGES[args.language].env)
+                     OPENAI_API_KEY="scripted", **LANGUAGES[args.language].aider_env(work))
     wrap, bench = _aider_command(args, work)
     t0 = time.monotonic()
     with open(work / f"aider-benchmark-{name}.log", "w") as log:
@@ -318,18 +351,41 @@ _LINTER_PYTHON = re.compile(r"^## Running: \S+ -m flake8 ", re.MULTILINE)
 # addresses, and the package line's timing, which Aider's cleanup leaves and the harness drops.
 _GO_RUN_NUMBERS = [(re.compile(r"0x[0-9a-f]+"), "0x?"), (re.compile(r"goroutine \d+"), "goroutine N"),
                    (re.compile(r"^(FAIL|ok  )\t(\S+)\t[0-9.]+s$", re.MULTILINE), r"\1\t\2")]
+# What differs between a cargo of several jobs and a fresh target folder (Aider's side) and
+# the sandbox's, of one CPU, with the image's crates built: the other jobs' lines after a
+# failed build (the lib's tests failing beside the lib, in either order), and the crates'
+# Compiling lines (every Compiling line but the exercise's, the one whose path is named).
+_CARGO_JOBS = [(re.compile(r"^warning: build failed, waiting for other jobs to finish\.\.\.\n", re.MULTILINE), ""),
+               (re.compile(r"^error: could not compile `[\w-]+` \(lib test\) due to .*\n", re.MULTILINE), ""),
+               (re.compile(r"^ +Compiling [\w-]+ v\S+\n", re.MULTILINE), ""),
+               # a test binary's hash, which the path and the toolchain it was built with make
+               (re.compile(r"(target/debug/deps/\w+)-[0-9a-f]{16}\b"), r"\1-?")]
+AS_ALIKE = ("make's closing lines, the linter's interpreter, Go's run-dependent numbers or cargo's jobs, crates, "
+            "test binaries' hashes and libtest's order")
+_LIBTEST_RESULTS = re.compile(r"(?:^test \S+ \.\.\. .*\n)+", re.MULTILINE)
+_BACKTRACE_NOTE = re.compile(r"^note: run with `RUST_BACKTRACE=1` .*\n", re.MULTILINE)
+_LIBTEST_FAILURES = re.compile(r"^failures:\n\n(---- .*?)\nfailures:\n", re.MULTILINE | re.DOTALL)
+
+
+def _libtest_sorted(text: str) -> str:
+    """libtest's lines in name order: its threads finish tests in an order of their own
+    (the host's several, the sandbox's one), and the first to panic gets the backtrace note."""
+    text = _LIBTEST_RESULTS.sub(lambda m: "".join(sorted(m.group(0).splitlines(keepends=True))), text)
+    return _LIBTEST_FAILURES.sub(lambda m: "failures:\n\n" + "".join(sorted(re.split(r"(?m)^(?=---- )", _BACKTRACE_NOTE.sub(
+        "", m.group(1))))) + "\nfailures:\n", text)
 
 
 def _without_make_closing(messages: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """make's closing "*** ... Error" lines dropped: they differ by design (see README);
     and the interpreter named in a Python lint follow-up made one, and Go's run-dependent
-    numbers made placeholders."""
+    numbers made placeholders, and cargo's other jobs and crates dropped, its test
+    binaries' hashes made placeholders and libtest's lines sorted."""
     out = []
     for role, content in messages:
         content = _LINTER_PYTHON.sub("## Running: python -m flake8 ", _MAKE_CLOSING.sub("", content))
-        for pattern, placeholder in _GO_RUN_NUMBERS:
+        for pattern, placeholder in _GO_RUN_NUMBERS + _CARGO_JOBS:
             content = pattern.sub(placeholder, content)
-        out.append((role, content))
+        out.append((role, _libtest_sorted(content)))
     return out
 
 
@@ -387,7 +443,7 @@ def compare(server: ScriptedServer, slugs: list[str], failure_text: str, left: s
                      f"{'identical' if system_same else 'differs'}; first user message "
                      f"{'identical' if first_message_same else 'differs'}; whole first request "
                      f"{'identical' if requests_same else 'differs'}; requests identical: {alike} of {len(a)}, "
-                     f"{make_only} more but for make's closing lines, the linter's interpreter or Go's run-dependent numbers; "
+                     f"{make_only} more but for {AS_ALIKE}; "
                      f"round-2 message carries diagnostics and "
                      f"failure text: {left} {carries[0]}, {right} {carries[1]}")
         if fb_a and fb_h:
@@ -396,7 +452,7 @@ def compare(server: ScriptedServer, slugs: list[str], failure_text: str, left: s
             if diff:
                 lines += ["    " + d for d in diff[:60]] + (["    ..."] if len(diff) > 60 else [])
     lines.append(f"all exercises: {totals['requests']} requests by {left}; identical {totals['identical']}, "
-                 f"{totals['make']} more but for make's closing lines, the linter's interpreter or Go's run-dependent numbers, "
+                 f"{totals['make']} more but for {AS_ALIKE}, "
                  f"{totals['requests'] - totals['identical'] - totals['make']} otherwise; "
                  f"other request parameters differ in {totals['params']}"
                  + (f"; {unplaced} requests named no exercise" if unplaced else ""))
@@ -415,7 +471,7 @@ def _stat(text: str, key: str) -> str | None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--aider-checkout", type=Path, required=True)
-    ap.add_argument("--exercises", type=Path, required=True, help="the polyglot benchmark's cpp/, python/ or go/exercises/practice")
+    ap.add_argument("--exercises", type=Path, required=True, help="the polyglot benchmark's cpp/, python/, go/ or rust/exercises/practice")
     ap.add_argument("--aider-python", type=Path, help="Python of a venv with aider-chat and the benchmark's requirements")
     ap.add_argument("--tasks", help="comma-separated exercises (default: all)")
     ap.add_argument("--out", type=Path, help="keep the work folder and request logs here")
