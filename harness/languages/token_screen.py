@@ -1,11 +1,14 @@
 """What the screens of the languages read by tokens share (Go's, Rust's, Java's screen.py):
 a regular-expression tokenizer's loop, and the walk over a candidate's files that bounds
-each file's size and encoding before its language's rules read it."""
+each file's size and encoding before its language's rules read it; and the report of a
+solution it refused."""
 
 from __future__ import annotations
 
 import re
-from typing import Callable, Mapping
+from typing import Any, Callable, Mapping
+
+from ..records import Status, TestReport
 
 Token = tuple[str, str, int, int]  # kind, text, line, offset in characters
 
@@ -73,3 +76,13 @@ def block_end(tokens: list[Token], at: int) -> int:
             if opened and depth == 0:
                 return start + 1
     return tokens[-1][3] + len(tokens[-1][1])
+
+
+def refused_report(refused: list[str], transcript: bool, common: dict[str, Any]) -> TestReport:
+    """A solution the screen refused: nothing of it is built or run, and what the model is
+    shown, the message and (where kept) the transcript, is what it reached for, as with
+    C++'s and Python's forgeries."""
+    reasons = [f"screen: {why}" for why in refused]
+    message = "forged: " + "; ".join(reasons)
+    return TestReport(status=Status.failed, message=message, transcript=message if transcript else None,
+                      forged=True, forgery=reasons, **common)

@@ -100,8 +100,10 @@ def test_hostile_candidates_never_pass(rust_round):
     task, session = rust_round
     rust = language_for(task)
     for name, source in SCREENED.items():
-        report = rust.run_tests(task, {"src/lib.rs": source}, session)
+        report = rust.run_tests(task, {"src/lib.rs": source}, session, transcript=True)
         assert not report.passed and report.forged and not report.built, name
+        # The model is told what it reached for, as cargo would have told it why a build failed.
+        assert report.transcript == report.message == "forged: " + "; ".join(report.forgery), name
     tampered = {"src/lib.rs": FORGED_TEXT, "Cargo.toml": b'[package]\nname = "leap"\nversion = "1.0.0"\nbuild = "b.rs"\n',
                 "build.rs": b"fn main() {}\n", "tests/leap.rs": b"#[test]\nfn common_year() {}\n",
                 "tests/extra.rs": b"#[test]\nfn extra() {}\n", ".cargo/config.toml": b"[build]\nrustflags = []\n"}

@@ -22,6 +22,7 @@ from ...errors import SandboxUnavailable, SuiteBroken
 from ...staging import stage_files
 from ...task import Task
 from .cases import case_texts, package_name
+from ..token_screen import refused_report
 from .screen import refusals
 from .verdict import Events, console, fresh_token, judged, read_events, read_record, tests_of
 
@@ -79,8 +80,7 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
     common: dict[str, Any] = dict(tampered=tampered, backend=session.backend)
     refused = refusals({rel: files[rel] for rel in task.solution_files if rel in files})
     if refused:
-        return TestReport(status=Status.failed, message="the screen refused the solution", forged=True,
-                          forgery=[f"screen: {why}" for why in refused], **common)
+        return refused_report(refused, transcript, common)
     files[_VERDICT_FILE] = _verdict_file(task)
     sub = _subdir(task)
     session.stage(sub, files)

@@ -21,6 +21,7 @@ from ...staging import stage_files
 from ...task import Task
 from .cases import case_texts, enabled, test_class
 from .console import build_console, tests_console
+from ..token_screen import refused_report
 from .screen import refusals
 from .verdict import fresh_token, judged, read_channel, tests_of
 
@@ -72,8 +73,7 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
     # candidate's: every other source is.
     refused = refusals({rel: files[rel] for rel in sources if rel not in task.protected_files})
     if refused:
-        return TestReport(status=Status.failed, message="the screen refused the solution", forged=True,
-                          forgery=[f"screen: {why}" for why in refused], **common)
+        return refused_report(refused, transcript, common)
     for rel in _test_sources(task):
         files[rel] = enabled(files[rel])
     sub = _subdir(task)

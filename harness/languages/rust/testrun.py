@@ -22,6 +22,7 @@ from ...staging import stage_files
 from ...task import Task
 from .cases import default_features, package_name, test_functions
 from .console import console, untimed
+from ..token_screen import refused_report
 from .screen import code_tokens, refusals
 from .verdict import Binary, judged, read_events, read_log, tests_of
 
@@ -73,8 +74,7 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
     reads = any(t[1] == "fs" for rel in task.test_files for t in code_tokens(task.read(rel).decode("utf-8", "replace")))
     refused = refusals({rel: data for rel, data in files.items() if rel not in shipped}, may_read_files=reads)
     if refused:
-        return TestReport(status=Status.failed, message="the screen refused the solution", forged=True,
-                          forgery=[f"screen: {why}" for why in refused], **common)
+        return refused_report(refused, transcript, common)
     sub = _subdir(task)
     session.stage(sub, files)
     build = f"/build/{sub}"
