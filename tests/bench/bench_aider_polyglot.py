@@ -137,14 +137,11 @@ def _last_user(body: dict) -> str:
     return next((str(m.get("content") or "") for m in reversed(body.get("messages") or []) if m.get("role") == "user"), "")
 
 
-class ScriptedServer:
-    """Answers as described above, per harness (the route) and exercise, and logs every
-    request with what it was and what it got."""
+class ExerciseIndex:
+    """Which exercise a request to Aider's model is about, from the solution files it names
+    (as Aider shows them: benchmark.py never gives it AIDER_IGNORED's files)."""
 
-    def __init__(self, tasks: dict, language: Language, first: str = "broken"):
-        self.tasks = tasks  # slug -> Task
-        self.language = language
-        self.first = first  # the first answer: the reference made broken, or the stub as shipped
+    def __init__(self, tasks: dict):
         self.names = {slug: sorted(Path(f).name for f in t.solution_files if Path(f).name not in AIDER_IGNORED)
                       for slug, t in tasks.items()}
         # What tells exercises apart whose files have the same names (every Rust one's are
@@ -153,15 +150,8 @@ class ScriptedServer:
         self.texts = {slug: [text for text in {*(v.decode() for v in t.stub_files().values()),
                                                *(v.decode() for v in t.reference_files().values())} if len(text) > 40]
                       for slug, t in tasks.items()}
-        self.log: dict[str, list[dict]] = defaultdict(list)
-        self.turns: dict[tuple[str, str], int] = defaultdict(int)
-        self.last: dict[tuple[str, str], str] = {}
-        self.lock = threading.Lock()
-        self.server = ChatServer(self._respond)
 
-    def task_of(self, body: dict) -> str | None:
-        """The exercise a request is about: the one whose solution files it names."""
-        text = _text(body)
+    def of(self, text: str) -> str | None:
         named = {slug: [n for n in names if re.search(rf"(?<![\w.]){re.escape(n)}(?![\w])", text)]
                  for slug, names in self.names.items()}
         # Every file of the exercise named, else (a summary of a late part of the chat) some;
@@ -170,10 +160,26 @@ class ScriptedServer:
         return max(found, key=lambda s: (sum(len(n) for n in named[s]), sum(len(t) for t in self.texts[s] if t in text)),
                    default=None)
 
+
+class ScriptedServer:
+    """Answers as described above, per harness (the route) and exercise, and logs every
+    request with what it was and what it got."""
+
+    def __init__(self, tasks: dict, language: Language, first: str = "broken"):
+        self.tasks = tasks  # slug -> Task
+        self.language = language
+        self.first = first  # the first answer: the reference made broken, or the stub as shipped
+        self.exercises = ExerciseIndex(tasks)
+        self.log: dict[str, list[dict]] = defaultdict(list)
+        self.turns: dict[tuple[str, str], int] = defaultdict(int)
+        self.last: dict[tuple[str, str], str] = {}
+        self.lock = threading.Lock()
+        self.server = ChatServer(self._respond)
+
     def _respond(self, route: str, body: dict) -> str:
         if is_preflight(body):  # the harness's one-token check before its run: no exercise's request
             return "OK"
-        slug = self.task_of(body)
+        slug = self.exercises.of(_text(body))
         first_system = next((str(m.get("content")) for m in body.get("messages") or [] if m.get("role") == "system"), "")
         with self.lock:
             key = (route, slug)

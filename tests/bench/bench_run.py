@@ -83,14 +83,15 @@ sys.path.insert(0, str(ROOT))
 
 from harness.accounting import aider_summary, in_view  # noqa: E402
 from harness.languages import language_in_name  # noqa: E402
-from harness.gold import ChatServer, ModelError, reference_answer  # noqa: E402
+from harness.gold import ChatServer, ModelError  # noqa: E402
 from harness.outcomes import load, load_aider_folder  # noqa: E402
 from harness.records import TrialResult  # noqa: E402
 from harness.run import run  # noqa: E402
 from harness.run.config import RunConfig  # noqa: E402
 from harness.task import Task  # noqa: E402
 
-from tests.bench.bench_aider_polyglot import _bwrap_with_aider_at  # noqa: E402
+from tests.bench.bench_aider_polyglot import (  # noqa: E402
+    AIDER_IGNORED, LANGUAGES as AIDER_SIDE, ExerciseIndex, _bwrap_with_aider_at, whole_answer)
 from tests.bench.revisions import revision, run_bench  # noqa: E402
 
 PARTS = ("wall", "model", "agent", "test", "overhead")
@@ -253,18 +254,20 @@ def bench(args, suite_name: str, suite_ref: str, workers: int, runs_dir: Path) -
 
 class AnswerByFiles:
     """Aider's benchmark sends every exercise to one endpoint: each request is answered with
-    the reference solution of the exercise whose solution files it names."""
+    the reference solution (the files benchmark.py gives a model) of the exercise it is
+    about (bench_aider_polyglot's ExerciseIndex: its files, and where those are every Rust
+    exercise's lib.rs, its texts)."""
 
     def __init__(self, tasks: list[Task]):
-        self.tasks = tasks
+        self.tasks = {t.slug: t for t in tasks}
+        self.exercises = ExerciseIndex(self.tasks)
 
     def __call__(self, route: str, body: dict) -> str:
-        text = "\n".join(str(m.get("content") or "") for m in body.get("messages") or [])
-        named = [t for t in self.tasks
-                 if all(re.search(rf"(?<![\w./-]){re.escape(f)}(?![\w-])", text) for f in t.solution_files)]
-        if len(named) != 1:
-            raise ModelError(404, f"the request names {len(named)} known exercises")
-        return reference_answer(named[0], "whole")
+        slug = self.exercises.of("\n".join(str(m.get("content") or "") for m in body.get("messages") or []))
+        if slug is None:
+            raise ModelError(404, "the request names no known exercise")
+        return whole_answer({f: data.decode() for f, data in self.tasks[slug].reference_files().items()
+                             if Path(f).name not in AIDER_IGNORED})
 
 
 # What Aider's benchmark runs a language's tests with (its run_unit_tests), as this host must
@@ -274,10 +277,21 @@ AIDER_HOST_TOOLS = {"cpp": ("cmake", "make", "g++", "bwrap"), "python": ("/usr/b
                     "rust": ("cargo",)}
 
 
+def aider_path(languages: list[str]) -> str:
+    """The PATH Aider's side runs its tests with: each language's own folders first
+    (bench_aider_polyglot's LANGUAGES: Go's toolchain), then /usr/bin's (Debian's pytest and
+    cargo, as the sandbox images have them, not a rustup one), then this process's."""
+    here = os.environ.get("PATH", "")
+    first = [d for lang in languages if lang in AIDER_SIDE
+             for d in AIDER_SIDE[lang].env.get("PATH", "").removesuffix(here).split(":") if d]
+    return ":".join(dict.fromkeys([*first, "/usr/bin", "/bin"])) + ":" + here
+
+
 def aider_languages(tasks: list[Task]) -> list[str]:
     """The languages of `tasks` this host can run Aider's benchmark on; each other said."""
     ours = sorted({t.language for t in tasks if t.language is not None})
-    runs = [lang for lang in ours if all(shutil.which(tool) for tool in AIDER_HOST_TOOLS.get(lang, ("-",)))]
+    path = aider_path(ours)
+    runs = [lang for lang in ours if all(shutil.which(tool, path=path) for tool in AIDER_HOST_TOOLS.get(lang, ("-",)))]
     for lang in sorted(set(ours) - set(runs)):
         print(f"Aider's benchmark: {lang} left out, this host lacks what runs its tests "
               f"({', '.join(AIDER_HOST_TOOLS.get(lang, ('its Docker image',)))})")
@@ -300,9 +314,12 @@ def aider_benchmark(args, tasks: list[Task], workers: int, tmp: Path) -> dict:
                     "--allow-empty", "-m", "bench"], cwd=work, check=True)
     server = ChatServer(AnswerByFiles([t for t in tasks if t.language in languages])).start()
     # Python's tests run with the `pytest` first on the PATH: Debian's, as the sandbox image has it.
-    env = {**os.environ, "AIDER_DOCKER": "1", "AIDER_BENCHMARK_DIR": str(bench_dir), "OPENAI_API_BASE": server.base(""),
-           "OPENAI_API_KEY": "gold", "LITELLM_LOCAL_MODEL_COST_MAP": "True", "AIDER_ANALYTICS": "false",
-           "PATH": "/usr/bin:/bin:" + os.environ.get("PATH", "")}
+    # Each language's test environment as the request capture gives it (Go offline, cargo
+    # offline on Debian's crates, RUST_BACKTRACE as in Aider's image).
+    toolchains = {k: v for lang in languages if lang in AIDER_SIDE for k, v in AIDER_SIDE[lang].aider_env(work).items()}
+    env = {**os.environ, **toolchains, "AIDER_DOCKER": "1", "AIDER_BENCHMARK_DIR": str(bench_dir),
+           "OPENAI_API_BASE": server.base(""), "OPENAI_API_KEY": "gold", "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+           "AIDER_ANALYTICS": "false", "PATH": aider_path(languages)}
     wrap = [] if Path("/aider/benchmark/cpp-test.sh").is_file() else _bwrap_with_aider_at(args.aider_repo) + ["--chdir", str(work)]
     argv = wrap + [args.aider_python, str(args.aider_repo / "benchmark" / "benchmark.py"), "gold", "--new",
                    "--model", "openai/gold", "--edit-format", "whole", "--threads", str(workers), "--tries", "2",
