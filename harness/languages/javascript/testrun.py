@@ -33,7 +33,8 @@ from ...task import Task
 from .cases import case_texts
 from .verdict import clean_console, fresh_token, judged, read_record, tests_of
 
-NODE_MODULES = "/opt/harness/npm/node_modules"  # the image's (assets/image.dockerfile)
+NPM_FOLDER = "/opt/harness/npm"  # where the image's npm install ran (assets/image.dockerfile)
+NODE_MODULES = f"{NPM_FOLDER}/node_modules"
 _XTEST = re.compile(rb"\bxtest\(")
 _CONSOLE_CAP = 1 << 20
 _RECORD_CAP = 8 << 20
@@ -119,7 +120,9 @@ def _builder_script(task: Task, session: SandboxSession, where: _Round, files: M
              f"cp --parents -- {' '.join(q(f) for f in [*shared, *specs])} {q(where.tests)}/",
              f"cp .harness/reporter.js {q(where.root)}/reporter.js", f"chmod 700 {q(where.root)}/reporter.js",
              *(f"cp .harness/client-{i}.js {q(where.tests)}/{q(m)}" for i, m in enumerate(modules)),
-             f"ln -s {NODE_MODULES} {q(where.tests)}/node_modules"]
+             # Both links npm-test.sh makes: `jest ./*` names every file of the folder in its last line.
+             f"ln -s {NODE_MODULES} {q(where.tests)}/node_modules",
+             f"ln -s {NPM_FOLDER}/package-lock.json {q(where.tests)}/package-lock.json"]
     ends = [where.fifos(m) for m in modules]
     steps += ["mkfifo -m 604 " + " ".join(q(a) for a in [where.done, *(a for a, _ in ends)]),
               "mkfifo -m 602 " + " ".join(q(b) for _, b in ends)]
