@@ -46,6 +46,8 @@ def test_a_wrong_answer_fails_with_the_console_npm_prints(js_round):
     assert transcript.startswith("\n> test\n> jest ./*\n\n") and "--reporters" not in transcript
     assert "✕ year divisible by 400 is leap year" in transcript and "/build/" not in transcript
     assert "Tests:       1 failed, 2 passed, 3 total" in transcript
+    # `jest ./*` lists the folder's files, package-lock.json among them as in Aider's npm-test.sh.
+    assert "|.\\/node_modules|.\\/package-lock.json|.\\/package.json/i." in transcript
 
 
 def test_the_references_mutants_are_made_on_code_tokens(js_round):
