@@ -1,19 +1,22 @@
 """Aider's own benchmark and `harness run --agent aider-polyglot`, side by side, over the
 upstream polyglot exercises, against one scripted OpenAI-compatible server that logs
-every request either of them sends; the C++, Python, Go or Rust exercises (the language is
-the exercises folder's: polyglot-benchmark/<language>/exercises/practice).
+every request either of them sends; the C++, Python, Go, Rust or JavaScript exercises (the
+language is the exercises folder's: polyglot-benchmark/<language>/exercises/practice).
 
     .venv/bin/python tests/bench/bench_aider_polyglot.py --aider-checkout /path/to/aider \\
-        --exercises /path/to/polyglot-benchmark/{cpp,python,go,rust}/exercises/practice \\
-        --aider-python /path/to/venv/bin/python [--tasks a,b] [--out DIR] [--against EARLIER_OUT]
+        --exercises /path/to/polyglot-benchmark/{cpp,python,go,rust,javascript}/exercises/practice \\
+        --aider-python /path/to/venv/bin/python [--mount /npm-install=DIR] \\
+        [--tasks a,b] [--out DIR] [--against EARLIER_OUT]
 
 The server answers each exercise's first request with the reference solution plus a line
 that does not compile (C++, Go, Rust: an undefined name, which Aider's Go and Rust linter,
 a syntax check, does not flag) or names an undefined name at import (Python: flake8's F821,
 which Aider's Python linter reports, so the lint follow-ups come, then a test run that
-fails on import), Aider's lint follow-ups ("# Fix any errors below") with its
-previous answer again, every later request with the reference solution, and chat-history
-summary requests with a sentence. Both harnesses get the same answers to the same
+fails on import; JavaScript: a module-level constant, which Aider's JavaScript lint, a
+syntax check, does not flag, and whose ReferenceError fails the spec file's suite),
+Aider's lint follow-ups ("# Fix any errors below") with its previous answer again,
+every later request with the reference solution, and chat-history summary requests with
+a sentence. Both harnesses get the same answers to the same
 requests, so their logs can be compared request by request. With `--first-answer stub` the
 first answer is the exercise's stub as shipped instead, so that the round-2 message is what
 failing tests print where the stub compiles (the check that it carries the broken line's
@@ -32,7 +35,12 @@ host's toolchain (cmake, make, g++); Go tests with `go test ./...` and the `go` 
 as the sandbox image has them); Rust tests with `cargo test -- --include-ignored` and
 Debian's cargo (install rustc-web, cargo-web and librust-{anyhow,rand,time}-dev, the
 image's toolchain and crates), offline with a CARGO_HOME whose config, as the image's,
-puts Debian's crate registry in place of crates.io. Then its own summary
+puts Debian's crate registry in place of crates.io; JavaScript tests with the absolute path
+/aider/benchmark/npm-test.sh, which links the exercise's node_modules and package-lock.json
+to /npm-install's (in Aider's image the folder where its Dockerfile ran `npm install`) and
+runs `npm run test`: give with `--mount /npm-install=DIR` a folder where npm installed the
+sandbox image's Jest and Babel packages (languages/javascript/assets/image.dockerfile), bound
+at /npm-install under the same bubblewrap, with the host's node and npm. Then its own summary
 code (`benchmark.py --stats`) prints pass_num_1 and pass_num_2.
 
 The harness side imports the exercises with `harness suite import`, runs them with
@@ -93,12 +101,14 @@ class Language:
     first answer, the file it goes in (the first of the sorted solution files the key puts
     first), and what the round-2 message must then carry (the diagnostic's words). `env`:
     what Aider's side runs its tests with (see the docstring); `files`, written under the
-    work folder before Aider's side runs, which `{work}` in `env` names."""
+    work folder before Aider's side runs, which `{work}` in `env` names; `mounts`, absolute
+    paths Aider's test script reads, each bound to the folder given with --mount."""
 
     def __init__(self, name: str, broken_line: str, first: str, diagnostics: tuple[str, ...],
-                 env: dict[str, str] | None = None, files: dict[str, str] | None = None):
+                 env: dict[str, str] | None = None, files: dict[str, str] | None = None,
+                 mounts: tuple[str, ...] = ()):
         self.name, self.broken_line, self.first, self.diagnostics = name, broken_line, first, diagnostics
-        self.env, self.files = env or {}, files or {}
+        self.env, self.files, self.mounts = env or {}, files or {}, mounts
 
     def aider_env(self, work: Path) -> dict[str, str]:
         for name, text in self.files.items():
@@ -123,6 +133,8 @@ LANGUAGES = {
                      {"PATH": "/usr/bin:/bin:" + os.environ.get("PATH", ""), "CARGO_HOME": "{work}/cargo-home",
                       "RUST_BACKTRACE": "0"},
                      {"cargo-home/config.toml": CARGO_CONFIG}),
+    "javascript": Language("javascript", "\nconst harnessFirstAnswerFails = undeclaredName;\n", ".js",
+                           ("undeclaredName", "ReferenceError"), mounts=("/npm-install",)),
 }
 
 
@@ -212,17 +224,19 @@ class ScriptedServer:
 # --- Aider's side ----------------------------------------------------------------------
 
 
-def _bwrap_with_aider_at(checkout: Path) -> list[str]:
-    """The host's file system with `checkout` at /aider, without touching the host's /."""
+def _bwrap_with_aider_at(checkout: Path, mounts: dict[str, Path]) -> list[str]:
+    """The host's file system with `checkout` at /aider and each of `mounts` (a path of /'s
+    own: /npm-install) bound to its folder, without touching the host's /."""
     args = ["bwrap", "--die-with-parent", "--tmpfs", "/"]
     for entry in sorted(os.listdir("/")):
         path = f"/{entry}"
-        if entry in ("proc", "dev", "aider"):
+        if entry in ("proc", "dev", "aider") or path in mounts:
             continue
         if os.path.islink(path):
             args += ["--symlink", os.readlink(path), path]
         elif os.path.isdir(path):
             args += ["--bind", path, path]
+    args += [a for path, folder in sorted(mounts.items()) for a in ("--bind", str(folder), path)]
     return args + ["--proc", "/proc", "--dev-bind", "/dev", "/dev", "--bind", str(checkout), "/aider"]
 
 
@@ -234,7 +248,7 @@ def _quiet_env(**extra: str) -> dict[str, str]:
 
 
 def _aider_command(args, work: Path) -> tuple[list[str], list[str]]:
-    return _bwrap_with_aider_at(work / "aider") + ["--chdir", "/aider"], [str(args.aider_python), "benchmark/benchmark.py"]
+    return _bwrap_with_aider_at(work / "aider", args.mounts) + ["--chdir", "/aider"], [str(args.aider_python), "benchmark/benchmark.py"]
 
 
 def aider_stats(args, work: Path, env: dict, run_dir: Path) -> str:
@@ -289,7 +303,7 @@ def check_import(args, work: Path, env: dict, run_dir: Path) -> list[str]:
     summary code and by `harness report --aider DIR --accounting aider`: the printed rates
     must agree digit for digit."""
     tricky = run_dir.with_name(run_dir.name.replace("--side-by-side", "--tricky"))
-    shutil.copytree(run_dir, tricky)
+    shutil.copytree(run_dir, tricky, symlinks=True)  # JavaScript's links to /npm-install, there only under bwrap
     for path, mutate in zip(sorted(tricky.glob("*/exercises/practice/*/.aider.results.json")), _MUTATIONS):
         data = mutate(json.loads(path.read_text()))
         path.write_text('{"testcase": "cut off' if data is None else json.dumps(data))
@@ -353,10 +367,13 @@ _MAKE_CLOSING = re.compile(r"^g?make(\[\d+\])?: \*\*\*.*\n?", re.MULTILINE)
 _LINTER_PYTHON = re.compile(r"^## Running: \S+ -m flake8 ", re.MULTILINE)
 
 
-# What differs from run to run of the same Go program: a panic's goroutine numbers and
-# addresses, and the package line's timing, which Aider's cleanup leaves and the harness drops.
-_GO_RUN_NUMBERS = [(re.compile(r"0x[0-9a-f]+"), "0x?"), (re.compile(r"goroutine \d+"), "goroutine N"),
-                   (re.compile(r"^(FAIL|ok  )\t(\S+)\t[0-9.]+s$", re.MULTILINE), r"\1\t\2")]
+# What differs from run to run of the same program: a Go panic's goroutine numbers and
+# addresses, and the package line's timing, which Aider's cleanup leaves and the harness drops;
+# Jest's time for the run and for each slow test, which Aider's cleanup and the harness leave.
+_RUN_NUMBERS = [(re.compile(r"0x[0-9a-f]+"), "0x?"), (re.compile(r"goroutine \d+"), "goroutine N"),
+                (re.compile(r"^(FAIL|ok  )\t(\S+)\t[0-9.]+s$", re.MULTILINE), r"\1\t\2"),
+                (re.compile(r"^Time: +[0-9.]+ m?s(, estimated [0-9.]+ m?s)?$", re.MULTILINE), "Time: ?"),
+                (re.compile(r" \(\d+ ms\)$", re.MULTILINE), "")]
 # What differs between a cargo of several jobs and a fresh target folder (Aider's side) and
 # the sandbox's, of one CPU, with the image's crates built: the other jobs' lines after a
 # failed build (the lib's tests failing beside the lib, in either order), and the crates'
@@ -366,7 +383,7 @@ _CARGO_JOBS = [(re.compile(r"^warning: build failed, waiting for other jobs to f
                (re.compile(r"^ +Compiling [\w-]+ v\S+\n", re.MULTILINE), ""),
                # a test binary's hash, which the path and the toolchain it was built with make
                (re.compile(r"(target/debug/deps/\w+)-[0-9a-f]{16}\b"), r"\1-?")]
-AS_ALIKE = ("make's closing lines, the linter's interpreter, Go's run-dependent numbers or cargo's jobs, crates, "
+AS_ALIKE = ("make's closing lines, the linter's interpreter, Go's or Jest's run-dependent numbers or cargo's jobs, crates, "
             "test binaries' hashes and libtest's order")
 _LIBTEST_RESULTS = re.compile(r"(?:^test \S+ \.\.\. .*\n)+", re.MULTILINE)
 _BACKTRACE_NOTE = re.compile(r"^note: run with `RUST_BACKTRACE=1` .*\n", re.MULTILINE)
@@ -383,13 +400,13 @@ def _libtest_sorted(text: str) -> str:
 
 def _without_make_closing(messages: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """make's closing "*** ... Error" lines dropped: they differ by design (see README);
-    and the interpreter named in a Python lint follow-up made one, and Go's run-dependent
-    numbers made placeholders, and cargo's other jobs and crates dropped, its test
+    and the interpreter named in a Python lint follow-up made one, and Go's and Jest's
+    run-dependent numbers made placeholders, and cargo's other jobs and crates dropped, its test
     binaries' hashes made placeholders and libtest's lines sorted."""
     out = []
     for role, content in messages:
         content = _LINTER_PYTHON.sub("## Running: python -m flake8 ", _MAKE_CLOSING.sub("", content))
-        for pattern, placeholder in _GO_RUN_NUMBERS + _CARGO_JOBS:
+        for pattern, placeholder in _RUN_NUMBERS + _CARGO_JOBS:
             content = pattern.sub(placeholder, content)
         out.append((role, _libtest_sorted(content)))
     return out
@@ -477,7 +494,8 @@ def _stat(text: str, key: str) -> str | None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--aider-checkout", type=Path, required=True)
-    ap.add_argument("--exercises", type=Path, required=True, help="the polyglot benchmark's cpp/, python/, go/ or rust/exercises/practice")
+    ap.add_argument("--exercises", type=Path, required=True,
+                    help="the polyglot benchmark's cpp/, python/, go/, rust/ or javascript/exercises/practice")
     ap.add_argument("--aider-python", type=Path, help="Python of a venv with aider-chat and the benchmark's requirements")
     ap.add_argument("--tasks", help="comma-separated exercises (default: all)")
     ap.add_argument("--out", type=Path, help="keep the work folder and request logs here")
@@ -489,13 +507,20 @@ def main() -> None:
     ap.add_argument("--first-answer", choices=("broken", "stub"), default="broken",
                     help="the first answer: the reference with a broken line (the default), or the stub as shipped "
                          "(its tests then fail at run time where it compiles: the test output a model sees then)")
+    ap.add_argument("--mount", action="append", default=[], metavar="PATH=DIR",
+                    help="bind DIR at the absolute PATH in Aider's side (JavaScript: /npm-install=DIR, a folder "
+                         "where npm installed Jest and the Babel preset, which Aider's npm-test.sh links)")
     ap.add_argument("--timeout", type=float, default=7200)
     args = ap.parse_args()
+    args.mounts = {path: Path(folder).resolve() for path, _, folder in (m.partition("=") for m in args.mount)}
 
     args.language = args.exercises.resolve().parent.parent.name
     if args.language not in LANGUAGES:
         ap.error(f"{args.exercises}: not a polyglot-benchmark/<language>/exercises/practice folder of "
                  f"{' or '.join(LANGUAGES)}")
+    missing = [m for m in LANGUAGES[args.language].mounts if m not in args.mounts or not args.mounts[m].is_dir()]
+    if missing and not args.compare_only:
+        ap.error(f"Aider's {args.language} tests need --mount {missing[0]}=DIR (an existing folder)")
     slugs = sorted(p.name for p in args.exercises.iterdir() if (p / ".meta" / "config.json").is_file())
     if args.tasks:
         slugs = [s for s in slugs if s in args.tasks.split(",")]
