@@ -429,12 +429,12 @@ def compare(server: ScriptedServer, slugs: list[str], failure_text: str, left: s
     by = {route: defaultdict(list) for route in (left, right)}
     for route in by:
         for entry in server.log[route]:
-            by[route][server.task_of(entry["body"])].append(entry)
+            by[route][server.exercises.of(_text(entry["body"]))].append(entry)
     totals = defaultdict(int)
     unplaced = sum(len(by[route].get(None, [])) for route in by)
     for slug in slugs:
         a, h = by[left].get(slug, []), by[right].get(slug, [])
-        names = server.names[slug]
+        names = server.exercises.names[slug]
         seq_a, seq_h = [e["kind"] for e in a], [e["kind"] for e in h]
         first_a = next((e for e in a if e["kind"] == "task"), None)
         first_h = next((e for e in h if e["kind"] == "task"), None)
