@@ -224,6 +224,11 @@ class ScriptedServer:
 # --- Aider's side ----------------------------------------------------------------------
 
 
+def parse_mounts(values: list[str]) -> dict[str, Path]:
+    """`--mount PATH=DIR` values: the folder bound at each absolute path of Aider's side."""
+    return {path: Path(folder).resolve() for path, _, folder in (m.partition("=") for m in values)}
+
+
 def _bwrap_with_aider_at(checkout: Path, mounts: dict[str, Path]) -> list[str]:
     """The host's file system with `checkout` at /aider and each of `mounts` (a path of /'s
     own: /npm-install) bound to its folder, without touching the host's /."""
@@ -512,7 +517,7 @@ def main() -> None:
                          "where npm installed Jest and the Babel preset, which Aider's npm-test.sh links)")
     ap.add_argument("--timeout", type=float, default=7200)
     args = ap.parse_args()
-    args.mounts = {path: Path(folder).resolve() for path, _, folder in (m.partition("=") for m in args.mount)}
+    args.mounts = parse_mounts(args.mount)
 
     args.language = args.exercises.resolve().parent.parent.name
     if args.language not in LANGUAGES:

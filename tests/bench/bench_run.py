@@ -4,7 +4,7 @@ each trial's wall time goes, and Aider's own benchmark on the same exercises wit
 answers, side by side in one invocation.
 
     .venv/bin/python tests/bench/bench_run.py [--upstream PATH] [--workers 2] [--tasks a,b]
-        [--aider-repo DIR --aider-python PY]
+        [--aider-repo DIR --aider-python PY [--mount /npm-install=DIR]]
     .venv/bin/python tests/bench/bench_run.py --baseline-rev REV [--rounds N] [--upstream PATH] ...
 
   --upstream PATH     the upstream exercises, imported into a throw-away state folder: one
@@ -24,9 +24,12 @@ answers, side by side in one invocation.
                       C++ tests with /aider/benchmark/cpp-test.sh, the path its Docker image
                       has (here under bubblewrap, the Aider tree mounted at /aider); Python
                       tests with the `pytest` first on the PATH (here /usr/bin's, Debian's, as
-                      in the sandbox image); Go's with `go test`. A language whose test
-                      command this host lacks (AIDER_HOST_TOOLS) is left out of Aider's side,
-                      said in one line
+                      in the sandbox image); Go's, Rust's and JavaScript's in the environment
+                      bench_aider_polyglot.py gives them. A language whose test command this
+                      host lacks (AIDER_HOST_TOOLS) is left out of Aider's side, said in one
+                      line
+  --mount PATH=DIR    bind DIR at PATH on Aider's side: JavaScript's npm-test.sh reads
+                      /npm-install (a folder where npm installed the image's Jest and Babel)
 
 For each suite and worker count, one run in process (the code path `harness run` takes),
 timed from the call to the summary. Per trial, from its result.json:
@@ -91,7 +94,7 @@ from harness.run.config import RunConfig  # noqa: E402
 from harness.task import Task  # noqa: E402
 
 from tests.bench.bench_aider_polyglot import (  # noqa: E402
-    AIDER_IGNORED, LANGUAGES as AIDER_SIDE, ExerciseIndex, _bwrap_with_aider_at, whole_answer)
+    AIDER_IGNORED, LANGUAGES as AIDER_SIDE, ExerciseIndex, _bwrap_with_aider_at, parse_mounts, whole_answer)
 from tests.bench.revisions import revision, run_bench  # noqa: E402
 
 PARTS = ("wall", "model", "agent", "test", "overhead")
@@ -271,10 +274,10 @@ class AnswerByFiles:
 
 
 # What Aider's benchmark runs a language's tests with (its run_unit_tests), as this host must
-# have it; JavaScript's and Java's need its Docker image's /npm-install and Gradle's wrapper
-# from the internet, which no host here has.
+# have it; JavaScript's also its image's /npm-install (--mount), Java's Gradle's wrapper from
+# the internet, which no host here has.
 AIDER_HOST_TOOLS = {"cpp": ("cmake", "make", "g++", "bwrap"), "python": ("/usr/bin/pytest",), "go": ("go",),
-                    "rust": ("cargo",)}
+                    "rust": ("cargo",), "javascript": ("node", "npm", "bwrap")}
 
 
 def aider_path(languages: list[str]) -> str:
@@ -287,14 +290,21 @@ def aider_path(languages: list[str]) -> str:
     return ":".join(dict.fromkeys([*first, "/usr/bin", "/bin"])) + ":" + here
 
 
-def aider_languages(tasks: list[Task]) -> list[str]:
-    """The languages of `tasks` this host can run Aider's benchmark on; each other said."""
+def aider_languages(tasks: list[Task], mounts: dict[str, Path]) -> list[str]:
+    """The languages of `tasks` this host can run Aider's benchmark on (their tools, and the
+    folders given with --mount that their test scripts read); each other said."""
     ours = sorted({t.language for t in tasks if t.language is not None})
     path = aider_path(ours)
-    runs = [lang for lang in ours if all(shutil.which(tool, path=path) for tool in AIDER_HOST_TOOLS.get(lang, ("-",)))]
-    for lang in sorted(set(ours) - set(runs)):
-        print(f"Aider's benchmark: {lang} left out, this host lacks what runs its tests "
-              f"({', '.join(AIDER_HOST_TOOLS.get(lang, ('its Docker image',)))})")
+    runs = []
+    for lang in ours:
+        unmounted = [m for m in getattr(AIDER_SIDE.get(lang), "mounts", ()) if not mounts.get(m, Path("/-")).is_dir()]
+        if not all(shutil.which(tool, path=path) for tool in AIDER_HOST_TOOLS.get(lang, ("-",))):
+            print(f"Aider's benchmark: {lang} left out, this host lacks what runs its tests "
+                  f"({', '.join(AIDER_HOST_TOOLS.get(lang, ('its Docker image',)))})")
+        elif unmounted:
+            print(f"Aider's benchmark: {lang} left out, its tests need --mount {unmounted[0]}=DIR")
+        else:
+            runs.append(lang)
     return runs
 
 
@@ -303,7 +313,7 @@ def aider_benchmark(args, tasks: list[Task], workers: int, tmp: Path) -> dict:
     <language>/exercises/practice/<exercise>), timed end to end; with /aider the Aider tree
     (its cpp-test.sh is called by that path)."""
     bench_dir = tmp / "aider-benchmarks"
-    languages = aider_languages(tasks)
+    languages = aider_languages(tasks, args.mounts)
     for task in tasks:
         if task.language in languages:
             shutil.copytree(task.path, bench_dir / "polyglot" / task.language / "exercises" / "practice" / task.exercise)
@@ -320,7 +330,8 @@ def aider_benchmark(args, tasks: list[Task], workers: int, tmp: Path) -> dict:
     env = {**os.environ, **toolchains, "AIDER_DOCKER": "1", "AIDER_BENCHMARK_DIR": str(bench_dir),
            "OPENAI_API_BASE": server.base(""), "OPENAI_API_KEY": "gold", "LITELLM_LOCAL_MODEL_COST_MAP": "True",
            "AIDER_ANALYTICS": "false", "PATH": aider_path(languages)}
-    wrap = [] if Path("/aider/benchmark/cpp-test.sh").is_file() else _bwrap_with_aider_at(args.aider_repo) + ["--chdir", str(work)]
+    wrap = ([] if Path("/aider/benchmark/cpp-test.sh").is_file()
+            else _bwrap_with_aider_at(args.aider_repo, args.mounts) + ["--chdir", str(work)])
     argv = wrap + [args.aider_python, str(args.aider_repo / "benchmark" / "benchmark.py"), "gold", "--new",
                    "--model", "openai/gold", "--edit-format", "whole", "--threads", str(workers), "--tries", "2",
                    "--languages", ",".join(languages), "--exercises-dir", "polyglot"]
@@ -469,6 +480,8 @@ def main() -> None:
     ap.add_argument("--sandbox", default="docker")
     ap.add_argument("--aider-repo", type=Path, default=None)
     ap.add_argument("--aider-python", default=None)
+    ap.add_argument("--mount", action="append", default=[], metavar="PATH=DIR",
+                    help="bind DIR at PATH on Aider's side (JavaScript: /npm-install=DIR, bench_aider_polyglot.py's)")
     ap.add_argument("--steps", action="store_true", help="time the harness's own steps too")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
     ap.add_argument("--baseline-rev", default=None, help="a git revision to measure this tree's gold runs against")
@@ -481,6 +494,7 @@ def main() -> None:
         return
     steps = time_steps() if args.steps else None
     args.tasks = args.tasks.split(",") if args.tasks else None
+    args.mounts = parse_mounts(args.mount)
     worker_counts = [int(x) for x in args.workers.split(",")]
     out = []
     with tempfile.TemporaryDirectory(prefix="bench-run-") as tmp:
