@@ -18,12 +18,15 @@ _PREFIX = "harness-"
 _made = itertools.count()
 
 
-def _v1_cpu_mount() -> Path | None:
+def _lines(path: str) -> list[str]:
     try:
-        lines = Path("/proc/mounts").read_text().splitlines()
+        return Path(path).read_text().splitlines()
     except OSError:
-        return None
-    for line in lines:
+        return []
+
+
+def _v1_cpu_mount() -> Path | None:
+    for line in _lines("/proc/mounts"):
         parts = line.split()
         if len(parts) >= 4 and parts[2] == "cgroup" and "cpu" in parts[3].split(","):
             return Path(parts[1])
@@ -31,11 +34,7 @@ def _v1_cpu_mount() -> Path | None:
 
 
 def _own_v1_path() -> str | None:
-    try:
-        lines = Path("/proc/self/cgroup").read_text().splitlines()
-    except OSError:
-        return None
-    for line in lines:
+    for line in _lines("/proc/self/cgroup"):
         _, controllers, path = line.split(":", 2)
         if "cpu" in controllers.split(","):
             return path
@@ -53,11 +52,8 @@ def _parent() -> Path | None:
         parent = mount / own.lstrip("/")
     else:
         parent = Path("/sys/fs/cgroup")
-        try:
-            in_root = Path("/proc/self/cgroup").read_text().strip() == "0::/"
-            delegated = "cpu" in (parent / "cgroup.subtree_control").read_text().split()
-        except OSError:
-            return None
+        in_root = _lines("/proc/self/cgroup") == ["0::/"]
+        delegated = any("cpu" in line.split() for line in _lines(str(parent / "cgroup.subtree_control")))
         if not (in_root and delegated):
             return None
     return parent if os.access(parent, os.W_OK) else None
