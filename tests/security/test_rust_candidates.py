@@ -104,6 +104,9 @@ def test_hostile_candidates_never_pass(rust_round):
         assert not report.passed and report.forged and not report.built, name
         # The model is told what it reached for, as cargo would have told it why a build failed.
         assert report.transcript == report.message == "forged: " + "; ".join(report.forgery), name
+    many = rust.run_tests(task, {"src/lib.rs": REFERENCE.encode() + b"\nunsafe fn f() {}" * 5000}, session, transcript=True)
+    assert many.forged and len(many.forgery) >= 5000 and len(many.message or "") < 4000, len(many.message or "")
+    assert (many.message or "").endswith(f"; and {len(many.forgery) - 20} more") and many.transcript == many.message
     tampered = {"src/lib.rs": FORGED_TEXT, "Cargo.toml": b'[package]\nname = "leap"\nversion = "1.0.0"\nbuild = "b.rs"\n',
                 "build.rs": b"fn main() {}\n", "tests/leap.rs": b"#[test]\nfn common_year() {}\n",
                 "tests/extra.rs": b"#[test]\nfn extra() {}\n", ".cargo/config.toml": b"[build]\nrustflags = []\n"}
