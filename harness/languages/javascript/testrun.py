@@ -1,14 +1,16 @@
 """One JavaScript test round in a session, as Aider's benchmark runs it (npm-test.sh):
 every `xtest(` of the spec files made `test(`, then `npm run test` (the exercise's
-`jest ./*`) in the exercise's folder with the image's node_modules linked into it.
+`jest ./*`) in the exercise's folder with the image's node_modules linked into it; the round
+prints npm's start lines and runs the script as npm would, without npm itself.
 
 Two execs side by side, as Python's round (languages/python/testrun.py): the builder's lays
 out the round (the task's files and a client module in each solution file's place in a
 folder only it reads; the candidate's files and the task's but the specs in one the runner
-reads; the proxy's runtime; the named pipes last), runs npm and Jest with the harness's
-reporter beside Jest's own (its record and the console in a folder only the builder reads,
-Jest's cache in the build tree), ends the servers and reads back; the runner's waits for the
-pipes, serves the candidate's module (assets/proxy.js) and ends with its clean-up
+reads; the proxy's runtime; the named pipes last), runs Jest with the harness's reporter
+beside Jest's own (its record and the console in a folder only the builder reads, Jest's
+cache in the build tree) and a globalSetup that compiles the candidate's files with Babel
+into a folder the runner reads, ends the servers and reads back; the runner's waits for the
+pipes, serves the candidate's compiled module (assets/proxy.js) and ends with its clean-up
 (capture.leave_nothing). The candidate's code never runs in Jest's process; the verdict is
 the reporter's record with the round's token (verdict.py)."""
 
@@ -20,7 +22,7 @@ import secrets
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 from ...errors import SandboxUnavailable, SuiteBroken
 from ...paths import package_file
@@ -68,6 +70,14 @@ class _Round:
     def proxy(self) -> str:      # assets/proxy.js, both read it: under node_modules, which babel-jest leaves alone
         return f"{self.root}/node_modules/proxy.js"
 
+    @property
+    def setup(self) -> str:      # Jest's globalSetup, which compiles the candidate's files: the builder's alone
+        return f"{self.root}/node_modules/setup.js"
+
+    @property
+    def compiled(self) -> str:   # the candidate's files as Babel compiled them: the builder writes, the runner reads
+        return f"{self.root}/compiled"
+
     def fifos(self, module: str) -> tuple[str, str]:
         return f"{self.root}/pipes-{self.token}/{module}.in", f"{self.root}/pipes-{self.token}/{module}.out"
 
@@ -77,9 +87,27 @@ class _Round:
 
 
 def _jest_args(session: SandboxSession, where: _Round) -> str:
-    """What the round adds to `npm run test`: the harness's reporter beside Jest's own, and
-    Jest's cache in the build tree, where the session's later rounds find it."""
-    return f"--reporters=default --reporters={where.root}/reporter.js --cacheDirectory={session.build_root}/.jest-cache"
+    """What the round adds to the test script: the harness's reporter beside Jest's own, the
+    candidate's files compiled before the tests, and Jest's cache in the build tree, where the
+    session's later rounds find it."""
+    return (f"--reporters=default --reporters={where.root}/reporter.js --globalSetup={where.setup} "
+            f"--cacheDirectory={session.build_root}/.jest-cache")
+
+
+def npm_run_test(task: Task, files: Mapping[str, bytes]) -> tuple[str, str]:
+    """What `npm run test` prints before the script, and the script, from the exercise's
+    package.json: the round runs the script as npm does (`sh -c`, node_modules/.bin first on
+    the PATH) without npm's own start, a third of a round's CPU."""
+    try:
+        package = json.loads(files["package.json"])
+        script = package["scripts"]["test"]
+    except (KeyError, TypeError, ValueError) as e:
+        raise SuiteBroken(f"{task.path}: package.json has no test script ({type(e).__name__}: {e})") from None
+    if not isinstance(script, str):
+        raise SuiteBroken(f"{task.path}: package.json's test script is not a string")
+    named = package.get("name"), package.get("version")
+    event = f"{named[0]}@{named[1]} test" if all(isinstance(x, str) and x for x in named) else "test"
+    return f"\n> {event}\n> " + script.strip().replace("\n", "\n> ") + "\n\n", script
 
 
 def staged_files(task: Task, workspace: Path | Mapping[str, bytes]) -> tuple[dict[str, bytes], list[str]]:
@@ -104,21 +132,33 @@ def _client(where: _Round, module: str) -> bytes:
             f"else module.exports = proxy.client({a}, {b});\n").encode()
 
 
+def _specs(task: Task, files: Iterable[str]) -> list[str]:
+    return [f for f in files if task.is_build_file(f) and f.endswith((".spec.js", ".test.js"))]
+
+
+def _setup(task: Task, where: _Round, files: Mapping[str, bytes]) -> bytes:
+    """Jest's globalSetup for the round: every script of the candidate's folder compiled."""
+    scripts = sorted(set(f for f in files if f.endswith(".js")) - set(_specs(task, files)))
+    args = ", ".join(json.dumps(x) for x in (NODE_MODULES, where.candidate, where.compiled, scripts))
+    return f"module.exports = () => require({json.dumps(where.proxy)}).compileInto({args});\n".encode()
+
+
 def _builder_script(task: Task, session: SandboxSession, where: _Round, files: Mapping[str, bytes],
                     modules: list[str], limit: float) -> str:
-    """Lay the round out (the pipes last), run `npm run test` in the tests' folder, end the
-    servers, read back the console and the record."""
+    """Lay the round out (the pipes last), run the test script as `npm run test` would in the
+    tests' folder, end the servers, read back the console and the record."""
     q = shlex.quote
     src = f"{session.src_root}/js-{task.slug}"
-    specs = [f for f in files if task.is_build_file(f) and f.endswith((".spec.js", ".test.js"))]
+    specs = _specs(task, files)
     shared = [f for f in files if f not in specs and f not in modules]
     steps = [f"rm -rf {q(where.root)}", "umask 022",
-             f"mkdir -p {q(where.candidate)} {q(where.root)}/pipes-{where.token} {q(where.root)}/node_modules",
+             f"mkdir -p {q(where.candidate)} {q(where.compiled)} {q(where.root)}/pipes-{where.token} {q(where.root)}/node_modules",
              f"cp --no-preserve=mode {q(src)}/.harness/proxy.js {q(where.proxy)}",
              f"cd {q(src)}", f"cp --no-preserve=mode --parents -- {' '.join(q(f) for f in [*shared, *modules])} {q(where.candidate)}/",
              "umask 077", f"mkdir {q(where.tests)} {q(where.out)}",
              f"cp --parents -- {' '.join(q(f) for f in [*shared, *specs])} {q(where.tests)}/",
              f"cp .harness/reporter.js {q(where.root)}/reporter.js", f"chmod 700 {q(where.root)}/reporter.js",
+             f"cp .harness/setup.js {q(where.setup)}", f"chmod 700 {q(where.setup)}",
              *(f"cp .harness/client-{i}.js {q(where.tests)}/{q(m)}" for i, m in enumerate(modules)),
              # Both links npm-test.sh makes: `jest ./*` names every file of the folder in its last line.
              f"ln -s {NODE_MODULES} {q(where.tests)}/node_modules",
@@ -127,13 +167,15 @@ def _builder_script(task: Task, session: SandboxSession, where: _Round, files: M
     steps += ["mkfifo -m 604 " + " ".join(q(a) for a in [where.done, *(a for a, _ in ends)]),
               "mkfifo -m 602 " + " ".join(q(b) for _, b in ends)]
     layout = f"{{ {' && '.join(steps)}; }} 2>&1 || exit {_LAYOUT_FAILED}"
-    env = (f"HOME={q(where.out)} npm_config_cache={q(where.out)}/.npm npm_config_update_notifier=false "
+    env = (f"HOME={q(where.out)} PATH={q(where.tests)}/node_modules/.bin:$PATH "
            f"HARNESS_JS_TOKEN=$HARNESS_JS_TOKEN HARNESS_JS_RESULTS={q(where.out)}/record")
+    banner, script = npm_run_test(task, files)
     # Opened and closed, the done pipe ends the runner's wait (its shell is gone where the
     # candidate killed it: then the open waits out its bound).
     stop = f"timeout 2 sh -c {q(f'exec 3>{where.done}')} 2>/dev/null;"
-    run = (f"cd {q(where.tests)} && {env} timeout -s KILL {limit:g} npm run test -- {_jest_args(session, where)} "
-           f">{q(where.out)}/console 2>&1; code=$?; {stop} cd {q(where.out)}")
+    run = (f"cd {q(where.tests)} && printf %s {q(banner)} >{q(where.out)}/console && "
+           f"{env} timeout -s KILL {limit:g} sh -c {q(f'{script} {_jest_args(session, where)}')} "
+           f">>{q(where.out)}/console 2>&1; code=$?; {stop} cd {q(where.out)}")
     return f"{layout}; read -r HARNESS_JS_TOKEN; {run} && {{ {read_back(_KEPT)} }}"
 
 
@@ -150,7 +192,7 @@ def _server_script(session: SandboxSession, where: _Round, modules: list[str], w
     lost, the server left waiting (a third of forth's rounds, each then 2 s slower and its
     container made new)."""
     q = shlex.quote
-    starts = " ".join(f"HARNESS_JS_NODE_MODULES={NODE_MODULES} node {q(where.proxy)} serve {NODE_MODULES} "
+    starts = " ".join(f"HARNESS_JS_COMPILED={q(where.compiled)} node {q(where.proxy)} serve "
                       f"{q(where.candidate)} {q(m)} {q(where.fifos(m)[0])} {q(where.fifos(m)[1])} </dev/null 2>&1 &"
                       for m in modules)
     last = q(where.fifos(modules[-1])[1])
@@ -174,6 +216,7 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
     common: dict[str, Any] = dict(tampered=tampered, backend=session.backend)
     where = _Round.of(task, session, secrets.token_hex(8))
     harness = {".harness/proxy.js": _asset("proxy.js"), ".harness/reporter.js": _asset("reporter.js"),
+               ".harness/setup.js": _setup(task, where, files),
                **{f".harness/client-{i}.js": _client(where, m) for i, m in enumerate(modules)}}
     session.stage(f"js-{task.slug}", {**files, **harness})
     limit = session.limits.timeout_s if time_limit_s is None else time_limit_s
@@ -196,10 +239,10 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
         lost = (f"the test run timed out after {limit:g} s and was killed" if ran.timed_out or got is not None
                 else "the test run left no readable results")
         return TestReport(status=Status.error, timeout=ran.timed_out or got is not None, message=lost, **timings)
-    return _report(task, where, session, got, token, transcript, timings)
+    return _report(task, where, got, token, transcript, timings)
 
 
-def _report(task: Task, where: _Round, session: SandboxSession, got: Captured, token: str, transcript: bool,
+def _report(task: Task, where: _Round, got: Captured, token: str, transcript: bool,
             timings: dict[str, Any]) -> TestReport:
     record = read_record(got.contents[1], token)
     declared = [c.name for c in case_texts(task)]
@@ -210,8 +253,7 @@ def _report(task: Task, where: _Round, session: SandboxSession, got: Captured, t
     report = TestReport(status=status, message=why and _clean(why, task, where), tests=tests, exit_code=got.exit_code,
                         output_truncated=got.truncated(0), **timings).overruled(forgery)
     if transcript and not report.passed:
-        console = got.contents[0].decode("utf-8", "replace").replace(" " + _jest_args(session, where), "")
-        report.transcript = _clean(console, task, where)
+        report.transcript = _clean(got.contents[0].decode("utf-8", "replace"), task, where)
     return report
 
 

@@ -380,22 +380,48 @@ function main(toServer, fromServer, args) {
 }
 
 // The candidate's files compiled as Jest compiles them, by the exercises' Babel preset.
-function compileWithBabel(nodeModules, folder) {
+function babelOptions(preset, filename) {
+  return { filename, presets: [preset], babelrc: false, configFile: false };
+}
+
+// In the builder's Jest process, before the tests (the round's globalSetup: testrun.py), where
+// babel-jest loads the same Babel for the spec anyway: the server, started beside Jest on the
+// same CPU, then loads no Babel of its own. A file Babel refuses becomes one that throws
+// Babel's error when the candidate's module is loaded, as it did when the server compiled it.
+function compileInto(nodeModules, folder, compiled, files) {
   const babel = require(`${nodeModules}/@babel/core`);
   const preset = require.resolve(`${nodeModules}/@exercism/babel-preset-javascript`);
+  const path = require('path');
+  for (const rel of files) {
+    const filename = `${folder}/${rel}`;
+    let code;
+    try {
+      code = babel.transformSync(fs.readFileSync(filename, 'utf8'), babelOptions(preset, filename)).code;
+    } catch (e) {
+      const Thrown = e instanceof SyntaxError ? 'SyntaxError' : 'Error';
+      code = `throw new ${Thrown}(${JSON.stringify(String(e && e.message))});\n`;
+    }
+    const out = `${compiled}/${rel}`;
+    fs.mkdirSync(path.dirname(out), { recursive: true, mode: 0o755 });
+    fs.writeFileSync(out, code);
+    fs.chmodSync(out, 0o644);
+  }
+}
+
+// The runner loads each of the candidate's files as the builder compiled it.
+function loadCompiled(folder, compiled) {
   const plain = require.extensions['.js'];
   require.extensions['.js'] = (module, filename) => {
     if (!filename.startsWith(`${folder}/`)) return plain(module, filename);
-    const source = fs.readFileSync(filename, 'utf8');
-    const out = babel.transformSync(source, { filename, presets: [preset], babelrc: false, configFile: false });
-    return module._compile(out.code, filename);
+    return module._compile(fs.readFileSync(`${compiled}/${filename.slice(folder.length + 1)}`, 'utf8'), filename);
   };
 }
 
-// The server, as the runner: `serve <node_modules> <folder> <file> <to server> <from server>`;
-// it serves every client that comes until the runner's shell ends it (testrun.py).
-async function serve([nodeModules, folder, file, toServer, fromServer]) {
-  compileWithBabel(nodeModules, folder);
+// The server, as the runner: `serve <folder> <file> <to server> <from server>`, the compiled
+// files in $HARNESS_JS_COMPILED; it serves every client that comes until the runner's shell
+// ends it (testrun.py).
+async function serve([folder, file, toServer, fromServer]) {
+  loadCompiled(folder, process.env.HARNESS_JS_COMPILED);
   const path = `${folder}/${file}`;
   let exportsOf = null;
   for (;;) {
@@ -441,10 +467,10 @@ if (require.main === module) {
     serve(rest).catch((e) => { process.stderr.write(`${e && e.stack}\n`); process.exit(1); });
   } else if (mode === 'run') {
     const [path, ...args] = rest;
-    compileWithBabel(process.env.HARNESS_JS_NODE_MODULES, require('path').dirname(path));
+    loadCompiled(require('path').dirname(path), process.env.HARNESS_JS_COMPILED);
     process.argv = [process.argv[0], path, ...args];
     require(path);
   }
 }
 
-module.exports = { client, main };
+module.exports = { client, main, compileInto };
