@@ -192,7 +192,9 @@ def _server_script(session: SandboxSession, where: _Round, modules: list[str], w
     lost, the server left waiting (a third of forth's rounds, each then 2 s slower and its
     container made new)."""
     q = shlex.quote
-    starts = " ".join(f"HARNESS_JS_COMPILED={q(where.compiled)} node {q(where.proxy)} serve "
+    # The compiled files require the preset's core-js polyfills: the image's, as in Jest's own
+    # process, not the older copy Debian's node finds in /usr/share/nodejs.
+    starts = " ".join(f"HARNESS_JS_COMPILED={q(where.compiled)} NODE_PATH={NODE_MODULES} node {q(where.proxy)} serve "
                       f"{q(where.candidate)} {q(m)} {q(where.fifos(m)[0])} {q(where.fifos(m)[1])} </dev/null 2>&1 &"
                       for m in modules)
     last = q(where.fifos(modules[-1])[1])
