@@ -130,6 +130,22 @@ class TestReport(Record):
                                        "forgery": [*self.forgery, *reasons]})
 
 
+# What the message of a forged round names at most, of its reasons and of each: a file of
+# thousands of refused words, or one refused name a megabyte long, would otherwise make a
+# round-2 message of megabytes for the model. TestReport.forgery keeps every reason whole.
+MAX_SHOWN = 20
+MAX_REASON_CHARS = 300
+
+
+def forged_message(reasons: Sequence[str]) -> str:
+    """What the model is told of a round overruled before its tests ran, in every language:
+    what it reached for, the first MAX_SHOWN reasons (each cut to MAX_REASON_CHARS), and
+    how many more there are."""
+    shown = [r if len(r) <= MAX_REASON_CHARS else r[:MAX_REASON_CHARS] + "..." for r in reasons[:MAX_SHOWN]]
+    more = f"; and {len(reasons) - MAX_SHOWN} more" if len(reasons) > MAX_SHOWN else ""
+    return "forged: " + "; ".join(shown) + more
+
+
 # --- verdicts ---------------------------------------------------------------------------
 # What the verifier (verify.py) says about one candidate: per-check outcomes, with the
 # values the reference and the candidate produced, and a reward judged in the harness's

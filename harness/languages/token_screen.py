@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Mapping
 
-from ..records import Status, TestReport
+from ..records import Status, TestReport, forged_message
 
 Token = tuple[str, str, int, int]  # kind, text, line, offset in characters
 
@@ -78,17 +78,11 @@ def block_end(tokens: list[Token], at: int) -> int:
     return tokens[-1][3] + len(tokens[-1][1])
 
 
-# What a refused solution's message names at most: a file of a hundred thousand refused
-# words would otherwise be a round-2 message of megabytes.
-MAX_SHOWN = 20
-
-
 def refused_report(refused: list[str], transcript: bool, common: dict[str, Any]) -> TestReport:
     """A solution the screen refused: nothing of it is built or run, and what the model is
-    shown, the message and (where kept) the transcript, is what it reached for (the first
-    MAX_SHOWN findings), as with C++'s and Python's forgeries."""
+    shown, the message and (where kept) the transcript, is what it reached for, bounded as
+    every language's forged message is (records.forged_message)."""
     reasons = [f"screen: {why}" for why in refused]
-    more = f"; and {len(reasons) - MAX_SHOWN} more" if len(reasons) > MAX_SHOWN else ""
-    message = "forged: " + "; ".join(reasons[:MAX_SHOWN]) + more
+    message = forged_message(reasons)
     return TestReport(status=Status.failed, message=message, transcript=message if transcript else None,
                       forged=True, forgery=reasons, **common)

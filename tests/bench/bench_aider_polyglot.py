@@ -89,9 +89,6 @@ GO_BIN = "/usr/lib/go-1.21/bin"
 # exercises name come from Debian's packaged registry, and cargo never asks the network.
 CARGO_CONFIG = ('[source.crates-io]\nreplace-with = "debian"\n\n[source.debian]\n'
                 'directory = "/usr/share/cargo/registry"\n\n[net]\noffline = true\n')
-# The solution files benchmark.py never gives the model (its ignore_files): the answers
-# leave them out, and the file list the messages must carry is the rest.
-AIDER_IGNORED = ("CMakeLists.txt", "Cargo.toml")
 SUMMARY_MARK = "summarize this partial conversation"
 LINT_MARK = "# Fix any errors below"
 
@@ -151,10 +148,11 @@ def _last_user(body: dict) -> str:
 
 class ExerciseIndex:
     """Which exercise a request to Aider's model is about, from the solution files it names
-    (as Aider shows them: benchmark.py never gives it AIDER_IGNORED's files)."""
+    (as Aider shows them: neither benchmark.py, by its ignore_files, nor the harness gives
+    it a build file, Task.is_build_file's)."""
 
     def __init__(self, tasks: dict):
-        self.names = {slug: sorted(Path(f).name for f in t.solution_files if Path(f).name not in AIDER_IGNORED)
+        self.names = {slug: sorted(Path(f).name for f in t.solution_files if not t.is_build_file(f))
                       for slug, t in tasks.items()}
         # What tells exercises apart whose files have the same names (every Rust one's are
         # lib.rs and Cargo.toml): their stubs' and references' texts, one of which every
@@ -203,7 +201,7 @@ class ScriptedServer:
                 kind = "task" if self.turns[key] == 0 else "feedback"
                 task = self.tasks[slug]
                 files = task.stub_files() if self.turns[key] == 0 and self.first == "stub" else task.reference_files()
-                files = {name: data.decode() for name, data in files.items() if Path(name).name not in AIDER_IGNORED}
+                files = {name: data.decode() for name, data in files.items() if not task.is_build_file(name)}
                 if self.turns[key] == 0 and self.first != "stub":
                     last = sorted(files, key=lambda f: (not f.endswith(self.language.first), f))[0]
                     files[last] = files[last] + self.language.broken_line

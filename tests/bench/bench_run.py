@@ -94,7 +94,7 @@ from harness.run.config import RunConfig  # noqa: E402
 from harness.task import Task  # noqa: E402
 
 from tests.bench.bench_aider_polyglot import (  # noqa: E402
-    AIDER_IGNORED, LANGUAGES as AIDER_SIDE, ExerciseIndex, _bwrap_with_aider_at, parse_mounts, whole_answer)
+    LANGUAGES as AIDER_SIDE, ExerciseIndex, _bwrap_with_aider_at, parse_mounts, whole_answer)
 from tests.bench.revisions import revision, run_bench  # noqa: E402
 
 PARTS = ("wall", "model", "agent", "test", "overhead")
@@ -269,8 +269,8 @@ class AnswerByFiles:
         slug = self.exercises.of("\n".join(str(m.get("content") or "") for m in body.get("messages") or []))
         if slug is None:
             raise ModelError(404, "the request names no known exercise")
-        return whole_answer({f: data.decode() for f, data in self.tasks[slug].reference_files().items()
-                             if Path(f).name not in AIDER_IGNORED})
+        task = self.tasks[slug]
+        return whole_answer({f: data.decode() for f, data in task.reference_files().items() if not task.is_build_file(f)})
 
 
 # What Aider's benchmark runs a language's tests with (its run_unit_tests), as this host must

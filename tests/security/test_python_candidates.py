@@ -383,6 +383,16 @@ def test_a_module_file_beside_the_solution_is_forged_in_process(meter_task, sess
     assert report.forged and not report.passed and "errno.py" in report.forgery[0], report
 
 
+def test_thousands_of_refusals_make_a_message_of_the_first_twenty(meter_task, session):
+    # A name a hundred thousand characters long, then five thousand refused calls: the model
+    # is told the first findings, each cut, and how many more; the record keeps them all.
+    many = "import " + "x" * 100_000 + "\n" + meter.REFERENCE + "\ndef f():\n" + "    eval('1')\n" * 5000
+    report, _ = _run(meter_task, session, {meter.SOLUTION: many.encode()})
+    assert report.forged and len(report.forgery) > 5000 and not report.tests, report.message
+    assert len(report.message or "") < 4000 and report.transcript == report.message, len(report.message or "")
+    assert (report.message or "").endswith(f"; and {len(report.forgery) - 20} more")
+
+
 def test_the_honest_in_process_reference_passes_and_its_stub_fails(meter_task, session):
     report, _ = _run(meter_task, session, {meter.SOLUTION: meter.REFERENCE.encode()})
     assert report.passed, report.transcript or report.message

@@ -207,6 +207,18 @@ def test_the_honest_phone_number_passes_after_the_attacks_in_the_same_session(se
     assert report.passed and not report.forged, report.forgery
 
 
+def test_thousands_of_findings_make_a_message_of_the_first_twenty(session):
+    # A name of the harness's a hundred thousand characters long, then five thousand more: the
+    # model is told the first findings, each cut, and how many more; the record keeps them all.
+    names = b"harness_" + b"x" * 100_000 + b"".join(b", harness_%d" % i for i in range(5000))
+    files = {"phone_number.h": header(b""), "phone_number.cpp": GARBAGE_CPP + b"int " + names + b";\n"}
+    report = run_tests(PHONE, files, session, transcript=True)
+    assert report.forged and len(report.forgery) > 5000 and not report.tests, report.message
+    assert len(report.message or "") < 4000 and max(map(len, report.forgery)) > 100_000, len(report.message or "")
+    assert (report.message or "").endswith(f"; and {len(report.forgery) - 20} more")
+    assert (report.transcript or "").endswith(f"\n{report.message}\n")
+
+
 # Every fixed26 reference passing the screen, the symbol policy and what its tests compare:
 # tests/executor/test_executor_ray.py's gold fixed26 run (26 of 26 in round 1, through run_tests).
 

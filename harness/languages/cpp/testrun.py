@@ -21,7 +21,7 @@ from .cmake import has_exercism_test_suite_branch, links_harness_main
 from .policy import judge_build, plan_screen
 from .verdict_channel import CHANNEL_CAP, ChannelKeys, judged, read_channel
 from .mutants import count_test_cases
-from ...records import Status, TestCaseResult, TestMain, TestReport
+from ...records import Status, TestCaseResult, TestMain, TestReport, forged_message
 from ...sandbox.base import ExecResult, Role, SandboxSession
 from ...sandbox.capture import Kept, capture
 from ...staging import signal_name, stage_files
@@ -362,7 +362,7 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
     forgery, screen_seconds = judge_build(task, files, session, screen, built.after)
     if forgery:
         # The binary never runs: what it would report is what the candidate reached for.
-        message = "forged: " + "; ".join(forgery)
+        message = forged_message(forgery)
         return TestReport(status=Status.failed, built=True, build_seconds=round(build.seconds + screen_seconds, 3),
                           message=message, transcript=None if console is None else f"{console}\n{message}\n",
                           **common).overruled(forgery)
