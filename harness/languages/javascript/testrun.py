@@ -32,6 +32,7 @@ from ...sandbox.capture import Captured, Kept, leave_nothing, read_back, read_ca
 from ...sandbox.servers import Servers, end_runner
 from ...staging import stage_files
 from ...task import Task
+from . import warm
 from .cases import case_texts
 from .verdict import clean_console, fresh_token, judged, read_record, tests_of
 
@@ -41,6 +42,9 @@ _XTEST = re.compile(rb"\bxtest\(")
 _CONSOLE_CAP = 1 << 20
 _RECORD_CAP = 8 << 20
 _LAYOUT_FAILED = 97
+# A test run's environment, warm or fresh (the round's token and record path aside): `env -i`
+# drops the rest of the builder's. npm puts node_modules/.bin first.
+_ENV = f"PATH={NODE_MODULES}/.bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/nonexistent"
 
 
 @dataclass(frozen=True)
@@ -167,15 +171,16 @@ def _builder_script(task: Task, session: SandboxSession, where: _Round, files: M
     steps += ["mkfifo -m 604 " + " ".join(q(a) for a in [where.done, *(a for a, _ in ends)]),
               "mkfifo -m 602 " + " ".join(q(b) for _, b in ends)]
     layout = f"{{ {' && '.join(steps)}; }} 2>&1 || exit {_LAYOUT_FAILED}"
-    env = (f"HOME={q(where.out)} PATH={q(where.tests)}/node_modules/.bin:$PATH "
-           f"HARNESS_JS_TOKEN=$HARNESS_JS_TOKEN HARNESS_JS_RESULTS={q(where.out)}/record")
     banner, script = npm_run_test(task, files)
+    console, record = f"{where.out}/console", f"{where.out}/record"
+    fresh = (f"env -i {_ENV} HARNESS_JS_TOKEN=$HARNESS_JS_TOKEN HARNESS_JS_RESULTS={q(record)} timeout -s KILL {limit:g} "
+             f"sh -c {q(f'{script} {_jest_args(session, where)}')} >>{q(console)} 2>&1; code=$?")
+    request = (q(where.tests), q(console), q(where.root), '"$HARNESS_JS_TOKEN"', q(record))
+    run_jest = warm.jest_script(session, NODE_MODULES, _ENV, script, _jest_args(session, where), request, limit, fresh)
     # Opened and closed, the done pipe ends the runner's wait (its shell is gone where the
     # candidate killed it: then the open waits out its bound).
     stop = f"timeout 2 sh -c {q(f'exec 3>{where.done}')} 2>/dev/null;"
-    run = (f"cd {q(where.tests)} && printf %s {q(banner)} >{q(where.out)}/console && "
-           f"{env} timeout -s KILL {limit:g} sh -c {q(f'{script} {_jest_args(session, where)}')} "
-           f">>{q(where.out)}/console 2>&1; code=$?; {stop} cd {q(where.out)}")
+    run = f"cd {q(where.tests)} && printf %s {q(banner)} >{q(console)} && {{ {run_jest}; }}; {stop} cd {q(where.out)}"
     return f"{layout}; read -r HARNESS_JS_TOKEN; {run} && {{ {read_back(_KEPT)} }}"
 
 
@@ -221,6 +226,8 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
                ".harness/setup.js": _setup(task, where, files),
                **{f".harness/client-{i}.js": _client(where, m) for i, m in enumerate(modules)}}
     session.stage(f"js-{task.slug}", {**files, **harness})
+    if session.keeps_processes:
+        session.stage(warm.STAGED, warm.staged_files())
     limit = session.limits.timeout_s if time_limit_s is None else time_limit_s
     token = fresh_token()
     # The servers wait for the pipes as long as the round may last: a loaded machine may start
@@ -235,12 +242,17 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
         raise SandboxUnavailable(f"the round's folder for {task.slug} could not be laid out: "
                                  f"{ran.output.decode(errors='replace').strip()[:500]}")
     got = None if ran.timed_out else read_captured(ran.output, _KEPT)
+    # Only the script's own lines, before the files it read back (which hold what the
+    # candidate made the tests print).
+    warm_lost = got is not None and warm.settle(session, got.preamble)
     printed = servers.result.output.decode(errors="replace") if servers.result else ""
     timings = dict(built=True, run_seconds=round(ran.seconds, 3), output=printed[:_CONSOLE_CAP] or None, **common)
-    if got is None or got.exit_code == 137:
-        lost = (f"the test run timed out after {limit:g} s and was killed" if ran.timed_out or got is not None
+    if got is None or got.exit_code == 137 or warm_lost:
+        lost = ("the warm Jest ended before the test run's end was known" if warm_lost
+                else f"the test run timed out after {limit:g} s and was killed" if ran.timed_out or got is not None
                 else "the test run left no readable results")
-        return TestReport(status=Status.error, timeout=ran.timed_out or got is not None, message=lost, **timings)
+        return TestReport(status=Status.error, timeout=not warm_lost and (ran.timed_out or got is not None), message=lost,
+                          **timings)
     return _report(task, where, got, token, transcript, timings)
 
 

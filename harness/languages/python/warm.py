@@ -25,20 +25,18 @@ itself may be) is an error of the round, as a killed test process is."""
 from __future__ import annotations
 
 import functools
-import re
 import shlex
 
 from ...paths import package_file
 from ...sandbox.base import SandboxSession
+from ...sandbox.warm import settle as settle_warm
+from ...sandbox.warm import warm_script
 
 STAGED = ".python-warm"  # the program, staged beside the task's files (a name no slug has)
 _PROGRAM = "warm_pytest.py"
 _PYTHON = "python3"
 # The test run's environment, warm or fresh (PYTHONPATH aside): `env -i` drops the rest.
 ENV = "PATH=/usr/bin:/bin PYTHONDONTWRITEBYTECODE=1 PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 HOME=/nonexistent LANG=C.UTF-8"
-_STARTED = "@@harness-warm-pytest"
-_STARTED_LINE = re.compile(rf"^{_STARTED} (\d+|none)$", re.M)
-_LOST = "@@harness-warm-pytest-lost"
 _KEPT = "pytest"  # its name among the session's kept processes
 
 
@@ -67,38 +65,19 @@ def pytest_script(session: SandboxSession, cwd: str, pythonpath: str, console: s
     fresh = fresh_script(cwd, pythonpath, console, f"{_PYTHON} -s -m pytest {' '.join(q(a) for a in args)}")
     if not (warm and session.keeps_processes):
         return fresh
-    w = q(f"{session.build_root}/{STAGED}")
+    folder = f"{session.build_root}/{STAGED}"
     program = q(f"{session.src_root}/{STAGED}/{_PROGRAM}")
-    request = " ".join(q(line) for line in (cwd, pythonpath, console, *args))
     extra = "".join(f" {q(p)}" for p in preload or ())
     # A reply is read to its end, where the warm pytest closes the pipe: the next open of
-    # it then never meets a writer of an earlier reply. A process of the kept pid that is
-    # not asleep or running is a dead one (a zombie keeps its pid for good) or a stopped
-    # one: another is started, and named (or `none`: the run is then a fresh pytest).
-    start = (f"pid=; mkdir -p -m 700 {w} && rm -f {w}/reply && mkfifo -m 600 {w}/reply && "
-             f"{{ env -i {ENV} {_PYTHON} -s {program} {w}{extra} </dev/null >/dev/null 2>&1 & pid=$!; }} && "
-             f"{{ read -r s; read -r _; }} <{w}/reply; [ \"$s\" = ready ] || pid=; echo \"{_STARTED} ${{pid:-none}}\"")
-    return (f"pid={session.kept.get(_KEPT, '')}; s=; [ -z \"$pid\" ] || read -r _ _ s _ 2>/dev/null </proc/$pid/stat; "
-            f"case $s in [RSD]) ;; *) {start} ;; esac; "
-            f"if [ -n \"$pid\" ]; then [ -p {w}/reply ] || {{ mkdir -p -m 700 {w} && mkfifo -m 600 {w}/reply; }}; "
-            f"code=; printf '%s\\n' {request} >{w}/request && kill -USR1 $pid && {{ read -r code; read -r _; }} <{w}/reply; "
-            f"[ -n \"$code\" ] || echo {_LOST}; else {fresh}; fi")
+    # it then never meets a writer of an earlier reply.
+    return warm_script(session, _KEPT, folder, f"env -i {ENV} {_PYTHON} -s {program} {q(folder)}{extra}",
+                       " ".join(q(line) for line in (cwd, pythonpath, console, *args)), "USR1",
+                       f"{{ read -r code; read -r _; }} <{q(folder)}/reply", fresh)
 
 
 def settle(session: SandboxSession, output: bytes) -> bool:
-    """What the builder's script printed of the warm pytest (its own lines, never a file it
-    read back, which could hold what a candidate made pytest print): a new one, kept by the
-    session, or none; whether the one it ran on ended before it answered."""
-    text = output.decode(errors="replace")
-    named = _STARTED_LINE.search(text)
-    if named is not None:
-        session.kept.pop(_KEPT, None)
-        if named.group(1) != "none":
-            session.kept[_KEPT] = int(named.group(1))
-    lost = f"\n{_LOST}\n" in f"\n{text}"
-    if lost:
-        session.kept.pop(_KEPT, None)
-    return lost
+    """warm.settle for the warm pytest."""
+    return settle_warm(session, _KEPT, output)
 
 
 def keeps_one(session: SandboxSession) -> bool:

@@ -5,11 +5,15 @@ console `npm run test` prints; results.json names each test as Jest does."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from harness.exercism_results import exercism_results
+from harness.languages.javascript.testrun import NPM_FOLDER
 from harness.languages.registry import language_for
 from harness.records import Status
+from harness.sandbox.base import Role
 from harness.task import load_task
 
 from ...conftest import make_backend
@@ -48,6 +52,30 @@ def test_a_wrong_answer_fails_with_the_console_npm_prints(js_round):
     assert "Tests:       1 failed, 2 passed, 3 total" in transcript
     # `jest ./*` lists the folder's files, package-lock.json among them as in Aider's npm-test.sh.
     assert "|.\\/node_modules|.\\/package-lock.json|.\\/package.json/i." in transcript
+
+
+def test_warm_and_fresh_jest_print_what_npm_run_test_prints(js_round):
+    """The round's Jest, warm (the session's, kept from round to round) or fresh, prints what
+    npm-test.sh's `npm run test` prints on the same files, Jest's times aside."""
+    task, session = js_round
+    files = {str(p.relative_to(task.path)): p.read_bytes() for p in task.path.iterdir() if p.is_file()}
+    files["leap.js"] = WRONG.encode()
+    session.stage("npm-run-test", files)
+    folder = f"{session.build_root}/npm-run-test"
+    npm = session.exec(["sh", "-c", f"cp -r {session.src_root}/npm-run-test {folder} && cd {folder} && "
+                        f"ln -s {NPM_FOLDER}/node_modules node_modules && ln -s {NPM_FOLDER}/package-lock.json . && "
+                        f"sed -i 's/\\bxtest(/test(/g' *.spec.js && npm run test 2>&1; rm -rf {folder}"],
+                       role=Role.builder, timeout_s=120)
+    printed = {"npm": npm.output.decode()}
+    for mode in ("fresh", "warm", "warm again"):
+        session.keeps_processes = mode != "fresh"
+        try:
+            printed[mode] = language_for(task).run_tests(task, {"leap.js": WRONG.encode()}, session, transcript=True).transcript
+        finally:
+            session.keeps_processes = True
+    assert "jest" in session.kept
+    unmeasured = {k: re.sub(r" \(\d+ ms\)|Time: .*", "", v or "") for k, v in printed.items()}
+    assert unmeasured["fresh"] == unmeasured["warm"] == unmeasured["warm again"] == unmeasured["npm"], printed
 
 
 def test_the_references_mutants_are_made_on_code_tokens(js_round):
