@@ -4,6 +4,7 @@ in the builder's, then ends the runner's (`end_runner`)."""
 
 from __future__ import annotations
 
+import shlex
 import threading
 
 from .base import ExecResult, Role, SandboxSession
@@ -12,6 +13,22 @@ from .capture import leave_nothing
 # How long the servers' exec may outlive the test run before another exec ends it: an
 # honest server exits as soon as the test process closes its end.
 SERVER_GRACE_S = 2.0
+
+
+def servers_script(session: SandboxSession, last_pipe: str, wait_s: float, starts: list[str], until: str) -> str:
+    """The runner's shell: empty its scratch folder, wait (up to `wait_s`) for the round's
+    last pipe (the builder makes the pipes last), start the servers (`starts`, each a command
+    put in the background), run `until` (the shell's wait for the servers, or for the
+    builder's word that the tests have run), then end and reap every process of the
+    runner's (a fork bomb's children too: a second kill finds what forked during the first)
+    and remove what it made (capture.leave_nothing): its exit status is 0 only when nothing
+    of it is left. The container's first process reaps nothing: an unreaped server would be
+    left as the runner's."""
+    q = shlex.quote
+    return (f"cd {q(session.scratch_root)} && find . -mindepth 1 -delete 2>/dev/null; "
+            f"n={int(wait_s / 0.005)}; until [ -p {q(last_pipe)} ] || [ $n -eq 0 ]; do n=$((n-1)); sleep 0.005; done; "
+            f"{' '.join(f'{s} &' for s in starts)} {until}; "
+            f"kill -9 -1 2>/dev/null; wait; kill -9 -1 2>/dev/null; {leave_nothing(session)}")
 
 
 class Servers(threading.Thread):

@@ -28,8 +28,8 @@ from ...errors import SandboxUnavailable, SuiteBroken
 from ...paths import package_file
 from ...records import Status, TestReport
 from ...sandbox.base import Role, SandboxSession
-from ...sandbox.capture import Captured, Kept, leave_nothing, read_back, read_captured
-from ...sandbox.servers import Servers, end_runner
+from ...sandbox.capture import Captured, Kept, read_back, read_captured
+from ...sandbox.servers import Servers, end_runner, servers_script
 from ...staging import stage_files
 from ...task import Task
 from . import warm
@@ -188,24 +188,17 @@ _KEPT = (Kept("console", _CONSOLE_CAP), Kept("record", _RECORD_CAP))
 
 
 def _server_script(session: SandboxSession, where: _Round, modules: list[str], wait_s: float) -> str:
-    """The runner's shell: wait for the round's last pipe, serve each module until the
-    builder opens the done pipe, then end and remove everything of the runner's
-    (capture.leave_nothing), the servers reaped first (the container's first process reaps
-    nothing: an unreaped server would be left as the runner's). A server that waits to be
-    told to end would race the builder:
-    one that has just seen a client go reopens its pipes, and a word sent before it did is
-    lost, the server left waiting (a third of forth's rounds, each then 2 s slower and its
-    container made new)."""
+    """The runner's shell (servers.servers_script): a server for each module, each serving
+    until the builder opens the done pipe. A server that waits to be told to end would race
+    the builder: one that has just seen a client go reopens its pipes, and a word sent before
+    it did is lost, the server left waiting (a third of forth's rounds, each then 2 s slower
+    and its container made new)."""
     q = shlex.quote
     # The compiled files require the preset's core-js polyfills: the image's, as in Jest's own
     # process, not the older copy Debian's node finds in /usr/share/nodejs.
-    starts = " ".join(f"HARNESS_JS_COMPILED={q(where.compiled)} NODE_PATH={NODE_MODULES} node {q(where.proxy)} serve "
-                      f"{q(where.candidate)} {q(m)} {q(where.fifos(m)[0])} {q(where.fifos(m)[1])} </dev/null 2>&1 &"
-                      for m in modules)
-    last = q(where.fifos(modules[-1])[1])
-    return (f"cd {q(session.scratch_root)} && find . -mindepth 1 -delete 2>/dev/null; "
-            f"n={int(wait_s / 0.01)}; until [ -p {last} ] || [ $n -eq 0 ]; do n=$((n-1)); sleep 0.01; done; "
-            f"{starts} : <{q(where.done)}; kill -9 -1 2>/dev/null; wait; kill -9 -1 2>/dev/null; {leave_nothing(session)}")
+    starts = [f"HARNESS_JS_COMPILED={q(where.compiled)} NODE_PATH={NODE_MODULES} node {q(where.proxy)} serve "
+              f"{q(where.candidate)} {q(m)} {q(where.fifos(m)[0])} {q(where.fifos(m)[1])} </dev/null 2>&1" for m in modules]
+    return servers_script(session, where.fifos(modules[-1])[1], wait_s, starts, f": <{q(where.done)}")
 
 
 def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: SandboxSession, *,

@@ -39,8 +39,8 @@ from typing import Any, Mapping
 from ...errors import SandboxUnavailable, SuiteBroken
 from ...records import Status, TestReport, forged_message
 from ...sandbox.base import ExecResult, Role, SandboxSession
-from ...sandbox.capture import Captured, Kept, leave_nothing, read_back, read_captured
-from ...sandbox.servers import Servers as _Servers, end_runner as _end_runner
+from ...sandbox.capture import Captured, Kept, read_back, read_captured
+from ...sandbox.servers import Servers as _Servers, end_runner as _end_runner, servers_script
 from ...staging import signal_name, stage_files
 from ...task import Task
 from .cases import task_cases
@@ -162,21 +162,11 @@ def _kept_files() -> list[Kept]:
 
 
 def _server_script(session: SandboxSession, where: _Round, modules: list[str], wait_s: float) -> str:
-    """The runner's shell: wait (up to `wait_s`) for the round's last pipe, run a server for
-    each module, then end and remove everything of the runner's (capture.leave_nothing):
-    its exit status is 0 only when nothing of it is left."""
-    q = shlex.quote
-    starts = []
-    for module in modules:
-        to_server, from_server = where.fifos(module)
-        argv = server_argv(_PYTHON, where.proxy, PACKAGE, where.candidate, module, to_server, from_server)
-        starts.append(f"{shlex.join(argv)} </dev/null 2>&1 &")
-    last = q(where.fifos(modules[-1])[1])
-    # When the servers are gone, so is everything they started (a fork bomb's children too:
-    # a second kill finds what forked during the first).
-    return (f"cd {q(session.scratch_root)} && find . -mindepth 1 -delete 2>/dev/null; "
-            f"n={int(wait_s / 0.005)}; until [ -p {last} ] || [ $n -eq 0 ]; do n=$((n-1)); sleep 0.005; done; "
-            f"{' '.join(starts)} wait; kill -9 -1 2>/dev/null; kill -9 -1 2>/dev/null; {leave_nothing(session)}")
+    """The runner's shell (servers.servers_script): a server for each module, until each
+    has ended (an honest one, when the test process closes its pipes)."""
+    starts = [f"{shlex.join(server_argv(_PYTHON, where.proxy, PACKAGE, where.candidate, m, *where.fifos(m)))} </dev/null 2>&1"
+              for m in modules]
+    return servers_script(session, where.fifos(modules[-1])[1], wait_s, starts, "wait")
 
 
 def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: SandboxSession, *,
