@@ -15,6 +15,7 @@ the reporter's record with the round's token (verdict.py)."""
 from __future__ import annotations
 
 import json
+import posixpath
 import re
 import secrets
 import shlex
@@ -97,11 +98,14 @@ def proxied_modules(task: Task) -> list[str]:
     return [f for f in task.solution_files if "/" not in f and f.endswith(".js")]
 
 
-def _client(where: _Round, module: str) -> bytes:
+def _client(where: _Round, module: str, modules: list[str]) -> bytes:
+    """A client module; it names the candidate's modules and their folders, the only files
+    whose frames it shows of an error the server sends (assets/proxy.js, shownFrames)."""
     to_server, from_server = where.fifos(module)
     proxy, a, b = (json.dumps(x) for x in (where.proxy, to_server, from_server))
+    files = json.dumps({"candidate": where.candidate, "tests": where.tests, "modules": modules})
     return (f"const proxy = require({proxy});\nif (require.main === module) proxy.main({a}, {b}, process.argv.slice(2));\n"
-            f"else module.exports = proxy.client({a}, {b});\n").encode()
+            f"else module.exports = proxy.client({a}, {b}, {files});\n").encode()
 
 
 def _builder_script(task: Task, session: SandboxSession, where: _Round, files: Mapping[str, bytes],
@@ -150,7 +154,7 @@ def _server_script(session: SandboxSession, where: _Round, modules: list[str], w
     lost, the server left waiting (a third of forth's rounds, each then 2 s slower and its
     container made new)."""
     q = shlex.quote
-    starts = " ".join(f"HARNESS_JS_NODE_MODULES={NODE_MODULES} node {q(where.proxy)} serve {NODE_MODULES} "
+    starts = " ".join(f"node {q(where.proxy)} serve {NODE_MODULES} "
                       f"{q(where.candidate)} {q(m)} {q(where.fifos(m)[0])} {q(where.fifos(m)[1])} </dev/null 2>&1 &"
                       for m in modules)
     last = q(where.fifos(modules[-1])[1])
@@ -174,7 +178,7 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
     common: dict[str, Any] = dict(tampered=tampered, backend=session.backend)
     where = _Round.of(task, session, secrets.token_hex(8))
     harness = {".harness/proxy.js": _asset("proxy.js"), ".harness/reporter.js": _asset("reporter.js"),
-               **{f".harness/client-{i}.js": _client(where, m) for i, m in enumerate(modules)}}
+               **{f".harness/client-{i}.js": _client(where, m, modules) for i, m in enumerate(modules)}}
     session.stage(f"js-{task.slug}", {**files, **harness})
     limit = session.limits.timeout_s if time_limit_s is None else time_limit_s
     token = fresh_token()
@@ -216,7 +220,11 @@ def _report(task: Task, where: _Round, session: SandboxSession, got: Captured, t
 
 
 def _clean(text: str, task: Task, where: _Round) -> str:
-    return clean_console(text.replace(where.candidate, where.tests), where.tests, task.exercise)
+    """The candidate's copy of a file named as the task's: its frames' paths, absolute in
+    the record and relative to the tests' folder (Jest's rootDir) on the console."""
+    relative = posixpath.relpath(where.candidate, where.tests) + "/"
+    text = text.replace(where.candidate, where.tests).replace(relative, "")
+    return clean_console(text, where.tests, task.exercise)
 
 
 def _asset(name: str) -> bytes:

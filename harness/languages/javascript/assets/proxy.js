@@ -19,6 +19,11 @@ const SYMBOLS = ['iterator', 'asyncIterator', 'toPrimitive', 'toStringTag', 'has
 // answered would decide the comparison (`asymmetricMatch() { return true; }`).
 const HOOKS = new Set(['asymmetricMatch']);
 const ERRORS = { Error, TypeError, RangeError, SyntaxError, ReferenceError, EvalError, URIError };
+// Jest's environment's Error.stackTraceLimit: as many of the candidate's frames as Jest would show.
+const STACK_LIMIT = 100;
+// A frame's function part as V8 and source-map-support write it ("Calendar.get leap [as leap]",
+// "new Calendar"): no parenthesis, colon or slash that could make it name a file.
+const CALL = /^[\p{L}\p{N}_$.<>[\] ]{1,200}$/u;
 
 class Peer {
   constructor(input, output, side) {
@@ -212,7 +217,8 @@ class Peer {
       let ctor = value.constructor;
       while (ctor && !Object.values(ERRORS).includes(ctor) && !this.exported.has(ctor)) ctor = Object.getPrototypeOf(ctor);
       return { t: 'e', name: String(value.name), message: String(value.message),
-        ctor: ctor && this.exported.has(ctor) ? sub(ctor) : null, base: ctor ? ctor.name : 'Error' };
+        ctor: ctor && this.exported.has(ctor) ? sub(ctor) : null, base: ctor ? ctor.name : 'Error',
+        ...(this.side === 's' ? { frames: candidateFrames(value) } : {}) };
     }
     return this.handle(value, 'h');
   }
@@ -252,8 +258,10 @@ class Peer {
         const Base = Object.prototype.hasOwnProperty.call(ERRORS, v.base) ? ERRORS[v.base] : Error;
         const error = ctor ? Object.create(ctor.prototype) : new Base(v.message);
         Object.defineProperty(error, 'message', { value: String(v.message), writable: true, configurable: true });
-        if (ctor) Object.defineProperty(error, 'stack', { value: `${v.name}: ${v.message}`, writable: true, configurable: true });
         if (v.name !== Base.name || ctor) Object.defineProperty(error, 'name', { value: String(v.name), writable: true, configurable: true });
+        const head = `${String(v.name) || 'Error'}: ${String(v.message)}`;
+        const stack = this.files ? [head, ...shownFrames(v.frames, this.files), ...testFrames(this.files)].join('\n') : head;
+        if (ctor || this.files) Object.defineProperty(error, 'stack', { value: stack, writable: true, configurable: true });
         return error;
       }
       case 'back': {
@@ -358,9 +366,11 @@ function setUp(peer) {
   return peer;
 }
 
-// The client: the module the spec file imports in the candidate's place.
-function client(toServer, fromServer) {
+// The client: the module the spec file imports in the candidate's place. `files` names the
+// candidate's modules, where the runner's copy is, and where the client modules are.
+function client(toServer, fromServer, files) {
   const peer = setUp(open(toServer, fromServer, 'c'));
+  peer.files = { ...files, lines: new Map() };
   const { esModule, value } = peer.request({ op: 'exports' });
   // Babel's interop reads `__esModule` to tell an ES module's exports from CommonJS's.
   if (esModule === true && value !== null && typeof value === 'object') {
@@ -379,6 +389,12 @@ function main(toServer, fromServer, args) {
   process.exitCode = Number.isInteger(ran.status) ? ran.status : 1;
 }
 
+// Babel's options for one of the candidate's files: the exercises' preset, and the source map
+// inline in the code, where candidateFrames reads it (babel-jest maps Jest's frames by its own).
+function babelOptions(preset, filename) {
+  return { filename, presets: [preset], babelrc: false, configFile: false, sourceMaps: 'inline' };
+}
+
 // The candidate's files compiled as Jest compiles them, by the exercises' Babel preset.
 function compileWithBabel(nodeModules, folder) {
   const babel = require(`${nodeModules}/@babel/core`);
@@ -387,9 +403,119 @@ function compileWithBabel(nodeModules, folder) {
   require.extensions['.js'] = (module, filename) => {
     if (!filename.startsWith(`${folder}/`)) return plain(module, filename);
     const source = fs.readFileSync(filename, 'utf8');
-    const out = babel.transformSync(source, { filename, presets: [preset], babelrc: false, configFile: false });
+    const out = babel.transformSync(source, babelOptions(preset, filename));
+    compiled.set(filename, { name: filename.slice(folder.length + 1), code: out.code, map: null });
     return module._compile(out.code, filename);
   };
+  recordSites(nodeModules);
+}
+
+// --- The candidate's stack frames, as Jest would show them ---------------------------------
+// The server keeps each error's call sites (V8's stack trace API) and sends, for an error of
+// the candidate's, the frames in the candidate's files mapped through Babel's source map as
+// Jest's source-map-support (0.5.13) maps them: the original line and column, and the name the
+// map gives the position, if any, for the function's. Builtins between them ("Array.map
+// (<anonymous>)") go too. The client takes none of it on trust (shownFrames).
+
+const compiled = new Map(); // the file V8 names -> the candidate's module it is, its code and map
+const sites = new WeakMap(); // error -> its call sites
+let SourceMapConsumer = null;
+
+function recordSites(nodeModules) {
+  ({ SourceMapConsumer } = require(`${nodeModules}/source-map`));
+  Error.stackTraceLimit = STACK_LIMIT;
+  Error.prepareStackTrace = (error, trace) => {
+    if (error !== null && typeof error === 'object') sites.set(error, trace);
+    let head;
+    try { head = Error.prototype.toString.call(error); } catch (e) { head = 'Error'; }
+    return [head, ...trace].join('\n    at ');
+  };
+}
+
+function candidateFrames(error) {
+  let trace;
+  try {
+    void error.stack; // formats it, and so records its sites, where nothing has yet
+    trace = sites.get(error);
+  } catch (e) {
+    return [];
+  }
+  if (!Array.isArray(trace)) return [];
+  const frames = [];
+  let builtins = [];
+  for (const site of trace.slice(0, STACK_LIMIT)) {
+    const file = site.getFileName();
+    const module = file ? compiled.get(file) : undefined;
+    if (module) {
+      frames.push(...builtins, mappedFrame(site, module));
+      builtins = [];
+    } else if (!file && !site.isEval() && String(site).endsWith(' (<anonymous>)')) {
+      builtins.push({ call: String(site).slice(0, -' (<anonymous>)'.length) });
+    } else {
+      builtins = []; // the server's own frames, Node's and the tests' callbacks': none is the candidate's
+    }
+  }
+  return frames;
+}
+
+function mappedFrame(site, module) {
+  if (module.map === null) {
+    const inline = /\/\/# sourceMappingURL=data:application\/json;(?:charset=utf-8;)?base64,([A-Za-z0-9+/=]+)\s*$/.exec(module.code);
+    module.map = inline ? new SourceMapConsumer(JSON.parse(Buffer.from(inline[1], 'base64').toString('utf8'))) : false;
+  }
+  const line = site.getLineNumber();
+  const column = site.getColumnNumber() - 1;
+  const position = module.map ? module.map.originalPositionFor({ line, column }) : { source: null };
+  const at = position.source === null ? { line, column, name: null } : position;
+  return { file: module.name, line: at.line, column: at.column + 1, call: callOf(site, at.name || site.getFunctionName()) };
+}
+
+// A call site's function part as source-map-support's CallSiteToString writes it; null where
+// it writes the place alone.
+function callOf(site, name) {
+  const constructs = site.isConstructor();
+  if (constructs) return `new ${name || '<anonymous>'}`;
+  if (site.isToplevel()) return name || null;
+  let type = site.getTypeName();
+  if (type === '[object Object]') type = 'null';
+  const method = site.getMethodName();
+  if (!name) return `${type}.${method || '<anonymous>'}`;
+  let call = type && name.indexOf(type) !== 0 ? `${type}.${name}` : name;
+  if (method && name.indexOf(`.${method}`) !== name.length - method.length - 1) call += ` [as ${method}]`;
+  return call;
+}
+
+// The stack lines the client shows for the server's frames: only a builtin's or one at a line
+// and column of one of the candidate's modules, named by the client's own path for it, with a
+// function part of CALL's characters; none where the server sent more than V8 would have.
+function shownFrames(frames, files) {
+  if (!Array.isArray(frames) || frames.length > STACK_LIMIT) return [];
+  const lines = [];
+  for (const f of frames) {
+    if (f === null || typeof f !== 'object' || !(f.call === null || (typeof f.call === 'string' && CALL.test(f.call)))) continue;
+    if (f.file === undefined) {
+      if (f.call !== null) lines.push(`    at ${f.call} (<anonymous>)`);
+      continue;
+    }
+    const index = files.modules.indexOf(f.file);
+    if (index < 0 || !Number.isInteger(f.line) || !Number.isInteger(f.column)) continue;
+    const path = `${files.candidate}/${files.modules[index]}`;
+    if (!files.lines.has(path)) {
+      try { files.lines.set(path, fs.readFileSync(path, 'utf8').split('\n').map((l) => l.length)); } catch (e) { files.lines.set(path, []); }
+    }
+    const lengths = files.lines.get(path);
+    if (f.line < 1 || f.line > lengths.length || f.column < 1 || f.column > lengths[f.line - 1] + 1) continue;
+    const at = `${path}:${f.line}:${f.column}`;
+    lines.push(f.call === null ? `    at ${at}` : `    at ${f.call} (${at})`);
+  }
+  return lines;
+}
+
+// The test process's own frames where the client makes the error: those of the spec and of Jest
+// (which Jest sets aside as it prints them), not the proxy's nor the client modules'.
+function testFrames(files) {
+  const own = [__filename, ...files.modules.map((m) => `${files.tests}/${m}`)].map((f) => `${f}:`);
+  return String(new Error().stack).split('\n').slice(1).filter((l) => l.startsWith('    at ') && !own.some((f) => l.includes(f)));
 }
 
 // The server, as the runner: `serve <node_modules> <folder> <file> <to server> <from server>`;
@@ -425,26 +551,20 @@ async function serve([nodeModules, folder, file, toServer, fromServer]) {
   }
 }
 
+// The module as a program, as `node file` runs it (npm-test.sh's Node runs the file as written,
+// without Babel): its lines, and its errors' frames, are the file's.
 function runMain(path, folder, args) {
   if (!Array.isArray(args) || args.length > 1000 || !args.every((a) => typeof a === 'string')) {
     throw new TypeError('arguments of an unknown shape');
   }
   const { spawnSync } = require('child_process');
-  const ran = spawnSync(process.execPath, [__filename, 'run', path, ...args],
+  const ran = spawnSync(process.execPath, [path, ...args],
     { cwd: folder, encoding: 'utf8', maxBuffer: 1 << 20, env: { ...process.env } });
   return { stdout: ran.stdout || '', stderr: ran.stderr || '', status: ran.status === null ? 1 : ran.status };
 }
 
-if (require.main === module) {
-  const [mode, ...rest] = process.argv.slice(2);
-  if (mode === 'serve') {
-    serve(rest).catch((e) => { process.stderr.write(`${e && e.stack}\n`); process.exit(1); });
-  } else if (mode === 'run') {
-    const [path, ...args] = rest;
-    compileWithBabel(process.env.HARNESS_JS_NODE_MODULES, require('path').dirname(path));
-    process.argv = [process.argv[0], path, ...args];
-    require(path);
-  }
+if (require.main === module && process.argv[2] === 'serve') {
+  serve(process.argv.slice(3)).catch((e) => { process.stderr.write(`${e && e.stack}\n`); process.exit(1); });
 }
 
 module.exports = { client, main };
