@@ -260,7 +260,9 @@ class Peer {
         Object.defineProperty(error, 'message', { value: String(v.message), writable: true, configurable: true });
         if (v.name !== Base.name || ctor) Object.defineProperty(error, 'name', { value: String(v.name), writable: true, configurable: true });
         const head = `${String(v.name) || 'Error'}: ${String(v.message)}`;
-        const stack = this.files ? [head, ...shownFrames(v.frames, this.files), ...testFrames(this.files)].join('\n') : head;
+        // As many frames in all as Jest's limit lets V8 record where the module runs in Jest's process.
+        const frames = this.files ? [...shownFrames(v.frames, this.files), ...testFrames(this.files)].slice(0, STACK_LIMIT) : [];
+        const stack = [head, ...frames].join('\n');
         if (ctor || this.files) Object.defineProperty(error, 'stack', { value: stack, writable: true, configurable: true });
         return error;
       }
@@ -407,7 +409,6 @@ function compileWithBabel(nodeModules, folder) {
     compiled.set(filename, { name: filename.slice(folder.length + 1), code: out.code, map: null });
     return module._compile(out.code, filename);
   };
-  recordSites(nodeModules);
 }
 
 // --- The candidate's stack frames, as Jest would show them ---------------------------------
@@ -522,6 +523,7 @@ function testFrames(files) {
 // it serves every client that comes until the runner's shell ends it (testrun.py).
 async function serve([nodeModules, folder, file, toServer, fromServer]) {
   compileWithBabel(nodeModules, folder);
+  recordSites(nodeModules);
   const path = `${folder}/${file}`;
   let exportsOf = null;
   for (;;) {
