@@ -76,7 +76,7 @@ const forged = [
 ];
 JSON.stringify = function (m, ...rest) {
   const v = m && m.op === 'raise' ? m.value : null;
-  if (v && v.message === 'mixed') v.frames = forged;
+  if (v && v.message === 'mixed') Object.assign(v, { frames: forged, origin: { above: ['    at forgedOrigin (/x.js:1:1)'] } });
   if (v && v.message === 'too many') v.frames = Array(1000).fill(valid);
   return stringify.call(this, m, ...rest);
 };

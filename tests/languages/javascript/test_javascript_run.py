@@ -51,10 +51,11 @@ def test_a_wrong_answer_fails_with_the_console_npm_prints(js_round):
     assert "|.\\/node_modules|.\\/package-lock.json|.\\/package.json/i." in transcript
 
 
-# Throws in a function that Array.map calls (isLeap(2000)) and in the constructor (any year).
+# Throws in a function that Array.map calls (isLeap(2000)), and passes the test's callback a
+# symbol, which it cannot take modulo 2.
 _THROWS = REFERENCE.replace("export const isLeap = (year) =>", (
     "const check = (year) => {\n  if (year === 2000) throw new TypeError(`no leap for ${year}`);\n  return year;\n};\n"
-    "export const isLeap = (year) => [year].map(check)[0] % 4 === 0 &&")).replace("if (year < 1)", "if (year > 1)")
+    "export const isLeap = (year) => [year].map(check)[0] % 4 === 0 &&")).replace("keep(year)", "keep(Symbol.iterator)")
 
 
 def test_a_candidates_error_shows_its_own_frames_as_in_jests_process(js_round):
@@ -66,7 +67,10 @@ def test_a_candidates_error_shows_its_own_frames_as_in_jests_process(js_round):
             "        |                            ^\n") in transcript
     assert ("      at check (leap.js:2:28)\n          at Array.map (<anonymous>)\n      at map (leap.js:5:40)\n"
             "      at Object.<anonymous> (leap.spec.js:9:18)\n") in transcript
-    assert "      at new Calendar (leap.js:9:25)\n      at Object.<anonymous> (leap.spec.js:13:12)\n" in transcript
+    # The test's callback's own frame first, and Jest's code frame at it, as where it throws in Jest's process.
+    assert "    > 15 |     expect(filterYears([1996, 2001], (year) => year % 2 === 0)).toEqual([1996]);\n" in transcript
+    assert ("      at leap.spec.js:15:52\n      at keep (leap.js:18:68)\n          at Array.filter (<anonymous>)\n"
+            "      at filter (leap.js:18:51)\n      at Object.<anonymous> (leap.spec.js:15:23)\n") in transcript
 
 
 def test_the_references_mutants_are_made_on_code_tokens(js_round):

@@ -218,7 +218,8 @@ class Peer {
       while (ctor && !Object.values(ERRORS).includes(ctor) && !this.exported.has(ctor)) ctor = Object.getPrototypeOf(ctor);
       return { t: 'e', name: String(value.name), message: String(value.message),
         ctor: ctor && this.exported.has(ctor) ? sub(ctor) : null, base: ctor ? ctor.name : 'Error',
-        ...(this.side === 's' ? { frames: candidateFrames(value) } : {}) };
+        ...(this.side === 's' ? { frames: candidateFrames(value), origin: this.origins.get(value) }
+          : { origin: this.files ? rememberFrames(this.files, value) : undefined }) };
     }
     return this.handle(value, 'h');
   }
@@ -259,10 +260,9 @@ class Peer {
         const error = ctor ? Object.create(ctor.prototype) : new Base(v.message);
         Object.defineProperty(error, 'message', { value: String(v.message), writable: true, configurable: true });
         if (v.name !== Base.name || ctor) Object.defineProperty(error, 'name', { value: String(v.name), writable: true, configurable: true });
+        if (this.side === 's' && Number.isInteger(v.origin)) this.origins.set(error, v.origin);
         const head = `${String(v.name) || 'Error'}: ${String(v.message)}`;
-        // As many frames in all as Jest's limit lets V8 record where the module runs in Jest's process.
-        const frames = this.files ? [...shownFrames(v.frames, this.files), ...testFrames(this.files)].slice(0, STACK_LIMIT) : [];
-        const stack = [head, ...frames].join('\n');
+        const stack = [head, ...(this.files ? framesOf(v, this.files) : [])].join('\n');
         if (ctor || this.files) Object.defineProperty(error, 'stack', { value: stack, writable: true, configurable: true });
         return error;
       }
@@ -364,6 +364,7 @@ function open(toServer, fromServer, side) {
 function setUp(peer) {
   peer.proxies = new WeakMap();
   peer.exported = new Set();
+  peer.origins = new WeakMap(); // the server's error made of one the client sent -> the client's id for it
   peer.other = peer.side === 'c' ? 's' : 'c';
   return peer;
 }
@@ -372,7 +373,7 @@ function setUp(peer) {
 // candidate's modules, where the runner's copy is, and where the client modules are.
 function client(toServer, fromServer, files) {
   const peer = setUp(open(toServer, fromServer, 'c'));
-  peer.files = { ...files, lines: new Map() };
+  peer.files = { ...files, lines: new Map(), thrown: new Map(), next: 1 };
   const { esModule, value } = peer.request({ op: 'exports' });
   // Babel's interop reads `__esModule` to tell an ES module's exports from CommonJS's.
   if (esModule === true && value !== null && typeof value === 'object') {
@@ -512,11 +513,52 @@ function shownFrames(frames, files) {
   return lines;
 }
 
-// The test process's own frames where the client makes the error: those of the spec and of Jest
-// (which Jest sets aside as it prints them), not the proxy's nor the client modules'.
-function testFrames(files) {
+// An error's stack as the client shows it: the server's frames between the test process's own
+// above and below them. For an error of the server's, the test process's are those where the
+// client makes it; for one the server made of the client's (a test's callback threw), those the
+// client's had where it was made, as V8 keeps an error's frames from where it was made. As many
+// in all as Jest's limit lets V8 record where the module runs in Jest's process.
+function framesOf(v, files) {
+  const { above, below } = (Number.isInteger(v.origin) && files.thrown.get(v.origin)) || testFrames(new Error().stack, 1, files);
+  return [...above, ...shownFrames(v.frames, files), ...below].slice(0, STACK_LIMIT);
+}
+
+// The client's error's frames kept under an id the server may send back with the error it
+// makes of it; the last 64 only.
+function rememberFrames(files, error) {
+  let frames;
+  try {
+    frames = testFrames(error.stack, String(error.message).split('\n').length, files);
+  } catch (e) {
+    return undefined;
+  }
+  const id = files.next++;
+  files.thrown.set(id, frames);
+  if (files.thrown.size > 64) files.thrown.delete(files.thrown.keys().next().value);
+  return id;
+}
+
+// The test process's frames of a stack (its first `head` lines the message): those of the spec
+// and of Jest (which Jest sets aside as it prints them) above the proxy's and below them, not
+// the proxy's nor the client modules', nor a builtin's among those.
+function testFrames(stack, head, files) {
   const own = [__filename, ...files.modules.map((m) => `${files.tests}/${m}`)].map((f) => `${f}:`);
-  return String(new Error().stack).split('\n').slice(1).filter((l) => l.startsWith('    at ') && !own.some((f) => l.includes(f)));
+  const above = [];
+  const below = [];
+  let held = [];
+  let seen = false;
+  for (const line of String(stack).split('\n').slice(head)) {
+    if (own.some((f) => line.includes(f))) {
+      seen = true;
+      held = [];
+    } else if (seen && line.endsWith(' (<anonymous>)')) {
+      held.push(line);
+    } else {
+      (seen ? below : above).push(...held, line);
+      held = [];
+    }
+  }
+  return { above, below: [...below, ...held] };
 }
 
 // The server, as the runner: `serve <node_modules> <folder> <file> <to server> <from server>`;
