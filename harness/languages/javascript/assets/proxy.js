@@ -6,7 +6,9 @@
 // plain objects, Maps, Sets, Dates, regular expressions and errors by value; every other
 // object and every function as a handle the other side uses through a Proxy; promises as
 // handles the client keeps pumping while it awaits one. Both sides serve the other's
-// requests while they wait for an answer (a callback the test passed to the candidate).
+// requests while they wait for an answer (a callback the test passed to the candidate). An
+// error of the candidate's takes its frames along, which the client checks and makes the
+// error's stack of, so that Jest shows it as it does where the module runs in its process.
 'use strict';
 
 const fs = require('fs');
@@ -475,8 +477,7 @@ function mappedFrame(site, module) {
 // A call site's function part as source-map-support's CallSiteToString writes it; null where
 // it writes the place alone.
 function callOf(site, name) {
-  const constructs = site.isConstructor();
-  if (constructs) return `new ${name || '<anonymous>'}`;
+  if (site.isConstructor()) return `new ${name || '<anonymous>'}`;
   if (site.isToplevel()) return name || null;
   let type = site.getTypeName();
   if (type === '[object Object]') type = 'null';
