@@ -154,7 +154,7 @@ def _server_script(session: SandboxSession, where: _Round, modules: list[str], w
     lost, the server left waiting (a third of forth's rounds, each then 2 s slower and its
     container made new)."""
     q = shlex.quote
-    starts = " ".join(f"node {q(where.proxy)} serve {NODE_MODULES} "
+    starts = " ".join(f"HARNESS_JS_NODE_MODULES={NODE_MODULES} node {q(where.proxy)} serve {NODE_MODULES} "
                       f"{q(where.candidate)} {q(m)} {q(where.fifos(m)[0])} {q(where.fifos(m)[1])} </dev/null 2>&1 &"
                       for m in modules)
     last = q(where.fifos(modules[-1])[1])

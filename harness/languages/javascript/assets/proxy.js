@@ -596,20 +596,41 @@ async function serve([nodeModules, folder, file, toServer, fromServer]) {
   }
 }
 
-// The module as a program, as `node file` runs it (npm-test.sh's Node runs the file as written,
-// without Babel): its lines, and its errors' frames, are the file's.
+// The module as a program. A CommonJS file runs as `node file` runs it (npm-test.sh's Node runs
+// the file as written: its lines, and its errors' frames, are the file's); one of ES module
+// syntax, which Aider's Node (20.19 on) runs as a module where the image's 18 would refuse
+// it, runs compiled by Babel, as Jest would run it.
 function runMain(path, folder, args) {
   if (!Array.isArray(args) || args.length > 1000 || !args.every((a) => typeof a === 'string')) {
     throw new TypeError('arguments of an unknown shape');
   }
   const { spawnSync } = require('child_process');
-  const ran = spawnSync(process.execPath, [path, ...args],
+  const ran = spawnSync(process.execPath, moduleSyntax(path) ? [__filename, 'run', path, ...args] : [path, ...args],
     { cwd: folder, encoding: 'utf8', maxBuffer: 1 << 20, env: { ...process.env } });
   return { stdout: ran.stdout || '', stderr: ran.stderr || '', status: ran.status === null ? 1 : ran.status };
 }
 
-if (require.main === module && process.argv[2] === 'serve') {
-  serve(process.argv.slice(3)).catch((e) => { process.stderr.write(`${e && e.stack}\n`); process.exit(1); });
+// Whether a file fails to compile as CommonJS for syntax only a module may have (Node's own
+// test for running it as one).
+function moduleSyntax(path) {
+  try {
+    require('vm').compileFunction(fs.readFileSync(path, 'utf8'), ['exports', 'require', 'module', '__filename', '__dirname']);
+    return false;
+  } catch (e) {
+    return e instanceof SyntaxError && /import statement|'export'|import\.meta|await is only valid/.test(e.message);
+  }
+}
+
+if (require.main === module) {
+  const [mode, ...rest] = process.argv.slice(2);
+  if (mode === 'serve') {
+    serve(rest).catch((e) => { process.stderr.write(`${e && e.stack}\n`); process.exit(1); });
+  } else if (mode === 'run') {
+    const [path, ...args] = rest;
+    compileWithBabel(process.env.HARNESS_JS_NODE_MODULES, require('path').dirname(path));
+    process.argv = [process.argv[0], path, ...args];
+    require(path);
+  }
 }
 
 module.exports = { client, main };
