@@ -6,7 +6,10 @@ test's callback turned into the test process's `Function`, patching `expect`, `t
 Object.prototype, an unhandled rejection, reading the spec and the console, output,
 process and memory bombs, a loop past the limit, and writing package.json or
 jest.config.js. Each fails (or is refused), and the reference passes after them in the same
-session."""
+session. The frames of a candidate's error that the console shows are only ones an honest
+run of its own module could have: forged frames (naming the spec or Jest, a name with a
+newline, a control character or a parenthesis, a line past the file's end, too many of
+them) and a forged `stack` never reach the transcript."""
 
 from __future__ import annotations
 
@@ -48,6 +51,57 @@ HOSTILE = {
                                "export const filterYears = (years, keep) => {\n"
                                "  keep.constructor('return process')().exit(0);\n};\n"),
 }
+
+
+# The server's frames forged where they leave its process (JSON.stringify patched): for
+# isLeap(2015) a valid frame among forged ones, for isLeap(2000) more frames than Jest's limit
+# (valid ones); the Calendar's error has a `stack` whose getter throws. Every error also has a
+# forged `stack` (Error.prepareStackTrace), which the server never sends.
+_FORGED_FRAMES = """const stringify = JSON.stringify;
+const valid = { file: 'leap.js', line: 1, column: 1, call: 'validLooking' };
+// Jest's code frame at line 1 shows up to line 4.
+
+const forged = [
+  { file: 'leap.spec.js', line: 4, column: 5, call: 'forgedSpec' },
+  { file: '../tests/leap.spec.js', line: 4, column: 5, call: 'forgedPath' },
+  { file: 'leap.js', line: 1, column: 1, call: 'forgedParen (/build/js-leap/tests/leap.spec.js:4:5)' },
+  { file: 'leap.js', line: 1, column: 1, call: 'forgedNewline\\n    at jest (/opt/harness/npm/node_modules/jest-circus/build/run.js:1:1)' },
+  { file: 'leap.js', line: 1, column: 1, call: 'forgedControl\\u001b[31m' },
+  { file: 'leap.js', line: 1, column: 1, call: 'forgedLong' + 'x'.repeat(300) },
+  { file: 'leap.js', line: 99999, column: 1, call: 'forgedBeyond' },
+  { file: 'leap.js', line: 1.5, column: 1, call: 'forgedFraction' },
+  { call: 'forgedBuiltin (/build/js-leap/tests/leap.spec.js:4:5)' },
+  { file: 0, line: 1, column: 1, call: 'forgedIndex' },
+  valid,
+];
+JSON.stringify = function (m, ...rest) {
+  const v = m && m.op === 'raise' ? m.value : null;
+  if (v && v.message === 'mixed') Object.assign(v, { frames: forged, origin: { above: ['    at forgedOrigin (/x.js:1:1)'] } });
+  if (v && v.message === 'too many') v.frames = Array(1000).fill(valid);
+  return stringify.call(this, m, ...rest);
+};
+Error.prepareStackTrace = () => 'Error: forged\\n    at forgedStack (/build/js-leap/tests/leap.spec.js:4:5)';
+export const isLeap = (year) => { throw new Error(year === 2000 ? 'too many' : 'mixed'); };
+export class Calendar {
+  constructor() {
+    const e = new Error('a stack that throws');
+    Object.defineProperty(e, 'stack', { get() { throw new Error('forgedGetter'); } });
+    throw e;
+  }
+}
+export const filterYears = () => [];
+"""
+
+
+def test_forged_frames_never_reach_the_transcript(js_session):
+    task, session = js_session
+    report = language_for(task).run_tests(task, {"leap.js": _FORGED_FRAMES.encode()}, session, transcript=True)
+    assert [t.status for t in report.tests] == [Status.failed] * 3 and not report.passed
+    shown = [report.transcript or "", *(t.message or "" for t in report.tests)]
+    assert not any("forged" in text.lower() or "proxy.js" in text or "candidate" in text for text in shown), shown
+    mixed, too_many, getter = (t.message or "" for t in report.tests)
+    assert "at validLooking (leap/leap.js:1:1)" in mixed and "at validLooking (leap.js:1:1)" in (report.transcript or "")
+    assert "validLooking" not in too_many and "a stack that throws" in getter
 
 
 # Right where it can be, and for the rest a value that tells Jest's equality it matches.

@@ -17,6 +17,7 @@ the reporter's record with the round's token (verdict.py)."""
 from __future__ import annotations
 
 import json
+import posixpath
 import re
 import secrets
 import shlex
@@ -129,11 +130,14 @@ def proxied_modules(task: Task) -> list[str]:
     return [f for f in task.solution_files if "/" not in f and f.endswith(".js")]
 
 
-def _client(where: _Round, module: str) -> bytes:
+def _client(where: _Round, module: str, modules: list[str]) -> bytes:
+    """A client module; it names the candidate's modules and their folders, the only files
+    whose frames it shows of an error the server sends (assets/proxy.js, shownFrames)."""
     to_server, from_server = where.fifos(module)
     proxy, a, b = (json.dumps(x) for x in (where.proxy, to_server, from_server))
+    files = json.dumps({"candidate": where.candidate, "tests": where.tests, "modules": modules})
     return (f"const proxy = require({proxy});\nif (require.main === module) proxy.main({a}, {b}, process.argv.slice(2));\n"
-            f"else module.exports = proxy.client({a}, {b});\n").encode()
+            f"else module.exports = proxy.client({a}, {b}, {files});\n").encode()
 
 
 def _specs(task: Task, files: Iterable[str]) -> list[str]:
@@ -197,7 +201,7 @@ def _server_script(session: SandboxSession, where: _Round, modules: list[str], w
     # The compiled files require the preset's core-js polyfills: the image's, as in Jest's own
     # process, not the older copy Debian's node finds in /usr/share/nodejs.
     starts = [f"HARNESS_JS_COMPILED={q(where.compiled)} NODE_PATH={NODE_MODULES} node {q(where.proxy)} serve "
-              f"{q(where.candidate)} {q(m)} {q(where.fifos(m)[0])} {q(where.fifos(m)[1])} </dev/null 2>&1" for m in modules]
+              f"{NODE_MODULES} {q(where.candidate)} {q(m)} {q(where.fifos(m)[0])} {q(where.fifos(m)[1])} </dev/null 2>&1" for m in modules]
     return servers_script(session, where.fifos(modules[-1])[1], wait_s, starts, f": <{q(where.done)}")
 
 
@@ -217,7 +221,7 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
     where = _Round.of(task, session, secrets.token_hex(8))
     harness = {".harness/proxy.js": _asset("proxy.js"), ".harness/reporter.js": _asset("reporter.js"),
                ".harness/setup.js": _setup(task, where, files),
-               **{f".harness/client-{i}.js": _client(where, m) for i, m in enumerate(modules)}}
+               **{f".harness/client-{i}.js": _client(where, m, modules) for i, m in enumerate(modules)}}
     session.stage(f"js-{task.slug}", {**files, **harness})
     if session.keeps_processes:
         session.stage(warm.STAGED, warm.staged_files())
@@ -265,7 +269,11 @@ def _report(task: Task, where: _Round, got: Captured, token: str, transcript: bo
 
 
 def _clean(text: str, task: Task, where: _Round) -> str:
-    return clean_console(text.replace(where.candidate, where.tests), where.tests, task.exercise)
+    """The candidate's copy of a file named as the task's: its frames' paths, absolute in
+    the record and relative to the tests' folder (Jest's rootDir) on the console."""
+    relative = posixpath.relpath(where.candidate, where.tests) + "/"
+    text = text.replace(where.candidate, where.tests).replace(relative, "")
+    return clean_console(text, where.tests, task.exercise)
 
 
 def _asset(name: str) -> bytes:

@@ -1,7 +1,8 @@
 """JavaScript's test round in its own image, as Aider's npm-test.sh runs it: the reference
 passes every test (its `xtest`s run too) behind the proxy, with a class, a getter and an
 error of the candidate's crossing it; a wrong answer fails the one test it breaks with the
-console `npm run test` prints; results.json names each test as Jest does."""
+console `npm run test` prints, a thrown error's code frame and frames the candidate's own as
+Jest shows them in its own process; results.json names each test as Jest does."""
 
 from __future__ import annotations
 
@@ -76,6 +77,28 @@ def test_warm_and_fresh_jest_print_what_npm_run_test_prints(js_round):
     assert "jest" in session.kept
     unmeasured = {k: re.sub(r" \(\d+ ms\)|Time: .*", "", v or "") for k, v in printed.items()}
     assert unmeasured["fresh"] == unmeasured["warm"] == unmeasured["warm again"] == unmeasured["npm"], printed
+
+
+# Throws in a function that Array.map calls (isLeap(2000)), and passes the test's callback a
+# symbol, which it cannot take modulo 2.
+_THROWS = REFERENCE.replace("export const isLeap = (year) =>", (
+    "const check = (year) => {\n  if (year === 2000) throw new TypeError(`no leap for ${year}`);\n  return year;\n};\n"
+    "export const isLeap = (year) => [year].map(check)[0] % 4 === 0 &&")).replace("keep(year)", "keep(Symbol.iterator)")
+
+
+def test_a_candidates_error_shows_its_own_frames_as_in_jests_process(js_round):
+    """The code frame and stack lines Jest prints where the module runs in its own process
+    (babel-jest's source maps, source-map-support's names), as seen there in the same image."""
+    task, session = js_round
+    transcript = language_for(task).run_tests(task, {"leap.js": _THROWS.encode()}, session, transcript=True).transcript or ""
+    assert ("    > 2 |   if (year === 2000) throw new TypeError(`no leap for ${year}`);\n"
+            "        |                            ^\n") in transcript
+    assert ("      at check (leap.js:2:28)\n          at Array.map (<anonymous>)\n      at map (leap.js:5:40)\n"
+            "      at Object.<anonymous> (leap.spec.js:9:18)\n") in transcript
+    # The test's callback's own frame first, and Jest's code frame at it, as where it throws in Jest's process.
+    assert "    > 15 |     expect(filterYears([1996, 2001], (year) => year % 2 === 0)).toEqual([1996]);\n" in transcript
+    assert ("      at leap.spec.js:15:52\n      at keep (leap.js:18:68)\n          at Array.filter (<anonymous>)\n"
+            "      at filter (leap.js:18:51)\n      at Object.<anonymous> (leap.spec.js:15:23)\n") in transcript
 
 
 def test_the_references_mutants_are_made_on_code_tokens(js_round):

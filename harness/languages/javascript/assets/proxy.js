@@ -6,7 +6,9 @@
 // plain objects, Maps, Sets, Dates, regular expressions and errors by value; every other
 // object and every function as a handle the other side uses through a Proxy; promises as
 // handles the client keeps pumping while it awaits one. Both sides serve the other's
-// requests while they wait for an answer (a callback the test passed to the candidate).
+// requests while they wait for an answer (a callback the test passed to the candidate). An
+// error of the candidate's takes its frames along, which the client checks and makes the
+// error's stack of, so that Jest shows it as it does where the module runs in its process.
 'use strict';
 
 const fs = require('fs');
@@ -19,6 +21,11 @@ const SYMBOLS = ['iterator', 'asyncIterator', 'toPrimitive', 'toStringTag', 'has
 // answered would decide the comparison (`asymmetricMatch() { return true; }`).
 const HOOKS = new Set(['asymmetricMatch']);
 const ERRORS = { Error, TypeError, RangeError, SyntaxError, ReferenceError, EvalError, URIError };
+// Jest's environment's Error.stackTraceLimit: as many of the candidate's frames as Jest would show.
+const STACK_LIMIT = 100;
+// A frame's function part as V8 and source-map-support write it ("Calendar.get leap [as leap]",
+// "new Calendar"): no parenthesis, colon or slash that could make it name a file.
+const CALL = /^[\p{L}\p{N}_$.<>[\] ]{1,200}$/u;
 
 class Peer {
   constructor(input, output, side) {
@@ -212,7 +219,9 @@ class Peer {
       let ctor = value.constructor;
       while (ctor && !Object.values(ERRORS).includes(ctor) && !this.exported.has(ctor)) ctor = Object.getPrototypeOf(ctor);
       return { t: 'e', name: String(value.name), message: String(value.message),
-        ctor: ctor && this.exported.has(ctor) ? sub(ctor) : null, base: ctor ? ctor.name : 'Error' };
+        ctor: ctor && this.exported.has(ctor) ? sub(ctor) : null, base: ctor ? ctor.name : 'Error',
+        ...(this.side === 's' ? { frames: candidateFrames(value), origin: this.origins.get(value) }
+          : { origin: this.files ? rememberFrames(this.files, value) : undefined }) };
     }
     return this.handle(value, 'h');
   }
@@ -252,8 +261,11 @@ class Peer {
         const Base = Object.prototype.hasOwnProperty.call(ERRORS, v.base) ? ERRORS[v.base] : Error;
         const error = ctor ? Object.create(ctor.prototype) : new Base(v.message);
         Object.defineProperty(error, 'message', { value: String(v.message), writable: true, configurable: true });
-        if (ctor) Object.defineProperty(error, 'stack', { value: `${v.name}: ${v.message}`, writable: true, configurable: true });
         if (v.name !== Base.name || ctor) Object.defineProperty(error, 'name', { value: String(v.name), writable: true, configurable: true });
+        if (this.side === 's' && Number.isInteger(v.origin)) this.origins.set(error, v.origin);
+        const head = `${String(v.name) || 'Error'}: ${String(v.message)}`;
+        const stack = [head, ...(this.files ? framesOf(v, this.files) : [])].join('\n');
+        if (ctor || this.files) Object.defineProperty(error, 'stack', { value: stack, writable: true, configurable: true });
         return error;
       }
       case 'back': {
@@ -354,13 +366,16 @@ function open(toServer, fromServer, side) {
 function setUp(peer) {
   peer.proxies = new WeakMap();
   peer.exported = new Set();
+  peer.origins = new WeakMap(); // the server's error made of one the client sent -> the client's id for it
   peer.other = peer.side === 'c' ? 's' : 'c';
   return peer;
 }
 
-// The client: the module the spec file imports in the candidate's place.
-function client(toServer, fromServer) {
+// The client: the module the spec file imports in the candidate's place. `files` names the
+// candidate's modules, where the runner's copy is, and where the client modules are.
+function client(toServer, fromServer, files) {
   const peer = setUp(open(toServer, fromServer, 'c'));
+  peer.files = { ...files, lines: new Map(), thrown: new Map(), next: 1 };
   const { esModule, value } = peer.request({ op: 'exports' });
   // Babel's interop reads `__esModule` to tell an ES module's exports from CommonJS's.
   if (esModule === true && value !== null && typeof value === 'object') {
@@ -379,9 +394,10 @@ function main(toServer, fromServer, args) {
   process.exitCode = Number.isInteger(ran.status) ? ran.status : 1;
 }
 
-// The candidate's files compiled as Jest compiles them, by the exercises' Babel preset.
+// Babel's options for one of the candidate's files: the exercises' preset, and the source map
+// inline in the code, where candidateFrames reads it (babel-jest maps Jest's frames by its own).
 function babelOptions(preset, filename) {
-  return { filename, presets: [preset], babelrc: false, configFile: false };
+  return { filename, presets: [preset], babelrc: false, configFile: false, sourceMaps: 'inline' };
 }
 
 // In the builder's Jest process, before the tests (the round's globalSetup: testrun.py), where
@@ -409,19 +425,171 @@ function compileInto(nodeModules, folder, compiled, files) {
 }
 
 // The runner loads each of the candidate's files as the builder compiled it.
-function loadCompiled(folder, compiled) {
+function loadCompiled(folder, compiledFolder) {
   const plain = require.extensions['.js'];
   require.extensions['.js'] = (module, filename) => {
     if (!filename.startsWith(`${folder}/`)) return plain(module, filename);
-    return module._compile(fs.readFileSync(`${compiled}/${filename.slice(folder.length + 1)}`, 'utf8'), filename);
+    const name = filename.slice(folder.length + 1);
+    const code = fs.readFileSync(`${compiledFolder}/${name}`, 'utf8');
+    compiled.set(filename, { name, code, map: null });
+    return module._compile(code, filename);
   };
 }
 
-// The server, as the runner: `serve <folder> <file> <to server> <from server>`, the compiled
-// files in $HARNESS_JS_COMPILED; it serves every client that comes until the runner's shell
-// ends it (testrun.py).
-async function serve([folder, file, toServer, fromServer]) {
+// --- The candidate's stack frames, as Jest would show them ---------------------------------
+// The server keeps each error's call sites (V8's stack trace API) and sends, for an error of
+// the candidate's, the frames in the candidate's files mapped through Babel's source map as
+// Jest's source-map-support (0.5.13) maps them: the original line and column, and the name the
+// map gives the position, if any, for the function's. Builtins between them ("Array.map
+// (<anonymous>)") go too. The client takes none of it on trust (shownFrames).
+
+const compiled = new Map(); // the file V8 names -> the candidate's module it is, its code and map
+const sites = new WeakMap(); // error -> its call sites
+let SourceMapConsumer = null;
+
+function recordSites(nodeModules) {
+  ({ SourceMapConsumer } = require(`${nodeModules}/source-map`));
+  Error.stackTraceLimit = STACK_LIMIT;
+  Error.prepareStackTrace = (error, trace) => {
+    if (error !== null && typeof error === 'object') sites.set(error, trace);
+    let head;
+    try { head = Error.prototype.toString.call(error); } catch (e) { head = 'Error'; }
+    return [head, ...trace].join('\n    at ');
+  };
+}
+
+function candidateFrames(error) {
+  let trace;
+  try {
+    void error.stack; // formats it, and so records its sites, where nothing has yet
+    trace = sites.get(error);
+  } catch (e) {
+    return [];
+  }
+  if (!Array.isArray(trace)) return [];
+  const frames = [];
+  let builtins = [];
+  for (const site of trace.slice(0, STACK_LIMIT)) {
+    const file = site.getFileName();
+    const module = file ? compiled.get(file) : undefined;
+    if (module) {
+      frames.push(...builtins, mappedFrame(site, module));
+      builtins = [];
+    } else if (!file && !site.isEval() && String(site).endsWith(' (<anonymous>)')) {
+      builtins.push({ call: String(site).slice(0, -' (<anonymous>)'.length) });
+    } else {
+      builtins = []; // the server's own frames, Node's and the tests' callbacks': none is the candidate's
+    }
+  }
+  return frames;
+}
+
+function mappedFrame(site, module) {
+  if (module.map === null) {
+    const inline = /\/\/# sourceMappingURL=data:application\/json;(?:charset=utf-8;)?base64,([A-Za-z0-9+/=]+)\s*$/.exec(module.code);
+    module.map = inline ? new SourceMapConsumer(JSON.parse(Buffer.from(inline[1], 'base64').toString('utf8'))) : false;
+  }
+  const line = site.getLineNumber();
+  const column = site.getColumnNumber() - 1;
+  const position = module.map ? module.map.originalPositionFor({ line, column }) : { source: null };
+  const at = position.source === null ? { line, column, name: null } : position;
+  return { file: module.name, line: at.line, column: at.column + 1, call: callOf(site, at.name || site.getFunctionName()) };
+}
+
+// A call site's function part as source-map-support's CallSiteToString writes it; null where
+// it writes the place alone.
+function callOf(site, name) {
+  if (site.isConstructor()) return `new ${name || '<anonymous>'}`;
+  if (site.isToplevel()) return name || null;
+  let type = site.getTypeName();
+  if (type === '[object Object]') type = 'null';
+  const method = site.getMethodName();
+  if (!name) return `${type}.${method || '<anonymous>'}`;
+  let call = type && name.indexOf(type) !== 0 ? `${type}.${name}` : name;
+  if (method && name.indexOf(`.${method}`) !== name.length - method.length - 1) call += ` [as ${method}]`;
+  return call;
+}
+
+// The stack lines the client shows for the server's frames: only a builtin's or one at a line
+// and column of one of the candidate's modules, named by the client's own path for it, with a
+// function part of CALL's characters; none where the server sent more than V8 would have.
+function shownFrames(frames, files) {
+  if (!Array.isArray(frames) || frames.length > STACK_LIMIT) return [];
+  const lines = [];
+  for (const f of frames) {
+    if (f === null || typeof f !== 'object' || !(f.call === null || (typeof f.call === 'string' && CALL.test(f.call)))) continue;
+    if (f.file === undefined) {
+      if (f.call !== null) lines.push(`    at ${f.call} (<anonymous>)`);
+      continue;
+    }
+    const index = files.modules.indexOf(f.file);
+    if (index < 0 || !Number.isInteger(f.line) || !Number.isInteger(f.column)) continue;
+    const path = `${files.candidate}/${files.modules[index]}`;
+    if (!files.lines.has(path)) {
+      try { files.lines.set(path, fs.readFileSync(path, 'utf8').split('\n').map((l) => l.length)); } catch (e) { files.lines.set(path, []); }
+    }
+    const lengths = files.lines.get(path);
+    if (f.line < 1 || f.line > lengths.length || f.column < 1 || f.column > lengths[f.line - 1] + 1) continue;
+    const at = `${path}:${f.line}:${f.column}`;
+    lines.push(f.call === null ? `    at ${at}` : `    at ${f.call} (${at})`);
+  }
+  return lines;
+}
+
+// An error's stack as the client shows it: the server's frames between the test process's own
+// above and below them. For an error of the server's, the test process's are those where the
+// client makes it; for one the server made of the client's (a test's callback threw), those the
+// client's had where it was made, as V8 keeps an error's frames from where it was made. As many
+// in all as Jest's limit lets V8 record where the module runs in Jest's process.
+function framesOf(v, files) {
+  const { above, below } = (Number.isInteger(v.origin) && files.thrown.get(v.origin)) || testFrames(new Error().stack, 1, files);
+  return [...above, ...shownFrames(v.frames, files), ...below].slice(0, STACK_LIMIT);
+}
+
+// The client's error's frames kept under an id the server may send back with the error it
+// makes of it; the last 64 only.
+function rememberFrames(files, error) {
+  let frames;
+  try {
+    frames = testFrames(error.stack, String(error.message).split('\n').length, files);
+  } catch (e) {
+    return undefined;
+  }
+  const id = files.next++;
+  files.thrown.set(id, frames);
+  if (files.thrown.size > 64) files.thrown.delete(files.thrown.keys().next().value);
+  return id;
+}
+
+// The test process's frames of a stack (its first `head` lines the message): those of the spec
+// and of Jest (which Jest sets aside as it prints them) above the proxy's and below them, not
+// the proxy's nor the client modules', nor a builtin's among those.
+function testFrames(stack, head, files) {
+  const own = [__filename, ...files.modules.map((m) => `${files.tests}/${m}`)].map((f) => `${f}:`);
+  const above = [];
+  const below = [];
+  let held = [];
+  let seen = false;
+  for (const line of String(stack).split('\n').slice(head)) {
+    if (own.some((f) => line.includes(f))) {
+      seen = true;
+      held = [];
+    } else if (seen && line.endsWith(' (<anonymous>)')) {
+      held.push(line);
+    } else {
+      (seen ? below : above).push(...held, line);
+      held = [];
+    }
+  }
+  return { above, below: [...below, ...held] };
+}
+
+// The server, as the runner: `serve <node_modules> <folder> <file> <to server> <from server>`,
+// the compiled files in $HARNESS_JS_COMPILED; it serves every client that comes until the
+// runner's shell ends it (testrun.py).
+async function serve([nodeModules, folder, file, toServer, fromServer]) {
   loadCompiled(folder, process.env.HARNESS_JS_COMPILED);
+  recordSites(nodeModules);
   const path = `${folder}/${file}`;
   let exportsOf = null;
   for (;;) {
@@ -451,14 +619,29 @@ async function serve([folder, file, toServer, fromServer]) {
   }
 }
 
+// The module as a program. A CommonJS file runs as `node file` runs it (npm-test.sh's Node runs
+// the file as written: its lines, and its errors' frames, are the file's); one of ES module
+// syntax, which Aider's Node (20.19 on) runs as a module where the image's 18 would refuse
+// it, runs compiled by Babel, as Jest would run it.
 function runMain(path, folder, args) {
   if (!Array.isArray(args) || args.length > 1000 || !args.every((a) => typeof a === 'string')) {
     throw new TypeError('arguments of an unknown shape');
   }
   const { spawnSync } = require('child_process');
-  const ran = spawnSync(process.execPath, [__filename, 'run', path, ...args],
+  const ran = spawnSync(process.execPath, moduleSyntax(path) ? [__filename, 'run', path, ...args] : [path, ...args],
     { cwd: folder, encoding: 'utf8', maxBuffer: 1 << 20, env: { ...process.env } });
   return { stdout: ran.stdout || '', stderr: ran.stderr || '', status: ran.status === null ? 1 : ran.status };
+}
+
+// Whether a file fails to compile as CommonJS for syntax only a module may have (Node's own
+// test for running it as one).
+function moduleSyntax(path) {
+  try {
+    require('vm').compileFunction(fs.readFileSync(path, 'utf8'), ['exports', 'require', 'module', '__filename', '__dirname']);
+    return false;
+  } catch (e) {
+    return e instanceof SyntaxError && /import statement|'export'|import\.meta|await is only valid/.test(e.message);
+  }
 }
 
 if (require.main === module) {
