@@ -32,7 +32,9 @@ with the absolute path /aider/benchmark/cpp-test.sh (in Aider's container the ch
 mounted at /aider), so it runs under bubblewrap with the copy mounted at /aider and the
 host's toolchain (cmake, make, g++); Go tests with `go test ./...` and the `go` of GO_BIN
 (install golang-1.21-go from bookworm-backports), offline (GOPROXY=off, GOFLAGS=-mod=mod,
-as the sandbox image has them); Rust tests with `cargo test -- --include-ignored` and
+as the sandbox image has them), with a build cache of the run's own that starts empty, as in
+a fresh container of Aider's image (the host's ~/.cache/go-build keeps what earlier runs
+built); Rust tests with `cargo test -- --include-ignored` and
 Debian's cargo (install rustc-web, cargo-web and librust-{anyhow,rand,time}-dev, the
 image's toolchain and crates), offline with a CARGO_HOME whose config, as the image's,
 puts Debian's crate registry in place of crates.io; JavaScript tests with the absolute path
@@ -40,7 +42,9 @@ puts Debian's crate registry in place of crates.io; JavaScript tests with the ab
 to /npm-install's (in Aider's image the folder where its Dockerfile ran `npm install`) and
 runs `npm run test`: give with `--mount /npm-install=DIR` a folder where npm installed the
 sandbox image's Jest and Babel packages (languages/javascript/assets/image.dockerfile), bound
-at /npm-install under the same bubblewrap, with the host's node and npm. Then its own summary
+at /npm-install under the same bubblewrap, with the host's node and npm and a TMPDIR of the
+run's own, where Jest's cache starts empty as in a fresh container (the host's /tmp/jest_*
+keeps earlier runs' transforms). Then its own summary
 code (`benchmark.py --stats`) prints pass_num_1 and pass_num_2.
 
 The harness side imports the exercises with `harness suite import`, runs them with
@@ -119,10 +123,12 @@ LANGUAGES = {
                     ("undeclared_name", "error:")),
     "python": Language("python", "\nharness_first_answer_fails = undeclared_name\n", ".py",
                        ("undeclared_name", "NameError"), {"PATH": "/usr/bin:/bin:" + os.environ.get("PATH", "")}),
+    # Build caches start empty, as in a fresh container of Aider's image: the host's own (Go's
+    # in ~/.cache, Jest's under /tmp) keep what earlier runs built and transformed.
     "go": Language("go", "\nvar harnessFirstAnswerDoesNotCompile = undeclaredName\n", ".go",
                    ("undeclaredName", "undefined:"),
                    {"PATH": f"{GO_BIN}:" + os.environ.get("PATH", ""), "GOFLAGS": "-mod=mod", "GOPROXY": "off",
-                    "GOTOOLCHAIN": "local", "CGO_ENABLED": "0"}),
+                    "GOTOOLCHAIN": "local", "CGO_ENABLED": "0", "GOCACHE": "{work}/go-cache"}),
     # /usr/bin first: Debian's cargo, not a rustup one on the PATH.
     # RUST_BACKTRACE off, as in Aider's image and the sandbox, whatever this host sets.
     "rust": Language("rust", "\npub fn harness_first_answer_does_not_compile() -> i32 {\n    undeclared_name\n}\n", ".rs",
@@ -131,7 +137,8 @@ LANGUAGES = {
                       "RUST_BACKTRACE": "0"},
                      {"cargo-home/config.toml": CARGO_CONFIG}),
     "javascript": Language("javascript", "\nconst harnessFirstAnswerFails = undeclaredName;\n", ".js",
-                           ("undeclaredName", "ReferenceError"), mounts=("/npm-install",)),
+                           ("undeclaredName", "ReferenceError"), {"TMPDIR": "{work}/tmp"}, {"tmp/.empty": ""},
+                           mounts=("/npm-install",)),
 }
 
 
