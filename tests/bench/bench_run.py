@@ -30,6 +30,10 @@ answers, side by side in one invocation.
                       line
   --mount PATH=DIR    bind DIR at PATH on Aider's side: JavaScript's npm-test.sh reads
                       /npm-install (a folder where npm installed the image's Jest and Babel)
+  --aider-go-cache-as-image
+                      Aider's side's Go build cache starts as a copy of the Go image's (the
+                      standard library built once at image build) rather than empty, as in a
+                      fresh container of Aider's image
 
 For each suite and worker count, one run in process (the code path `harness run` takes),
 timed from the call to the summary. Per trial, from its result.json:
@@ -89,6 +93,7 @@ from harness.languages import language_in_name  # noqa: E402
 from harness.gold import ChatServer, ModelError  # noqa: E402
 from harness.outcomes import load, load_aider_folder  # noqa: E402
 from harness.records import TrialResult  # noqa: E402
+from harness.sandbox.image import image_tag  # noqa: E402
 from harness.run import run  # noqa: E402
 from harness.run.config import RunConfig  # noqa: E402
 from harness.task import Task  # noqa: E402
@@ -308,6 +313,17 @@ def aider_languages(tasks: list[Task], mounts: dict[str, Path]) -> list[str]:
     return runs
 
 
+def image_go_cache(dest: Path) -> None:
+    """The Go image's build cache (the standard library's build, made once at image build) as
+    `dest`: Aider's side then starts where a harness session does, not from nothing."""
+    created = subprocess.run(["docker", "create", image_tag("go"), "true"], capture_output=True, text=True, check=True)
+    container = created.stdout.strip()
+    try:
+        subprocess.run(["docker", "cp", f"{container}:/opt/harness/gocache", str(dest)], check=True, capture_output=True)
+    finally:
+        subprocess.run(["docker", "rm", container], capture_output=True)
+
+
 def aider_benchmark(args, tasks: list[Task], workers: int, tmp: Path) -> dict:
     """Run Aider's benchmark.py, unchanged, on a copy of the exercises (Aider's layout,
     <language>/exercises/practice/<exercise>), timed end to end; with /aider the Aider tree
@@ -327,6 +343,8 @@ def aider_benchmark(args, tasks: list[Task], workers: int, tmp: Path) -> dict:
     # Each language's test environment as the request capture gives it (Go offline, cargo
     # offline on Debian's crates, RUST_BACKTRACE as in Aider's image).
     toolchains = {k: v for lang in languages if lang in AIDER_SIDE for k, v in AIDER_SIDE[lang].aider_env(work).items()}
+    if args.aider_go_cache_as_image and "GOCACHE" in toolchains:
+        image_go_cache(Path(toolchains["GOCACHE"]))
     env = {**os.environ, **toolchains, "AIDER_DOCKER": "1", "AIDER_BENCHMARK_DIR": str(bench_dir),
            "OPENAI_API_BASE": server.base(""), "OPENAI_API_KEY": "gold", "LITELLM_LOCAL_MODEL_COST_MAP": "True",
            "AIDER_ANALYTICS": "false", "PATH": aider_path(languages)}
@@ -482,6 +500,8 @@ def main() -> None:
     ap.add_argument("--aider-python", default=None)
     ap.add_argument("--mount", action="append", default=[], metavar="PATH=DIR",
                     help="bind DIR at PATH on Aider's side (JavaScript: /npm-install=DIR, bench_aider_polyglot.py's)")
+    ap.add_argument("--aider-go-cache-as-image", action="store_true",
+                    help="Aider's side starts Go with the Go image's build cache, not an empty one")
     ap.add_argument("--steps", action="store_true", help="time the harness's own steps too")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
     ap.add_argument("--baseline-rev", default=None, help="a git revision to measure this tree's gold runs against")
