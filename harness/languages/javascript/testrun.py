@@ -176,11 +176,11 @@ def _builder_script(task: Task, session: SandboxSession, where: _Round, files: M
               "mkfifo -m 602 " + " ".join(q(b) for _, b in ends)]
     layout = f"{{ {' && '.join(steps)}; }} 2>&1 || exit {_LAYOUT_FAILED}"
     banner, script = npm_run_test(task, files)
-    console, record = f"{where.out}/console", f"{where.out}/record"
+    console, record, args = f"{where.out}/console", f"{where.out}/record", _jest_args(session, where)
     fresh = (f"env -i {_ENV} HARNESS_JS_TOKEN=$HARNESS_JS_TOKEN HARNESS_JS_RESULTS={q(record)} timeout -s KILL {limit:g} "
-             f"sh -c {q(f'{script} {_jest_args(session, where)}')} >>{q(console)} 2>&1; code=$?")
+             f"sh -c {q(f'{script} {args}')} >>{q(console)} 2>&1; code=$?")
     request = (q(where.tests), q(console), q(where.root), '"$HARNESS_JS_TOKEN"', q(record))
-    run_jest = warm.jest_script(session, NODE_MODULES, _ENV, script, _jest_args(session, where), request, limit, fresh)
+    run_jest = warm.jest_script(session, NODE_MODULES, _ENV, script, args, request, limit, fresh)
     # Opened and closed, the done pipe ends the runner's wait (its shell is gone where the
     # candidate killed it: then the open waits out its bound).
     stop = f"timeout 2 sh -c {q(f'exec 3>{where.done}')} 2>/dev/null;"
