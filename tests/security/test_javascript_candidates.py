@@ -6,12 +6,18 @@ test's callback turned into the test process's `Function`, patching `expect`, `t
 Object.prototype, an unhandled rejection, reading the spec and the console, output,
 process and memory bombs, a loop past the limit, and writing package.json or
 jest.config.js. Each fails (or is refused), and the reference passes after them in the same
-session. The frames of a candidate's error that the console shows are only ones an honest
+session. A candidate that reaches for the builder's warm Jest (signals, its /proc files, its
+request, Jest's cache), that sends values made to pollute the test process (`__proto__` and
+`constructor` keys, registered symbols, errors naming Jest's classes) or a source that
+overflows Babel's stack leaves nothing behind: the same warm Jest then gives honest rounds
+what it gave them before. The frames of a candidate's error that the console shows are only ones an honest
 run of its own module could have: forged frames (naming the spec or Jest, a name with a
 newline, a control character or a parenthesis, a line past the file's end, too many of
 them) and a forged `stack` never reach the transcript."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 
@@ -20,7 +26,7 @@ from harness.records import Status
 from harness.task import load_task
 
 from ..conftest import make_backend
-from ..languages.javascript.leap import REFERENCE, write_leap
+from ..languages.javascript.leap import REFERENCE, WRONG, write_leap
 
 pytestmark = [pytest.mark.slow]
 
@@ -106,6 +112,80 @@ def test_forged_frames_never_reach_the_transcript(js_session):
 
 # Right where it can be, and for the rest a value that tells Jest's equality it matches.
 _ASYMMETRIC = REFERENCE.replace("years.filter((year) => keep(year))", "({ asymmetricMatch: () => true })")
+
+
+# The builder's warm Jest (languages/javascript/warm.py) runs every later round's tests:
+# stopping, killing or reading it, writing its request or Jest's cache would reach them. What
+# was reached comes back as isLeap(2015)'s value, which the test's failure message shows.
+_REACHES = """const fs = require('fs');
+const reached = [];
+let seen = 0;
+for (const pid of fs.readdirSync('/proc').filter((p) => /^[0-9]+$/.test(p))) {
+  let cmd = '';
+  try { cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'latin1'); } catch (e) { continue; }
+  if (!cmd.includes('warm_jest')) continue;
+  seen += 1;
+  for (const name of ['environ', 'mem', 'fd/0', 'cwd']) {
+    try { fs.readdirSync(`/proc/${pid}/${name}`); reached.push(name); } catch (e) {
+      try { fs.readFileSync(`/proc/${pid}/${name}`); reached.push(name); } catch (e2) { /* refused */ }
+    }
+  }
+  for (const sig of ['SIGUSR2', 'SIGSTOP', 'SIGKILL']) {
+    try { process.kill(Number(pid), sig); reached.push(sig); } catch (e) { /* refused */ }
+  }
+}
+for (const path of ['/build/.javascript-warm/request', '/build/.javascript-warm/planted',
+                    '/build/.jest-cache/planted', '/build/planted']) {
+  try { fs.writeFileSync(path, 'x', { flag: 'w' }); reached.push(path); } catch (e) { /* refused */ }
+}
+export const isLeap = () => ({ seen, reached });
+export class Calendar {}
+export const filterYears = () => [];
+"""
+
+# Values the client decodes in Jest's test context, each shaped to leave something there or in
+# Jest's own realm if it were assigned rather than defined: an own `__proto__` and
+# `constructor`, symbols of the process-wide registry named as Jest's own, and an error whose
+# class claims Jest's assertion error's name.
+_POLLUTES = """export const isLeap = () => JSON.parse(
+  '{"__proto__": {"toBe": 1, "polluted": true}, "constructor": {"prototype": {"polluted": true}}}');
+class JestAssertionError extends Error {}
+export class Calendar {
+  constructor() {
+    this[Symbol.for('$$jest-matchers-object')] = { matchers: {} };
+    this[Symbol.for('jest-circus-shared-state')] = { hasFocusedTests: true };
+    throw new JestAssertionError('polluted');
+  }
+}
+export const filterYears = () => Object.assign(Object.create(null), { __proto__: { polluted: true } });
+"""
+
+# Deep enough that Babel's parser overflows its stack on it.
+_OVERFLOWS_BABEL = "export const isLeap = () => " + "(" * 100_000 + "1" + ")" * 100_000 + ";\n"
+
+
+def test_a_hostile_round_leaves_nothing_for_the_next_on_the_warm_jest(tmp_path):
+    task = load_task(write_leap(tmp_path))
+    js = language_for(task)
+
+    def honest() -> list[tuple]:
+        reports = [js.run_tests(task, {"leap.js": text.encode()}, session, transcript=True) for text in (WRONG, REFERENCE)]
+        # Jest's times aside, which differ from run to run.
+        return [(r.status, [(t.name, t.status, t.message) for t in r.tests], re.sub(r" \(\d+ ms\)|Time: .*", "", r.transcript or ""))
+                for r in reports]
+
+    with make_backend("docker").session("js-warm-hostile", "javascript") as session:
+        before = honest()
+        warm = session.kept["jest"]
+        reaching = js.run_tests(task, {"leap.js": _REACHES.encode()}, session)
+        assert not reaching.passed
+        # It saw the warm Jest (and the builder's shell that started it) and reached neither.
+        assert re.search(r'Received: \{"reached": \[\], "seen": [1-9]\}', reaching.tests[0].message or ""), reaching.tests[0]
+        for text in (_POLLUTES, _OVERFLOWS_BABEL):
+            assert not js.run_tests(task, {"leap.js": text.encode()}, session).passed
+        assert session.kept["jest"] == warm  # the same warm Jest served every round
+        assert honest() == before and session.kept["jest"] == warm
+    assert before[1][0] is Status.passed and before[0][0] is Status.failed
 
 
 @pytest.fixture(scope="module")
