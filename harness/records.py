@@ -146,6 +146,16 @@ def forged_message(reasons: Sequence[str]) -> str:
     return "forged: " + "; ".join(shown) + more
 
 
+def forged_report(reasons: list[str], *, transcript: bool, console: str | None = None, **fields: Any) -> TestReport:
+    """A round overruled before its tests ran (a screen refused the solution, or the built
+    binary reached for the verdict): failed, forged, with every reason in `forgery` and the
+    bounded message (forged_message). Its transcript, where one is kept, is the message,
+    after the build's `console` where the build printed one."""
+    message = forged_message(reasons)
+    shown = (message if console is None else f"{console}\n{message}\n") if transcript else None
+    return TestReport(status=Status.failed, message=message, transcript=shown, forged=True, forgery=list(reasons), **fields)
+
+
 # --- verdicts ---------------------------------------------------------------------------
 # What the verifier (verify.py) says about one candidate: per-check outcomes, with the
 # values the reference and the candidate produced, and a reward judged in the harness's

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Mapping
 
-from ..records import Status, TestReport, forged_message
+from ..records import TestReport, forged_report
 
 Token = tuple[str, str, int, int]  # kind, text, line, offset in characters
 
@@ -80,9 +80,5 @@ def block_end(tokens: list[Token], at: int) -> int:
 
 def refused_report(refused: list[str], transcript: bool, common: dict[str, Any]) -> TestReport:
     """A solution the screen refused: nothing of it is built or run, and what the model is
-    shown, the message and (where kept) the transcript, is what it reached for, bounded as
-    every language's forged message is (records.forged_message)."""
-    reasons = [f"screen: {why}" for why in refused]
-    message = forged_message(reasons)
-    return TestReport(status=Status.failed, message=message, transcript=message if transcript else None,
-                      forged=True, forgery=reasons, **common)
+    shown is what it reached for (records.forged_report)."""
+    return forged_report([f"screen: {why}" for why in refused], transcript=transcript, **common)

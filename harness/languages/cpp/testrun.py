@@ -21,7 +21,7 @@ from .cmake import has_exercism_test_suite_branch, links_harness_main
 from .policy import judge_build, plan_screen
 from .verdict_channel import CHANNEL_CAP, ChannelKeys, judged, read_channel
 from .mutants import count_test_cases
-from ...records import Status, TestCaseResult, TestMain, TestReport, forged_message
+from ...records import Status, TestCaseResult, TestMain, TestReport, forged_report
 from ...sandbox.base import ExecResult, Role, SandboxSession
 from ...sandbox.capture import Kept, capture
 from ...staging import signal_name, stage_files
@@ -362,10 +362,8 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
     forgery, screen_seconds = judge_build(task, files, session, screen, built.after)
     if forgery:
         # The binary never runs: what it would report is what the candidate reached for.
-        message = forged_message(forgery)
-        return TestReport(status=Status.failed, built=True, build_seconds=round(build.seconds + screen_seconds, 3),
-                          message=message, transcript=None if console is None else f"{console}\n{message}\n",
-                          **common).overruled(forgery)
+        return forged_report(forgery, transcript=console is not None, console=console, built=True,
+                             build_seconds=round(build.seconds + screen_seconds, 3), **common)
     run_limit = session.limits.timeout_s if time_limit_s is None else max(1.0, time_limit_s - build.seconds)
     keys = ChannelKeys.fresh() if uses_verdict_channel(task, session) else None
     run, got = _run_binary(task, session, run_limit, keys)

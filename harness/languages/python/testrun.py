@@ -37,7 +37,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Mapping
 
 from ...errors import SandboxUnavailable, SuiteBroken
-from ...records import Status, TestReport, forged_message
+from ...records import Status, TestReport, forged_report
 from ...sandbox.base import ExecResult, Role, SandboxSession
 from ...sandbox.capture import Captured, Kept, read_back, read_captured
 from ...sandbox.servers import Servers as _Servers, end_runner as _end_runner, servers_script
@@ -306,9 +306,7 @@ def _run_in_process(task: Task, session: SandboxSession, files: Mapping[str, byt
     refused += [str(r) for r in screen({f: files[f] for f in candidate if f in solution})]
     if refused:
         # Nothing of it is staged or run: what it would report is what it reached for.
-        message = forged_message(refused)
-        return TestReport(status=Status.failed, built=False, message=message,
-                          transcript=message if transcript else None, **common).overruled(refused)
+        return forged_report(refused, transcript=transcript, **common)
     if keeps_one(session):  # the candidate's module is about to run as the builder, beside it (warm.py)
         session.make_fit()
     session.configured[_IN_PROCESS_RAN] = task.slug  # forgotten at the next reset, before the emptying
