@@ -3,7 +3,7 @@
 Kinds, told apart by the string alone:
 - `gold`: the built-in server answering with each task's reference solution;
 - `mutant:SHARE[:SEED]`: the built-in scripted model that answers a seeded SHARE of
-  task-trials with a faulty control or a mutant and the rest with the reference
+  each trial's tasks with a faulty control or a mutant and the rest with the reference
   (mutant_model.py), for trying `compare` and `view` with no GPU and no key;
 - `local/<adapter>`: an adapter served by `harness serve`, resolved to its endpoint;
 - a litellm model string with an endpoint of its own, `openai/<served-name>@http://host:8000/v1`
@@ -58,7 +58,7 @@ class ModelSpec(BaseModel):
     api_key_env: str | None = None  # the environment variable holding its key (a models file's api_key)
     adapter: str | None = None
     label: str | None = None     # a models file's model_name: what its configuration is called
-    share: float | None = None   # mutant: the share of task-trials answered wrongly
+    share: float | None = None   # mutant: the share of each trial's tasks answered wrongly
     seed: int = 0                # mutant: which ones
     # The last day of its training data (a models file's model_info.training_cutoff, an
     # adapter card's): reports split tasks by it (report/scope.py).
@@ -99,7 +99,7 @@ def _mutant(name: str) -> ModelSpec:
     except ValueError:
         value = None
     if value is None or not 0 < value <= 1:
-        raise BadInput(f"{name}: write mutant:SHARE[:SEED], SHARE the share of task-trials answered wrongly "
+        raise BadInput(f"{name}: write mutant:SHARE[:SEED], SHARE the share of each trial's tasks answered wrongly "
                        "(above 0, at most 1), SEED a whole number (for example mutant:0.3)")
     return ModelSpec(name=name, kind="mutant", litellm_model="openai/mutant", share=value, seed=number)
 

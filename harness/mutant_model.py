@@ -1,12 +1,16 @@
 """The `mutant:SHARE[:SEED]` model: a scripted model for trying the tools with no GPU and no
 key. Like gold (gold.py) it is a local OpenAI-compatible server that knows each task's files;
-it answers a seeded SHARE of task-trials with a wrong solution, one of the task's faulty
-controls (a mutant of its reference where it has none), and the others with the reference.
-After a wrong answer, half of those task-trials (seeded too) answer the next request, the
-one that brings the test output back, with the reference: so a report shows round-1
-failures, recoveries and failures within two rounds, and two shares compare as a real pair
-of models would. The same SEED draws the same numbers for every share, so `mutant:0.2`'s
-wrong task-trials are among `mutant:0.5`'s.
+in each trial it answers a seeded SHARE of the run's tasks with a wrong solution, one of the
+task's faulty controls (a mutant of its reference where it has none), and the others with
+the reference. Half of a trial's wrong answers (seeded too) are followed, at the next
+request, the one that brings the test output back, by the reference: so a report shows
+round-1 failures, recoveries and failures within two rounds, and two shares compare as a
+real pair of models would. A share is of each trial's tasks, not a chance per task-trial:
+`mutant:0.3` over fixed26's 26 tasks answers 7 or 8 wrongly in each trial (7.8: 8 with a
+seeded chance of 0.8). A chance per task-trial drew 14 and 12 of 26 in the quick
+start's two trials (README), and draws 4 or fewer, or 12 or more, in one trial of eleven. The
+same SEED draws the same numbers for every share, so `mutant:0.2`'s wrong task-trials are
+among `mutant:0.5`'s.
 
 Which answer a request gets is decided by the request alone (has this conversation already
 seen the wrong answer?), never by the order requests come in: a resumed trial is answered
@@ -14,9 +18,10 @@ as the uninterrupted one was."""
 
 from __future__ import annotations
 
+import math
 import threading
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Mapping, Sequence
 
 from .gold import ChatServer, ModelError, answer_text
 from .hashing import sha256_text
@@ -57,12 +62,23 @@ def _wrong_files(task: Task, seed: int, trial: int) -> tuple[str, dict[str, byte
     return f"mutant {mutant.describe()}", mutant.apply(reference)
 
 
-def plan_answers(task: Task, suite: str, share: float, seed: int, trial: int) -> MutantAnswers:
+def seeded_share(names: Sequence[str], share: float, *key: object) -> set[str]:
+    """`share` of `names`, seeded by `key` and the names: share × n of them, its fraction
+    rounded up with a seeded chance of that fraction, and those of the lowest draws, so that
+    with the same key a larger share's names hold a smaller's."""
+    exact = share * len(names)
+    count = math.floor(exact) + (draw(*key, "count", *names) < exact - math.floor(exact))
+    return set(sorted(names, key=lambda name: draw(*key, name))[:count])
+
+
+def plan_answers(task: Task, suite: str, share: float, seed: int, trial: int, tasks: Sequence[str]) -> MutantAnswers:
+    """The answers of `task` in `trial` of a run over `tasks` (slugs, `task`'s among them)."""
     reference, start = task.reference_files(), task.stub_files()
-    if draw(seed, suite, task.slug, trial, "wrong") >= share:
+    wrong_tasks = seeded_share(sorted(set(tasks) | {task.slug}), share, seed, suite, trial, "wrong")
+    if task.slug not in wrong_tasks:
         return MutantAnswers(False, "reference", start, reference, reference)
     what, wrong = _wrong_files(task, seed, trial)
-    recovers = draw(seed, suite, task.slug, trial, "recovers") < RECOVERY_SHARE
+    recovers = task.slug in seeded_share(sorted(wrong_tasks), RECOVERY_SHARE, seed, suite, trial, "recovers")
     return MutantAnswers(True, what, start, wrong, reference if recovers else wrong)
 
 
@@ -75,11 +91,12 @@ class MutantModel:
         self._lock = threading.Lock()
         self.server = ChatServer(self._respond)
 
-    def add(self, suite: str, task: Task, share: float, seed: int, trial: int, edit_format: str,
+    def add(self, suite: str, task: Task, share: float, seed: int, trial: int, tasks: Sequence[str], edit_format: str,
             names_from: str = "") -> str:
-        """The api_base that answers this task-trial, its files named from `names_from`."""
-        plan = plan_answers(task, suite, share, seed, trial)
-        key = (suite, task.slug, task.content_hash, share, seed, trial, edit_format, names_from)
+        """The api_base that answers this task-trial of a run over `tasks`, its files named
+        from `names_from`."""
+        plan = plan_answers(task, suite, share, seed, trial, tasks)
+        key = (suite, task.slug, task.content_hash, share, seed, trial, tuple(sorted(tasks)), edit_format, names_from)
         with self._lock:
             if key not in self._answers:
                 self._answers[key] = str(len(self._answers))

@@ -65,7 +65,8 @@ def _builtin_base(host: Host, job: TrialJob, model: ModelSpec) -> str:
     if model.share is None:
         raise InfraError(InfraKind.harness, f"the mutant model {model.name} has no share of wrong answers")
     mutant = host.keep("mutant", lambda: MutantModel().start(), close=MutantModel.stop)
-    return mutant.add(spec.suite, spec.task, model.share, model.seed, spec.trial, job.profile.edit_format, names_from)
+    return mutant.add(spec.suite, spec.task, model.share, model.seed, spec.trial, spec.run_tasks, job.profile.edit_format,
+                      names_from)
 
 
 def run_job(job: TrialJob, slot: Slot) -> TrialResult | ShippedTrial:
@@ -126,7 +127,7 @@ def make_job(plan: RunPlan, folder: RunFolder, c: PlannedConfig, task: Task, k: 
                      rounds=plan.rounds, model=c.manifest.model, litellm_model=c.model.litellm_model,
                      api_base=c.model.api_base, api_key=c.model.api_key(), contract=c.contract,
                      sampling=plan.sampling, feedback=plan.feedback, simulator=simulators.get(c.manifest.name),
-                     kind=plan.kind)
+                     kind=plan.kind, run_tasks=tuple(t.slug for t in plan.tasks))
     name = paced_as(c.model) if paced_as(c.model) in limiters else None
     return TrialJob(spec=spec, trial_dir=trial_dir, resume=resume,
                     kept=RunFolder.kept_files(trial_dir, len(resume.rounds)) if resume is not None else {},

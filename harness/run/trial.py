@@ -63,6 +63,7 @@ class TrialSpec:
     feedback: FeedbackMode = "real"
     simulator: Callable | None = None  # simulated feedback: the model's own completions (predict/ask.py)
     kind: TrialKind = field(default_factory=RepairKind)
+    run_tasks: tuple[str, ...] = ()  # the run's task slugs: a scripted model's share is of them (mutant_model.py)
 
 
 def _copy_tree(files: dict[str, Path], dest: Path) -> None:

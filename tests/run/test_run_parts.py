@@ -15,6 +15,7 @@ from harness.errors import BadInput
 from harness.agents.editformat import render_diff as diff_answer, render_whole as whole_answer
 from harness.fs import atomic_write
 from harness.gold import ChatServer, GoldModel, reference_answer
+from harness.mutant_model import plan_answers
 from harness.models import PLACEHOLDER_KEY, check_keys, config_name, parse_model
 from harness.models import check_access as validate
 from harness.records import (
@@ -28,6 +29,7 @@ from harness.records import (
     TrialResult,
 )
 from harness.store import RESULT, RunFolder
+from harness.suite import find_suite
 from harness.task import load_task
 
 from tests.conftest import GOLDEN, ROOT
@@ -347,3 +349,20 @@ def test_retrying_harness_errors_needs_a_run_to_resume():
 
     with pytest.raises(BadInput, match="--retry-harness-errors .* --resume"):
         make_plan(RunConfig(models=["gold"], retry_harness_errors=True))
+
+
+def test_a_mutant_share_is_of_each_trials_tasks():
+    """mutant:SHARE answers that share of each trial's tasks wrongly, not each task-trial by
+    chance: over fixed26, mutant:0.3 answers 7 or 8 of the 26 wrongly in every trial, and
+    half of those take the reference after the test output; with the same seed, a smaller
+    share's wrong answers are among a larger's."""
+    suite = find_suite("fixed26")
+    slugs = [t.slug for t in suite.tasks]
+    shares = (0.2, 0.3, 0.5)
+    for trial in range(1, 11):
+        plans = {share: {s: plan_answers(suite.task(s), "fixed26", share, 0, trial, slugs) for s in slugs} for share in shares}
+        wrong = {share: {s for s, plan in plans[share].items() if plan.wrong} for share in shares}
+        assert (len(wrong[0.2]), len(wrong[0.3]), len(wrong[0.5])) in {(a, b, 13) for a in (5, 6) for b in (7, 8)}, trial
+        assert wrong[0.2] <= wrong[0.3] <= wrong[0.5]
+        recovered = [s for s in wrong[0.3] if plans[0.3][s].later is not plans[0.3][s].first]
+        assert len(recovered) == len(wrong[0.3]) // 2 or len(recovered) == (len(wrong[0.3]) + 1) // 2
