@@ -89,8 +89,9 @@ MODEL = "openai/scripted"
 # The Go that Aider's side runs `go test ./...` with: Debian's golang-1.21-go from
 # bookworm-backports, the sandbox image's Go (Aider's own image has 1.21.5).
 GO_BIN = "/usr/lib/go-1.21/bin"
-# The sandbox image's cargo config (languages/rust/assets/image.dockerfile): the crates the
-# exercises name come from Debian's packaged registry, and cargo never asks the network.
+# The sandbox image's cargo config (languages/rust/assets/image.dockerfile) but for its
+# profile: the crates the exercises name come from Debian's packaged registry, and cargo
+# never asks the network; builds keep cargo's debug info, as in Aider's image.
 CARGO_CONFIG = ('[source.crates-io]\nreplace-with = "debian"\n\n[source.debian]\n'
                 'directory = "/usr/share/cargo/registry"\n\n[net]\noffline = true\n')
 SUMMARY_MARK = "summarize this partial conversation"

@@ -80,8 +80,10 @@ FLOORS = {
     "python": f"{_ENV} PYTHONDONTWRITEBYTECODE=1 python3 -m pytest -p no:cacheprovider",
     "go": f"mkdir -p .floor-tmp && {_GO_ENV} GOCACHE=/build/.floor-cache GOPATH=/build/.floor-path "
           "GOTMPDIR=$PWD/.floor-tmp GOFLAGS=-mod=mod GOPROXY=off CGO_ENABLED=0 go test ./...",
-    # The crates' build shared from the image's warm target, as the round's session copies it.
-    "rust": "mkdir -p /build/.floor-home && cp /opt/harness/cargo/config.toml /build/.floor-home/ "
+    # The crates' build shared from the image's warm target, as the round's session copies it;
+    # the image's cargo config without its profile (builds without debug info), which Aider's
+    # image does not have.
+    "rust": "mkdir -p /build/.floor-home && sed '/^\\[profile/,$d' /opt/harness/cargo/config.toml >/build/.floor-home/config.toml "
             "&& { [ -d /build/.floor-target ] || cp -a /opt/harness/cargo-target /build/.floor-target; } "
             f"&& {_ENV} CARGO_HOME=/build/.floor-home CARGO_TARGET_DIR=/build/.floor-target "
             "cargo test -- --include-ignored",

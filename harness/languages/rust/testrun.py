@@ -29,6 +29,8 @@ from .verdict import Binary, judged, read_events, read_log, tests_of
 _HOME = "/build/.cargo-home"
 _TARGET = "/build/.cargo-target"  # every task's of the session (drop_build takes a task's out): the crates they share are built once
 _MARK = "@@harness-artifacts@@"
+_BUILT_PROFILE = "`test` profile [unoptimized] target(s)"
+_SHOWN_PROFILE = "`test` profile [unoptimized + debuginfo] target(s)"
 _NAME = re.compile(r"[A-Za-z0-9_]+")  # a crate name safe in a glob of the shell
 _EVENTS_CAP = 2 * 1024 * 1024
 _LOG_CAP = 256 * 1024
@@ -42,6 +44,15 @@ def _subdir(task: Task) -> str:
 def _clean(text: str, task: Task) -> str:
     """The build folder named as the exercise's, as Aider's benchmark names its own."""
     return text.replace(f"/build/{_subdir(task)}", task.exercise)
+
+
+def _as_cargo_test_prints(build_lines: str) -> str:
+    """What `cargo test` prints of the build: `--no-run`'s own lines on each test binary left
+    out, and the profile named as the exercise's build, which keeps debug info, names it (the
+    image's builds leave it out, assets/image.dockerfile: cargo's own line, which no candidate
+    prints, as nothing of the candidate's runs in the build)."""
+    return "".join(line.replace(_BUILT_PROFILE, _SHOWN_PROFILE) if line.startswith("    Finished ") else line
+                   for line in build_lines.splitlines(keepends=True) if not line.lstrip().startswith("Executable "))
 
 
 def _candidate_files(task: Task, workspace: Path | Mapping[str, bytes]) -> tuple[dict[str, bytes], list[str]]:
@@ -90,8 +101,7 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
     built = session.exec(["sh", "-c", script], role=Role.builder, timeout_s=session.limits.build_timeout_s)
     output = built.output.decode("utf-8", "replace")
     cut = output.rfind(f"{_MARK}\n")
-    build_lines = _clean(output[:max(cut, 0)], task)
-    build_lines = "".join(line for line in build_lines.splitlines(keepends=True) if not line.lstrip().startswith("Executable "))
+    build_lines = _as_cargo_test_prints(_clean(output[:max(cut, 0)], task))
     if built.timed_out or built.exit_code != 0 or cut < 0:
         why = "the build timed out" if built.timed_out else build_lines.strip() or f"the build failed ({built.exit_code})"
         report = TestReport(status=Status.error, message=why, build_seconds=round(built.seconds, 3), **common)

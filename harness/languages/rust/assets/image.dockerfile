@@ -1,9 +1,12 @@
 # Rust: Debian bookworm's rustc-web and cargo-web (1.85; the plain rustc package is 1.63),
 # no network at any time. The crates the
 # exercises name (anyhow, rand, time) come from Debian's packaged registry, which cargo
-# takes in place of crates.io: a build that asks for any other crate fails.
+# takes in place of crates.io: a build that asks for any other crate fails. Builds carry no
+# debug info: nothing a round reads needs it (backtraces are off, as in Aider's image, and a
+# panic's message does not use it), and `cargo test --no-run` of bowling, forth and react
+# took 25-35% less (1.2 s against 1.6 s for bowling, one CPU, a fresh target folder).
 RUN mkdir -p /opt/harness/cargo \
- && printf '[source.crates-io]\nreplace-with = "debian"\n\n[source.debian]\ndirectory = "/usr/share/cargo/registry"\n\n[net]\noffline = true\n' \
+ && printf '[source.crates-io]\nreplace-with = "debian"\n\n[source.debian]\ndirectory = "/usr/share/cargo/registry"\n\n[net]\noffline = true\n\n[profile.dev]\ndebug = 0\n' \
     > /opt/harness/cargo/config.toml
 # Those crates built once for `cargo test`, each alone as an exercise names it, into the
 # target folder a session's first round copies (languages/rust/testrun.py): a fresh one
