@@ -360,9 +360,10 @@ def aider_benchmark(args, tasks: list[Task], workers: int, tmp: Path) -> dict:
     finally:
         server.stop()
     total = time.time() - t0
-    (run_dir,) = bench_dir.glob("*--gold")
+    run_dirs = list(bench_dir.glob("*--gold"))
+    run_dir = run_dirs[0] if len(run_dirs) == 1 else bench_dir
     results = {path: json.loads(path.read_text()) for path in run_dir.glob("*/exercises/practice/*/.aider.results.json")}
-    if done.returncode != 0 or not results:
+    if done.returncode != 0 or len(run_dirs) != 1 or not results:
         tail = "\n".join(done.stdout.splitlines()[-15:])
         raise SystemExit(f"Aider's benchmark failed (exit {done.returncode}):\n{tail}")
     return {
@@ -507,6 +508,7 @@ def main() -> None:
     ap.add_argument("--baseline-rev", default=None, help="a git revision to measure this tree's gold runs against")
     ap.add_argument("--rounds", type=int, default=3, help="with --baseline-rev: alternating runs of each tree")
     args = ap.parse_args()
+    args.mounts = parse_mounts(args.mount)
     if args.baseline_rev:
         passed = [f"--{k.replace('_', '-')}={v}" for k, v in vars(args).items()
                   if k in ("upstream", "tasks", "trials", "workers", "sandbox") and v is not None]
@@ -514,7 +516,6 @@ def main() -> None:
         return
     steps = time_steps() if args.steps else None
     args.tasks = args.tasks.split(",") if args.tasks else None
-    args.mounts = parse_mounts(args.mount)
     worker_counts = [int(x) for x in args.workers.split(",")]
     out = []
     with tempfile.TemporaryDirectory(prefix="bench-run-") as tmp:
