@@ -160,6 +160,12 @@ class DockerSession(SandboxSession):
                     # Catch2 precompiled for the flags test units use: made by the builder
                     # from Catch2 alone, kept from trial to trial, read-only to the runner.
                     "/pch": f"rw,nosuid,nodev,size={mb}m,uid=1001,gid=1001,mode=0755",
+                    # A toolchain's build cache that keys every entry by the content of its
+                    # inputs (Go's: languages/go/testrun.py), the builder's alone and kept from
+                    # trial to trial: only the toolchain writes an entry, and nothing of a
+                    # candidate's runs while it builds, so an entry is what any build of the
+                    # same inputs would make.
+                    "/cache": f"rw,nosuid,nodev,size={mb}m,uid=1001,gid=1001,mode=0700",
                 },
                 volumes={str(self.staging): {"bind": "/src", "mode": "ro"}},
                 mem_limit=f"{lim.memory_mb}m",

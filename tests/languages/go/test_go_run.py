@@ -11,6 +11,7 @@ import pytest
 from harness.exercism_results import exercism_results
 from harness.languages.registry import language_for
 from harness.records import Status
+from harness.sandbox.base import Role
 from harness.task import load_task
 
 from ...conftest import make_backend
@@ -87,3 +88,17 @@ def test_the_references_mutants_build_and_the_tests_kill_some(go_round):
     assert {m.operator.value for m in mutants} >= {"relational", "logical", "boundary"}
     killed = [not go.run_tests(task, m.apply({"leap.go": REFERENCE.encode()}), session).passed for m in mutants[:3]]
     assert any(killed)
+
+
+def test_the_build_cache_outlives_the_trial_and_is_the_builders_alone(go_round):
+    """The session keeps Go's build cache from trial to trial (reset empties the build tree,
+    not /cache): what a trial compiled is there for the next; the runner cannot read it."""
+    task, session = go_round
+    assert language_for(task).run_tests(task, task.reference_files(), session).passed
+    entries = ["sh", "-c", "find /cache/go -type f | wc -l"]
+    before = int(session.exec(entries, role=Role.builder, timeout_s=30).output)
+    session.reset()
+    assert int(session.exec(entries, role=Role.builder, timeout_s=30).output) == before > 100
+    assert session.exec(["ls", "/cache/go"], role=Role.runner, timeout_s=30).exit_code != 0
+    assert language_for(task).run_tests(task, task.reference_files(), session).passed
+    assert int(session.exec(entries, role=Role.builder, timeout_s=30).output) == before  # nothing new to compile
