@@ -8,7 +8,7 @@ round-1 failures, recoveries and failures within two rounds, and two shares comp
 real pair of models would. A share is of each trial's tasks, not a chance per task-trial:
 `mutant:0.3` over fixed26's 26 tasks answers 7 or 8 wrongly in each trial (7.8: 8 with a
 seeded chance of 0.8). A chance per task-trial drew 14 and 12 of 26 in the quick
-start's two trials (README), and draws 4 or fewer, or 12 or more, in one trial of eleven. The
+start's two trials (README), and draws 3 or fewer, or 12 or more, in one trial of twelve. The
 same SEED draws the same numbers for every share, so `mutant:0.2`'s wrong task-trials are
 among `mutant:0.5`'s.
 
