@@ -10,8 +10,8 @@ session. A candidate that reaches for the builder's warm Jest (signals, its /pro
 request, Jest's cache), that sends values made to pollute the test process (`__proto__` and
 `constructor` keys, registered symbols, errors naming Jest's classes) or a source that
 overflows Babel's stack leaves nothing behind: the same warm Jest then gives honest rounds
-what it gave them before. The frames of a candidate's error that the console shows are only ones an honest
-run of its own module could have: forged frames (naming the spec or Jest, a name with a
+what it gave them before. The frames of a candidate's error that the console shows are only
+ones an honest run of its own module could have: forged frames (naming the spec or Jest, a name with a
 newline, a control character or a parenthesis, a line past the file's end, too many of
 them) and a forged `stack` never reach the transcript."""
 
@@ -26,7 +26,7 @@ from harness.records import Status
 from harness.task import load_task
 
 from ..conftest import make_backend
-from ..languages.javascript.leap import REFERENCE, WRONG, write_leap
+from ..languages.javascript.leap import REFERENCE, WRONG, untimed, write_leap
 
 pytestmark = [pytest.mark.slow]
 
@@ -170,9 +170,7 @@ def test_a_hostile_round_leaves_nothing_for_the_next_on_the_warm_jest(tmp_path):
 
     def honest() -> list[tuple]:
         reports = [js.run_tests(task, {"leap.js": text.encode()}, session, transcript=True) for text in (WRONG, REFERENCE)]
-        # Jest's times aside, which differ from run to run.
-        return [(r.status, [(t.name, t.status, t.message) for t in r.tests], re.sub(r" \(\d+ ms\)|Time: .*", "", r.transcript or ""))
-                for r in reports]
+        return [(r.status, [(t.name, t.status, t.message) for t in r.tests], untimed(r.transcript)) for r in reports]
 
     with make_backend("docker").session("js-warm-hostile", "javascript") as session:
         before = honest()

@@ -4,6 +4,7 @@ block with a test and an `xtest`, and a class with an error of its own, and a fu
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 STUB = "export const isLeap = () => {\n  throw new Error('Remove this line and implement the function');\n};\n"
@@ -47,3 +48,8 @@ def write_leap(root: Path) -> Path:
     (task / ".meta" / "config.json").write_text(json.dumps({"files": {
         "solution": ["leap.js"], "test": ["leap.spec.js"], "example": [".meta/proof.ci.js"]}}))
     return task
+
+
+def untimed(console: str | None) -> str:
+    """A Jest console without its times, which differ from run to run."""
+    return re.sub(r" \(\d+ ms\)|Time: .*", "", console or "")

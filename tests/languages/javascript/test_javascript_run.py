@@ -6,7 +6,6 @@ Jest shows them in its own process; results.json names each test as Jest does.""
 
 from __future__ import annotations
 
-import re
 
 import pytest
 
@@ -18,7 +17,7 @@ from harness.sandbox.base import Role
 from harness.task import load_task
 
 from ...conftest import make_backend
-from .leap import REFERENCE, WRONG, write_leap
+from .leap import REFERENCE, WRONG, untimed, write_leap
 
 pytestmark = [pytest.mark.slow]
 
@@ -75,7 +74,7 @@ def test_warm_and_fresh_jest_print_what_npm_run_test_prints(js_round):
         finally:
             session.keeps_processes = True
     assert "jest" in session.kept
-    unmeasured = {k: re.sub(r" \(\d+ ms\)|Time: .*", "", v or "") for k, v in printed.items()}
+    unmeasured = {k: untimed(v) for k, v in printed.items()}
     assert unmeasured["fresh"] == unmeasured["warm"] == unmeasured["warm again"] == unmeasured["npm"], printed
 
 
