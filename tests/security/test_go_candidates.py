@@ -12,6 +12,9 @@ worked, and none passes:
   run: the verdict is the channel's, and the run fails.
 - A panic at init, an endless loop: an honest failure within the round's bound.
 - Writing a test file, go.mod or another source file: refused as tampered, never built.
+- A constant that compiles to an object of 128 MB, or of 512 MB: the session's build cache,
+  kept from trial to trial, outgrows its bound, or the compiler is killed for memory; the
+  candidate fails and the next round finds the cache as the image made it.
 
 After them, the reference passes in the same session: no candidate harms the next."""
 
@@ -24,6 +27,7 @@ import pytest
 from harness.languages.go.screen import refusals
 from harness.languages.registry import language_for
 from harness.records import Status
+from harness.sandbox.base import Role
 from harness.task import load_task
 
 from ..conftest import make_backend
@@ -118,3 +122,29 @@ def test_written_tests_and_module_files_are_refused(go_round):
     assert not report.passed and report.status is Status.failed
     assert set(report.tampered) >= {"leap_test.go", "extra_test.go", "go.mod", "helper.go"}
     assert "--- FAIL: TestLeapYears" in (report.transcript or "")
+
+
+def doubled_constant(times: int) -> bytes:
+    """A few lines that compile to a string of 16 x 2**times bytes in the package's object,
+    which the go command writes to the session's build cache."""
+    lines = ['const c0 = "0123456789abcdef"'] + [f"const c{i + 1} = c{i} + c{i}" for i in range(times)]
+    return solution("\n".join(lines) + f"\n\nvar Big = c{times}\n\nfunc IsLeap(year int) bool {{ return len(Big) == 0 }}\n")
+
+
+def test_a_candidate_that_bloats_the_build_cache_leaves_the_next_round_the_images(go_round):
+    """Go's build cache outlives the trial (languages/go/testrun.py), so it is what a
+    candidate could leave behind: 128 MB of one object puts it past its bound, 512 MB
+    kills the compiler for memory. Either fails, and the next round starts from the image's
+    cache (no larger than before it) and passes the reference."""
+    task, session = go_round
+    go = language_for(task)
+    used = ["sh", "-c", "du -sm /cache/go | cut -f1"]
+    assert go.run_tests(task, {"leap.go": REFERENCE.encode()}, session).passed
+    before_mb = int(session.exec(used, role=Role.builder, timeout_s=30).output)
+    for times, status, left_mb in ((23, Status.failed, before_mb + 128), (25, Status.error, 0)):
+        report = go.run_tests(task, {"leap.go": doubled_constant(times)}, session, transcript=True)
+        assert report.status is status and report.run_seconds < 20, (times, report)
+        assert int(session.exec(used, role=Role.builder, timeout_s=30).output) >= left_mb, times
+        session.reset()
+        assert go.run_tests(task, {"leap.go": REFERENCE.encode()}, session).passed, times
+        assert int(session.exec(used, role=Role.builder, timeout_s=30).output) <= before_mb, times
