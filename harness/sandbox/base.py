@@ -101,6 +101,9 @@ class SandboxSession(ABC):
     # The compiler launcher test builds go through (a test unit may take Catch2
     # precompiled there, harness/languages/cpp/catch_pch.py), or None for none.
     cxx_launcher: str | None = None
+    # A build tree holding only CMake's detection of the toolchain's C++ compiler, which a
+    # fresh build tree is started from (languages/cpp/assets/image.dockerfile), or None.
+    cmake_seed: str | None = None
     # The CMake file that links the harness's verdict channel into a test build
     # (assets/verdict_channel.cmake, harness/languages/cpp/verdict_channel.py), or None
     # where the backend has none: that backend's verdicts are the binary's own report.

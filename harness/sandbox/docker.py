@@ -103,6 +103,7 @@ class DockerSession(SandboxSession):
         self.test_main = "/opt/harness/lib/test_main.o"
         self.catch2_with_main = True  # Debian's catch2 ships it; the image's Dockerfile checks
         self.cxx_launcher = "/opt/harness/bin/harness-cxx"
+        self.cmake_seed = "/opt/harness/cmake-seed"
         self.verdict_channel = "/opt/harness/verdict_channel.cmake"
         self.container: Container | None = None
         # The staged sources bind-mounted at /src are the builder's, the runner's to read

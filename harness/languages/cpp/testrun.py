@@ -115,7 +115,10 @@ def configure_steps(task: Task, session: SandboxSession, tree: BuildTree | None 
         if uses_verdict_channel(task, session):
             args.append(f"-DCMAKE_PROJECT_INCLUDE={session.verdict_channel}")
     args += tree.cmake_args
-    return [f"rm -rf {shlex.quote(build)}", shlex.join(args)]
+    # CMake skips detecting the compiler in a tree that holds its detection already.
+    tree_dir = shlex.quote(build)
+    seed = [f"mkdir -p {tree_dir}", f"cp -R {shlex.quote(session.cmake_seed)}/. {tree_dir}/"] if session.cmake_seed else []
+    return [f"rm -rf {tree_dir}", *seed, shlex.join(args)]
 
 
 def build_step(task: Task, session: SandboxSession, tree: BuildTree | None = None,

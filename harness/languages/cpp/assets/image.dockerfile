@@ -29,3 +29,19 @@ RUN install -D -m 0755 /opt/harness/pch-src/harness-cxx /opt/harness/bin/harness
 # the distribution's precompiled Catch2::Catch2WithMain instead of compiling Catch2's main
 # in every fresh build tree (languages/cpp/testrun.py); the image must provide that target.
 RUN grep -q "Catch2::Catch2WithMain" /usr/lib/cmake/Catch2/Catch2Targets.cmake
+
+# CMake's compiler detection (the compiler's identity, ABI and features: five compiles and
+# links, about 0.5 s), made once here for a project of one line, kept as a build tree that
+# CMake takes for one it configured before: every fresh build tree starts from this one
+# (languages/cpp/testrun.py), and CMake writes the same build files as from an empty tree
+# (tests/languages/cpp/test_cmake_seed.py). Only the seed project's own entries are left out
+# of its cache, each with the comment lines above it, and the one it marks advanced that
+# the harness's command line sets.
+RUN mkdir /tmp/seed && printf 'cmake_minimum_required(VERSION 3.14)\nproject(seed CXX)\n' >/tmp/seed/CMakeLists.txt \
+ && cmake -S /tmp/seed -B /tmp/seed/build >/dev/null \
+ && mkdir -p /opt/harness/cmake-seed/CMakeFiles && cp -R /tmp/seed/build/CMakeFiles/3.* /opt/harness/cmake-seed/CMakeFiles/ \
+ && awk '/^\/\// { notes = notes $0 "\n"; next } \
+         /^(CMAKE_PROJECT_NAME|seed_[A-Za-z_]+|CMAKE_CACHEFILE_DIR|CMAKE_HOME_DIRECTORY|CMAKE_FIND_PACKAGE_REDIRECTS_DIR|CMAKE_EXPORT_COMPILE_COMMANDS(-ADVANCED)?):/ { notes = ""; next } \
+         { printf "%s%s\n", notes, $0; notes = "" }' /tmp/seed/build/CMakeCache.txt >/opt/harness/cmake-seed/CMakeCache.txt \
+ && grep -q '^CMAKE_CXX_COMPILER:' /opt/harness/cmake-seed/CMakeCache.txt && ! grep -q '^[^#]*seed' /opt/harness/cmake-seed/CMakeCache.txt \
+ && rm -rf /tmp/seed && chmod -R a+rX /opt/harness/cmake-seed
