@@ -30,13 +30,13 @@ RUN install -D -m 0755 /opt/harness/pch-src/harness-cxx /opt/harness/bin/harness
 # in every fresh build tree (languages/cpp/testrun.py); the image must provide that target.
 RUN grep -q "Catch2::Catch2WithMain" /usr/lib/cmake/Catch2/Catch2Targets.cmake
 
-# CMake's compiler detection (the compiler's identity, ABI and features: five compiles and
-# links, about 0.5 s), made once here for a project of one line, kept as a build tree that
-# CMake takes for one it configured before: every fresh build tree starts from this one
-# (languages/cpp/testrun.py), and CMake writes the same build files as from an empty tree
-# (tests/languages/cpp/test_cmake_seed.py). Only the seed project's own entries are left out
-# of its cache, each with the comment lines above it, and the one it marks advanced that
-# the harness's command line sets.
+# CMake's detection of the compiler (its identity, ABI and features, found by building small
+# programs: about 0.2 s of CPU a tree), made once here for a project of one line and kept as
+# a build tree that CMake takes for one it configured before: every fresh build tree starts
+# from this one (languages/cpp/testrun.py), and CMake writes the same build files as from an
+# empty tree (tests/languages/cpp/test_cmake_seed.py). Only the seed project's own entries
+# are left out of its cache, each with the comment lines above it, and the one it marks
+# advanced that the harness's command line sets.
 RUN mkdir /tmp/seed && printf 'cmake_minimum_required(VERSION 3.14)\nproject(seed CXX)\n' >/tmp/seed/CMakeLists.txt \
  && cmake -S /tmp/seed -B /tmp/seed/build >/dev/null \
  && mkdir -p /opt/harness/cmake-seed/CMakeFiles && cp -R /tmp/seed/build/CMakeFiles/3.* /opt/harness/cmake-seed/CMakeFiles/ \
