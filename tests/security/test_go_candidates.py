@@ -14,7 +14,7 @@ worked, and none passes:
 - Writing a test file, go.mod or another source file: refused as tampered, never built.
 - A constant that compiles to an object of 128 MB, or of 512 MB: the session's build cache,
   kept from trial to trial, outgrows its bound, or the compiler is killed for memory; the
-  candidate fails and the next round finds the cache as the image made it.
+  candidate fails and the next round finds the cache no larger than before it.
 
 After them, the reference passes in the same session: no candidate harms the next."""
 

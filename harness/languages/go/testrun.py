@@ -4,9 +4,9 @@ runs the vet checks `go test` runs, so a candidate they reject fails here as the
 cache offline in the build tree; the build cache kept by the session from trial to trial,
 so later rounds and trials reuse what earlier ones compiled; linked without the symbol
 table and DWARF, as `go test` links a binary it runs, not keeps: 90 ms of CPU, a third of
-the build, in every round); the runner runs the
-binary in its scratch with test2json's framing and the verdict channel on descriptor 3, and
-test2json turns its output into events there (verdict.py judges them)."""
+the build, in every round); the runner runs the binary in its scratch with test2json's
+framing and the verdict channel on descriptor 3, and test2json turns its output into events
+there (verdict.py judges them)."""
 
 from __future__ import annotations
 

@@ -6,7 +6,6 @@ Jest shows them in its own process; results.json names each test as Jest does.""
 
 from __future__ import annotations
 
-
 import pytest
 
 from harness.exercism_results import exercism_results
