@@ -160,8 +160,11 @@ class SandboxSession(ABC):
         self._staged.add(subdir)
         self._own(root, folder=True)
         wanted = set(files)
+        present = set()
         for path in sorted(root.rglob("*"), reverse=True):
             rel = path.relative_to(root).as_posix()
+            if path.is_file():
+                present.add(rel)
             if path.is_file() and rel not in wanted:
                 path.unlink()
             elif path.is_dir() and not any(w.startswith(rel + "/") for w in wanted):
@@ -178,6 +181,12 @@ class SandboxSession(ABC):
                 self._own(root / parent, folder=True)
             dest.write_bytes(data)
             self._own(dest, folder=False)
+        if present and present != wanted:
+            # A file created or removed can change what an include (or an import) finds
+            # without changing any file an earlier build read, so nothing of that build
+            # is up to date: every file is as new as the newest.
+            for rel in files:
+                os.utime(root / rel)
 
     def serve(self, language: str) -> None:
         """The session is to run `language`'s work: one that named no language and staged no
