@@ -21,7 +21,7 @@ from ..languages.cpp.catch_pch import FACTS_DIR, PchFacts
 from .base import CappedBuffer, ExecResult, Role, Sandbox, SandboxLimits, SandboxSession
 from .capture import leave_nothing
 from .engine import docker_client
-from .image import build_image
+from .image import build_image, image_repo
 
 if TYPE_CHECKING:
     from docker.models.containers import Container
@@ -56,6 +56,16 @@ def _empty_builder(kept: Iterable[int]) -> str:
 
 
 _UNFIT = "@@harness: container unfit for reuse@@"
+
+
+def compile_cache(image: str) -> dict[str, dict[str, str]]:
+    """The C++ image's compile cache (languages/cpp/assets/harness-cxx): a volume of its
+    own per image, so a new compiler never finds an old one's objects, shared by every
+    container of the image, the builder's alone. HARNESS_COMPILE_CACHE=0 leaves it out
+    (a benchmark of cold builds)."""
+    if not image.startswith(image_repo("cpp") + ":") or os.environ.get("HARNESS_COMPILE_CACHE", "1") == "0":
+        return {}
+    return {image.replace(":", "-") + "-objects": {"bind": "/ccache", "mode": "rw"}}
 
 
 def reap_orphans(client) -> int:
@@ -168,7 +178,7 @@ class DockerSession(SandboxSession):
                     # same inputs would make.
                     "/cache": f"rw,nosuid,nodev,size={mb}m,uid=1001,gid=1001,mode=0700",
                 },
-                volumes={str(self.staging): {"bind": "/src", "mode": "ro"}},
+                volumes={str(self.staging): {"bind": "/src", "mode": "ro"}, **compile_cache(image)},
                 mem_limit=f"{lim.memory_mb}m",
                 memswap_limit=f"{lim.memory_mb}m",
                 pids_limit=lim.pids,

@@ -1,12 +1,17 @@
 """What a C++ build reuses cannot stand in for a candidate's own program.
 
-make, in a warm session, skips a unit none of whose recorded dependencies changed: it
-decides "the same inputs" from the files the unit's last compile read. A file that a
+A build reuses compiled units twice over: make, in a warm session, skips a unit none of
+whose recorded dependencies changed; and the image's compile cache (ccache, in a volume
+that every container of the image shares) hands out an object compiled before from the
+same inputs. Both decide "the same inputs" from the files a compile read. A file that a
 candidate creates can change what an include finds without changing any file an earlier
 compile read: `#include "cstdlib"` finds the system's header until the workspace has a
 file of that name. Here candidate A's header includes "cstdlib" and passes; candidate B is
 A's files and a created `cstdlib` whose overload of `twice` changes the answer: B's own
-program fails, and that is its verdict, after A in the same session."""
+program fails, and that is its verdict, after A in the same session and in a fresh one.
+
+The runner, which runs the candidate's code, can neither read nor write the cache: a
+test binary that looks there finds it closed."""
 
 from __future__ import annotations
 
@@ -25,6 +30,14 @@ HONEST = '#pragma once\n#include "cstdlib"\n\nnamespace toy {\n\ninline long lon
 # Found before the system's <cstdlib> once it exists beside the header; its int overload
 # is a better match for the tests' int literals than the header's long long one.
 SHADOW = ('#pragma once\n#include <cstdlib>\n\nnamespace toy {\n\ninline long long twice(int x) { return 3LL * x; }\n\n}\n')
+# A candidate whose answer is right only where the runner can open the cache's folder.
+PEEKS = ('#pragma once\n#include <dirent.h>\n#include <fstream>\n\nnamespace toy {\n\n'
+         'inline long long twice(long long x) {\n'
+         '    std::ofstream("/ccache/planted") << "x";\n'
+         '    DIR* d = opendir("/ccache");\n'
+         '    if (d == nullptr) return 0;\n'
+         '    closedir(d);\n'
+         '    return 2 * x;\n}\n\n}\n')
 
 
 @pytest.fixture(scope="module")
@@ -41,3 +54,36 @@ def test_a_created_file_that_changes_an_include_is_built_in_a_warm_session(twice
         assert shadowed.status is Status.failed, shadowed.message
         assert run_tests(twice, {"solution.h": HONEST.encode()}, session).status is Status.passed
 
+
+def test_a_created_file_that_changes_an_include_misses_the_compile_cache(twice, docker_sandbox):
+    with docker_sandbox.session("build reuse, A") as session:
+        first = run_tests(twice, {"solution.h": HONEST.encode()}, session)
+    with docker_sandbox.session("build reuse, A again") as session:
+        before = _cache_hits(session)
+        again = run_tests(twice, {"solution.h": HONEST.encode()}, session)
+        hits = _cache_hits(session) - before
+    # A's compile was kept: the fresh session is handed its object (the premise of B's case).
+    assert first.status is again.status is Status.passed and hits > 0
+    with docker_sandbox.session("build reuse, B") as session:
+        shadowed = run_tests(twice, {"solution.h": HONEST.encode(), "cstdlib": SHADOW.encode()}, session)
+    assert shadowed.status is Status.failed, shadowed.message
+
+
+def test_the_runner_can_neither_read_nor_plant_in_the_compile_cache(twice, docker_sandbox):
+    with docker_sandbox.session("build reuse, peeks") as session:
+        peeked = run_tests(twice, {"solution.h": PEEKS.encode()}, session)
+        planted = session.exec(["sh", "-c", "ls -A /ccache | grep -c planted"], role=_builder(), timeout_s=30)
+    assert peeked.status is Status.failed, peeked.message
+    assert planted.output.decode().strip() == "0"
+
+
+def _builder():
+    from harness.sandbox.base import Role
+
+    return Role.builder
+
+
+def _cache_hits(session) -> int:
+    got = session.exec(["ccache", "--print-stats"], role=_builder(), timeout_s=30)
+    stats = dict(line.split("\t", 1) for line in got.output.decode().splitlines() if "\t" in line)
+    return int(stats.get("direct_cache_hit", "0"))

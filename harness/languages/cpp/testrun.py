@@ -102,11 +102,11 @@ def configure_steps(task: Task, session: SandboxSession, tree: BuildTree | None 
     # The compile commands are what the screen preprocesses each unit with (languages/cpp/policy.py).
     args = ["cmake", "-S", src, "-B", build, "-DEXERCISM_RUN_ALL_TESTS=ON", "-DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=gold",
             "-DCMAKE_CXX_FLAGS_DEBUG=", "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON"]
+    if session.cxx_launcher:  # every tree's compiles: the image's compile cache is there
+        args.append(f"-DCMAKE_CXX_COMPILER_LAUNCHER={session.cxx_launcher}")
     if tree.test_main:  # a probe's driver in place of any test main
         args.append(f"-DHARNESS_TEST_MAIN={tree.test_main}")
     else:
-        if session.cxx_launcher:
-            args.append(f"-DCMAKE_CXX_COMPILER_LAUNCHER={session.cxx_launcher}")
         main = linked_test_main(task, session)
         if main is TestMain.harness:
             args.append(f"-DHARNESS_TEST_MAIN={session.test_main}")
@@ -123,16 +123,18 @@ def configure_steps(task: Task, session: SandboxSession, tree: BuildTree | None 
 
 def build_step(task: Task, session: SandboxSession, tree: BuildTree | None = None,
                catch_pch: tuple[str, str] | None = None) -> str:
-    """The shell command that builds the test binary in a configured build tree. With
+    """The shell command that builds the test binary in a configured build tree, naming the
+    tree's sources to the image's launcher (its compile cache keys every file there). With
     `catch_pch` (the test unit and the header it reads first, as staged), the unit may
     take Catch2 precompiled (languages/cpp/catch_pch.py, the image's harness-cxx), and the command's
     last lines say whether the unit linked did, and whether this build compiled it so."""
     jobs = max(1, int(session.limits.cpus))
     build = f"{session.build_root}/{BuildTree.of(task, tree).name}"
-    command = shlex.join(["cmake", "--build", build, "--target", task.exercise, "--", f"-j{jobs}"])
+    src = f"{session.src_root}/{BuildTree.of(task, tree).name}"
+    command = f"HARNESS_SRC_TREE={shlex.quote(src)} " + shlex.join(
+        ["cmake", "--build", build, "--target", task.exercise, "--", f"-j{jobs}"])
     if catch_pch is None:
         return command
-    src = f"{session.src_root}/{BuildTree.of(task, tree).name}"
     unit, header = (shlex.quote(f"{src}/{rel}") for rel in catch_pch)
     marker = shlex.quote(f"{PurePosixPath(catch_pch[0]).name}.o.catch-pch")
     b = shlex.quote(build)

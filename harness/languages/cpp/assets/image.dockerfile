@@ -45,3 +45,13 @@ RUN mkdir /tmp/seed && printf 'cmake_minimum_required(VERSION 3.14)\nproject(see
          { printf "%s%s\n", notes, $0; notes = "" }' /tmp/seed/build/CMakeCache.txt >/opt/harness/cmake-seed/CMakeCache.txt \
  && grep -q '^CMAKE_CXX_COMPILER:' /opt/harness/cmake-seed/CMakeCache.txt && ! grep -q '^[^#]*seed' /opt/harness/cmake-seed/CMakeCache.txt \
  && rm -rf /tmp/seed && chmod -R a+rX /opt/harness/cmake-seed
+
+# The compile cache (harness-cxx): ccache (installed here, not with the toolchain, which the
+# local backend installs on the host too and which has no use for it there), its settings,
+# and the folder a session mounts the cache's volume on. Docker gives a new volume this
+# folder's owner and mode, so only the builder, which runs the compiler, can read or write
+# the cache; the runner, which runs the candidate's code, cannot even list it.
+RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ccache \
+ && rm -rf /var/lib/apt/lists/*
+COPY cpp/ccache.conf /etc/ccache.conf
+RUN mkdir -m 0700 /ccache && chown 1001:1001 /ccache
