@@ -2,8 +2,8 @@
 
 A build reuses compiled units twice over: make, in a warm session, skips a unit none of
 whose recorded dependencies changed; and the image's compile cache (ccache, in a volume
-that every container of the image shares) hands out an object compiled before from the
-same inputs. Both decide "the same inputs" from the files a compile read. A file that a
+that every container of the image shares, with HARNESS_COMPILE_CACHE=1) hands out an
+object compiled before from the same inputs. Both decide "the same inputs" from the files a compile read. A file that a
 candidate creates can change what an include finds without changing any file an earlier
 compile read: `#include "cstdlib"` finds the system's header until the workspace has a
 file of that name. Here candidate A's header includes "cstdlib" and passes; candidate B is
@@ -55,7 +55,12 @@ def test_a_created_file_that_changes_an_include_is_built_in_a_warm_session(twice
         assert run_tests(twice, {"solution.h": HONEST.encode()}, session).status is Status.passed
 
 
-def test_a_created_file_that_changes_an_include_misses_the_compile_cache(twice, docker_sandbox):
+@pytest.fixture
+def compile_cache(monkeypatch):
+    monkeypatch.setenv("HARNESS_COMPILE_CACHE", "1")
+
+
+def test_a_created_file_that_changes_an_include_misses_the_compile_cache(twice, docker_sandbox, compile_cache):
     with docker_sandbox.session("build reuse, A") as session:
         first = run_tests(twice, {"solution.h": HONEST.encode()}, session)
     with docker_sandbox.session("build reuse, A again") as session:
@@ -69,7 +74,7 @@ def test_a_created_file_that_changes_an_include_misses_the_compile_cache(twice, 
     assert shadowed.status is Status.failed, shadowed.message
 
 
-def test_the_runner_can_neither_read_nor_plant_in_the_compile_cache(twice, docker_sandbox):
+def test_the_runner_can_neither_read_nor_plant_in_the_compile_cache(twice, docker_sandbox, compile_cache):
     with docker_sandbox.session("build reuse, peeks") as session:
         peeked = run_tests(twice, {"solution.h": PEEKS.encode()}, session)
         planted = session.exec(["sh", "-c", "ls -A /ccache | grep -c planted"], role=_builder(), timeout_s=30)

@@ -127,8 +127,8 @@ def scored(docker_sandbox, tmp_path_factory) -> dict[tuple[str, str], ScoredSuit
     cache = tmp_path_factory.mktemp("cache")
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("HARNESS_CACHE_DIR", str(cache))
-        # Without the image's compile cache: a suite's first build compiles its test unit
-        # here, whatever ran before, and the targets' builds are timed against that.
+        # Without the image's compile cache, whatever the environment says: a suite's first
+        # build compiles its test unit here, and the targets' builds are timed against that.
         mp.setenv("HARNESS_COMPILE_CACHE", "0")
         suite = find_suite("fixed26")
         items = [(slug, kind) for slug in TASKS for kind in KINDS] + [("perfect-numbers", "unfillable")]
