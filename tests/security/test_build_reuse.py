@@ -3,9 +3,9 @@
 A build reuses compiled units twice over: make, in a warm session, skips a unit none of
 whose recorded dependencies changed; and the image's compile cache (ccache, in a volume
 that every container of the image shares, with HARNESS_COMPILE_CACHE=1) hands out an
-object compiled before from the same inputs. Both decide "the same inputs" from the files a compile read. A file that a
-candidate creates can change what an include finds without changing any file an earlier
-compile read: `#include "cstdlib"` finds the system's header until the workspace has a
+object compiled before from the same inputs. Both decide "the same inputs" from the files
+a compile read. A file that a candidate creates can change what an include finds without
+changing any file an earlier compile read: `#include "cstdlib"` finds the system's header until the workspace has a
 file of that name. Here candidate A's header includes "cstdlib" and passes; candidate B is
 A's files and a created `cstdlib` whose overload of `twice` changes the answer: B's own
 program fails, and that is its verdict, after A in the same session and in a fresh one.
@@ -18,6 +18,7 @@ from __future__ import annotations
 import pytest
 
 from harness.records import Status
+from harness.sandbox.base import Role
 from harness.task import load_task
 from harness.languages.cpp.testrun import run_tests
 
@@ -29,7 +30,7 @@ pytestmark = [pytest.mark.slow]
 HONEST = '#pragma once\n#include "cstdlib"\n\nnamespace toy {\n\ninline long long twice(long long x) { return 2 * x; }\n\n}\n'
 # Found before the system's <cstdlib> once it exists beside the header; its int overload
 # is a better match for the tests' int literals than the header's long long one.
-SHADOW = ('#pragma once\n#include <cstdlib>\n\nnamespace toy {\n\ninline long long twice(int x) { return 3LL * x; }\n\n}\n')
+SHADOW = '#pragma once\n#include <cstdlib>\n\nnamespace toy {\n\ninline long long twice(int x) { return 3LL * x; }\n\n}\n'
 # A candidate whose answer is right only where the runner can open the cache's folder.
 PEEKS = ('#pragma once\n#include <dirent.h>\n#include <fstream>\n\nnamespace toy {\n\n'
          'inline long long twice(long long x) {\n'
@@ -77,18 +78,12 @@ def test_a_created_file_that_changes_an_include_misses_the_compile_cache(twice, 
 def test_the_runner_can_neither_read_nor_plant_in_the_compile_cache(twice, docker_sandbox, compile_cache):
     with docker_sandbox.session("build reuse, peeks") as session:
         peeked = run_tests(twice, {"solution.h": PEEKS.encode()}, session)
-        planted = session.exec(["sh", "-c", "ls -A /ccache | grep -c planted"], role=_builder(), timeout_s=30)
+        planted = session.exec(["sh", "-c", "ls -A /ccache | grep -c planted"], role=Role.builder, timeout_s=30)
     assert peeked.status is Status.failed, peeked.message
     assert planted.output.decode().strip() == "0"
 
 
-def _builder():
-    from harness.sandbox.base import Role
-
-    return Role.builder
-
-
 def _cache_hits(session) -> int:
-    got = session.exec(["ccache", "--print-stats"], role=_builder(), timeout_s=30)
+    got = session.exec(["ccache", "--print-stats"], role=Role.builder, timeout_s=30)
     stats = dict(line.split("\t", 1) for line in got.output.decode().splitlines() if "\t" in line)
     return int(stats.get("direct_cache_hit", "0"))
