@@ -160,11 +160,9 @@ class SandboxSession(ABC):
         self._staged.add(subdir)
         self._own(root, folder=True)
         wanted = set(files)
-        present = set()
+        present = {path.relative_to(root).as_posix() for path in root.rglob("*") if path.is_file()}
         for path in sorted(root.rglob("*"), reverse=True):
             rel = path.relative_to(root).as_posix()
-            if path.is_file():
-                present.add(rel)
             if path.is_file() and rel not in wanted:
                 path.unlink()
             elif path.is_dir() and not any(w.startswith(rel + "/") for w in wanted):
