@@ -375,10 +375,10 @@ def verify(task: Task, candidate_files: Mapping[str, bytes], *, sandbox: Sandbox
 
 def _batches(keys: Sequence[tuple[Hashable, str]], workers: int) -> list[list[int]]:
     """Candidate indices in work units: those sharing a key (a task and what its probe's
-    build depends on, a C++ task's headers) stay together (one test-unit compile per
-    unit), a large group is split so every worker gets a share of the whole batch, and a
-    task's units come one after another (the larger
-    first), so the workers that share a task share it while its build tree is warm."""
+    build depends on, what a C++ task's test unit reads) stay together (one test-unit
+    compile per unit), a large group is split so every worker gets a share of the whole
+    batch, and a task's units come one after another (the larger first), so the workers
+    that share a task share it while its build tree is warm."""
     groups: dict[tuple[Hashable, str], list[int]] = {}
     for i, k in enumerate(keys):
         groups.setdefault(k, []).append(i)
@@ -427,8 +427,8 @@ def verify_batch(items: Sequence[tuple[Task, Mapping[str, bytes]]], *, sandbox: 
                  workers: int | None = None, progress: Callable[[int, Verdict], None] | None = None) -> list[Verdict]:
     """Verify candidates of any number of tasks (task, solution files) in parallel, on an
     executor's slots (or a local one's over `sandbox`), each slot keeping its session
-    between units, so that candidates of a task with the same header, run one after
-    another in one session, compile its test unit once. Verdicts come back in input order;
+    between units, so that candidates of a task whose test unit reads the same files, run
+    one after another in one session, compile it once. Verdicts come back in input order;
     `progress` hears of each as its unit ends."""
     if not items:
         return []

@@ -10,6 +10,12 @@ file of that name. Here candidate A's header includes "cstdlib" and passes; cand
 A's files and a created `cstdlib` whose overload of `twice` changes the answer: B's own
 program fails, and that is its verdict, after A in the same session and in a fresh one.
 
+The verifier's probe keeps its own record of what each unit was built from (what the
+harness staged, not what make saw). A created file is part of it, and so is a candidate's
+.cpp wherever its own header can read it: after A in the same session, B earns what its
+own program earns, whether B differs from A by a created file that an include finds or
+by a .cpp that A's and B's header includes.
+
 The runner, which runs the candidate's code, can neither read nor write the cache: a
 test binary that looks there finds it closed."""
 
@@ -21,8 +27,9 @@ from harness.records import Status
 from harness.sandbox.base import Role
 from harness.task import load_task
 from harness.languages.cpp.testrun import run_tests
+from harness.verify import VerdictStatus, verify_in_session
 
-from tests.conftest import make_backend
+from tests.conftest import ROOT, make_backend
 from tests.loop_support import write_toy_suite
 
 pytestmark = [pytest.mark.slow]
@@ -54,6 +61,44 @@ def test_a_created_file_that_changes_an_include_is_built_in_a_warm_session(twice
         shadowed = run_tests(twice, {"solution.h": HONEST.encode(), "cstdlib": SHADOW.encode()}, session)
         assert shadowed.status is Status.failed, shadowed.message
         assert run_tests(twice, {"solution.h": HONEST.encode()}, session).status is Status.passed
+
+
+PHONE = load_task(ROOT / "suites" / "fixed26" / "phone-number")
+
+
+def shadowed_by_a_created_file() -> tuple[dict[str, bytes], dict[str, bytes]]:
+    """A: the reference, its .cpp including "cstdlib"; B: A and a `cstdlib`, found first
+    by that include, that makes every `domain_error` an `invalid_argument`."""
+    honest = PHONE.reference_files()
+    honest["phone_number.cpp"] = b'#include "cstdlib"\n' + honest["phone_number.cpp"]
+    renames = b'#pragma once\n#include <cstdlib>\n#include <stdexcept>\n#define domain_error invalid_argument\n'
+    return honest, {**honest, "cstdlib": renames}
+
+
+def read_through_the_header() -> tuple[dict[str, bytes], dict[str, bytes]]:
+    """A: the reference's definitions made inline in a guarded .cpp that the header
+    includes, so the test unit compiles them too; B: the same header, the .cpp throwing
+    `invalid_argument`. The linker keeps one copy of an inline function: the test unit's."""
+    ref = PHONE.reference_files()
+    header = ref["phone_number.h"].replace(b"#endif", b'#include "phone_number.cpp"\n\n#endif')
+    source = (b"#if !defined(PHONE_NUMBER_CPP)\n#define PHONE_NUMBER_CPP\n" + ref["phone_number.cpp"]
+              .replace(b"phone_number::phone_number(const", b"inline phone_number::phone_number(const")
+              .replace(b"std::string phone_number::number()", b"inline std::string phone_number::number()") + b"#endif\n")
+    wrong = source.replace(b"throw std::domain_error", b"throw std::invalid_argument")
+    assert header != ref["phone_number.h"] and b"inline" in source and wrong != source
+    return {"phone_number.h": header, "phone_number.cpp": source}, {"phone_number.h": header, "phone_number.cpp": wrong}
+
+
+@pytest.mark.parametrize("backend", ["docker", "local"])
+@pytest.mark.parametrize("pair", [shadowed_by_a_created_file, read_through_the_header], ids=lambda f: f.__name__)
+def test_the_verifiers_probe_never_keeps_another_candidates_unit(backend, pair):
+    honest, other = pair()
+    with make_backend(backend).session("probe reuse, warm") as session:
+        first = verify_in_session(PHONE, honest, session)
+        changed = verify_in_session(PHONE, other, session)
+        again = verify_in_session(PHONE, honest, session)
+    assert (first.status, first.reward) == (again.status, again.reward) == (VerdictStatus.ok, 1.0)
+    assert changed.reward < 1.0 and changed.checks_passed < first.checks_passed, changed
 
 
 @pytest.fixture

@@ -1,11 +1,10 @@
 """Which files of a task are C++, and of those which are sources (each compiled on its own,
 a translation unit) and which are headers (compiled only where a source includes them).
 
-The probe recompiles a unit when its source or any header changed, the verifier and the
-curriculum batch candidates by their headers so that a test unit is compiled once per
-batch, the mutants and the normal forms read only C++ files: all ask here. The source
-suffixes are those CMake compiles as C++; a solution file that is not a source is taken
-for a header, since any file may be included."""
+The probe keys the units it recompiles by them (probe/build.py), the mutants and the
+normal forms read only C++ files: all ask here. The source suffixes are those CMake
+compiles as C++; a solution file that is not a source is taken for a header, since any
+file may be included."""
 
 from __future__ import annotations
 

@@ -7,6 +7,7 @@ namespace phone_number {
 
 class phone_number {
    public:
+    // Throws std::domain_error when the text is not a valid NANP number.
     explicit phone_number(const std::string& text);
 
     std::string number() const;

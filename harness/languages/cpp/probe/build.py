@@ -1,12 +1,20 @@
 """Building a probe again and again in one session, for one candidate after another.
 
 The first build of a probe tree in a session is CMake's (configure, then make). After it,
-the harness knows what make would work out, and more cheaply: it staged the files itself.
-It keeps, per compiled unit, a key of what the unit's object was built from (the unit's
-source and every solution header) and recompiles exactly the units whose key changed,
-with CMake's own compile commands (compile_commands.json), then relinks with CMake's own
-link line. A candidate that changes only its .cpp costs one compile and one link, and one
-that repeats an earlier candidate's files in a row costs nothing to build.
+the harness knows what make would do, and more cheaply: it staged the files itself. It
+keeps, per compiled unit, a key of what the unit's object was built from, compiles again
+exactly the units whose key changed, with CMake's own compile commands
+(compile_commands.json), and links with CMake's own link line. A candidate that repeats
+the files built last costs nothing to build.
+
+What a unit can read decides its key, and any unit can read any staged file: an include
+finds a created file before the system's header of that name, a header can include a
+.cpp, an `asm` can `.incbin` any file. So a candidate's own units are keyed by every
+staged file, by name and content. The other units (the test unit, the probe's main) read
+the candidate's code only through its headers and created files; when those are the
+task's own (each header as the stub or the reference has it, no file created), those
+units read nothing the task did not write, and are keyed by every staged file but the
+candidate's sources: a candidate that changes only its .cpp costs one compile and a link.
 
 The keys live in the session's `configured` record, under the tree's name, so they are
 forgotten with the build tree (a restart after a timeout) like the configuration itself."""
@@ -17,7 +25,7 @@ import json
 import shlex
 from typing import Mapping
 
-from ..files import headers
+from ..files import headers, is_source
 from ....hashing import hash_files, sha256_bytes
 from ....sandbox.base import ExecResult, Role, SandboxSession
 from ....task import Task
@@ -32,18 +40,26 @@ def _unit_key(tree: BuildTree, unit: str) -> str:
     return f"{tree.name}#unit:{unit}"
 
 
+def read_by_the_tasks_units(task: Task, staged: Mapping[str, bytes]) -> dict[str, bytes]:
+    """What the units that are not the candidate's own sources can read of the staged
+    files (the module's docstring says why)."""
+    mine = [f for f in task.solution_files if is_source(f)]
+    known = (task.stub_files(), task.reference_files())
+    own_part_known = set(staged) <= {*task.protected_files, *task.solution_files} and all(
+        any(staged.get(h) == files.get(h) for files in known) for h in headers(task.solution_files) if h in staged)
+    return {f: data for f, data in staged.items() if f not in mine} if own_part_known else dict(staged)
+
+
 def _keys(task: Task, tree: BuildTree, session: SandboxSession, staged: Mapping[str, bytes],
           units: list[dict]) -> dict[str, str]:
-    """What each unit's object is built from: its own source (when it is a staged file)
-    and every solution header; the link's key is all of them."""
-    included = hash_files({f: staged.get(f, b"") for f in headers(task.solution_files)})
+    """Each unit's key, and the link's. A unit is the task's (its test file, the probe's
+    main) by its exact path; any other is taken for the candidate's."""
     root = f"{session.src_root}/{tree.name}/"
-    keys = {}
-    for unit in units:
-        rel = unit["file"].removeprefix(root) if unit["file"].startswith(root) else None
-        own = staged.get(rel, b"") if rel is not None else unit["file"].encode()
-        keys[unit["file"]] = sha256_bytes(included.encode() + b"\0" + own)
-    keys["link"] = sha256_bytes("\0".join(keys[u["file"]] for u in units).encode())
+    tasks = {root + f for f in task.protected_files} | ({tree.test_main} if tree.test_main else set())
+    everything, shared = hash_files(staged), hash_files(read_by_the_tasks_units(task, staged))
+    keys = {u["file"]: sha256_bytes(f"{shared if u['file'] in tasks else everything}\0{u['file']}".encode())
+            for u in units}
+    keys["link"] = everything
     return keys
 
 

@@ -11,11 +11,12 @@ from ....errors import BadInput
 from ....hashing import hash_files
 from ....probe.result import ProbeRun
 from ....sandbox.base import Role, SandboxSession
+from ....staging import stage_files
 from ....task import Task
 from ...language import CallProbe
 from ..cmake import links_harness_main
-from ..files import headers
 from ..testrun import drop_build
+from .build import read_by_the_tasks_units
 from .calls import driver_source, parse_call, test_unit
 from .run import probe_tree, run_probe, runtime_hash
 
@@ -47,5 +48,6 @@ class CppCallProbe(CallProbe):
         drop_build(self.task, session, probe_tree(self.task, session))
 
     def build_key(self, files: Mapping[str, bytes]) -> str:
-        """The test unit's object depends on the solution's headers alone."""
-        return hash_files({f: bytes(files.get(f, b"")) for f in headers(self.task.solution_files)})
+        """What the test unit's object depends on (build.py): the task's own headers, or all
+        of a candidate that wrote its own."""
+        return hash_files(read_by_the_tasks_units(self.task, stage_files(self.task, files)[0]))

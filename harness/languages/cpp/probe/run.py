@@ -5,7 +5,7 @@ The probe is the task's own build with three things swapped: the test main is th
 stand-in (include/ comes first on the include path), and, when the probe asks calls, the
 test file is the generated driver. It is staged and built beside the test run's tree
 (`probe/<slug>` under the session's source and build roots), so a session keeps both, and
-a candidate recompiles only what its files changed (build.py).
+a candidate that repeats the files built last is not built again (build.py).
 
 The program runs as the sandbox's runner with the stream on fd 4 going to a file, its own
 output to another, both read back only once every process of the runner is dead
