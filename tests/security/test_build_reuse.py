@@ -10,6 +10,10 @@ file of that name. Here candidate A's header includes "cstdlib" and passes; cand
 A's files and a created `cstdlib` whose overload of `twice` changes the answer: B's own
 program fails, and that is its verdict, after A in the same session and in a fresh one.
 
+CMake decides at configure time from which files exist (`if(EXISTS ...)`, `file(GLOB
+...)`), and a warm session configured a task's tree once: a created .cpp that the build
+files glob is compiled after the same files without it passed.
+
 The verifier's probe keeps its own record of what each unit was built from (what the
 harness staged, not what make saw). A created file is part of it, and so is a candidate's
 .cpp wherever its own header can read it: after A in the same session, B earns what its
@@ -20,6 +24,8 @@ The runner, which runs the candidate's code, can neither read nor write the cach
 test binary that looks there finds it closed."""
 
 from __future__ import annotations
+
+import shutil
 
 import pytest
 
@@ -51,6 +57,26 @@ PEEKS = ('#pragma once\n#include <dirent.h>\n#include <fstream>\n\nnamespace toy
 @pytest.fixture(scope="module")
 def twice(tmp_path_factory):
     return load_task(write_toy_suite(tmp_path_factory.mktemp("reuse")) / "twice")
+
+
+@pytest.fixture(scope="module")
+def globbing(tmp_path_factory):
+    """`twice`, whose build files compile every `extra_*.cpp` beside them, as a project's
+    CMakeLists may: CMake globs when it configures, and not again."""
+    task = write_toy_suite(tmp_path_factory.mktemp("glob")) / "twice"
+    cmake = task / "CMakeLists.txt"
+    cmake.write_text(cmake.read_text() + "file(GLOB extra ${CMAKE_CURRENT_SOURCE_DIR}/extra_*.cpp)\n"
+                                          "target_sources(${exercise} PRIVATE ${extra})\n")
+    return load_task(task)
+
+
+@pytest.mark.parametrize("backend", ["docker", "local"])
+def test_a_created_file_that_the_build_files_find_is_built_in_a_warm_session(globbing, backend):
+    with make_backend(backend).session("build reuse, glob") as session:
+        assert run_tests(globbing, {"solution.h": HONEST.encode()}, session).status is Status.passed
+        broken = run_tests(globbing, {"solution.h": HONEST.encode(), "extra_unit.cpp": b"#error not a unit\n"}, session)
+        assert broken.status is Status.error, broken.message
+        assert run_tests(globbing, {"solution.h": HONEST.encode()}, session).status is Status.passed
 
 
 @pytest.mark.parametrize("backend", ["docker", "local"])
@@ -99,6 +125,21 @@ def test_the_verifiers_probe_never_keeps_another_candidates_unit(backend, pair):
         again = verify_in_session(PHONE, honest, session)
     assert (first.status, first.reward) == (again.status, again.reward) == (VerdictStatus.ok, 1.0)
     assert changed.reward < 1.0 and changed.checks_passed < first.checks_passed, changed
+
+
+@pytest.mark.parametrize("backend", ["docker", "local"])
+def test_a_created_file_that_the_build_files_find_is_in_the_verifiers_probe(tmp_path, backend):
+    shutil.copytree(PHONE.path, tmp_path / PHONE.slug)
+    cmake = tmp_path / PHONE.slug / "CMakeLists.txt"
+    cmake.write_text(cmake.read_text() + "file(GLOB extra ${CMAKE_CURRENT_SOURCE_DIR}/extra_*.cpp)\n"
+                                          "target_sources(${exercise} PRIVATE ${extra})\n")
+    phone = load_task(tmp_path / PHONE.slug)
+    with make_backend(backend).session("probe reuse, glob") as session:
+        first = verify_in_session(phone, phone.reference_files(), session)
+        broken = verify_in_session(phone, {**phone.reference_files(), "extra_unit.cpp": b"#error not a unit\n"}, session)
+        again = verify_in_session(phone, phone.reference_files(), session)
+    assert (first.status, first.reward) == (again.status, again.reward) == (VerdictStatus.ok, 1.0)
+    assert broken.status is VerdictStatus.compile_error, broken
 
 
 @pytest.fixture

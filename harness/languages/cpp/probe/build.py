@@ -1,11 +1,14 @@
 """Building a probe again and again in one session, for one candidate after another.
 
-The first build of a probe tree in a session is CMake's (configure, then make). After it,
-the harness knows what make would do, and more cheaply: it staged the files itself. It
-keeps, per compiled unit, a key of what the unit's object was built from, compiles again
-exactly the units whose key changed, with CMake's own compile commands
-(compile_commands.json), and links with CMake's own link line. A candidate that repeats
-the files built last costs nothing to build.
+The first build of a probe tree in a session is CMake's (configure, then make), and so is
+the build of a candidate whose files have other names than the last one's: CMake decides
+from which files exist (`if(EXISTS ...)`, `file(GLOB ...)`), and make, finding every staged
+file new (SandboxSession.stage), configures again. After such a build the harness knows
+what make would do, and more cheaply: it staged the files itself. It keeps, per compiled
+unit, a key of what the unit's object was built from, compiles again exactly the units
+whose key changed, with CMake's own compile commands (compile_commands.json), and links
+with CMake's own link line. A candidate that repeats the files built last costs nothing
+to build.
 
 What a unit can read decides its key, and any unit can read any staged file: an include
 finds a created file before the system's header of that name, a header can include a
@@ -82,16 +85,19 @@ def _learn_commands(task: Task, session: SandboxSession, tree: BuildTree) -> dic
 
 def build_probe(task: Task, session: SandboxSession, tree: BuildTree, staged: Mapping[str, bytes]) -> ExecResult:
     """Build the staged probe tree: CMake's way the first time, then only what changed."""
+    names = sha256_bytes("\0".join(sorted(staged)).encode())
     known = session.configured.get(_commands_key(tree))
-    if known is None or configure_steps(task, session, tree):
+    commands = json.loads(known) if known is not None else None
+    if commands is None or commands["names"] != names or configure_steps(task, session, tree):
         result = configure_and_build(task, session, tree)
         commands = _learn_commands(task, session, tree) if result.exit_code == 0 else None
         if commands is not None:
-            session.configured[_commands_key(tree)] = json.dumps(commands)
+            session.configured[_commands_key(tree)] = json.dumps({**commands, "names": names})
             for unit, key in _keys(task, tree, session, staged, commands["units"]).items():
                 session.configured[_unit_key(tree, unit)] = key
+        else:
+            session.configured.pop(_commands_key(tree), None)
         return result
-    commands = json.loads(known)
     keys = _keys(task, tree, session, staged, commands["units"])
     stale = [u for u in commands["units"] if session.configured.get(_unit_key(tree, u["file"])) != keys[u["file"]]]
     relink = session.configured.get(_unit_key(tree, "link")) != keys["link"]
