@@ -4,6 +4,7 @@ typed errors become exit codes (2 for bad input, with one line; 1 when the work 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import wraps
 from importlib import import_module
 
@@ -27,7 +28,7 @@ class _LazyCommands(TyperGroup):
     """The root group: a command's module is imported when the command is looked up (its
     import registers it on `app`), the help's listing imports them all."""
 
-    def _load(self, modules) -> None:
+    def _load(self, modules: Iterable[str]) -> None:
         for module in dict.fromkeys(modules):
             import_module(f"{__package__}.{module}")
         built = typer.main.get_command(app)
@@ -48,7 +49,6 @@ app = typer.Typer(
     cls=_LazyCommands, add_completion=False, no_args_is_help=True,
     help="Evaluate coding models and LoRA adapters by execution, and train them on what they fail.",
 )
-
 
 
 @app.callback()
