@@ -5,10 +5,11 @@ whose recorded dependencies changed; and the image's compile cache (ccache, in a
 that every container of the image shares, with HARNESS_COMPILE_CACHE=1) hands out an
 object compiled before from the same inputs. Both decide "the same inputs" from the files
 a compile read. A file that a candidate creates can change what an include finds without
-changing any file an earlier compile read: `#include "cstdlib"` finds the system's header until the workspace has a
-file of that name. Here candidate A's header includes "cstdlib" and passes; candidate B is
-A's files and a created `cstdlib` whose overload of `twice` changes the answer: B's own
-program fails, and that is its verdict, after A in the same session and in a fresh one.
+changing any file an earlier compile read: `#include "cstdlib"` finds the system's header
+until the workspace has a file of that name. Here candidate A's header includes "cstdlib"
+and passes; candidate B is A's files and a created `cstdlib` whose overload of `twice`
+changes the answer: B's own program fails, and that is its verdict, after A in the same
+session and in a fresh one.
 
 CMake decides at configure time from which files exist (`if(EXISTS ...)`, `file(GLOB
 ...)`), and a warm session configured a task's tree once: a created .cpp that the build
@@ -26,6 +27,7 @@ test binary that looks there finds it closed."""
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -63,11 +65,15 @@ def twice(tmp_path_factory):
 def globbing(tmp_path_factory):
     """`twice`, whose build files compile every `extra_*.cpp` beside them, as a project's
     CMakeLists may: CMake globs when it configures, and not again."""
-    task = write_toy_suite(tmp_path_factory.mktemp("glob")) / "twice"
+    return load_task(globbing_extra_units(write_toy_suite(tmp_path_factory.mktemp("glob")) / "twice"))
+
+
+def globbing_extra_units(task: Path) -> Path:
+    """The task folder, its CMakeLists.txt made to compile every `extra_*.cpp` beside it."""
     cmake = task / "CMakeLists.txt"
     cmake.write_text(cmake.read_text() + "file(GLOB extra ${CMAKE_CURRENT_SOURCE_DIR}/extra_*.cpp)\n"
                                           "target_sources(${exercise} PRIVATE ${extra})\n")
-    return load_task(task)
+    return task
 
 
 @pytest.mark.parametrize("backend", ["docker", "local"])
@@ -129,11 +135,7 @@ def test_the_verifiers_probe_never_keeps_another_candidates_unit(backend, pair):
 
 @pytest.mark.parametrize("backend", ["docker", "local"])
 def test_a_created_file_that_the_build_files_find_is_in_the_verifiers_probe(tmp_path, backend):
-    shutil.copytree(PHONE.path, tmp_path / PHONE.slug)
-    cmake = tmp_path / PHONE.slug / "CMakeLists.txt"
-    cmake.write_text(cmake.read_text() + "file(GLOB extra ${CMAKE_CURRENT_SOURCE_DIR}/extra_*.cpp)\n"
-                                          "target_sources(${exercise} PRIVATE ${extra})\n")
-    phone = load_task(tmp_path / PHONE.slug)
+    phone = load_task(globbing_extra_units(Path(shutil.copytree(PHONE.path, tmp_path / PHONE.slug))))
     with make_backend(backend).session("probe reuse, glob") as session:
         first = verify_in_session(phone, phone.reference_files(), session)
         broken = verify_in_session(phone, {**phone.reference_files(), "extra_unit.cpp": b"#error not a unit\n"}, session)
