@@ -23,6 +23,9 @@ class Layout(BaseModel):
     # own build steps, if any) copies from assets/ (nothing is fetched while a test runs).
     image_packages: tuple[str, ...] = ()
     image_files: tuple[str, ...] = ()
+    # Files the image's build reads from elsewhere in the language's folder: name in the
+    # build context -> path under languages/<name>/ (so the image's tag changes with them).
+    image_sources: dict[str, str] = {}
     # Whether the local backend runs its tests too (`sandbox up` installs its packages on the
     # host); a language that runs in its image alone says so when asked of another backend.
     runs_locally: bool = True

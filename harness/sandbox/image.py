@@ -66,6 +66,8 @@ def context_files(language: str) -> dict[str, bytes]:
     layout = layout_named(language, "sandbox image")
     files = {f"{layout.name}/{name}": package_file("languages", layout.name, "assets", name).read_bytes()
              for name in layout.image_files}
+    files |= {f"{layout.name}/{name}": package_file("languages", layout.name, *path.split("/")).read_bytes()
+              for name, path in layout.image_sources.items()}
     own = package_file("languages", layout.name, "assets", "image.dockerfile")
     steps = own.read_text().strip() if own.exists() else ""
     dockerfile = package_file("sandbox", "assets", "Dockerfile").read_text()

@@ -32,6 +32,9 @@ from ....probe.schema import RecordKind
 from ....probe.stream import read_stream
 
 RUNTIME_DIR = ".harness-probe"
+# The image's precompiled runtime header (languages/cpp/assets/image.dockerfile), first on a
+# probe's include path; absent where there is no image, and GCC then reads the header.
+PRECOMPILED_DIR = "/opt/harness/probe-pch"
 PROBE_ROOT = "probe"
 RECORDS_KEEP = 4 * 1024 * 1024   # far more than a probe of any task writes
 OUTPUT_KEEP = 16 * 1024          # the program's own output, for people
@@ -48,7 +51,8 @@ def runtime_hash() -> str:
 def probe_tree(task: Task, session: SandboxSession) -> BuildTree:
     runtime = f"{session.src_root}/{RUNTIME_DIR}"
     return BuildTree(name=f"{PROBE_ROOT}/{task.exercise}", test_main=f"{runtime}/probe_main.cpp",
-                     cmake_args=(f"-DCMAKE_CXX_FLAGS=-I{runtime}/include", "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON"))
+                     cmake_args=(f"-DCMAKE_CXX_FLAGS=-I{PRECOMPILED_DIR} -I{runtime}/include",
+                                 "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON"))
 
 
 def run_probe(task: Task, files: Mapping[str, bytes], session: SandboxSession, *, test_unit: tuple[str, str] | None = None,
