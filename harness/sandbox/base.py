@@ -238,6 +238,12 @@ class SandboxSession(ABC):
         self.reset()
         self.runner_dirty = False
 
+    def end_runner_commands(self) -> None:
+        """End every command of the runner's still running, with all it started (a server
+        the test run outlived, or whose thread that would end it never runs). A backend
+        whose runner commands share one process space leaves it to the clean-up's own
+        `kill -9 -1` (capture.leave_nothing)."""
+
     @abstractmethod
     def _empty(self) -> None:
         """End whatever the runner left running; empty the build tree, the scratch and the

@@ -186,6 +186,10 @@ class LocalSession(SandboxSession):
             os.chmod(f, 0o644)
         self.verdict_channel = str(channel.parent.parent / "verdict_channel.cmake")
         self.catch2_with_main = host_catch2_with_main()
+        # The runner's commands still running: under bubblewrap each has a process space of
+        # its own, which another command's `kill -9 -1` never reaches.
+        self._runner_commands: set[subprocess.Popen] = set()
+        self._commands_lock = threading.Lock()
 
     def _argv(self, argv: list[str], role: Role) -> list[str]:
         if not self.sandbox.bwrap:
@@ -219,6 +223,9 @@ class LocalSession(SandboxSession):
             )
         except OSError as exc:
             raise SandboxUnavailable(f"cannot start {argv[0]}: {exc}") from None
+        if role is Role.runner:
+            with self._commands_lock:
+                self._runner_commands.add(proc)
         if stdin is not None:
             threading.Thread(target=_feed, args=(proc.stdin, stdin), daemon=True).start()
         buf = CappedBuffer(cap or self.limits.output_cap_bytes)
@@ -237,6 +244,8 @@ class LocalSession(SandboxSession):
         except subprocess.TimeoutExpired:
             timed_out = True
         finally:
+            with self._commands_lock:  # before it is reaped, so that its pid is never another's
+                self._runner_commands.discard(proc)
             self._kill_group(proc.pid)
             proc.wait()
         reader.join(5)
@@ -246,6 +255,16 @@ class LocalSession(SandboxSession):
             empty_folder(self._build)
         return ExecResult(None if timed_out else proc.returncode, buf.value(), buf.truncated, timed_out,
                           time.monotonic() - start)
+
+    def end_runner_commands(self) -> None:
+        # Each command leads a process group (bubblewrap's, whose process space dies with
+        # it); its exec reaps what escaped the group.
+        with self._commands_lock:
+            for proc in self._runner_commands:
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
 
     def _kill_group(self, pid: int) -> None:
         # Everything the command started shares its session (bwrap tears down its pid

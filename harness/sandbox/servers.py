@@ -49,13 +49,15 @@ class Servers(threading.Thread):
 
 def end_runner(session: SandboxSession, servers: Servers) -> None:
     """Once the test run has ended: the servers' exec ended, by its own clean-up, or else
-    (a server that outlives the test process, a shell the candidate ended) by a clean-up
-    exec of its own, which ends it too (capture.leave_nothing); the session made new where
-    neither made sure that nothing of the runner's is left."""
+    (a server that outlives the test process, a shell the candidate ended) by the session
+    (`end_runner_commands`) and a clean-up exec of its own (capture.leave_nothing); the
+    session made new where neither made sure that nothing of the runner's is left. Nothing
+    waits for the servers' exec's own time limit, which is the round's and more."""
     servers.join(SERVER_GRACE_S)
     ended = None if servers.is_alive() else servers.result
     clean = ended is not None and not ended.timed_out and ended.exit_code == 0
     if not clean:
+        session.end_runner_commands()
         clean = session.exec(["sh", "-c", leave_nothing(session)], role=Role.runner, timeout_s=30).exit_code == 0
         servers.join()
     session.runner_dirty = not clean

@@ -37,6 +37,13 @@ def won():
         except OSError:
             pass
 ''',
+    # A regular expression's backtracking is C code that never lets go of the GIL: no thread
+    # of the candidate's process (its server's watch on the test's end) runs until it ends.
+    "holds the GIL in C": '''
+import re
+def won():
+    return re.match(r"(a*)*b", "a" * 64) is not None
+''',
     "a memory bomb": '''
 def won():
     hog = []

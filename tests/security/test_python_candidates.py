@@ -10,8 +10,9 @@ the next.
   not a solution file).
 - Reading the test file, the staged sources, the junit report or the verdict file, writing
   either: a PermissionError, which the candidate's output shows.
-- A fork bomb, a memory bomb, an infinite loop: the call times out or the process dies, the
-  round fails within its bound.
+- A fork bomb, a memory bomb, an infinite loop, a regular expression that holds the GIL (so
+  that its server never sees the test process end): the call times out or the process dies,
+  the round fails within its bound, not at the servers' exec's own limit.
 - Killing or stopping every process it can see: only its own die; the test process reports.
 - Signalling, tracing or reading the builder's warm pytest, or writing its request: refused,
   and the same warm pytest serves the next round; lines that would name another, or say it
