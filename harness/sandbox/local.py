@@ -125,6 +125,13 @@ def _limit(limits: SandboxLimits, drop_to: int | None, umask: int | None = None,
     return apply
 
 
+def _kill_process_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass  # ended already, or not ours to signal
+
+
 def _feed(pipe, data: bytes) -> None:
     """Write a command's stdin from a thread, so a command that never reads cannot block
     the harness; closing it is the command's end of input."""
@@ -261,18 +268,12 @@ class LocalSession(SandboxSession):
         # it); its exec reaps what escaped the group.
         with self._commands_lock:
             for proc in self._runner_commands:
-                try:
-                    os.killpg(proc.pid, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    pass
+                _kill_process_group(proc.pid)
 
     def _kill_group(self, pid: int) -> None:
         # Everything the command started shares its session (bwrap tears down its pid
         # namespace when it dies, but asynchronously).
-        try:
-            os.killpg(pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+        _kill_process_group(pid)
         self._reap_stragglers()
 
     def _reap_stragglers(self, wait_s: float = 5.0) -> None:
