@@ -10,6 +10,7 @@ import glob
 import itertools
 import os
 import resource
+import select
 import shutil
 import signal
 import subprocess
@@ -132,6 +133,34 @@ def _kill_process_group(pid: int) -> None:
         pass  # ended already, or not ours to signal
 
 
+def _kill_writers(pipe_inode: int) -> None:
+    """Kill every process but this one that may write to the pipe: once its command has
+    ended and been reaped, only what the command started holds it so (this process's other
+    children, forked while it was open here, drop it as they start their command)."""
+    target = f"pipe:[{pipe_inode}]"
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            fds = os.listdir(f"/proc/{entry.name}/fd")
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                if os.readlink(f"/proc/{entry.name}/fd/{fd}") != target:
+                    continue
+                with open(f"/proc/{entry.name}/fdinfo/{fd}") as info:
+                    flags = int(next(line for line in info if line.startswith("flags:")).split()[1], 8)
+            except (OSError, StopIteration, ValueError):
+                continue
+            if flags & os.O_ACCMODE != os.O_RDONLY:
+                try:
+                    os.kill(int(entry.name), signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+                break
+
+
 def _feed(pipe, data: bytes) -> None:
     """Write a command's stdin from a thread, so a command that never reads cannot block
     the harness; closing it is the command's end of input."""
@@ -239,9 +268,20 @@ class LocalSession(SandboxSession):
         stdout = proc.stdout
         assert stdout is not None  # opened with stdout=PIPE
 
+        stop_reading = threading.Event()
+
         def pump() -> None:
-            for chunk in iter(lambda: stdout.read(65536), b""):
-                buf.write(chunk)
+            # The descriptor, polled: the exec can stop reading a pipe that something the
+            # command started holds open, and closing it never waits on a read in progress.
+            fd = stdout.fileno()
+            poller = select.poll()
+            poller.register(fd, select.POLLIN)
+            while not stop_reading.is_set():
+                if poller.poll(100):
+                    chunk = os.read(fd, 65536)
+                    if not chunk:
+                        return
+                    buf.write(chunk)
 
         reader = threading.Thread(target=pump, daemon=True)
         reader.start()
@@ -256,6 +296,13 @@ class LocalSession(SandboxSession):
             self._kill_group(proc.pid)
             proc.wait()
         reader.join(5)
+        if reader.is_alive():
+            # A process of the command's outlived it, its group and its pid namespace (one
+            # still being torn down, or one that never was), and holds its output open.
+            _kill_writers(os.fstat(stdout.fileno()).st_ino)
+            reader.join(1)
+        stop_reading.set()
+        reader.join()
         stdout.close()
         if timed_out:
             self.build_tree_lost()

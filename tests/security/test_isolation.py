@@ -12,12 +12,15 @@
 
 from __future__ import annotations
 
+import os
+import time
 import types
 
 import pytest
 
 from harness.errors import SandboxUnavailable
 from harness.records import Status
+from harness.sandbox.base import Role
 from harness.sandbox.local import LocalSandbox
 from harness.sandbox.pool import SessionPool
 from harness.task import load_task
@@ -230,3 +233,31 @@ def test_a_suite_that_passes_only_its_first_run_kills_nothing_even_with_the_refe
     assert scored.reference_position == 0
     assert scored.valid and scored.kill_rate == 0.0, f"valid {scored.valid}, kill rate {scored.kill_rate}"
     assert all(t.outcome is scoring.TargetOutcome.survived for t in scored.targets)
+
+
+def _processes_with(word: bytes) -> list[int]:
+    """The host's processes whose command line has `word` (a container's and a pid
+    namespace's too)."""
+    found = []
+    for entry in os.scandir("/proc"):
+        try:
+            with open(f"/proc/{entry.name}/cmdline", "rb") as f:
+                if word in f.read().split(b"\0"):
+                    found.append(int(entry.name))
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+def test_a_process_that_leaves_its_commands_group_holding_its_output_is_ended_with_it(sandbox):
+    """It neither holds the exec up (its output never ends while it lives) nor outlives it."""
+    with sandbox.session("escapes") as session:
+        started = time.monotonic()
+        # The shell ends once the other has left its group (and its session).
+        escape = (f"cd {session.scratch_root}; setsid sh -c ': >left; exec sleep 6002' & "
+                  "until [ -e left ]; do sleep 0.01; done; echo started")
+        result = session.exec(["sh", "-c", escape], role=Role.runner, timeout_s=60)
+        seconds = time.monotonic() - started
+    assert result.output == b"started\n" and not result.timed_out, result
+    assert seconds < 15
+    assert not _processes_with(b"6002")
