@@ -17,6 +17,7 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from ..errors import SandboxUnavailable
@@ -126,11 +127,19 @@ def _limit(limits: SandboxLimits, drop_to: int | None, umask: int | None = None,
     return apply
 
 
-def _kill_process_group(pid: int) -> None:
+def _kill(pid: int, group: bool = False) -> None:
     try:
-        os.killpg(pid, signal.SIGKILL)
+        (os.killpg if group else os.kill)(pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass  # ended already, or not ours to signal
+
+
+def _other_pids() -> Iterator[int]:
+    """Every process on the host but this one (those of every pid namespace too)."""
+    me = os.getpid()
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit() and int(entry.name) != me:
+            yield int(entry.name)
 
 
 def _kill_writers(pipe_inode: int) -> None:
@@ -138,26 +147,21 @@ def _kill_writers(pipe_inode: int) -> None:
     ended and been reaped, only what the command started holds it so (this process's other
     children, forked while it was open here, drop it as they start their command)."""
     target = f"pipe:[{pipe_inode}]"
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
+    for pid in _other_pids():
         try:
-            fds = os.listdir(f"/proc/{entry.name}/fd")
+            fds = os.listdir(f"/proc/{pid}/fd")
         except OSError:
             continue
         for fd in fds:
             try:
-                if os.readlink(f"/proc/{entry.name}/fd/{fd}") != target:
+                if os.readlink(f"/proc/{pid}/fd/{fd}") != target:
                     continue
-                with open(f"/proc/{entry.name}/fdinfo/{fd}") as info:
+                with open(f"/proc/{pid}/fdinfo/{fd}") as info:
                     flags = int(next(line for line in info if line.startswith("flags:")).split()[1], 8)
             except (OSError, StopIteration, ValueError):
                 continue
             if flags & os.O_ACCMODE != os.O_RDONLY:
-                try:
-                    os.kill(int(entry.name), signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    pass
+                _kill(pid)
                 break
 
 
@@ -315,12 +319,12 @@ class LocalSession(SandboxSession):
         # it); its exec reaps what escaped the group.
         with self._commands_lock:
             for proc in self._runner_commands:
-                _kill_process_group(proc.pid)
+                _kill(proc.pid, group=True)
 
     def _kill_group(self, pid: int) -> None:
         # Everything the command started shares its session (bwrap tears down its pid
         # namespace when it dies, but asynchronously).
-        _kill_process_group(pid)
+        _kill(pid, group=True)
         self._reap_stragglers()
 
     def _reap_stragglers(self, wait_s: float = 5.0) -> None:
@@ -330,22 +334,17 @@ class LocalSession(SandboxSession):
         deadline = time.monotonic() + wait_s
         while True:
             found = []
-            for entry in os.scandir("/proc"):
-                if not entry.name.isdigit():
-                    continue
+            for pid in _other_pids():
                 try:
-                    exe = os.readlink(f"/proc/{entry.name}/exe")
+                    exe = os.readlink(f"/proc/{pid}/exe")
                 except OSError:
                     continue
                 if exe.startswith(self.build_root + "/"):
-                    found.append(int(entry.name))
+                    found.append(pid)
             if not found or time.monotonic() > deadline:
                 return
-            for p in found:
-                try:
-                    os.kill(p, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    pass
+            for pid in found:
+                _kill(pid)
             time.sleep(0.05)
 
     def _empty(self) -> None:
