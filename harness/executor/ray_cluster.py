@@ -57,7 +57,7 @@ def _ship_tasks() -> None:
     ray.util.register_serializer(Task, serializer=task_payload, deserializer=landed_task)
 
 
-@ray.remote(concurrency_groups={"control": 1})  # type: ignore[call-overload]  # ray takes it on an actor class; its overloads omit it
+@ray.remote(concurrency_groups={"control": 1})
 class _SlotActor:
     """One slot on its node; `stop` and `close` run beside the work (their own thread)."""
 
@@ -142,8 +142,7 @@ def _connect(address: str | None) -> bool:
         _reachable(address)
     polite = signal.getsignal(signal.SIGTERM)
     try:
-        # ray.init reads a level name as logging does, its own default is one; its annotation says int only
-        ray.init(address=address, logging_level="ERROR", log_to_driver=False, configure_logging=False)  # type: ignore[arg-type]
+        ray.init(address=address, logging_level="ERROR", log_to_driver=False, configure_logging=False)
     except Exception as exc:  # noqa: BLE001  Ray refuses in many ways (no cluster, no client package)
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise BadInput(f"cannot join the Ray cluster ({address}): {first}") from None

@@ -218,8 +218,7 @@ class Engine:
         if self.tokenizer.chat_template is None:
             raise SystemExit(f"{base}: the tokenizer has no chat template; /v1/chat/completions needs one")
         torch_dtype = "auto" if dtype == "auto" else getattr(torch, dtype)
-        # transformers' decorator on .to() hides that it is bound: mypy takes `device` for self
-        self.model = AutoModelForCausalLM.from_pretrained(base, dtype=torch_dtype).to(device).eval()  # type: ignore[arg-type]
+        self.model = AutoModelForCausalLM.from_pretrained(base, dtype=torch_dtype).to(device).eval()
         self.max_model_len = int(getattr(self.model.config, "max_position_embeddings", 2048))
         self.defaults = self._generation_defaults(base)
         self.adapters: dict[str, _Adapter] = {}

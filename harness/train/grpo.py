@@ -101,9 +101,8 @@ def _verifying_grpo_trainer():
 
     class VerifyingGRPOTrainer(GRPOTrainer):
         def __init__(self, *args, reward: GrpoReward, timers: StepTimers, public: PublicTests, **kwargs):
-            # args never hold reward_funcs (the one caller passes keywords only), and trl's
-            # annotation asks for list[float | None] where list[float] is one at runtime
-            super().__init__(*args, reward_funcs=[reward], **kwargs)  # type: ignore[misc, list-item]
+            # args never hold reward_funcs: the one caller passes keywords only
+            super().__init__(*args, reward_funcs=[reward], **kwargs)  # type: ignore[misc]
             self._reward = reward
             self._timers = timers
             self._public = public
