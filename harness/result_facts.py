@@ -120,6 +120,8 @@ def _share_columns(result: TrialFacts) -> dict:
 
 
 SHARE_COLUMNS = ("kill_rate", "assertion_accuracy")
+# A test-writing round's figures: its validity (a success) and its shares.
+METRICS: tuple[str, ...] = ("valid", *SHARE_COLUMNS)
 # What a written suite is made of (records.SuiteShape), by the same counting rule: the study's
 # diagnostics of a validity gain that is only brevity, or an assertion mix that drifts.
 DIAGNOSTIC_COLUMNS = ("tests", "assertions", "suite_lines", "equality_share", "exception_share", "property_share",

@@ -907,8 +907,6 @@ def cohort_inflation(frame: pd.DataFrame, selected: pd.DataFrame, round_no: int)
 # sign-flip test of the per-task differences (under "no change", each task's difference is
 # as likely either way), enumerated up to 2^16 sign patterns and sampled beyond.
 
-METRICS: tuple[str, ...] = ("valid", "kill_rate", "assertion_accuracy")
-SHARE_METRICS: tuple[str, ...] = ("kill_rate", "assertion_accuracy")
 # A written suite's diagnostics, summarized and compared as the shares are: counts are not
 # shares, but the bootstrap and the sign-flip test need none.
 DIAGNOSTICS: tuple[str, ...] = DIAGNOSTIC_COLUMNS

@@ -51,7 +51,7 @@ class Kind:
     name: ClassVar[KindName]
     task_kind: ClassVar[TaskKind] = "repair"   # the task folders it asks about
     grpo_file: ClassVar[str]                   # its GRPO environment's data file (train/environments.py)
-    # The report's numbers of its trials beyond tasks solved (stats.METRICS), and of those
+    # The report's numbers of its trials beyond tasks solved (result_facts.METRICS), and of those
     # the shares a run's summary shows.
     metrics: ClassVar[tuple[str, ...]] = ()
     share_metrics: ClassVar[tuple[str, ...]] = ()

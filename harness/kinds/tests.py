@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .. import stats
 from ..contract import TESTS_CONTRACT, TESTS_FILL_CONTRACT
 from ..records import Status, SuiteShape, TestWritingSettings
+from ..result_facts import METRICS, SHARE_COLUMNS
 from ..sandbox.base import SandboxSession
 from ..task import Task
 from ..testwriting.export import GRPO_FILE
@@ -43,8 +43,8 @@ class TestWritingKind(TrialKind):
     __test__ = False
     name = "tests"
     grpo_file = GRPO_FILE
-    metrics = stats.METRICS
-    share_metrics = stats.SHARE_METRICS
+    metrics = METRICS
+    share_metrics = SHARE_COLUMNS
     settings_type = TestWritingSettings
 
     def __init__(self, settings: TestWritingSettings | None = None):

@@ -12,6 +12,7 @@ import pandas as pd
 from .. import stats
 from ..kinds import metrics_of
 from ..outcomes import ConfigInfo
+from ..result_facts import METRICS
 from .cohort import Cohort, cohort_caption, starred
 from .document import Table
 from .formatting import fmt_interval, fmt_p
@@ -72,10 +73,10 @@ def _cell(s: stats.MetricSummary, cohort: Cohort | None) -> str:
 
 def metrics_table(frame: pd.DataFrame, configs: list[str], scopes: list[tuple[str, set[str] | None]],
                   opts: ReportOptions, cohort: Cohort | None,
-                  metrics: tuple[str, ...] = stats.METRICS) -> tuple[Table, list[dict]]:
+                  metrics: tuple[str, ...] = METRICS) -> tuple[Table, list[dict]]:
     """Per config, scope and round: each metric's mean, interval and task count (the
     suites' diagnostics with `metrics` stats.DIAGNOSTICS)."""
-    shape = metrics != stats.METRICS
+    shape = metrics != METRICS
     rows, data = [], []
     ci = f"{opts.confidence:.0%} CI"
     with_scope = len(scopes) > 1
@@ -103,7 +104,7 @@ def metrics_table(frame: pd.DataFrame, configs: list[str], scopes: list[tuple[st
 
 
 def metric_differences(frame: pd.DataFrame, base: str, new: str, scopes: list[tuple[str, set[str] | None]],
-                       opts: ReportOptions, metrics: tuple[str, ...] = stats.METRICS
+                       opts: ReportOptions, metrics: tuple[str, ...] = METRICS
                        ) -> dict[str, list[stats.MetricDifference]]:
     out: dict[str, list[stats.MetricDifference]] = {}
     for scope, tasks in scopes:
@@ -141,12 +142,12 @@ def differences_table(diffs: dict[str, list[stats.MetricDifference]], base: str,
 def per_task_table(frame: pd.DataFrame, base: str, new: str, tasks: list[str], round_no: int) -> tuple[Table, list[dict]]:
     """Per task: each metric's mean for BASE and NEW in the round, kill rate's change
     first (its largest losses first)."""
-    means = {(c, m): stats.task_means(frame, c, m, round_no) for c in (base, new) for m in stats.METRICS}
+    means = {(c, m): stats.task_means(frame, c, m, round_no) for c in (base, new) for m in METRICS}
     rows: list[list[str]] = []
     data: list[dict] = []
     for task in tasks:
         got = {f"{side}_{m}": means[(name, m)].get(task) for side, name in (("base", base), ("new", new))
-               for m in stats.METRICS}
+               for m in METRICS}
         b, n = got["base_kill_rate"], got["new_kill_rate"]
         data.append({"task": task, "round": round_no, **got, "kill_rate_change": None if b is None or n is None else n - b})
     data.sort(key=lambda d: (d["kill_rate_change"] is None, d["kill_rate_change"] or 0.0, d["task"]))
@@ -156,9 +157,9 @@ def per_task_table(frame: pd.DataFrame, base: str, new: str, tasks: list[str], r
 
     for d in data:
         change = d["kill_rate_change"]
-        rows.append([d["task"]] + [cell(d[f"{side}_{m}"]) for m in stats.METRICS for side in ("base", "new")]
+        rows.append([d["task"]] + [cell(d[f"{side}_{m}"]) for m in METRICS for side in ("base", "new")]
                     + ["n/a" if change is None else f"{change:+.2f}"])
-    columns = ["task"] + [f"{name} {NAMES[m]}" for m in stats.METRICS for name in (base, new)] + ["kill rate change"]
+    columns = ["task"] + [f"{name} {NAMES[m]}" for m in METRICS for name in (base, new)] + ["kill rate change"]
     return Table(f"Written suites per task ({ROUNDS[round_no]}): means over each task's trials with a value",
                  columns, rows, "n/a: no trial with a value (a kill rate needs a valid suite)"), data
 
