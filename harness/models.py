@@ -129,6 +129,15 @@ def parse_model(name: str, api_base: str | None = None, api_key_env: str | None 
         model, base = resolve_adapter_endpoint(adapter)
         return ModelSpec(name=name, kind="local", litellm_model=model, api_base=api_base or base, adapter=adapter,
                          api_key_env=api_key_env)
+    # An OpenAI-compatible server, the commonest case, needs no litellm to place it: its
+    # import takes seconds, which a command refused for another reason should not pay.
+    if not (name.startswith("openai/") and name != "openai/"):
+        _check_provider(name, api_base)
+    return ModelSpec(name=name, kind="server" if api_base else "hosted", litellm_model=name, api_base=api_base,
+                     api_key_env=api_key_env)
+
+
+def _check_provider(name: str, api_base: str | None) -> None:
     litellm = _litellm()
     try:
         _, provider, _, _ = litellm.get_llm_provider(name, api_base=api_base)
@@ -139,8 +148,6 @@ def parse_model(name: str, api_base: str | None = None, api_key_env: str | None 
                        "your own server, local/<adapter>, gold or mutant:SHARE") from None
     if not provider:
         raise BadInput(f"cannot tell the provider of {name!r}")
-    return ModelSpec(name=name, kind="server" if api_base else "hosted", litellm_model=name, api_base=api_base,
-                     api_key_env=api_key_env)
 
 
 # --- a models file -------------------------------------------------------------------------
