@@ -52,7 +52,6 @@ import numpy as np
 import pandas as pd
 
 from .errors import BadInput
-from .result_facts import DIAGNOSTIC_COLUMNS
 
 RESAMPLES = 10_000
 SEED = 0
@@ -905,11 +904,10 @@ def cohort_inflation(frame: pd.DataFrame, selected: pd.DataFrame, round_no: int)
 # tasks resampled, then each drawn task's values; or, for "trials", only the values. A paired
 # difference resamples the same tasks for both configurations, and its p-value is the exact
 # sign-flip test of the per-task differences (under "no change", each task's difference is
-# as likely either way), enumerated up to 2^16 sign patterns and sampled beyond.
+# as likely either way), enumerated up to 2^16 sign patterns and sampled beyond. A written
+# suite's diagnostics (result_facts.DIAGNOSTIC_COLUMNS) are summarized and compared as the
+# shares are: counts are not shares, but the bootstrap and the sign-flip test need none.
 
-# A written suite's diagnostics, summarized and compared as the shares are: counts are not
-# shares, but the bootstrap and the sign-flip test need none.
-DIAGNOSTICS: tuple[str, ...] = DIAGNOSTIC_COLUMNS
 EXACT_SIGN_FLIPS = 16
 
 

@@ -13,7 +13,7 @@ from ..accounting import describe, in_view
 from ..errors import BadInput
 from ..outcomes import Outcomes, load_pair
 from ..registered_bar import ROUND_NAMES
-from ..result_facts import METRICS
+from ..result_facts import DIAGNOSTIC_COLUMNS, METRICS
 from .cohort import Cohort, cohort_caption, select_cohort, starred
 from .data import ComparisonResult, MetricDifferenceRow, PairedRow, TaskChangeRow, TaskPowerData
 from .document import Bars, Document, Heatmap, Lines, Table
@@ -104,7 +104,7 @@ def compute_comparison(outcomes: Outcomes, base: str, new: str, opts: ReportOpti
     writers = suite_kind(infos)
     if opts.metric is not None and writers is None:
         raise BadInput(f"--metric {opts.metric}: neither {base} nor {new} writes test suites (harness run --kind tests)")
-    suite_diffs = metric_differences(frame, base, new, scopes, opts, (*METRICS, *stats.DIAGNOSTICS)) if writers else None
+    suite_diffs = metric_differences(frame, base, new, scopes, opts, (*METRICS, *DIAGNOSTIC_COLUMNS)) if writers else None
     summaries = scope_summaries(counts, [base, new], scopes, opts)
     paired = _paired(scopes, sides, opts)
     shown, two_rounds = _rounds_shown(sides, opts)
@@ -212,7 +212,7 @@ def _tables(c: Comparison) -> list[Table]:
                          "p (exact)"], rows, cohort_caption(cohort)))
     if c.suite_diffs is not None and c.suite_task_table is not None:
         tables.append(differences_table(_of(c.suite_diffs, METRICS), r.base, r.new, opts, cohort, c.frame))
-        shape = _of(c.suite_diffs, stats.DIAGNOSTICS)
+        shape = _of(c.suite_diffs, DIAGNOSTIC_COLUMNS)
         tables += [differences_table(shape, r.base, r.new, opts, cohort, shape=True)] if any(shape.values()) else []
         tables.append(c.suite_task_table)
     tables.append(_task_table(c.changes, *c.sides, r.base, r.new, c.overlap.trained, cohort))

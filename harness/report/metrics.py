@@ -75,7 +75,7 @@ def metrics_table(frame: pd.DataFrame, configs: list[str], scopes: list[tuple[st
                   opts: ReportOptions, cohort: Cohort | None,
                   metrics: tuple[str, ...] = METRICS) -> tuple[Table, list[dict]]:
     """Per config, scope and round: each metric's mean, interval and task count (the
-    suites' diagnostics with `metrics` stats.DIAGNOSTICS)."""
+    suites' diagnostics with `metrics` result_facts.DIAGNOSTIC_COLUMNS)."""
     shape = metrics != METRICS
     rows, data = [], []
     ci = f"{opts.confidence:.0%} CI"

@@ -16,7 +16,7 @@ from ..accounting import aider_summary, describe, in_view
 from ..outcomes import Outcomes, load
 from ..predict.breakdown import ITEMS_NOTE, outcomes_breakdown
 from ..predict.rlef_report import RlefFigures, outcomes_figures
-from ..result_facts import METRICS
+from ..result_facts import DIAGNOSTIC_COLUMNS, METRICS
 from .cohort import Cohort, select_cohort
 from .data import AiderSummaryRow, Health, PassAtKData, ReportResult
 from .document import Bars, Document, Table
@@ -109,7 +109,7 @@ def compute_report(outcomes: Outcomes, opts: ReportOptions = ReportOptions()) ->
     main = [s for scope, s in summaries if scope == "all tasks"]
     suite_tables, suite_rows = [], None
     if writers:
-        drawn = [metrics_table(frame, configs, scopes, opts, cohort, metrics) for metrics in (METRICS, stats.DIAGNOSTICS)]
+        drawn = [metrics_table(frame, configs, scopes, opts, cohort, metrics) for metrics in (METRICS, DIAGNOSTIC_COLUMNS)]
         suite_tables = [table for table, _ in drawn if table.rows]
         suite_rows = [row for _, rows in drawn for row in rows]
     valid = cohort is None
