@@ -9,7 +9,8 @@ standard library and aider. Requests, one JSON object per line:
   {"op": "send", "message": "..."}   -> {"ok": true, "round": {...}}           (in a session)
   {"op": "end"}                      -> {"ok": true}                           (ends it)
   {"op": "close"}                    -> {"ok": true}, then the process exits
-  {"op": "fork", "socket": PATH}     -> {"ok": true, "pid": N}                 (a new driver)
+  {"op": "fork", "socket": PATH,     -> {"ok": true, "pid": N}                 (a new driver, with
+   "env": {...}, "log": PATH|null}                                               that environment and log)
 
 A session started with "paced": true asks before each model request, {"op": "pace"}, and
 sends it once the harness answers {"op": "go"} (a provider's rate limit, kept by the harness).
@@ -560,7 +561,7 @@ def _serve(proto_in, proto_out) -> None:
             sys.stderr.flush()
             pid = os.fork()
             if pid == 0:
-                _become_driver(req["socket"], proto_in, proto_out)
+                _become_driver(req, proto_in, proto_out)
             reply({"ok": True, "pid": pid})
         elif op == "close":
             reply({"ok": True})
@@ -569,18 +570,28 @@ def _serve(proto_in, proto_out) -> None:
             reply({"ok": False, "error": f"unknown op {op!r}" + (" (this driver forks drivers)" if forked else "")})
 
 
-def _become_driver(path: str, parent_in, parent_out) -> None:
+def _become_driver(req: dict, parent_in, parent_out) -> None:
     """The forked child: drop the parent's channel (a copy held here would keep the
     harness from seeing the parent end), take a session of our own (the harness kills a
-    driver by its process group) and serve the socket until it closes."""
+    driver by its process group), the environment and log of the run that asked for it
+    (the parent may have been started for an earlier run), and serve the socket until it
+    closes."""
     code = 0
     try:
         parent_in.close()
         parent_out.close()
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         os.setsid()
+        if req.get("env") is not None:
+            os.environ.clear()
+            os.environ.update(req["env"])
+        sys.stderr.flush()
+        log = os.open(req["log"] if req.get("log") else os.devnull, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        os.dup2(log, 2)
+        os.dup2(log, 1)
+        os.close(log)
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        sock.connect(path)
+        sock.connect(req["socket"])
         _serve(sock.makefile("r", encoding="utf-8"), sock.makefile("w", encoding="utf-8"))
     except BaseException:
         traceback.print_exc()

@@ -4,10 +4,12 @@ JSON-lines protocol, every wait with a timeout.
 
 One driver process imports Aider; the others are forked from it, and each serves one
 session after another, each in a forked child, so a trial pays for a fork, not for an
-import."""
+import. The process that imports Aider is kept for the whole harness process, so a process
+that runs one evaluation after another (a loop's, a test session's) imports it once."""
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import json
 import os
@@ -131,6 +133,7 @@ class DriverProcess(_Driver):
                 env=driver_env(), cwd="/", start_new_session=True,  # Ctrl-C is the harness's to handle
             )
         super().__init__(self.proc.stdout, self.proc.stdin, f"aider-driver-{self.proc.pid}")
+        self.forking = threading.Lock()  # it answers one request at a time, and pools share it
 
     @property
     def alive(self) -> bool:
@@ -175,13 +178,45 @@ class ForkedDriver(_Driver):
         self._ended.wait(5)
 
 
+class _WarmDrivers:
+    """The driver that imported Aider, one per Aider environment, shared by every pool of
+    this process. It is closed when the process exits; a process that dies first closes
+    its input, and a driver whose input ends exits."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._drivers: dict[Path, DriverProcess] = {}
+        self._pid = os.getpid()
+
+    def get(self, python: Path, log_path: Path | None) -> DriverProcess:
+        """The warm driver of `python`, started (its output to `log_path`) if there is none."""
+        with self._lock:
+            if self._pid != os.getpid():  # a forked copy of the harness must not write to its parent's drivers
+                self._drivers, self._pid = {}, os.getpid()
+            warm = self._drivers.get(python)
+            if warm is None or not warm.alive:
+                warm = self._drivers[python] = DriverProcess(python, log_path)
+            return warm
+
+    def close(self) -> None:
+        with self._lock:
+            drivers = list(self._drivers.values()) if self._pid == os.getpid() else []
+            self._drivers.clear()
+        for driver in drivers:
+            driver.kill()  # it holds nothing to save, and a polite close would wait out an import
+
+
+_WARM = _WarmDrivers()
+atexit.register(_WARM.close)
+
+
 class DriverPool:
-    """Warm driver processes for one Aider version, handed to one trial at a time. One
-    driver pays for the Aider import (about five seconds of CPU) and every other is forked
-    from it, so a run of N workers imports Aider once, not N times over the same cores
-    at the start. A driver that misbehaved is killed rather than given back. With a
-    `limiter` (anything with `wait()`), every model request of its sessions waits for it
-    first."""
+    """Driver processes for one Aider version, handed to one trial at a time. Each is
+    forked from the process's warm driver (_WarmDrivers), which pays for the Aider import
+    (about five seconds of CPU), so a run of N workers imports Aider once, not N times
+    over the same cores at the start, and a later run in the same process not at all. A
+    driver that misbehaved is killed rather than given back. With a `limiter` (anything
+    with `wait()`), every model request of its sessions waits for it first."""
 
     def __init__(self, profile: AiderProfile, log_path: Path | None = None, limiter=None):
         self.profile = profile
@@ -191,8 +226,6 @@ class DriverPool:
         self._idle: list[_Driver] = []
         self._all: set[_Driver] = set()
         self._lock = threading.Lock()
-        self._forking = threading.Lock()  # the warm driver answers one request at a time
-        self._warm: DriverProcess | None = None
         self.closed = False
 
     @property
@@ -207,16 +240,12 @@ class DriverPool:
         self._warm_driver()
 
     def _warm_driver(self) -> DriverProcess:
-        with self._lock:
-            if self._warm is None or not self._warm.alive:
-                self._warm = DriverProcess(self.python, self.log_path)
-                self._all.add(self._warm)
-            return self._warm
+        return _WARM.get(self.python, self.log_path)
 
     def _fork(self) -> ForkedDriver:
         start_s = self.profile.timeouts.start_s
-        with self._forking:
-            warm = self._warm_driver()
+        warm = self._warm_driver()
+        with warm.forking:
             if not warm.ready:
                 reply = warm.request({"op": "ping"}, start_s)
                 if reply.get("aider_version") != self.profile.aider_version:
@@ -230,7 +259,10 @@ class DriverPool:
                     listener.bind(path)
                     listener.listen(1)
                     listener.settimeout(start_s)
-                    pid = warm.request({"op": "fork", "socket": path}, start_s)["pid"]
+                    # The fork takes this run's log and environment, not the ones the
+                    # warm driver started with for an earlier run.
+                    pid = warm.request({"op": "fork", "socket": path, "env": driver_env(),
+                                        "log": str(self.log_path) if self.log_path else None}, start_s)["pid"]
                     try:
                         conn, _ = listener.accept()
                     except OSError:
@@ -265,7 +297,6 @@ class DriverPool:
             drivers = list(self._all)
             self._all.clear()
             self._idle.clear()
-            self._warm = None
         return drivers
 
     def kill_all(self) -> None:
