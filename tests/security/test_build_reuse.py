@@ -9,7 +9,10 @@ changing any file an earlier compile read: `#include "cstdlib"` finds the system
 until the workspace has a file of that name. Here candidate A's header includes "cstdlib"
 and passes; candidate B is A's files and a created `cstdlib` whose overload of `twice`
 changes the answer: B's own program fails, and that is its verdict, after A in the same
-session and in a fresh one.
+session and in a fresh one. The cache's key holds the names of the staged tree's files
+besides the content of those a compile read; so an answer that differs from a cached one
+only in its .cpp is handed the cached test unit and links its own .cpp, and one whose
+header reads that .cpp compiles its test unit again.
 
 CMake decides at configure time from which files exist (`if(EXISTS ...)`, `file(GLOB
 ...)`), and a warm session configured a task's tree once: a created .cpp that the build
@@ -161,6 +164,38 @@ def test_a_created_file_that_changes_an_include_misses_the_compile_cache(twice, 
     with docker_sandbox.session("build reuse, B") as session:
         shadowed = run_tests(twice, {"solution.h": HONEST.encode(), "cstdlib": SHADOW.encode()}, session)
     assert shadowed.status is Status.failed, shadowed.message
+
+
+def only_the_source_differs() -> tuple[dict[str, bytes], dict[str, bytes]]:
+    """A: the reference; B: the same files, its .cpp throwing `invalid_argument`. Their
+    test units read the same files: B is handed A's, and links its own .cpp."""
+    honest = PHONE.reference_files()
+    wrong = honest["phone_number.cpp"].replace(b"throw std::domain_error", b"throw std::invalid_argument")
+    assert wrong != honest["phone_number.cpp"]
+    return honest, {**honest, "phone_number.cpp": wrong}
+
+
+@pytest.mark.parametrize("pair", [only_the_source_differs, read_through_the_header, shadowed_by_a_created_file],
+                         ids=lambda f: f.__name__)
+def test_an_answer_after_a_cached_one_is_judged_by_its_own_program(pair, docker_sandbox, compile_cache):
+    """The cache's key holds the names of the tree's files and the content of those a
+    compile read: B after A, each in a fresh session, fails as its own program does, and
+    A again is handed every unit it compiled."""
+    honest, other = pair()
+    with docker_sandbox.session("build reuse, A") as session:
+        assert run_tests(PHONE, honest, session).status is Status.passed
+    with docker_sandbox.session("build reuse, B") as session:
+        before = _cache_hits(session)
+        changed = run_tests(PHONE, other, session)
+        b_hits = _cache_hits(session) - before
+    with docker_sandbox.session("build reuse, A again") as session:
+        before = _cache_hits(session)
+        again = run_tests(PHONE, honest, session)
+        a_hits = _cache_hits(session) - before
+    assert changed.status is Status.failed, changed.message
+    assert again.status is Status.passed and a_hits >= 2  # its test unit and its .cpp
+    if pair is only_the_source_differs:
+        assert b_hits >= 1  # A's test unit: B's files are A's names, and its test unit reads only A's header
 
 
 def test_the_runner_can_neither_read_nor_plant_in_the_compile_cache(twice, docker_sandbox, compile_cache):
