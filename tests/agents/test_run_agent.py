@@ -98,3 +98,16 @@ def test_an_answer_editing_outside_the_workspace_is_malformed_and_writes_nothing
     refused = [n for n in got.notes if n.startswith("Refused an edit")]
     assert refused and "'../escaped.h'" in refused[0]
     assert got.counters.malformed_responses >= 1
+
+
+def test_a_driver_forked_after_the_run_stopped_is_killed_not_handed_out():
+    """The warm driver outlives a run: a fork asked for before Ctrl-C (while Aider was
+    still importing) may come back after the run stopped, and no trial gets it."""
+    pool = pool_with(round_s=120)
+    pool.prewarm()
+    pool.kill_all()
+    with pytest.raises(InfraError) as exc:
+        pool._fork()
+    assert exc.value.kind is InfraKind.interrupted
+    with pytest.raises(InfraError, match="the run is stopping"):
+        pool.acquire()

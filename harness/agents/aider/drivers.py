@@ -271,7 +271,14 @@ class DriverPool:
         driver = ForkedDriver(pid, conn, self.limiter)
         driver.ready = True
         with self._lock:
-            self._all.add(driver)
+            # The warm driver outlives the run, so a fork may finish after the run was
+            # stopped (Ctrl-C while Aider was still importing): that driver is not used.
+            stopped = self.closed
+            if not stopped:
+                self._all.add(driver)
+        if stopped:
+            driver.kill()
+            raise InfraError(InfraKind.interrupted, "the run is stopping")
         return driver
 
     def acquire(self) -> _Driver:
