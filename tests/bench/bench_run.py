@@ -100,6 +100,7 @@ from harness.task import Task  # noqa: E402
 
 from tests.bench.bench_aider_polyglot import (  # noqa: E402
     LANGUAGES as AIDER_SIDE, ExerciseIndex, _bwrap_with_aider_at, parse_mounts, whole_answer)
+from tests.bench.machine import machine_cpu_s  # noqa: E402
 from tests.bench.revisions import revision, run_bench  # noqa: E402
 
 PARTS = ("wall", "model", "agent", "test", "overhead")
@@ -173,13 +174,6 @@ def print_steps(times: dict[str, list[float]]) -> None:
     times.clear()
 
 
-def _machine_cpu_s() -> float:
-    """CPU seconds every process of this machine has used (user + system)."""
-    fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
-    user, nice, system = (int(x) for x in fields[:3])
-    return (user + nice + system) / os.sysconf("SC_CLK_TCK")
-
-
 def _container_cpu_s() -> float | None:
     """CPU seconds used inside every Docker container so far (cgroup v1's docker parent
     keeps the usage of removed containers; cgroup v2 has no such parent)."""
@@ -214,7 +208,7 @@ def _own_cpu_s() -> tuple[float, float]:
 
 def cpu_sample() -> dict[str, float | None]:
     own, children = _own_cpu_s()
-    return {"machine": _machine_cpu_s(), "containers": _container_cpu_s(), "engine": _engine_cpu_s(),
+    return {"machine": machine_cpu_s(), "containers": _container_cpu_s(), "engine": _engine_cpu_s(),
             "harness": own, "drivers": children}
 
 

@@ -1,7 +1,7 @@
 """Runs one after another in one harness process, as a loop's evaluations or a test
 session's runs are: gold over a few fixed26 tasks, --runs times, each run's wall time and
-the busy core-seconds of the whole machine while it ran (its containers and Aider's
-drivers included), from /proc/stat. With --baseline-rev REV, this script runs again with
+the CPU seconds of the whole machine while it ran (its containers and Aider's drivers
+included; tests/bench/machine.py). With --baseline-rev REV, this script runs again with
 REV's harness package first on the path (its image built when missing), --rounds times in
 turn with this tree (A/B/A/B).
 
@@ -21,14 +21,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-if __name__ == "__main__" and "--in-tree" not in sys.argv:
-    sys.path.insert(0, str(ROOT))
+# With --in-tree the harness package comes from PYTHONPATH (the tree measured), before this one.
+sys.path.insert(0 if "--in-tree" not in sys.argv else len(sys.path), str(ROOT))
 
-
-def busy_core_seconds() -> float:
-    with open("/proc/stat") as stat:
-        fields = [float(x) for x in stat.readline().split()[1:]]
-    return (sum(fields[:3]) + sum(fields[5:8])) / os.sysconf("SC_CLK_TCK")
+from tests.bench.machine import machine_cpu_s  # noqa: E402
 
 
 def measure(tasks: list[str], runs: int) -> list[dict]:
@@ -38,11 +34,11 @@ def measure(tasks: list[str], runs: int) -> list[dict]:
     got = []
     with tempfile.TemporaryDirectory(prefix="bench-runs-") as tmp:
         for i in range(runs):
-            wall, busy = time.monotonic(), busy_core_seconds()
+            wall, busy = time.monotonic(), machine_cpu_s()
             summary = run(RunConfig(suite="fixed26", models=["gold"], tasks=tasks, trials=1, workers=2,
                                     sandbox="docker", runs_dir=Path(tmp), run_id=f"run-{i}"))
             passed = summary.configs[0].first_round_mean
-            got.append({"wall_s": round(time.monotonic() - wall, 2), "busy_core_s": round(busy_core_seconds() - busy, 1),
+            got.append({"wall_s": round(time.monotonic() - wall, 2), "busy_core_s": round(machine_cpu_s() - busy, 1),
                         "passed": passed})
     return got
 
