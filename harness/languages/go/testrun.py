@@ -18,7 +18,7 @@ from typing import Any, Mapping
 from ...paths import package_file
 from ...records import Status, TestCaseResult, TestReport
 from ...sandbox.base import Role, SandboxSession
-from ...sandbox.capture import Kept, capture
+from ...sandbox.capture import Kept, capture, lost_run
 from ...errors import SandboxUnavailable, SuiteBroken
 from ...staging import stage_files
 from ...task import Task
@@ -119,8 +119,7 @@ def _run(task: Task, session: SandboxSession, binary: str, build_seconds: float,
     ran, got = capture(session, run, kept, limit + 30)
     timings = dict(built=True, build_seconds=round(build_seconds, 3), run_seconds=round(ran.seconds, 3), **common)
     if got is None:
-        lost = f"the test run timed out after {limit:g} s and was killed" if ran.timed_out else "the test run left no readable results"
-        return TestReport(status=Status.error, timeout=ran.timed_out, message=lost, **timings)
+        return TestReport(status=Status.error, timeout=ran.timed_out, message=lost_run(ran, limit), **timings)
     events = read_events(got.contents[0])
     record = read_record(got.contents[1], token)
     declared = [c.name for c in case_texts(task)]

@@ -16,7 +16,7 @@ from typing import Any, Mapping
 from ...errors import SandboxUnavailable
 from ...records import Status, TestReport
 from ...sandbox.base import Role, SandboxSession
-from ...sandbox.capture import Kept, capture
+from ...sandbox.capture import Kept, capture, lost_run
 from ...staging import stage_files
 from ...task import Task
 from .cases import case_texts, enabled, test_class
@@ -109,7 +109,7 @@ def _run(task: Task, session: SandboxSession, classes: str, build_seconds: float
     timed_out = ran.timed_out or (got is not None and got.exit_code == 137)
     timings = dict(built=True, build_seconds=round(build_seconds, 3), run_seconds=round(ran.seconds, 3), **common)
     if got is None:
-        return TestReport(status=Status.error, timeout=ran.timed_out, message="the test run left no readable results",
+        return TestReport(status=Status.error, timeout=ran.timed_out, message=lost_run(ran, limit),
                           **timings)
     channel = read_channel(got.contents[0], token)
     declared = [c.name for c in case_texts(task)]

@@ -39,7 +39,7 @@ from typing import Any, Mapping
 from ...errors import SandboxUnavailable, SuiteBroken
 from ...records import Status, TestReport, forged_report
 from ...sandbox.base import ExecResult, Role, SandboxSession
-from ...sandbox.capture import Captured, Kept, read_back, read_captured
+from ...sandbox.capture import Captured, Kept, lost_run, read_back, read_captured
 from ...sandbox.servers import Servers as _Servers, end_runner as _end_runner, servers_script
 from ...staging import signal_name, stage_files
 from ...task import Task
@@ -324,9 +324,8 @@ def _report(task: Task, session: SandboxSession, run: _Ran, limit: float, candid
     ran, got = run.result, run.got
     timings = dict(built=True, run_seconds=round(ran.seconds, 3), output=candidate_output or None, **common)
     if got is None or run.warm_lost:
-        lost = (f"the test run timed out after {limit:g} s and was killed" if ran.timed_out
-                else "the warm pytest ended before the test run's end was known" if run.warm_lost
-                else "the test run left no readable results")
+        lost = ("the warm pytest ended before the test run's end was known" if run.warm_lost and not ran.timed_out
+                else lost_run(ran, limit))
         return TestReport(status=Status.error, timeout=ran.timed_out, message=lost, **timings)
     console = clean_console(got.contents[0].decode(errors="replace"), task, session)
     if console.split("\n", 1)[0].endswith("No module named pytest"):  # python3's own line, before pytest runs

@@ -17,7 +17,7 @@ from typing import Any, Mapping
 from ...errors import SandboxUnavailable
 from ...records import Status, TestCaseResult, TestReport
 from ...sandbox.base import Role, SandboxSession
-from ...sandbox.capture import Kept, capture
+from ...sandbox.capture import Kept, capture, lost_run
 from ...staging import stage_files
 from ...task import Task
 from .cases import default_features, package_name, test_functions
@@ -151,8 +151,7 @@ def _run(task: Task, session: SandboxSession, executables: list[tuple[str, str]]
     ran, got = capture(session, run, kept, limit + 30)
     timings = dict(built=True, build_seconds=round(build_seconds, 3), run_seconds=round(ran.seconds, 3), **common)
     if got is None:
-        lost = f"the test run timed out after {limit:g} s and was killed" if ran.timed_out else "the test run left no readable results"
-        return TestReport(status=Status.error, timeout=ran.timed_out, message=lost, **timings)
+        return TestReport(status=Status.error, timeout=ran.timed_out, message=lost_run(ran, limit), **timings)
     binaries, shown = [], []
     for i, (target, exe) in enumerate(executables):
         events, log, err, code = got.contents[4 * i:4 * i + 4]
