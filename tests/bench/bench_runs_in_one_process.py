@@ -24,7 +24,9 @@ ROOT = Path(__file__).resolve().parents[2]
 # With --in-tree the harness package comes from PYTHONPATH (the tree measured), before this one.
 sys.path.insert(0 if "--in-tree" not in sys.argv else len(sys.path), str(ROOT))
 
-from tests.bench.machine import machine_cpu_s  # noqa: E402
+# By this folder's own name (first on the path of a script run as a file): with --in-tree,
+# `tests` is the measured tree's, which may predate machine.py.
+from machine import machine_cpu_s  # noqa: E402
 
 
 def measure(tasks: list[str], runs: int) -> list[dict]:
