@@ -124,12 +124,17 @@ def capture(session: SandboxSession, run: str, files: Sequence[Kept], timeout_s:
     return result, got
 
 
+def killed_at_limit(limit: float) -> str:
+    """What every language's test round says of a run its limit killed."""
+    return f"the test run timed out after {limit:g} s and was killed"
+
+
 def lost_run(ran: ExecResult, limit: float) -> str:
     """Why a test run left nothing its judge can read: the limit's kill, or else what the exec
     says of itself (its status and how much it printed, cut at its cap or not), so that a run
     whose output broke off is told from one that never got as far as printing."""
     if ran.timed_out:
-        return f"the test run timed out after {limit:g} s and was killed"
+        return killed_at_limit(limit)
     cut = ", cut at its cap" if ran.truncated else ""
     return f"the test run left no readable results (exit status {ran.exit_code}, {len(ran.output)} bytes of output{cut})"
 

@@ -21,8 +21,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-# With --in-tree the harness package comes from PYTHONPATH (the tree measured), before this one.
-sys.path.insert(0 if "--in-tree" not in sys.argv else len(sys.path), str(ROOT))
+# With --in-tree the harness package is the measured tree's, from PYTHONPATH: this one stays off the path.
+if "--in-tree" not in sys.argv:
+    sys.path.insert(0, str(ROOT))
 
 # By this folder's own name (first on the path of a script run as a file): with --in-tree,
 # `tests` is the measured tree's, which may predate machine.py.
@@ -77,6 +78,7 @@ def main() -> None:
                 print(f"round {r + 1} {name:12} " + "; ".join(
                     f"run {i + 1}: {g['wall_s']:.1f} s, {g['busy_core_s']:.1f} core-s, {g['passed']:g} passed"
                     for i, g in enumerate(got)), flush=True)
+
 
 if __name__ == "__main__":
     main()

@@ -23,7 +23,7 @@ from .verdict_channel import CHANNEL_CAP, ChannelKeys, judged, read_channel
 from .mutants import count_test_cases
 from ...records import Status, TestCaseResult, TestMain, TestReport, forged_report
 from ...sandbox.base import ExecResult, Role, SandboxSession
-from ...sandbox.capture import Kept, capture
+from ...sandbox.capture import Kept, capture, killed_at_limit
 from ...staging import signal_name, stage_files
 from ...task import Task
 
@@ -386,7 +386,7 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
 
     why: str | None
     if run.timed_out:
-        why = f"the test run timed out after {run_limit:g} s and was killed"
+        why = killed_at_limit(run_limit)
     elif sig is not None:
         last = tests[-1].name if tests else None
         why = f"the test binary was killed by {sig}" + (f" during or after '{last}'" if last else "")

@@ -16,7 +16,7 @@ from typing import Any, Mapping
 from ...errors import SandboxUnavailable
 from ...records import Status, TestReport
 from ...sandbox.base import Role, SandboxSession
-from ...sandbox.capture import Kept, capture, lost_run
+from ...sandbox.capture import Kept, capture, killed_at_limit, lost_run
 from ...staging import stage_files
 from ...task import Task
 from .cases import case_texts, enabled, test_class
@@ -115,7 +115,7 @@ def _run(task: Task, session: SandboxSession, classes: str, build_seconds: float
     declared = [c.name for c in case_texts(task)]
     status, forgery, why = judged(channel, got.exit_code, declared)
     if timed_out and status is not Status.passed:
-        why = f"the test run timed out after {limit:g} s and was killed"
+        why = killed_at_limit(limit)
     report = TestReport(status=status, message=why, tests=tests_of(channel, declared), exit_code=got.exit_code,
                         timeout=timed_out, output=got.contents[1].decode("utf-8", "replace") or None,
                         output_truncated=got.truncated(0) or got.truncated(1), **timings).overruled(forgery)

@@ -29,7 +29,7 @@ from ...errors import SandboxUnavailable, SuiteBroken
 from ...paths import package_file
 from ...records import Status, TestReport
 from ...sandbox.base import Role, SandboxSession
-from ...sandbox.capture import Captured, Kept, lost_run, read_back, read_captured
+from ...sandbox.capture import Captured, Kept, killed_at_limit, lost_run, read_back, read_captured
 from ...sandbox.servers import Servers, end_runner, servers_script
 from ...staging import stage_files
 from ...task import Task
@@ -247,7 +247,7 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
     if got is None or got.exit_code == 137 or warm_lost:
         lost = ("the warm Jest ended before the test run's end was known" if warm_lost
                 else lost_run(ran, limit) if got is None
-                else f"the test run timed out after {limit:g} s and was killed")
+                else killed_at_limit(limit))
         return TestReport(status=Status.error, timeout=not warm_lost and (ran.timed_out or got is not None), message=lost,
                           **timings)
     return _report(task, where, got, token, transcript, timings)
