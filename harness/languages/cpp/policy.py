@@ -53,6 +53,7 @@ from dataclasses import dataclass, field, replace
 from typing import Iterable, Mapping, Sequence
 
 from ...sandbox.base import ExecResult, Role, SandboxSession
+from ..compared import decided_by_the_solution
 from .compared_types import operand_types, reference_types, unexpected
 from ...task import Task
 from ...hashing import sha256_bytes
@@ -603,9 +604,7 @@ def _compared_findings(task: Task, files: Mapping[str, bytes], session: SandboxS
             found.append(reference)
             continue
         for operand in unexpected(mine, set(reference)):
-            found.append(f"the tests compare a {operand} where the reference's build compares "
-                         f"{' or '.join(sorted(reference)) or 'nothing'}: a type of the solution's own decides "
-                         "what the assertion says, not the value the tests ask for")
+            found.append(decided_by_the_solution(operand, reference))
     return found, time.monotonic() - started
 
 
