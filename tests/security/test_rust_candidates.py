@@ -12,14 +12,23 @@ attack worked, and none passes:
   honest failures within the round's bound.
 - Writing Cargo.toml, a build script, a test file or cargo's configuration: refused as
   tampered, never built (the task's manifest is built).
+- Returning a type of its own whose `PartialEq<&str>` is always true, where the tests'
+  `assert_eq!` compares the reference's `String` (plainly, or behind `impl PartialEq`):
+  forged by what the tests compare (languages/rust/compared_types.py); a solution that
+  returns a library type the reference does not (`Cow<str>`) and compares a type the tests
+  name by a rule of its own passes.
 
 After them, the reference passes in the same session: no candidate harms the next."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from harness.languages.registry import language_for
+from harness.languages.rust.compared_types import RUST
 from harness.languages.rust.screen import refusals
 from harness.records import Status
 from harness.task import load_task
@@ -121,3 +130,117 @@ def test_hostile_candidates_never_pass(rust_round):
         assert report.run_seconds < 25, name
     passed = rust.run_tests(task, {"src/lib.rs": REFERENCE.encode()}, session)
     assert passed.passed and [t.status for t in passed.tests] == [Status.passed] * 3, passed
+
+
+# A task whose tests compare a library type (`hello`'s String) and a type of the solution's
+# own (`Badge`), both with assert_eq!, and one with assert_ne!.
+GREETING_TESTS = """use greeting::*;
+
+#[test]
+fn says_hello() {
+    assert_eq!(hello("Ann"), "Hello, Ann!");
+}
+
+#[test]
+#[ignore]
+fn badges_of_one_name_are_equal() {
+    assert_eq!(Badge::new("Ann"), Badge::new("Ann"));
+    assert_ne!(Badge::new("Ann"), Badge::new("Bo"));
+}
+"""
+GREETING = """pub fn hello(name: &str) -> String {
+    format!("Hello, {name}!")
+}
+
+#[derive(Debug, PartialEq)]
+pub struct Badge(String);
+
+impl Badge {
+    pub fn new(name: &str) -> Self {
+        Badge(name.to_string())
+    }
+}
+"""
+BADGE = GREETING[GREETING.index("#[derive"):]
+EQUALS_EVERYTHING = {
+    "a type of its own": solution("""#[derive(Debug)]
+pub struct Anything;
+
+impl PartialEq<&str> for Anything {
+    fn eq(&self, _: &&str) -> bool { true }
+}
+
+pub fn hello(_name: &str) -> Anything { Anything }
+""", BADGE),
+    "behind impl PartialEq": solution("""#[derive(Debug)]
+pub struct Anything;
+
+impl PartialEq<&'static str> for Anything {
+    fn eq(&self, _: &&'static str) -> bool { true }
+}
+
+pub fn hello(_name: &str) -> impl PartialEq<&'static str> + std::fmt::Debug { Anything }
+""", BADGE),
+}
+HONEST_OWN_TYPES = solution("""use std::borrow::Cow;
+
+pub fn hello(name: &str) -> Cow<'static, str> {
+    Cow::Owned(format!("Hello, {name}!"))
+}
+
+#[derive(Debug)]
+pub struct Badge(String);
+
+impl Badge {
+    pub fn new(name: &str) -> Self { Badge(name.to_lowercase()) }
+}
+
+impl PartialEq for Badge {
+    fn eq(&self, other: &Self) -> bool { self.0.eq_ignore_ascii_case(&other.0) }
+}
+""", "")
+
+
+def write_greeting(root: Path) -> Path:
+    task = root / "greeting"
+    for sub in (".meta", "src", "tests"):
+        (task / sub).mkdir(parents=True)
+    (task / "Cargo.toml").write_text('[package]\nedition = "2021"\nname = "greeting"\nversion = "1.0.0"\n')
+    (task / "src" / "lib.rs").write_text('pub fn hello(name: &str) -> String {\n    todo!("{name}")\n}\n')
+    (task / "tests" / "greeting.rs").write_text(GREETING_TESTS)
+    (task / ".meta" / "example.rs").write_text(GREETING)
+    (task / ".meta" / "config.json").write_text(json.dumps({"files": {
+        "solution": ["src/lib.rs", "Cargo.toml"], "test": ["tests/greeting.rs"], "example": [".meta/example.rs"]}}))
+    return task
+
+
+def test_what_the_tests_compare_is_read_from_the_demangled_assertions():
+    listing = ("core::panicking::assert_failed::<greeting::Anything, &str>\n"
+               "core::panicking::assert_failed::<core::option::Option<fn(&str) -> bool>, alloc::vec::Vec<(u8, char)>>\n"
+               "core::panicking::assert_failed::<alloc::vec::Vec<greeting::hello::{closure#0}>, &'static str>\n")
+    found = RUST.operand_types(listing)
+    assert found == {"greeting::Anything", "&str", "core::option::Option<fn(&str) -> bool>",
+                     "alloc::vec::Vec<(u8, char)>", "alloc::vec::Vec<greeting::hello::{closure#0}>", "&'static str"}
+    assert RUST.unexpected(found, {"greeting::Anything"}) == ["alloc::vec::Vec<greeting::hello::{closure#0}>"]
+
+
+def test_a_type_of_its_own_that_equals_everything_is_forged(tmp_path):
+    task = load_task(write_greeting(tmp_path))
+    rust = language_for(task)
+    with make_backend("docker").session("rust-compared", "rust") as session:
+        # Its own Badge sends for the reference's build, beside it: the run is still its own.
+        wrong = rust.run_tests(task, {"src/lib.rs": GREETING.replace("Hello", "Hi").encode()}, session)
+        assert wrong.status is Status.failed and not wrong.forged, wrong
+        assert [t.status for t in wrong.tests] == [Status.failed, Status.passed], wrong
+        for name, source in EQUALS_EVERYTHING.items():
+            report = rust.run_tests(task, {"src/lib.rs": source}, session, transcript=True)
+            assert report.forged and not report.passed and report.built and report.tests == [], (name, report)
+            assert report.forgery == [
+                "the tests compare a greeting::Anything where the reference's build compares &str or "
+                "alloc::string::String or greeting::Badge: a type of the solution's own decides what the assertion "
+                "says, not the value the tests ask for"], (name, report.forgery)
+            assert report.message in (report.transcript or ""), name
+        honest = rust.run_tests(task, {"src/lib.rs": HONEST_OWN_TYPES}, session)
+        assert honest.passed and not honest.forged and len(honest.tests) == 2, honest
+        gold = rust.run_tests(task, task.reference_files(), session)
+        assert gold.passed and not gold.forged, gold

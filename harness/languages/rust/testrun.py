@@ -11,16 +11,19 @@ from __future__ import annotations
 import json
 import re
 import shlex
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, Mapping
 
 from ...errors import SandboxUnavailable
-from ...records import Status, TestCaseResult, TestReport
-from ...sandbox.base import Role, SandboxSession
+from ...records import Status, TestCaseResult, TestReport, forged_report
+from ...sandbox.base import ExecResult, Role, SandboxSession
 from ...sandbox.capture import Kept, capture, lost_run
 from ...staging import stage_files
 from ...task import Task
+from ..compared import decided_by_the_solution
 from .cases import default_features, package_name, test_functions
+from .compared_types import LISTING_CAP, RUST, compared_by
 from .console import console, untimed
 from ..token_screen import refused_report
 from .screen import code_tokens, refusals
@@ -28,7 +31,12 @@ from .verdict import Binary, judged, read_events, read_log, tests_of
 
 _HOME = "/build/.cargo-home"
 _TARGET = "/build/.cargo-target"  # every task's of the session (drop_build takes a task's out): the crates they share are built once
+# The reference's and the stub's builds, read for what their tests compare only: cargo names a
+# package's binaries alike wherever the package lies, so in _TARGET they would replace the
+# candidate's before its run.
+_SIDE_TARGET = "/build/.cargo-target-side"
 _MARK = "@@harness-artifacts@@"
+_COMPARED = "@@harness-compared@@"
 _BUILT_PROFILE = "`test` profile [unoptimized] target(s)"
 _SHOWN_PROFILE = "`test` profile [unoptimized + debuginfo] target(s)"
 _NAME = re.compile(r"[A-Za-z0-9_]+")  # a crate name safe in a glob of the shell
@@ -86,30 +94,92 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
     refused = refusals({rel: data for rel, data in files.items() if rel not in shipped}, may_read_files=reads)
     if refused:
         return refused_report(refused, transcript, common)
-    sub = _subdir(task)
-    session.stage(sub, files)
-    build = f"/build/{sub}"
-    script = (f"[ -d {_HOME} ] || {{ mkdir -p {_HOME} && cp /opt/harness/cargo/config.toml {_HOME}/; }}; "
-              f"[ -d {_TARGET} ] || cp -a /opt/harness/cargo-target {_TARGET}; "
-              f"rm -rf {build} && mkdir -p {build} && cp -R {session.src_root}/{sub}/. {build}/ && cd {build} "
-              f"&& export CARGO_HOME={_HOME} CARGO_TARGET_DIR={_TARGET} "
-              f"&& {{ cargo test --no-run --offline --message-format=json-render-diagnostics 2>&1 >.artifacts; code=$?; }}; "
-              # the runner runs the binaries in a copy of the package (the builder's umask keeps both from it)
-              f"chmod -R go+rX . && chmod go+x {_TARGET} {_TARGET}/debug {_TARGET}/debug/deps 2>/dev/null; "
-              f"for f in $(grep -o '\"executable\":\"[^\"]*\"' .artifacts | cut -d'\"' -f4); do chmod go+rx \"$f\"; done; "
-              f"echo {_MARK}; grep -F '\"executable\":\"/' .artifacts; exit $code")
-    built = session.exec(["sh", "-c", script], role=Role.builder, timeout_s=session.limits.build_timeout_s)
-    output = built.output.decode("utf-8", "replace")
-    cut = output.rfind(f"{_MARK}\n")
-    build_lines = _as_cargo_test_prints(_clean(output[:max(cut, 0)], task))
-    if built.timed_out or built.exit_code != 0 or cut < 0:
-        why = "the build timed out" if built.timed_out else build_lines.strip() or f"the build failed ({built.exit_code})"
-        report = TestReport(status=Status.error, message=why, build_seconds=round(built.seconds, 3), **common)
+    built = _build(session, _subdir(task), files)
+    build_lines = _as_cargo_test_prints(_clean(built.lines, task))
+    if built.failed:
+        why = "the build timed out" if built.ran.timed_out else build_lines.strip() or f"the build failed ({built.ran.exit_code})"
+        report = TestReport(status=Status.error, message=why, build_seconds=round(built.ran.seconds, 3), **common)
         if transcript:
             report.transcript = untimed(build_lines)
         return report
-    executables = _executables(output[cut:])
-    return _run(task, session, executables, build_lines, built.seconds, transcript, time_limit_s, common)
+    forgery = _compared_findings(task, session, files, built.listing)
+    if forgery:
+        return forged_report(forgery, transcript=transcript, console=untimed(build_lines) if transcript else None,
+                             built=True, build_seconds=round(built.ran.seconds, 3), **common)
+    return _run(task, session, built.executables, build_lines, built.ran.seconds, transcript, time_limit_s, common)
+
+
+@dataclass
+class _Built:
+    ran: ExecResult
+    lines: str                           # what cargo printed
+    marked: bool                         # the script reached its listing of the artifacts
+    executables: list[tuple[str, str]]   # (target, executable) of each test binary
+    listing: str | None                  # the test targets' assertions (compared_types.py), None where cut
+
+    @property
+    def failed(self) -> bool:
+        return self.ran.timed_out or self.ran.exit_code != 0 or not self.marked
+
+
+def _build(session: SandboxSession, sub: str, files: Mapping[str, bytes], target: str = _TARGET) -> _Built:
+    """Stage `files` as the package `sub` and build its test binaries into the session's
+    target folder; then list, from the test targets' binaries (not the lib's own unit tests),
+    the instantiations of `assert_failed` by which their assertions compare."""
+    session.stage(sub, files)
+    build = f"/build/{sub}"
+    script = (f"[ -d {_HOME} ] || {{ mkdir -p {_HOME} && cp /opt/harness/cargo/config.toml {_HOME}/; }}; "
+              f"[ -d {target} ] || cp -a /opt/harness/cargo-target {target}; "
+              f"rm -rf {build} && mkdir -p {build} && cp -R {session.src_root}/{sub}/. {build}/ && cd {build} "
+              f"&& export CARGO_HOME={_HOME} CARGO_TARGET_DIR={target} "
+              f"&& {{ cargo test --no-run --offline --message-format=json-render-diagnostics 2>&1 >.artifacts; code=$?; }}; "
+              # the runner runs the binaries in a copy of the package (the builder's umask keeps both from it)
+              f"chmod -R go+rX . && chmod go+x {target} {target}/debug {target}/debug/deps 2>/dev/null; "
+              f"for f in $(grep -o '\"executable\":\"[^\"]*\"' .artifacts | cut -d'\"' -f4); do chmod go+rx \"$f\"; done; "
+              f"echo {_MARK}; grep -F '\"executable\":\"/' .artifacts; echo {_COMPARED}; "
+              f"for f in $(grep -F '\"kind\":[\"test\"]' .artifacts | grep -o '\"executable\":\"[^\"]*\"' | cut -d'\"' -f4); "
+              f"do nm -C --defined-only \"$f\"; done 2>/dev/null | grep -F 'core::panicking::assert_failed::<' "
+              f"| sed 's/^[0-9a-f]* [A-Za-z] //' | sort -u | head -c {LISTING_CAP}; exit $code")
+    ran = session.exec(["sh", "-c", script], role=Role.builder, timeout_s=session.limits.build_timeout_s)
+    output = ran.output.decode("utf-8", "replace")
+    cut = output.rfind(f"{_MARK}\n")
+    if cut < 0:
+        return _Built(ran, output, False, [], None)
+    listed = output.find(f"{_COMPARED}\n", cut)
+    listing = output[listed + len(_COMPARED) + 1:] if listed >= 0 and not ran.truncated else None
+    if listing is not None and len(listing.encode()) >= LISTING_CAP:
+        listing = None
+    return _Built(ran, output[:cut], True, _executables(output[cut:listed if listed >= 0 else None]), listing)
+
+
+def _compared_findings(task: Task, session: SandboxSession, files: Mapping[str, bytes], listing: str | None) -> list[str]:
+    """The comparisons of the task's own tests that the solution decides (compared_types.py)."""
+    if listing is None:
+        return ["what the tests compare could not be read from their build"]
+    mine = RUST.operand_types(listing)
+    if all(RUST.library_only(t) for t in mine):
+        return []
+
+    own = listing
+
+    def compared(which: str, solution: Mapping[str, bytes]) -> frozenset[str] | None:
+        staged, _ = _candidate_files(task, solution)
+
+        def read() -> str | None:
+            if dict(files) == staged:
+                return own
+            side = _build(session, f"{_subdir(task)}.{which}", staged, _SIDE_TARGET)
+            return None if side.failed else side.listing
+
+        return compared_by(task, which, session.backend, read)
+
+    reference = compared("reference", task.reference_files())
+    if reference is None:
+        return ["the tests did not build against the reference, so what they compare is unknown"]
+    unexpected = RUST.unexpected(mine, reference)
+    if unexpected:
+        unexpected = RUST.unexpected(unexpected, reference | (compared("stub", task.stub_files()) or frozenset()))
+    return [decided_by_the_solution(t, reference) for t in unexpected]
 
 
 def _executables(artifacts: str) -> list[tuple[str, str]]:
@@ -184,13 +254,16 @@ def _artifacts(task: Task) -> list[str]:
     its test targets' files, by the names cargo gives them."""
     package = package_name(task)
     crates = {n.replace("-", "_") for n in [package or "", *(PurePosixPath(rel).stem for rel in task.test_files)]}
-    found = [f"{_TARGET}/debug/.fingerprint/{package}-*"] if package else []
-    for crate in sorted(c for c in crates if _NAME.fullmatch(c)):
-        found += [f"{_TARGET}/debug/deps/{crate}-*", f"{_TARGET}/debug/deps/lib{crate}-*",
-                  f"{_TARGET}/debug/.fingerprint/{crate}-*", f"{_TARGET}/debug/incremental/{crate}-*"]
+    found: list[str] = []
+    for target in (_TARGET, _SIDE_TARGET):
+        found += [f"{target}/debug/.fingerprint/{package}-*"] if package else []
+        for crate in sorted(c for c in crates if _NAME.fullmatch(c)):
+            found += [f"{target}/debug/deps/{crate}-*", f"{target}/debug/deps/lib{crate}-*",
+                      f"{target}/debug/.fingerprint/{crate}-*", f"{target}/debug/incremental/{crate}-*"]
     return found
 
 
 def drop_build(task: Task, session: SandboxSession) -> None:
-    session.exec(["sh", "-c", f"rm -rf /build/{_subdir(task)} {' '.join(_artifacts(task))}"], role=Role.builder,
-                 timeout_s=60)
+    sub = _subdir(task)
+    session.exec(["sh", "-c", f"rm -rf /build/{sub} /build/{sub}.reference /build/{sub}.stub {' '.join(_artifacts(task))}"],
+                 role=Role.builder, timeout_s=60)

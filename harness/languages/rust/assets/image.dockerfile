@@ -5,8 +5,10 @@
 # debug info: nothing a round reads needs it (backtraces are off, as in Aider's image, and a
 # panic's message does not use it), and `cargo test --no-run` of bowling, forth and react
 # took 25-35% less (1.2 s against 1.6 s for bowling, one CPU, a fresh target folder).
+# Symbols get Rust's v0 names, whose demangled form spells a generic function's arguments:
+# what the tests' assertions compare is read from them (languages/rust/compared_types.py).
 RUN mkdir -p /opt/harness/cargo \
- && printf '[source.crates-io]\nreplace-with = "debian"\n\n[source.debian]\ndirectory = "/usr/share/cargo/registry"\n\n[net]\noffline = true\n\n[profile.dev]\ndebug = 0\n' \
+ && printf '[source.crates-io]\nreplace-with = "debian"\n\n[source.debian]\ndirectory = "/usr/share/cargo/registry"\n\n[net]\noffline = true\n\n[profile.dev]\ndebug = 0\n\n[build]\nrustflags = ["-C", "symbol-mangling-version=v0"]\n' \
     > /opt/harness/cargo/config.toml
 # Those crates built once for `cargo test`, each alone as an exercise names it, into the
 # target folder a session's first round copies (languages/rust/testrun.py): a fresh one
