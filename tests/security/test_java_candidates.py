@@ -14,14 +14,21 @@ attack worked, and none passes:
   launcher's channel, and each fails within the round's bound.
 - Writing build.gradle, the test class, a test class of its own or a file outside the
   solution's folder: refused as tampered, never compiled.
+- Returning, where the tests compare a String, an object whose `equals` says yes to
+  everything (an anonymous class behind `Object`, a list of its own behind `List`), or
+  deciding `compareTo`: refused by the screen where the task's reference declares neither;
+  where it declares one, a solution may too.
 
 After them, the reference passes in the same session: no candidate harms the next."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
-from harness.languages.java.screen import refusals
+from harness.languages.java.screen import declared_comparisons, refusals
 from harness.languages.registry import language_for
 from harness.records import Status
 from harness.task import load_task
@@ -125,3 +132,107 @@ def test_written_tests_and_build_files_are_refused(java_round):
     assert not report.passed and report.status is Status.failed
     assert set(report.tampered) >= set(workspace) - {SOLUTION}
     assert "LeapTest > leapYears() FAILED" in (report.transcript or "")
+
+
+GREETING_TESTS = """import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+public class GreetingTest {
+    @Test
+    public void saysHello() {
+        assertThat(new Greeting().hello("Ann")).isEqualTo("Hello, Ann!");
+    }
+
+    @Test
+    public void namesEveryone() {
+        assertThat(new Greeting().names("Ann", "Bo")).containsExactly("Ann", "Bo");
+    }
+}
+"""
+GREETING = """import java.util.List;
+
+class Greeting {
+    String hello(String name) {
+        return "Hello, " + name + "!";
+    }
+
+    List<String> names(String... names) {
+        return List.of(names);
+    }
+}
+"""
+EQUALS_EVERYTHING = {
+    "an anonymous class behind Object": """import java.util.*;
+
+class Greeting {
+    Object hello(String name) {
+        return new Object() { public boolean equals(Object o) { return true; } };
+    }
+
+    List<String> names(String... names) { return List.of(names); }
+}
+""",
+    "a list of its own whose elements equal anything": """import java.util.*;
+
+class Greeting {
+    String hello(String name) { return "Hello, " + name + "!"; }
+
+    List<Object> names(String... names) {
+        List<Object> all = new ArrayList<>();
+        for (String n : names) all.add(new Any());
+        return all;
+    }
+}
+
+class Any {
+    @Override
+    public boolean equals(Object o) { return true; }
+}
+""",
+    "compareTo decides": """class Greeting implements Comparable<Greeting> {
+    public int compareTo(Greeting o) { return 0; }
+
+    String hello(String name) { return "Hello, " + name + "!"; }
+
+    java.util.List<String> names(String... names) { return java.util.List.of(names); }
+}
+""",
+}
+
+
+def write_greeting(root: Path) -> Path:
+    task = root / "greeting"
+    for sub in (".meta/src/reference/java", "src/main/java", "src/test/java"):
+        (task / sub).mkdir(parents=True)
+    (task / "build.gradle").write_text('plugins {\n    id "java"\n}\n')
+    (task / "src" / "main" / "java" / "Greeting.java").write_text(
+        'class Greeting {\n    String hello(String name) {\n        throw new UnsupportedOperationException();\n    }\n}\n')
+    (task / "src" / "test" / "java" / "GreetingTest.java").write_text(GREETING_TESTS)
+    (task / ".meta" / "src" / "reference" / "java" / "Greeting.java").write_text(GREETING)
+    (task / ".meta" / "config.json").write_text(json.dumps({"files": {
+        "solution": ["src/main/java/Greeting.java"], "test": ["src/test/java/GreetingTest.java"],
+        "example": [".meta/src/reference/java/Greeting.java"], "invalidator": ["build.gradle"]}}))
+    return task
+
+
+def test_an_object_that_equals_everything_is_refused_where_the_reference_declares_no_equals(tmp_path):
+    task = load_task(write_greeting(tmp_path))
+    java = language_for(task)
+    solution_file = "src/main/java/Greeting.java"
+    with make_backend("docker").session("java-equals", "java") as session:
+        for name, source in EQUALS_EVERYTHING.items():
+            report = java.run_tests(task, {solution_file: source.encode()}, session)
+            assert report.forged and not report.passed and not report.built, (name, report)
+            assert "by which an object decides what a test's comparison says" in (report.message or ""), name
+        assert java.run_tests(task, task.reference_files(), session).passed
+    # Calls of equals and compareTo are a solution's as ever; declaring one is its where the
+    # reference's declares it (custom-set, rational-numbers).
+    honest = b"class Greeting {\n    boolean same(String a, String b) { return a.equals(b) && a.compareTo(b) == 0; }\n}\n"
+    assert refusals({solution_file: honest}) == []
+    clock = EQUALS_EVERYTHING["a list of its own whose elements equal anything"].encode()
+    assert refusals({solution_file: clock}) and refusals({solution_file: clock}, frozenset({"equals"})) == []
+    assert declared_comparisons({"Clock.java": b"class Clock { public boolean equals(Object o) { return o == this; } }"}) \
+        == {"equals"}

@@ -22,9 +22,18 @@ method handles, Unsafe, class loaders, native code), or reaching into JUnit or A
   they use be) and no native method.
 
 Threads are allowed: with nothing above, a thread can do nothing the test's own call could
-not, and the launcher's halt ends whatever it leaves running. What the screen does not stop
-is the semantic trick an honest interface allows too (an object whose `equals` says yes to
-everything); docs/suites.md says so.
+not, and the launcher's halt ends whatever it leaves running.
+
+A test's `assertThat(house.verse(1)).isEqualTo("...")` asks the actual value's `equals`, and
+a solution whose `verse` returns an object (of a class of its own, an anonymous one, behind
+`Object` or a collection's interface) with an `equals` that says yes to everything passed
+every test of house without computing a verse. The static types the tests see cannot tell
+(a `List` may hold any class), so the screen refuses declaring the methods by which an
+object decides a comparison, `boolean equals(` and `int compareTo(`, in a task whose
+reference and stub declare none: a class of the solution's own then compares as Object
+does, by identity, and a value equals what the tests expect only by being it. Where the
+reference declares one (clock-like classes: custom-set, rational-numbers, ...), the
+solution may too, and two of its objects compare by its own rule, as in every language.
 
 The text is read as javac reads it: Unicode escapes (`\\u0053ystem`) are decoded first,
 everywhere, comments included, then tokenized (comments, strings, text blocks, character
@@ -89,14 +98,37 @@ def code_tokens(text: str) -> list[Token]:
     return without_comments(tokens_or_none(text))
 
 
-def refusals(files: Mapping[str, bytes]) -> list[str]:
+# The methods by which an object decides how it compares (AssertJ's isEqualTo and
+# containsExactly ask `equals`, its isEqualByComparingTo and isLessThan `compareTo`), by the
+# return type an override of each must declare.
+_COMPARISONS = {"equals": "boolean", "compareTo": "int"}
+
+
+def _declares(code: list[Token], i: int) -> bool:
+    word = code[i][1]
+    return (word in _COMPARISONS and 0 < i < len(code) - 1 and code[i - 1][1] == _COMPARISONS[word]
+            and code[i + 1][1] == "(")
+
+
+def declared_comparisons(files: Mapping[str, bytes]) -> frozenset[str]:
+    """Which of `equals` and `compareTo` the Java files declare (a task's reference, its stub)."""
+    found: set[str] = set()
+    for rel, data in files.items():
+        if rel.endswith(".java"):
+            code = code_tokens(unescaped(data.decode("utf-8", "replace")))
+            found.update(code[i][1] for i in range(len(code)) if _declares(code, i))
+    return frozenset(found)
+
+
+def refusals(files: Mapping[str, bytes], may_declare: frozenset[str] = frozenset()) -> list[str]:
     """Why the candidate's Java files may not be compiled, one reason a finding, in file
-    order; empty when every file may."""
+    order; empty when every file may. `may_declare`: which of `equals` and `compareTo` the
+    task's own solutions declare (declared_comparisons), and so a candidate may."""
     return files_refused(files, ".java", "the round compiles its sources as UTF-8",
-                         lambda text: _file_refusals(unescaped(text)))
+                         lambda text: _file_refusals(unescaped(text), may_declare))
 
 
-def _file_refusals(text: str) -> list[str]:
+def _file_refusals(text: str, may_declare: frozenset[str]) -> list[str]:
     if "\x00" in text:
         return ["a NUL byte"]
     tokens = _tokens(text)
@@ -109,7 +141,10 @@ def _file_refusals(text: str) -> list[str]:
             continue
         after = code[i + 1][1] if i + 1 < len(code) else ""
         before = code[i - 1][1] if i > 0 else ""
-        if token == "package":
+        if _declares(code, i) and token not in may_declare:
+            found.append(f"line {line}: declares {token}(), by which an object decides what a test's comparison says, "
+                         "where the task's reference declares none")
+        elif token == "package":
             found.append(f"line {line}: a package declaration (the tests use the default package)")
         elif token in _DENIED:
             found.append(f"line {line}: {token!r}, which reaches the process, its files or other classes' insides")

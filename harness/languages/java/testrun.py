@@ -22,7 +22,7 @@ from ...task import Task
 from .cases import case_texts, enabled, test_class
 from .console import build_console, tests_console
 from ..token_screen import refused_report
-from .screen import refusals
+from .screen import declared_comparisons, refusals
 from .verdict import fresh_token, judged, read_channel, tests_of
 
 _HOME = "/opt/harness/java"
@@ -71,7 +71,8 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
     sources = sorted(rel for rel in files if rel.endswith(".java"))
     # The task's own files (its tests, a test class its config does not list) are not the
     # candidate's: every other source is.
-    refused = refusals({rel: files[rel] for rel in sources if rel not in task.protected_files})
+    own = declared_comparisons(task.reference_files()) | declared_comparisons(task.stub_files())
+    refused = refusals({rel: files[rel] for rel in sources if rel not in task.protected_files}, own)
     if refused:
         return refused_report(refused, transcript, common)
     for rel in _test_sources(task):
