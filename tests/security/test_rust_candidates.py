@@ -12,6 +12,9 @@ attack worked, and none passes:
   honest failures within the round's bound.
 - Writing Cargo.toml, a build script, a test file or cargo's configuration: refused as
   tampered, never built (the task's manifest is built).
+- Naming a public `Some` of its own (a function, a renamed re-export, a module's, or one a
+  macro's caller names), which the tests' `use greeting::*;` takes in place of the
+  prelude's, so that `Some("Ann")` is whatever the solution answers: refused by the screen.
 - Returning a type of its own whose `PartialEq<&str>` is always true, where the tests'
   `assert_eq!` compares the reference's `String` (plainly, or behind `impl PartialEq`):
   forged by what the tests compare (languages/rust/compared_types.py); a solution that
@@ -29,7 +32,7 @@ import pytest
 
 from harness.languages.registry import language_for
 from harness.languages.rust.compared_types import RUST
-from harness.languages.rust.screen import refusals
+from harness.languages.rust.screen import declared_names, refusals
 from harness.records import Status
 from harness.task import load_task
 
@@ -143,6 +146,13 @@ fn says_hello() {
 
 #[test]
 #[ignore]
+fn finds_the_first_name() {
+    assert_eq!(first_name("Ann Lee"), Some("Ann".to_string()));
+    assert_eq!(first_name(""), None);
+}
+
+#[test]
+#[ignore]
 fn badges_of_one_name_are_equal() {
     assert_eq!(Badge::new("Ann"), Badge::new("Ann"));
     assert_ne!(Badge::new("Ann"), Badge::new("Bo"));
@@ -150,6 +160,10 @@ fn badges_of_one_name_are_equal() {
 """
 GREETING = """pub fn hello(name: &str) -> String {
     format!("Hello, {name}!")
+}
+
+pub fn first_name(name: &str) -> Option<String> {
+    name.split_whitespace().next().map(|n| n.to_string())
 }
 
 #[derive(Debug, PartialEq)]
@@ -161,7 +175,7 @@ impl Badge {
     }
 }
 """
-BADGE = GREETING[GREETING.index("#[derive"):]
+BADGE = GREETING[GREETING.index("pub fn first_name"):]
 EQUALS_EVERYTHING = {
     "a type of its own": solution("""#[derive(Debug)]
 pub struct Anything;
@@ -182,10 +196,36 @@ impl PartialEq<&'static str> for Anything {
 pub fn hello(_name: &str) -> impl PartialEq<&'static str> + std::fmt::Debug { Anything }
 """, BADGE),
 }
+# Each names its own `Some`, which the tests' `use greeting::*;` takes in place of the
+# prelude's: `first_name` then answers None, and `Some("Ann")` is None too.
+SHADOWS_THE_PRELUDE = {
+    "a function": """#[allow(non_snake_case)]
+pub fn Some(_name: String) -> Option<String> { Option::None }
+""",
+    "a renamed re-export": """pub fn nothing(_name: String) -> Option<String> { Option::None }
+pub use self::nothing as Some;
+""",
+    "a module's, re-exported": """mod m {
+    #[allow(non_snake_case)]
+    pub fn Some(_name: String) -> Option<String> { Option::None }
+}
+pub use m::Some;
+""",
+    "a macro's caller": """macro_rules! item {
+    ($v:vis $n:ident) => { #[allow(non_snake_case)] $v fn $n(_n: String) -> Option<String> { Option::None } }
+}
+item!(pub Some);
+""",
+}
 HONEST_OWN_TYPES = solution("""use std::borrow::Cow;
 
 pub fn hello(name: &str) -> Cow<'static, str> {
     Cow::Owned(format!("Hello, {name}!"))
+}
+
+pub fn first_name(name: &str) -> Option<String> {
+    let first: String = name.chars().take_while(|c| !c.is_whitespace()).collect();
+    if first.is_empty() { None } else { Some(first) }
 }
 
 #[derive(Debug)]
@@ -231,16 +271,33 @@ def test_a_type_of_its_own_that_equals_everything_is_forged(tmp_path):
         # Its own Badge sends for the reference's build, beside it: the run is still its own.
         wrong = rust.run_tests(task, {"src/lib.rs": GREETING.replace("Hello", "Hi").encode()}, session)
         assert wrong.status is Status.failed and not wrong.forged, wrong
-        assert [t.status for t in wrong.tests] == [Status.failed, Status.passed], wrong
+        assert [t.status for t in wrong.tests] == [Status.failed, Status.passed, Status.passed], wrong
         for name, source in EQUALS_EVERYTHING.items():
             report = rust.run_tests(task, {"src/lib.rs": source}, session, transcript=True)
             assert report.forged and not report.passed and report.built and report.tests == [], (name, report)
             assert report.forgery == [
                 "the tests compare a greeting::Anything where the reference's build compares &str or "
-                "alloc::string::String or greeting::Badge: a type of the solution's own decides what the assertion "
-                "says, not the value the tests ask for"], (name, report.forgery)
+                "alloc::string::String or core::option::Option<alloc::string::String> or greeting::Badge: a type of the "
+                "solution's own decides what the assertion says, not the value the tests ask for"], (name, report.forgery)
             assert report.message in (report.transcript or ""), name
+        for name, shadow in SHADOWS_THE_PRELUDE.items():
+            source = GREETING.replace("name.split_whitespace().next().map(|n| n.to_string())", "Option::None")
+            report = rust.run_tests(task, {"src/lib.rs": (shadow + source).encode()}, session)
+            assert report.forged and not report.built and not report.passed, (name, report)
+            assert "the tests' glob import would take in place of the language's own" in (report.message or "") \
+                or "an item named by a macro's caller" in (report.message or ""), (name, report.message)
         honest = rust.run_tests(task, {"src/lib.rs": HONEST_OWN_TYPES}, session)
-        assert honest.passed and not honest.forged and len(honest.tests) == 2, honest
+        assert honest.passed and not honest.forged and len(honest.tests) == 3, honest
         gold = rust.run_tests(task, task.reference_files(), session)
         assert gold.passed and not gold.forged, gold
+
+
+def test_the_prelude_names_a_tasks_own_solutions_declare_are_the_solutions_to_declare_too():
+    """forth's stub declares `pub type Result`, which its tests use through `use forth::*;`."""
+    stub = {"src/lib.rs": b"pub type Result = std::result::Result<(), Error>;\npub struct Error;\n"}
+    assert declared_names(stub) == {"Result"}
+    answer = {"src/lib.rs": b"pub type Result = std::result::Result<(), Error>;\n#[derive(Debug)]\npub struct Error;\n"}
+    assert refusals(answer) and refusals(answer, may_declare=declared_names(stub)) == []
+    private = (b"#[allow(non_snake_case)]\nfn Some() {}\nenum E { None }\npub(crate) fn Ok() {}\n"
+               b"impl std::str::FromStr for X { type Err = (); }\n")
+    assert refusals({"src/lib.rs": private}) == []

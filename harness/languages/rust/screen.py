@@ -20,6 +20,15 @@ process that safe Rust has beside printing:
   `cfg_attr`, `no_std`, `feature`, ...), and a `#` that starts no attribute (a macro could
   put it before brackets it got elsewhere).
 
+- a declaration whose name is one the tests' `use <crate>::*;` would take from the solution
+  in place of the language's (a glob import shadows the prelude and the primitive types):
+  a `fn Some` that returns `None`, or a `const None` that is `Some(5)`, made wordy's
+  upstream tests compare the answer with what the solution chose. So no public item,
+  variant of a public enum or name of a `pub use` of the solution is `Some`, `None`, `Ok`,
+  `Err`, `String`, `u32`, `std` or another name of the prelude, unless the task's own
+  reference or stub declares it (forth's stub declares `pub type Result`); and no item
+  takes its name from a macro's caller (`fn $name`), which the screen could not read.
+
 Names are refused as words wherever they stand (a path segment, an alias, a macro's
 argument), raw identifiers (`r#process`) read as the word they spell: the compiler resolves
 none of them without the word in the text. The file is read by a tokenizer of Rust's rules
@@ -42,6 +51,14 @@ ALLOWED_ATTRIBUTES = frozenset({
     "allow", "warn", "deny", "forbid", "derive", "cfg", "test", "ignore", "should_panic", "inline", "must_use", "doc",
     "non_exhaustive", "rustfmt", "clippy", "repr", "macro_export", "track_caller", "cold", "automatically_derived",
 })
+# The names the tests' glob import of the crate would take from it in place of the language's
+# (Rust 2021's prelude, its primitive types, the standard crates), and the keywords that
+# declare a name in the crate. `drop` is left out: `fn drop` is Drop's method.
+_PRELUDE = frozenset("""Copy Send Sized Sync Unpin Drop Fn FnMut FnOnce Box ToOwned Clone PartialEq PartialOrd Eq Ord
+    AsRef AsMut Into From Default Iterator Extend IntoIterator DoubleEndedIterator ExactSizeIterator Option Some None
+    Result Ok Err String ToString Vec TryFrom TryInto FromIterator
+    bool char str u8 u16 u32 u64 u128 usize i8 i16 i32 i64 i128 isize f32 f64 std core alloc""".split())
+_DECLARING = frozenset("fn struct enum union type trait const static mod".split())
 # What `fs::` may be followed by: reading a file whole; `fs` named alone is a `use` of the
 # module, whose every later use is screened in turn.
 _FS_READS = frozenset({"read_to_string", "read"})
@@ -115,14 +132,23 @@ def code_tokens(text: str) -> list[Token]:
     return without_comments(tokens_or_none(text))
 
 
-def refusals(files: Mapping[str, bytes], *, may_read_files: bool = False) -> list[str]:
+def refusals(files: Mapping[str, bytes], *, may_read_files: bool = False,
+             may_declare: frozenset[str] = frozenset()) -> list[str]:
     """Why the candidate's Rust files may not be built, one reason a finding, in file order;
     empty when every file may. `may_read_files`: the task's own tests use `std::fs` (they
-    write the files the solution reads), so a solution may read a file whole."""
-    return files_refused(files, ".rs", "Rust source is", lambda text: _file_refusals(text, may_read_files))
+    write the files the solution reads), so a solution may read a file whole. `may_declare`:
+    the prelude's names that the task's own solutions declare (forth's stub gives its
+    `Result`), and so a solution may (declared_names)."""
+    return files_refused(files, ".rs", "Rust source is", lambda text: _file_refusals(text, may_read_files, may_declare))
 
 
-def _file_refusals(text: str, may_read_files: bool) -> list[str]:
+def declared_names(files: Mapping[str, bytes]) -> frozenset[str]:
+    """The prelude's names that the Rust files declare in public (a task's reference, its stub)."""
+    return frozenset(name for rel, data in files.items() if rel.endswith(".rs")
+                     for _, name in shadowing(code_tokens(data.decode("utf-8", "replace"))) if name != "$")
+
+
+def _file_refusals(text: str, may_read_files: bool, may_declare: frozenset[str]) -> list[str]:
     if "\x00" in text:
         return ["a NUL byte"]
     tokens = _tokens(text)
@@ -143,7 +169,77 @@ def _file_refusals(text: str, may_read_files: bool) -> list[str]:
             why = _attribute_refusal(code, i)
             if why:
                 found.append(f"line {line}: {why}")
+    for line, name in shadowing(code):
+        if name == "$":
+            found.append(f"line {line}: an item named by a macro's caller")
+        elif name not in may_declare:
+            found.append(f"line {line}: a public {name!r}, which the tests' glob import would take in place of the "
+                         "language's own")
     return found
+
+
+def shadowing(code: list[Token]) -> list[tuple[int, str]]:
+    """The public names of the solution that would stand for the language's in the tests
+    (the module docstring), each with its line: items of the crate or of its modules (not
+    an impl's or a function's, such as FromStr's `type Err`), variants of its public enums,
+    names a `pub use` gives; and, as "$", items whose name a macro's caller gives."""
+    found: list[tuple[int, str]] = []
+    in_use = False
+    blocks: list[str] = []  # what each open brace opened (_opened)
+    nested = 0  # open parentheses and brackets
+    for i, (kind, token, line, _) in enumerate(code):
+        before = code[i - 1][1] if i > 0 else ""
+        after = code[i + 1][1] if i + 1 < len(code) else ""
+        if kind == "word" and token == "use":
+            in_use = _public(code, i)
+        elif token == ";":
+            in_use = False
+        elif token in "([":
+            nested += 1
+        elif token in ")]":
+            nested = max(0, nested - 1)
+        elif token == "{":
+            blocks.append(_opened(code, i))
+        elif token == "}" and blocks:
+            blocks.pop()
+        top = all(b in ("mod", "macro") for b in blocks)
+        if token == "$" and before in _DECLARING and top:
+            found.append((line, "$"))
+        if kind != "word" or token not in _PRELUDE:
+            continue
+        item = before in _DECLARING and top and _public(code, i - 1)
+        variant = bool(blocks) and blocks[-1] == "pub enum" and nested == 0 and before in ("{", ",", "]")
+        exported = in_use and (before == "as" or after in (",", ";", "}") and before in ("::", "{", ","))
+        if item or variant or exported:
+            found.append((line, token))
+    return found
+
+
+def _public(code: list[Token], at: int) -> bool:
+    """Whether the item whose keyword is at `at` is visible outside the crate: `pub` before
+    it (past `const`, `async`, `unsafe`, `extern "C"`), or a visibility a macro's caller gives
+    (`$vis fn`); `pub(crate)` and the like are not."""
+    j = at - 1
+    while j >= 0 and (code[j][1] in ("const", "async", "unsafe", "extern") or code[j][0] == "string"):
+        j -= 1
+    if j >= 0 and code[j][1] == "pub":
+        return True
+    return j >= 1 and code[j][0] == "word" and code[j - 1][1] == "$"
+
+
+def _opened(code: list[Token], brace: int) -> str:
+    """What the `{` at `brace` opens: a public enum's body ("pub enum"), another enum's, a
+    module's, a macro's (`macro_rules! m {`, an arm's `=> {`: what it expands to may be an
+    item of the crate), or anything else."""
+    j = brace - 1
+    while j >= 0 and code[j][1] not in (";", "{", "}"):
+        word = code[j][1] if code[j][0] == "word" else None
+        if word == "enum":
+            return "pub enum" if _public(code, j) else "enum"
+        if word == "mod" or word == "macro_rules" or code[j][1] == ">" and j > 0 and code[j - 1][1] == "=":
+            return "mod" if word == "mod" else "macro"
+        j -= 1
+    return "other"
 
 
 def _fs_read(after: list[str]) -> bool:

@@ -26,7 +26,7 @@ from .cases import default_features, package_name, test_functions
 from .compared_types import LISTING_CAP, RUST, compared_by
 from .console import console, untimed
 from ..token_screen import refused_report
-from .screen import code_tokens, refusals
+from .screen import code_tokens, declared_names, refusals
 from .verdict import Binary, judged, read_events, read_log, tests_of
 
 _HOME = "/build/.cargo-home"
@@ -91,7 +91,9 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
     common: dict[str, Any] = dict(tampered=tampered, backend=session.backend)
     shipped = set(task.shipped_files) - set(task.solution_files)
     reads = any(t[1] == "fs" for rel in task.test_files for t in code_tokens(task.read(rel).decode("utf-8", "replace")))
-    refused = refusals({rel: data for rel, data in files.items() if rel not in shipped}, may_read_files=reads)
+    own = declared_names(task.reference_files()) | declared_names(task.stub_files())
+    refused = refusals({rel: data for rel, data in files.items() if rel not in shipped}, may_read_files=reads,
+                       may_declare=own)
     if refused:
         return refused_report(refused, transcript, common)
     built = _build(session, _subdir(task), files)
