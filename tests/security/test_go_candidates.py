@@ -12,6 +12,9 @@ worked, and none passes:
   run: the verdict is the channel's, and the run fails.
 - A panic at init, an endless loop: an honest failure within the round's bound.
 - Writing a test file, go.mod or another source file: refused as tampered, never built.
+- Emptying the tests' table of cases from an init (the tests' files are of the solution's
+  package): forged, as the solution does not build without the tests' files; calling a
+  function those files give it (bottle-song's `Title`) is its interface, and passes.
 - A constant that compiles to an object of 128 MB, or of 512 MB: the session's build cache,
   kept from trial to trial, outgrows its bound, or the compiler is killed for memory; the
   candidate fails and the next round finds the cache no larger than before it.
@@ -31,7 +34,7 @@ from harness.sandbox.base import Role
 from harness.task import load_task
 
 from ..conftest import make_backend
-from ..languages.go.leap import REFERENCE, WRONG, write_leap
+from ..languages.go.leap import REFERENCE, TESTS, WRONG, write_leap
 
 pytestmark = [pytest.mark.slow]
 
@@ -148,3 +151,20 @@ def test_a_candidate_that_bloats_the_build_cache_leaves_the_next_round_the_image
         session.reset()
         assert go.run_tests(task, {"leap.go": REFERENCE.encode()}, session).passed, times
         assert int(session.exec(used, role=Role.builder, timeout_s=30).output) <= before_mb, times
+
+
+def test_a_solution_that_reaches_into_the_tests_is_forged_and_one_that_calls_their_helper_is_not(tmp_path):
+    root = write_leap(tmp_path)
+    (root / "leap_test.go").write_text(TESTS + "\nfunc Century(year int) int { return year / 100 }\n")
+    task = load_task(root)
+    go = language_for(task)
+    with make_backend("docker").session("go-tests-names", "go") as session:
+        # Without the tests' table TestLeapYears has nothing to run, and 2015 is not a leap year.
+        emptied = go.run_tests(task, {"leap.go": solution("func init() { leapYears = nil }\n" + WRONG)}, session,
+                               transcript=True)
+        assert emptied.forged and not emptied.passed and emptied.tests == [], emptied
+        assert emptied.forgery == ["the solution does not build without the tests' files, whose names it uses: "
+                                   "./leap.go:4:15: undefined: leapYears"], emptied.forgery
+        helped = REFERENCE.replace("year%100 != 0", "Century(year)*100 != year")
+        report = go.run_tests(task, {"leap.go": helped.encode()}, session)
+        assert report.passed and not report.forged, report

@@ -16,8 +16,8 @@ from .subtests import subtest_code
 _TEST_NAME = re.compile(r"Test(?![a-z])\w*")
 
 
-def _test_funcs(text: str) -> list[tuple[str, int, int]]:
-    """(name, start, end) in characters of each top-level test function of a test file."""
+def _top_funcs(text: str) -> list[tuple[str, int, int]]:
+    """(name, start, end) in characters of each top-level function (not a method) of a file."""
     tokens = tokens_or_none(text)
     if tokens is None:
         return []
@@ -28,11 +28,21 @@ def _test_funcs(text: str) -> list[tuple[str, int, int]]:
             depth += 1
         elif token in ("}", ")", "]"):
             depth -= 1
-        elif depth == 0 and token == "func" and i + 1 < len(tokens):
-            name = tokens[i + 1][1]
-            if tokens[i + 1][0] == "word" and _TEST_NAME.fullmatch(name) and name != "TestMain":
-                found.append((name, at, block_end(tokens, i)))
+        elif depth == 0 and token == "func" and i + 1 < len(tokens) and tokens[i + 1][0] == "word":
+            found.append((tokens[i + 1][1], at, block_end(tokens, i)))
     return found
+
+
+def _test_funcs(text: str) -> list[tuple[str, int, int]]:
+    """(name, start, end) in characters of each top-level test function of a test file."""
+    return [f for f in _top_funcs(text) if _TEST_NAME.fullmatch(f[0]) and f[0] != "TestMain"]
+
+
+def helper_funcs(task: Task) -> frozenset[str]:
+    """The functions the task's test files declare for the solution to call (bottle-song's
+    `Title`): every top-level function of theirs but the tests."""
+    return frozenset(name for rel in test_files(task) for name, _, _ in _top_funcs(task.read(rel).decode("utf-8", "replace"))
+                     if not _TEST_NAME.fullmatch(name))
 
 
 def test_files(task: Task) -> list[str]:

@@ -16,18 +16,22 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ...paths import package_file
-from ...records import Status, TestCaseResult, TestReport
+from ...records import Status, TestCaseResult, TestReport, forged_report
 from ...sandbox.base import Role, SandboxSession
 from ...sandbox.capture import Kept, capture, lost_run
 from ...errors import SandboxUnavailable, SuiteBroken
 from ...staging import stage_files
 from ...task import Task
-from .cases import case_texts, package_name
+from .cases import case_texts, helper_funcs, package_name
 from ..token_screen import refused_report
 from .screen import refusals
 from .verdict import Events, console, fresh_token, judged, read_events, read_record, tests_of
 
 _VERDICT_FILE = "zz_harness_verdict_test.go"
+# Printed, with `go build`'s first lines, when the solution builds only beside the tests.
+_ALONE = "@@harness: the solution does not build without the tests@@"
+_ALONE_CAP = 64 * 1024
+_UNDEFINED = re.compile(r"^\S+\.go:\d+:\d+: undefined: (\w+)$")
 # The build cache, kept from trial to trial (sandbox/docker.py's /cache): a trial's first round
 # had copied the image's 45 MB of the standard library's build into its build tree, 110 to 150
 # ms, and the emptying after it deleted them. It starts again from the image's when it holds
@@ -95,7 +99,12 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
     script = (f"[ -d {_CACHE} ] && [ \"$(df -m --output=used /cache | tail -n 1)\" -lt {_CACHE_MB} ] "
               f"|| {{ rm -rf {_CACHE}; cp -R /opt/harness/gocache {_CACHE}; }}; rm -rf {build} {binary} && mkdir -p {build} "
               f"&& cp -R {session.src_root}/{sub}/. {build}/ && cd {build} && export {_ENV} "
-              f"&& go test -c -ldflags='-s -w' -o {binary} . 2>&1")
+              f"&& go test -c -ldflags='-s -w' -o {binary} . 2>&1 "
+              # The tests' files are of the solution's package, and so are their variables:
+              # an init that empties the tests' table (`testCases = nil`) passed every test.
+              # A solution of the exercise's interface builds without them.
+              f"&& {{ go build -gcflags=-e -o /dev/null . >/build/{sub}.alone 2>&1 "
+              f"|| {{ echo '{_ALONE}'; head -c {_ALONE_CAP} /build/{sub}.alone; }}; }}")
     built = session.exec(["sh", "-c", script], role=Role.builder, timeout_s=session.limits.build_timeout_s)
     build_output = _clean(built.output.decode("utf-8", "replace"), task)
     if built.timed_out or built.exit_code != 0:
@@ -104,6 +113,18 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
         if transcript:
             report.transcript = f"{build_output}FAIL\t{_import_path(task)} [build failed]\nFAIL\n"
         return report
+    alone = build_output.find(_ALONE)
+    if alone >= 0:
+        errors = build_output[alone + len(_ALONE):]
+        lines = [line for line in errors.strip().splitlines() if not line.startswith("#")]
+        used = [_UNDEFINED.search(line) for line in lines]
+        # Calling a function the tests' files give (bottle-song's Title) is the interface;
+        # anything else of theirs (their table of cases) is not the solution's to touch.
+        if len(errors) >= _ALONE_CAP or not all(m and m.group(1) in helper_funcs(task) for m in used):
+            return forged_report(["the solution does not build without the tests' files, whose names it uses: "
+                                  + " / ".join(lines[:3])], transcript=transcript, built=True,
+                                 build_seconds=round(built.seconds, 3), **common)
+        build_output = build_output[:alone]
     return _run(task, session, binary, built.seconds, transcript, time_limit_s, common)
 
 
@@ -140,4 +161,5 @@ def _tests(events: Events, declared: list[str], task: Task) -> list[TestCaseResu
 
 def drop_build(task: Task, session: SandboxSession) -> None:
     sub = _subdir(task)
-    session.exec(["rm", "-rf", f"/build/{sub}", f"/build/{sub}.test"], role=Role.builder, timeout_s=60)
+    session.exec(["rm", "-rf", f"/build/{sub}", f"/build/{sub}.test", f"/build/{sub}.alone"], role=Role.builder,
+                 timeout_s=60)
