@@ -12,6 +12,10 @@ worked, and none passes:
   run: the verdict is the channel's, and the run fails.
 - A panic at init, an endless loop: an honest failure within the round's bound.
 - Writing a test file, go.mod or another source file: refused as tampered, never built.
+- Declaring `false` (or `nil`, `len`, ...) for the whole package, which the tests' files,
+  of the same package, then read: `const false = true` turns a table's every expected
+  success into an expected error, and an answer that always errs passed; refused by the
+  screen, at the package's level only.
 - Emptying the tests' table of cases from an init (the tests' files are of the solution's
   package): forged, as the solution does not build without the tests' files; calling a
   function those files give it (bottle-song's `Title`) is its interface, and passes.
@@ -23,6 +27,7 @@ After them, the reference passes in the same session: no candidate harms the nex
 
 from __future__ import annotations
 
+import json
 import textwrap
 
 import pytest
@@ -168,3 +173,63 @@ def test_a_solution_that_reaches_into_the_tests_is_forged_and_one_that_calls_the
         helped = REFERENCE.replace("year%100 != 0", "Century(year)*100 != year")
         report = go.run_tests(task, {"leap.go": helped.encode()}, session)
         assert report.passed and not report.forged, report
+
+
+HALF_TESTS = """package half
+
+import "testing"
+
+var cases = []struct {
+	n, want   int
+	expectErr bool
+}{
+	{4, 2, false},
+	{10, 5, false},
+	{3, 0, true},
+}
+
+func TestHalf(t *testing.T) {
+	for _, tc := range cases {
+		got, err := Half(tc.n)
+		if tc.expectErr {
+			if err == nil {
+				t.Fatalf("Half(%d): no error", tc.n)
+			}
+		} else if err != nil || got != tc.want {
+			t.Fatalf("Half(%d) = %d, %v", tc.n, got, err)
+		}
+	}
+}
+"""
+ALWAYS_ERRS = """package half
+
+import "errors"
+
+func Half(n int) (int, error) { return 0, errors.New("odd") }
+"""
+
+
+def test_a_package_level_false_of_its_own_is_refused(tmp_path):
+    task_dir = tmp_path / "half"
+    (task_dir / ".meta").mkdir(parents=True)
+    (task_dir / "go.mod").write_text("module half\n\ngo 1.18\n")
+    (task_dir / "half.go").write_text("package half\n\nfunc Half(n int) (int, error) {\n\tpanic(\"implement me\")\n}\n")
+    (task_dir / "half_test.go").write_text(HALF_TESTS)
+    (task_dir / ".meta" / "example.go").write_text(
+        'package half\n\nimport "errors"\n\nfunc Half(n int) (int, error) {\n\tif n%2 != 0 {\n'
+        '\t\treturn 0, errors.New("odd")\n\t}\n\treturn n / 2, nil\n}\n')
+    (task_dir / ".meta" / "config.json").write_text(json.dumps({"files": {
+        "solution": ["half.go"], "test": ["half_test.go"], "example": [".meta/example.go"], "invalidator": ["go.mod"]}}))
+    task = load_task(task_dir)
+    go = language_for(task)
+    shadows = {"a constant": "\nconst false = true\n", "in a group, by repetition": "\nconst (\n\tyes = true\n\tfalse\n)\n"}
+    with make_backend("docker").session("go-predeclared", "go") as session:
+        for name, extra in shadows.items():
+            report = go.run_tests(task, {"half.go": (ALWAYS_ERRS + extra).encode()}, session)
+            assert report.forged and not report.built and not report.passed, (name, report)
+            assert "declares 'false' for the whole package" in (report.message or ""), name
+        assert not go.run_tests(task, {"half.go": ALWAYS_ERRS.encode()}, session).passed
+        assert go.run_tests(task, task.reference_files(), session).passed
+    # Inside a function the name is the function's own.
+    local = ALWAYS_ERRS + "\nfunc local() int { len, max := 1, 2; return len + max }\n"
+    assert refusals({"half.go": local.encode()}) == []

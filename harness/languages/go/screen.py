@@ -20,6 +20,14 @@ TestMain has read the token before any test. `init` functions and package-level
 initialisers run before the tests, but with only these packages they can do nothing a test
 call could not.
 
+The tests' files are of the solution's package too, so a name the solution declares at the
+package's level is the one they read: `const false = true` made every case of beer-song's
+tables expect an error, and an answer that always errs passed 11 of its 12 tests. So the
+screen refuses a package-level declaration of a predeclared identifier (`true`, `false`,
+`nil`, `len`, `string`, `error`, ...); declared inside a function, such a name is the
+function's own. (What the solution reads of the tests' own names, testrun.py settles by
+building it without them.)
+
 The file is read by a tokenizer of Go's own rules (comments, interpreted and raw strings,
 runes); what it cannot read (an unterminated string or comment) is refused too: the Go
 compiler would refuse it, and the screen never guesses."""
@@ -54,6 +62,11 @@ _TOKEN = re.compile(r"""
   | (?P<other>[^"'`])
 """, re.S | re.X)
 _DIRECTIVE = re.compile(r"//go:(?!build\b)\S*")
+# Go's universe block: what a package-level declaration of the solution's would stand for in
+# the tests' files.
+_PREDECLARED = frozenset("""any bool byte comparable complex64 complex128 error float32 float64 int int8 int16 int32
+    int64 rune string uint uint8 uint16 uint32 uint64 uintptr true false iota nil append cap clear close complex copy
+    delete imag len make max min new panic print println real recover""".split())
 
 
 
@@ -88,7 +101,50 @@ def _file_refusals(text: str) -> list[str]:
     for i, (kind, token, line, _) in enumerate(code):
         if kind == "word" and token == "import":
             found.extend(_import_refusals(code, i + 1))
+    found += [f"line {line}: declares {name!r} for the whole package, where the tests read it as Go's own"
+              for line, name in package_names(code) if name in _PREDECLARED]
     return found
+
+
+def package_names(code: list[Token]) -> list[tuple[int, str]]:
+    """Each name the file declares at the package's level, with its line: functions (not
+    methods), and the names of every `var`, `const` and `type` spec, alone or in a group."""
+    found: list[tuple[int, str]] = []
+    depth = 0
+    group: str | None = None  # the keyword of the group open at depth 1
+    for i, (kind, token, line, _) in enumerate(code):
+        before = code[i - 1] if i > 0 else None
+        if token in ("(", "{", "["):
+            depth += 1
+            continue
+        if token in (")", "}", "]"):
+            depth -= 1
+            if depth == 0:
+                group = None
+            continue
+        if kind != "word" or before is None:
+            continue
+        if depth == 0 and before[1] in ("func", "var", "const", "type"):
+            found += _name_list(code, i)
+        elif depth == 0 and token in ("var", "const", "type") and i + 1 < len(code) and code[i + 1][1] == "(":
+            group = token
+        elif depth == 1 and group is not None and (before[1] in ("(", ";") or before[2] < line) \
+                and (i + 1 >= len(code) or code[i + 1][2] > line or code[i + 1][1] == ")"
+                     or code[i + 1][0] == "word" or code[i + 1][1] in (",", "=", "[", "*")):
+            # A spec's start (a lone name repeats the expression before it: `false` after
+            # `a = true`), not a line that goes on with a call or an operator.
+            found += _name_list(code, i)
+    return found
+
+
+def _name_list(code: list[Token], at: int) -> list[tuple[int, str]]:
+    """The names `a, b, c` from `at` on."""
+    names = [(code[at][2], code[at][1])]
+    j = at + 1
+    while j + 1 < len(code) and code[j][1] == "," and code[j + 1][0] == "word":
+        names.append((code[j + 1][2], code[j + 1][1]))
+        j += 2
+    return names
 
 
 def _import_refusals(code: list[Token], at: int) -> list[str]:
