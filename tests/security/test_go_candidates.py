@@ -27,7 +27,6 @@ After them, the reference passes in the same session: no candidate harms the nex
 
 from __future__ import annotations
 
-import json
 import textwrap
 
 import pytest
@@ -39,6 +38,7 @@ from harness.sandbox.base import Role
 from harness.task import load_task
 
 from ..conftest import make_backend
+from ..exercise import write_exercise
 from ..languages.go.leap import REFERENCE, TESTS, WRONG, write_leap
 
 pytestmark = [pytest.mark.slow]
@@ -210,16 +210,13 @@ func Half(n int) (int, error) { return 0, errors.New("odd") }
 
 
 def test_a_package_level_false_of_its_own_is_refused(tmp_path):
-    task_dir = tmp_path / "half"
-    (task_dir / ".meta").mkdir(parents=True)
-    (task_dir / "go.mod").write_text("module half\n\ngo 1.18\n")
-    (task_dir / "half.go").write_text("package half\n\nfunc Half(n int) (int, error) {\n\tpanic(\"implement me\")\n}\n")
-    (task_dir / "half_test.go").write_text(HALF_TESTS)
-    (task_dir / ".meta" / "example.go").write_text(
-        'package half\n\nimport "errors"\n\nfunc Half(n int) (int, error) {\n\tif n%2 != 0 {\n'
-        '\t\treturn 0, errors.New("odd")\n\t}\n\treturn n / 2, nil\n}\n')
-    (task_dir / ".meta" / "config.json").write_text(json.dumps({"files": {
-        "solution": ["half.go"], "test": ["half_test.go"], "example": [".meta/example.go"], "invalidator": ["go.mod"]}}))
+    task_dir = write_exercise(tmp_path, "half", {
+        "go.mod": "module half\n\ngo 1.18\n",
+        "half.go": "package half\n\nfunc Half(n int) (int, error) {\n\tpanic(\"implement me\")\n}\n",
+        "half_test.go": HALF_TESTS,
+        ".meta/example.go": 'package half\n\nimport "errors"\n\nfunc Half(n int) (int, error) {\n\tif n%2 != 0 {\n'
+                            '\t\treturn 0, errors.New("odd")\n\t}\n\treturn n / 2, nil\n}\n',
+    }, solution=["half.go"], test=["half_test.go"], example=[".meta/example.go"], invalidator=["go.mod"])
     task = load_task(task_dir)
     go = language_for(task)
     shadows = {"a constant": "\nconst false = true\n", "in a group, by repetition": "\nconst (\n\tyes = true\n\tfalse\n)\n"}

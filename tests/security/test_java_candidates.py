@@ -23,8 +23,8 @@ After them, the reference passes in the same session: no candidate harms the nex
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
+
 
 import pytest
 
@@ -34,6 +34,7 @@ from harness.records import Status
 from harness.task import load_task
 
 from ..conftest import make_backend
+from ..exercise import write_exercise
 from ..languages.java.leap import REFERENCE, write_leap
 
 pytestmark = [pytest.mark.slow]
@@ -204,18 +205,13 @@ class Any {
 
 
 def write_greeting(root: Path) -> Path:
-    task = root / "greeting"
-    for sub in (".meta/src/reference/java", "src/main/java", "src/test/java"):
-        (task / sub).mkdir(parents=True)
-    (task / "build.gradle").write_text('plugins {\n    id "java"\n}\n')
-    (task / "src" / "main" / "java" / "Greeting.java").write_text(
-        'class Greeting {\n    String hello(String name) {\n        throw new UnsupportedOperationException();\n    }\n}\n')
-    (task / "src" / "test" / "java" / "GreetingTest.java").write_text(GREETING_TESTS)
-    (task / ".meta" / "src" / "reference" / "java" / "Greeting.java").write_text(GREETING)
-    (task / ".meta" / "config.json").write_text(json.dumps({"files": {
-        "solution": ["src/main/java/Greeting.java"], "test": ["src/test/java/GreetingTest.java"],
-        "example": [".meta/src/reference/java/Greeting.java"], "invalidator": ["build.gradle"]}}))
-    return task
+    return write_exercise(root, "greeting", {
+        "build.gradle": 'plugins {\n    id "java"\n}\n',
+        "src/main/java/Greeting.java":
+            'class Greeting {\n    String hello(String name) {\n        throw new UnsupportedOperationException();\n    }\n}\n',
+        "src/test/java/GreetingTest.java": GREETING_TESTS, ".meta/src/reference/java/Greeting.java": GREETING,
+    }, solution=["src/main/java/Greeting.java"], test=["src/test/java/GreetingTest.java"],
+        example=[".meta/src/reference/java/Greeting.java"], invalidator=["build.gradle"])
 
 
 def test_an_object_that_equals_everything_is_refused_where_the_reference_declares_no_equals(tmp_path):

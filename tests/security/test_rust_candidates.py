@@ -25,8 +25,8 @@ After them, the reference passes in the same session: no candidate harms the nex
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
+
 
 import pytest
 
@@ -37,6 +37,7 @@ from harness.records import Status
 from harness.task import load_task
 
 from ..conftest import make_backend
+from ..exercise import write_exercise
 from ..languages.rust.leap import REFERENCE, WRONG, write_leap
 
 pytestmark = [pytest.mark.slow]
@@ -242,16 +243,11 @@ impl PartialEq for Badge {
 
 
 def write_greeting(root: Path) -> Path:
-    task = root / "greeting"
-    for sub in (".meta", "src", "tests"):
-        (task / sub).mkdir(parents=True)
-    (task / "Cargo.toml").write_text('[package]\nedition = "2021"\nname = "greeting"\nversion = "1.0.0"\n')
-    (task / "src" / "lib.rs").write_text('pub fn hello(name: &str) -> String {\n    todo!("{name}")\n}\n')
-    (task / "tests" / "greeting.rs").write_text(GREETING_TESTS)
-    (task / ".meta" / "example.rs").write_text(GREETING)
-    (task / ".meta" / "config.json").write_text(json.dumps({"files": {
-        "solution": ["src/lib.rs", "Cargo.toml"], "test": ["tests/greeting.rs"], "example": [".meta/example.rs"]}}))
-    return task
+    return write_exercise(root, "greeting", {
+        "Cargo.toml": '[package]\nedition = "2021"\nname = "greeting"\nversion = "1.0.0"\n',
+        "src/lib.rs": 'pub fn hello(name: &str) -> String {\n    todo!("{name}")\n}\n',
+        "tests/greeting.rs": GREETING_TESTS, ".meta/example.rs": GREETING,
+    }, solution=["src/lib.rs", "Cargo.toml"], test=["tests/greeting.rs"], example=[".meta/example.rs"])
 
 
 def test_what_the_tests_compare_is_read_from_the_demangled_assertions():

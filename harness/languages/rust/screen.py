@@ -18,8 +18,7 @@ process that safe Rust has beside printing:
 - every attribute but a short list with no effect on linking or on which file is a module
   (no `no_mangle`, `export_name`, `link_section`, `used`, `path`, `global_allocator`,
   `cfg_attr`, `no_std`, `feature`, ...), and a `#` that starts no attribute (a macro could
-  put it before brackets it got elsewhere).
-
+  put it before brackets it got elsewhere);
 - a declaration whose name is one the tests' `use <crate>::*;` would take from the solution
   in place of the language's (a glob import shadows the prelude and the primitive types):
   a `fn Some` that returns `None`, or a `const None` that is `Some(5)`, made wordy's

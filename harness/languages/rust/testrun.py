@@ -90,7 +90,8 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
     files, tampered = _candidate_files(task, workspace)
     common: dict[str, Any] = dict(tampered=tampered, backend=session.backend)
     shipped = set(task.shipped_files) - set(task.solution_files)
-    reads = any(t[1] == "fs" for rel in task.test_files for t in code_tokens(task.read(rel).decode("utf-8", "replace")))
+    test_words = {t[1] for rel in task.test_files for t in code_tokens(task.read(rel).decode("utf-8", "replace"))}
+    reads = "fs" in test_words
     own = declared_names(task.reference_files()) | declared_names(task.stub_files())
     refused = refusals({rel: data for rel, data in files.items() if rel not in shipped}, may_read_files=reads,
                        may_declare=own)
@@ -104,7 +105,7 @@ def run_tests(task: Task, workspace: Path | Mapping[str, bytes], session: Sandbo
         if transcript:
             report.transcript = untimed(build_lines)
         return report
-    forgery = _compared_findings(task, session, files, built.listing)
+    forgery = _compared_findings(task, session, files, built.listing, asserts=bool(test_words & {"assert_eq", "assert_ne"}))
     if forgery:
         return forged_report(forgery, transcript=transcript, console=untimed(build_lines) if transcript else None,
                              built=True, build_seconds=round(built.ran.seconds, 3), **common)
@@ -154,12 +155,14 @@ def _build(session: SandboxSession, sub: str, files: Mapping[str, bytes], target
     return _Built(ran, output[:cut], True, _executables(output[cut:listed if listed >= 0 else None]), listing)
 
 
-def _compared_findings(task: Task, session: SandboxSession, files: Mapping[str, bytes], listing: str | None) -> list[str]:
-    """The comparisons of the task's own tests that the solution decides (compared_types.py)."""
+def _compared_findings(task: Task, session: SandboxSession, files: Mapping[str, bytes], listing: str | None, *,
+                       asserts: bool) -> list[str]:
+    """The comparisons of the task's own tests that the solution decides (compared_types.py);
+    `asserts`: the tests use `assert_eq!` or `assert_ne!`."""
     if listing is None:
         return ["what the tests compare could not be read from their build"]
     mine = RUST.operand_types(listing)
-    if not mine and _asserts_equality(task):
+    if not mine and asserts:
         # At opt-level 0 every assert_eq! keeps its instantiation; none means it was read wrong.
         return ["the tests' assert_eq! left no trace in their build, so what they compare is unknown"]
     if all(RUST.library_only(t) for t in mine):
@@ -185,11 +188,6 @@ def _compared_findings(task: Task, session: SandboxSession, files: Mapping[str, 
     if unexpected:
         unexpected = RUST.unexpected(unexpected, reference | (compared("stub", task.stub_files()) or frozenset()))
     return [decided_by_the_solution(t, reference) for t in unexpected]
-
-
-def _asserts_equality(task: Task) -> bool:
-    return any(t[1] in ("assert_eq", "assert_ne") for rel in task.test_files
-               for t in code_tokens(task.read(rel).decode("utf-8", "replace")))
 
 
 def _executables(artifacts: str) -> list[tuple[str, str]]:

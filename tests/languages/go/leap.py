@@ -3,8 +3,9 @@ subtests written to Exercism's Go runner's convention (a table, a range, t.Run f
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
+
+from tests.exercise import write_exercise
 
 WRONG = "func IsLeap(year int) bool { return false }\n"
 REFERENCE = "package leap\n\nfunc IsLeap(year int) bool {\n\treturn year%4 == 0 && (year%100 != 0 || year%400 == 0)\n}\n"
@@ -39,12 +40,8 @@ func TestLeapYears(t *testing.T) {
 
 
 def write_leap(root: Path) -> Path:
-    task = root / "leap"
-    (task / ".meta").mkdir(parents=True)
-    (task / "go.mod").write_text("module leap\n\ngo 1.18\n")
-    (task / "leap.go").write_text("package leap\n\nfunc IsLeap(year int) bool {\n\tpanic(\"implement me\")\n}\n")
-    (task / "leap_test.go").write_text(TESTS)
-    (task / ".meta" / "example.go").write_text(REFERENCE)
-    (task / ".meta" / "config.json").write_text(json.dumps({"files": {
-        "solution": ["leap.go"], "test": ["leap_test.go"], "example": [".meta/example.go"], "invalidator": ["go.mod"]}}))
-    return task
+    return write_exercise(root, "leap", {
+        "go.mod": "module leap\n\ngo 1.18\n",
+        "leap.go": "package leap\n\nfunc IsLeap(year int) bool {\n\tpanic(\"implement me\")\n}\n",
+        "leap_test.go": TESTS, ".meta/example.go": REFERENCE,
+    }, solution=["leap.go"], test=["leap_test.go"], example=[".meta/example.go"], invalidator=["go.mod"])

@@ -5,8 +5,9 @@ JUnit skips it and Gradle's build passes)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
+
+from tests.exercise import write_exercise
 
 WRONG = "class Leap {\n    boolean isLeapYear(int year) {\n        return false;\n    }\n}\n"
 REFERENCE = ("class Leap {\n    boolean isLeapYear(int year) {\n"
@@ -41,18 +42,12 @@ public class LeapTest {
 
 
 def write_leap(root: Path) -> Path:
-    task = root / "leap"
-    (task / ".meta" / "src" / "reference" / "java").mkdir(parents=True)
-    (task / "src" / "main" / "java").mkdir(parents=True)
-    (task / "src" / "test" / "java").mkdir(parents=True)
-    (task / "build.gradle").write_text('plugins {\n    id "java"\n}\n')
-    (task / "src" / "main" / "java" / "Leap.java").write_text(
-        "class Leap {\n    boolean isLeapYear(int year) {\n"
-        '        throw new UnsupportedOperationException("Delete this statement and write your own implementation.");\n'
-        "    }\n}\n")
-    (task / "src" / "test" / "java" / "LeapTest.java").write_text(TESTS)
-    (task / ".meta" / "src" / "reference" / "java" / "Leap.java").write_text(REFERENCE)
-    (task / ".meta" / "config.json").write_text(json.dumps({"files": {
-        "solution": ["src/main/java/Leap.java"], "test": ["src/test/java/LeapTest.java"],
-        "example": [".meta/src/reference/java/Leap.java"], "invalidator": ["build.gradle"]}}))
-    return task
+    return write_exercise(root, "leap", {
+        "build.gradle": 'plugins {\n    id "java"\n}\n',
+        "src/main/java/Leap.java": (
+            "class Leap {\n    boolean isLeapYear(int year) {\n"
+            '        throw new UnsupportedOperationException("Delete this statement and write your own implementation.");\n'
+            "    }\n}\n"),
+        "src/test/java/LeapTest.java": TESTS, ".meta/src/reference/java/Leap.java": REFERENCE,
+    }, solution=["src/main/java/Leap.java"], test=["src/test/java/LeapTest.java"],
+        example=[".meta/src/reference/java/Leap.java"], invalidator=["build.gradle"])

@@ -7,6 +7,8 @@ import json
 import re
 from pathlib import Path
 
+from tests.exercise import write_exercise
+
 STUB = "export const isLeap = () => {\n  throw new Error('Remove this line and implement the function');\n};\n"
 REFERENCE = ("export const isLeap = (year) => year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);\n\n"
              "export class Calendar {\n  constructor(year) {\n    if (year < 1) throw new RangeError('no such year');\n"
@@ -38,16 +40,11 @@ PACKAGE = {"name": "@exercism/javascript-leap", "private": True, "license": "MIT
 
 
 def write_leap(root: Path) -> Path:
-    task = root / "leap"
-    (task / ".meta").mkdir(parents=True)
-    (task / "leap.js").write_text(STUB)
-    (task / "leap.spec.js").write_text(SPEC)
-    (task / "package.json").write_text(json.dumps(PACKAGE, indent=2) + "\n")
-    (task / "babel.config.js").write_text("module.exports = {\n  presets: ['@exercism/babel-preset-javascript'],\n  plugins: [],\n};\n")
-    (task / ".meta" / "proof.ci.js").write_text(REFERENCE)
-    (task / ".meta" / "config.json").write_text(json.dumps({"files": {
-        "solution": ["leap.js"], "test": ["leap.spec.js"], "example": [".meta/proof.ci.js"]}}))
-    return task
+    return write_exercise(root, "leap", {
+        "leap.js": STUB, "leap.spec.js": SPEC, "package.json": json.dumps(PACKAGE, indent=2) + "\n",
+        "babel.config.js": "module.exports = {\n  presets: ['@exercism/babel-preset-javascript'],\n  plugins: [],\n};\n",
+        ".meta/proof.ci.js": REFERENCE,
+    }, solution=["leap.js"], test=["leap.spec.js"], example=[".meta/proof.ci.js"])
 
 
 def untimed(console: str | None) -> str:

@@ -3,8 +3,9 @@ ignored (the round runs them, as `--include-ignored` does) and in a module."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
+
+from tests.exercise import write_exercise
 
 WRONG = "pub fn is_leap_year(year: u64) -> bool {\n    year % 4 == 0\n}\n"
 REFERENCE = "pub fn is_leap_year(year: u64) -> bool {\n    year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)\n}\n"
@@ -34,14 +35,8 @@ mod centuries {
 
 
 def write_leap(root: Path) -> Path:
-    task = root / "leap"
-    (task / ".meta").mkdir(parents=True)
-    (task / "src").mkdir()
-    (task / "tests").mkdir()
-    (task / "Cargo.toml").write_text('[package]\nedition = "2021"\nname = "leap"\nversion = "1.0.0"\n')
-    (task / "src" / "lib.rs").write_text('pub fn is_leap_year(year: u64) -> bool {\n    todo!("{year}")\n}\n')
-    (task / "tests" / "leap.rs").write_text(TESTS)
-    (task / ".meta" / "example.rs").write_text(REFERENCE)
-    (task / ".meta" / "config.json").write_text(json.dumps({"files": {
-        "solution": ["src/lib.rs", "Cargo.toml"], "test": ["tests/leap.rs"], "example": [".meta/example.rs"]}}))
-    return task
+    return write_exercise(root, "leap", {
+        "Cargo.toml": '[package]\nedition = "2021"\nname = "leap"\nversion = "1.0.0"\n',
+        "src/lib.rs": 'pub fn is_leap_year(year: u64) -> bool {\n    todo!("{year}")\n}\n',
+        "tests/leap.rs": TESTS, ".meta/example.rs": REFERENCE,
+    }, solution=["src/lib.rs", "Cargo.toml"], test=["tests/leap.rs"], example=[".meta/example.rs"])
